@@ -1,0 +1,48 @@
+//! The shared model of one captured HTTP exchange: the exact bytes sent and received.
+//!
+//! Produced by `fetch`, consumed by `record` (WARC records) and by the crawl loop. Nothing in
+//! here is re-serialized: `request` and `response` are the bytes as they crossed the socket
+//! (inside TLS), including chunk framing and original header case and order.
+
+use std::net::IpAddr;
+use std::time::SystemTime;
+
+/// Why a captured response is shorter than what the server meant to send.
+/// The names are the WARC-Truncated values of WARC 1.1 section 5.13.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Truncation {
+    /// The body hit `--max-body-size`.
+    Length,
+    /// The fetch hit its total time limit.
+    Time,
+    /// The server closed or reset the connection mid-body.
+    Disconnect,
+}
+
+impl Truncation {
+    /// The WARC-Truncated field value.
+    pub fn as_warc_value(self) -> &'static str {
+        match self {
+            Truncation::Length => "length",
+            Truncation::Time => "time",
+            Truncation::Disconnect => "disconnect",
+        }
+    }
+}
+
+/// One request/response pair as recorded on the wire.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    /// The URL that was requested (WARC-Target-URI).
+    pub target_uri: String,
+    /// The peer address the bytes came from (WARC-IP-Address).
+    pub ip: Option<IpAddr>,
+    /// When the request was sent; shared by the request and response records.
+    pub date: SystemTime,
+    /// Request bytes exactly as sent.
+    pub request: Vec<u8>,
+    /// Response bytes exactly as received: status line, headers, body as transferred.
+    pub response: Vec<u8>,
+    /// Set when the response is not complete.
+    pub truncated: Option<Truncation>,
+}

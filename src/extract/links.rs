@@ -1,0 +1,292 @@
+//! Extracts outlinks from HTML with the html5ever tokenizer.
+//!
+//! Taken: `a`/`area`/`link` href, `frame`/`iframe` src, `<meta http-equiv=refresh>`, with the
+//! first `<base href>` as the base URL. Not taken: anything inside script, style, comments or
+//! other raw-text elements (the tokenizer is switched into the same raw states a browser uses),
+//! and image sources (`src`, `srcset`): trawl archives pages, not their requisites.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use url::Url;
+
+use crate::url::resolve_link;
+
+/// The links of one page.
+#[derive(Debug, Default, Clone)]
+pub struct Links {
+    /// Absolute, canonical, deduplicated http(s) URLs in document order.
+    pub urls: Vec<Url>,
+    /// How many distinct links were dropped because of the per-page cap.
+    pub dropped: usize,
+}
+
+#[derive(Default)]
+struct Collected {
+    hrefs: Vec<String>,
+    base_href: Option<String>,
+}
+
+struct LinkSink {
+    collected: RefCell<Collected>,
+    max_raw: usize,
+}
+
+impl LinkSink {
+    fn take_attr(&self, tag: &Tag, name: &str) {
+        if let Some(attr) = tag.attrs.iter().find(|a| &*a.name.local == name) {
+            let mut c = self.collected.borrow_mut();
+            if c.hrefs.len() < self.max_raw {
+                c.hrefs.push(attr.value.to_string());
+            }
+        }
+    }
+
+    fn attr<'t>(tag: &'t Tag, name: &str) -> Option<&'t str> {
+        tag.attrs
+            .iter()
+            .find(|a| &*a.name.local == name)
+            .map(|a| &*a.value)
+    }
+
+    fn start_tag(&self, tag: &Tag) -> TokenSinkResult<()> {
+        match &*tag.name {
+            "a" | "area" | "link" => self.take_attr(tag, "href"),
+            "frame" => self.take_attr(tag, "src"),
+            "iframe" => {
+                self.take_attr(tag, "src");
+                return TokenSinkResult::RawData(RawKind::Rawtext);
+            }
+            "base" => {
+                let mut c = self.collected.borrow_mut();
+                if c.base_href.is_none() {
+                    c.base_href = Self::attr(tag, "href").map(str::to_string);
+                }
+            }
+            "meta" => {
+                let refresh = Self::attr(tag, "http-equiv")
+                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh"));
+                if let (true, Some(content)) = (refresh, Self::attr(tag, "content")) {
+                    if let Some(target) = meta_refresh_url(content) {
+                        self.collected.borrow_mut().hrefs.push(target.to_string());
+                    }
+                }
+            }
+            "script" => return TokenSinkResult::RawData(RawKind::ScriptData),
+            "style" | "xmp" | "noembed" | "noframes" => {
+                return TokenSinkResult::RawData(RawKind::Rawtext)
+            }
+            "title" | "textarea" => return TokenSinkResult::RawData(RawKind::Rcdata),
+            "plaintext" => return TokenSinkResult::Plaintext,
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+impl TokenSink for LinkSink {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        match token {
+            Token::TagToken(tag) if tag.kind == TagKind::StartTag => self.start_tag(&tag),
+            _ => TokenSinkResult::Continue,
+        }
+    }
+}
+
+/// The URL part of a meta refresh `content` value such as `5; url='/next'`.
+fn meta_refresh_url(content: &str) -> Option<&str> {
+    let rest = content
+        .trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let rest = rest.trim_start().strip_prefix([';', ','])?.trim_start();
+    let rest = match rest.get(..3) {
+        Some(p) if p.eq_ignore_ascii_case("url") => {
+            let after = rest[3..].trim_start();
+            after.strip_prefix('=').map_or(rest, str::trim_start)
+        }
+        _ => rest,
+    };
+    let rest = match rest.chars().next() {
+        Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
+        _ => rest.trim_end(),
+    };
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// Extracts up to `max_links` distinct outlinks of `html`, a page fetched from `page_url`.
+pub fn extract_links(html: &str, page_url: &Url, max_links: usize) -> Links {
+    let sink = LinkSink {
+        collected: RefCell::new(Collected::default()),
+        // Raw hrefs before dedup; bounded so a page of a million anchors cannot exhaust memory.
+        max_raw: max_links.saturating_mul(4).max(1024),
+    };
+    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    let _ = tokenizer.feed(&input);
+    tokenizer.end();
+    let collected = tokenizer.sink.collected.into_inner();
+
+    let base = collected
+        .base_href
+        .as_deref()
+        .and_then(|b| page_url.join(b.trim()).ok())
+        .filter(|b| matches!(b.scheme(), "http" | "https"))
+        .unwrap_or_else(|| page_url.clone());
+    let mut seen = HashSet::new();
+    let mut links = Links::default();
+    for href in &collected.hrefs {
+        let Some(url) = resolve_link(&base, href) else {
+            continue;
+        };
+        if !seen.insert(url.as_str().to_string()) {
+            continue;
+        }
+        if links.urls.len() < max_links {
+            links.urls.push(url);
+        } else {
+            links.dropped += 1;
+        }
+    }
+    links
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn links(html: &str) -> Vec<String> {
+        let page = Url::parse("http://a.org/dir/page.html").unwrap();
+        extract_links(html, &page, 1000)
+            .urls
+            .into_iter()
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn anchors_areas_links_frames_and_relative_resolution() {
+        let got = links(
+            r#"<a href="x.html">x</a><area href="/y"><link rel=next href="../z">
+               <frame src="f.html"><iframe src="//b.org/i">fallback <a href=no></iframe>"#,
+        );
+        assert_eq!(
+            got,
+            [
+                "http://a.org/dir/x.html",
+                "http://a.org/y",
+                "http://a.org/z",
+                "http://a.org/dir/f.html",
+                "http://b.org/i",
+            ]
+        );
+    }
+
+    #[test]
+    fn base_href_applies_to_all_links_even_earlier_ones() {
+        let got = links(
+            r#"<a href="early">e</a><base href="http://c.org/root/"><a href="late">l</a><base href="/ignored/">"#,
+        );
+        assert_eq!(got, ["http://c.org/root/early", "http://c.org/root/late"]);
+    }
+
+    #[test]
+    fn relative_base_resolves_against_page() {
+        assert_eq!(
+            links(r#"<base href="sub/"><a href="p">"#),
+            ["http://a.org/dir/sub/p"]
+        );
+    }
+
+    #[test]
+    fn no_links_from_script_style_comments_or_textarea() {
+        let got = links(
+            r#"<script>document.write('<a href="/s1">'); var u = "<a href='/s2'>";</script>
+               <style>a[href="/s3"] {}</style><!-- <a href="/c1"> -->
+               <textarea><a href="/t1"></textarea><title><a href="/t2"></title>
+               <a href="/real">real</a>"#,
+        );
+        assert_eq!(got, ["http://a.org/real"]);
+    }
+
+    #[test]
+    fn srcset_and_img_are_not_pages() {
+        let got = links(
+            r#"<img src="a.jpg" srcset="b.jpg 2x, c.jpg 3x"><picture><source srcset="d.webp"></picture><a href="p.html" srcset="e.jpg">"#,
+        );
+        assert_eq!(got, ["http://a.org/dir/p.html"]);
+    }
+
+    #[test]
+    fn entities_are_decoded_in_attributes() {
+        assert_eq!(
+            links(r#"<a href="q?a=1&amp;b=2&#x26;c=3">"#),
+            ["http://a.org/dir/q?a=1&b=2&c=3"]
+        );
+    }
+
+    #[test]
+    fn meta_refresh_variants() {
+        assert_eq!(
+            links(r#"<meta http-equiv="Refresh" content="0; URL='/next'">"#),
+            ["http://a.org/next"]
+        );
+        assert_eq!(
+            links(r#"<meta http-equiv=refresh content="5;url=n2.html">"#),
+            ["http://a.org/dir/n2.html"]
+        );
+        assert!(links(r#"<meta http-equiv=refresh content="5">"#).is_empty());
+        assert!(links(r#"<meta name=refresh content="0; url=/x">"#).is_empty());
+    }
+
+    #[test]
+    fn only_http_links_deduplicated_fragments_dropped() {
+        let got = links(
+            r##"<a href="mailto:a@b"><a href="javascript:x()"><a href="#top"><a href="p#1"><a href="p#2"><a href="ftp://f/">"##,
+        );
+        assert_eq!(got, ["http://a.org/dir/page.html", "http://a.org/dir/p"]);
+    }
+
+    #[test]
+    fn broken_markup_does_not_stop_extraction() {
+        let got = links("<div><a href='one'>1<p><a href=two>2</div></span><a href=\"three\"<a href=four><a href='unterminated");
+        assert!(
+            got.starts_with(&[
+                "http://a.org/dir/one".to_string(),
+                "http://a.org/dir/two".to_string()
+            ]),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn cap_on_links_per_page() {
+        let html: String = (0..50).map(|i| format!("<a href=/p{i}>")).collect();
+        let page = Url::parse("http://a.org/").unwrap();
+        let l = extract_links(&html, &page, 10);
+        assert_eq!(l.urls.len(), 10);
+        assert_eq!(l.dropped, 40);
+    }
+
+    #[test]
+    fn nul_bytes_and_huge_attributes_do_not_panic() {
+        let html = format!("<a href=\"{}\">\0<a href=ok>\0</a>", "x".repeat(1_000_000));
+        let got = links(&html);
+        assert_eq!(got, ["http://a.org/dir/ok"]);
+    }
+
+    #[test]
+    fn meta_refresh_parser() {
+        assert_eq!(meta_refresh_url("3;url=a"), Some("a"));
+        assert_eq!(meta_refresh_url(" 3 , URL = \"b c\" "), Some("b c"));
+        assert_eq!(meta_refresh_url("0; /direct"), Some("/direct"));
+        assert_eq!(meta_refresh_url("10"), None);
+    }
+}

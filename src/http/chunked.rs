@@ -1,0 +1,100 @@
+//! Removes chunked transfer coding from a recorded body, tolerating truncation.
+//!
+//! The WARC payload digest covers the entity with transfer coding removed (WARC 1.1 section
+//! 5.9), so the record builder needs the de-chunked bytes of what was actually stored, not of
+//! what hyper happened to hand us.
+
+/// The entity recovered from a chunked body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dechunked {
+    /// The concatenated chunk data.
+    pub data: Vec<u8>,
+    /// True when the last-chunk (`0\r\n`) was seen.
+    pub complete: bool,
+}
+
+/// De-chunks `body`. Stops at the last-chunk; on malformed or truncated framing returns the
+/// data recovered so far with `complete == false`.
+pub fn dechunk(body: &[u8]) -> Dechunked {
+    let mut data = Vec::with_capacity(body.len());
+    let mut pos = 0;
+    loop {
+        let Some(line_end) = find_crlf(&body[pos..]) else {
+            return Dechunked {
+                data,
+                complete: false,
+            };
+        };
+        let line = &body[pos..pos + line_end];
+        let size_text = line.split(|&b| b == b';').next().unwrap_or(b"");
+        let Some(size) = parse_hex(size_text) else {
+            return Dechunked {
+                data,
+                complete: false,
+            };
+        };
+        pos += line_end + 2;
+        if size == 0 {
+            return Dechunked {
+                data,
+                complete: true,
+            };
+        }
+        let available = body.len() - pos;
+        if size > available {
+            data.extend_from_slice(&body[pos..]);
+            return Dechunked {
+                data,
+                complete: false,
+            };
+        }
+        data.extend_from_slice(&body[pos..pos + size]);
+        pos += size;
+        if body.get(pos..pos + 2) == Some(b"\r\n") {
+            pos += 2;
+        } else {
+            return Dechunked {
+                data,
+                complete: false,
+            };
+        }
+    }
+}
+
+fn find_crlf(bytes: &[u8]) -> Option<usize> {
+    bytes.windows(2).position(|w| w == b"\r\n")
+}
+
+fn parse_hex(text: &[u8]) -> Option<usize> {
+    let text = std::str::from_utf8(text).ok()?.trim_matches([' ', '\t']);
+    if text.is_empty() || text.len() > 15 {
+        return None;
+    }
+    usize::from_str_radix(text, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_chunks_and_ignores_extensions_and_trailers() {
+        let got = dechunk(b"5;ext=1\r\nhello\r\nA\r\n, world!!!\r\n0\r\nX-Trailer: y\r\n\r\n");
+        assert_eq!(got.data, b"hello, world!!!");
+        assert!(got.complete);
+    }
+
+    #[test]
+    fn truncated_body_keeps_what_arrived() {
+        let got = dechunk(b"5\r\nhello\r\n10\r\nabc");
+        assert_eq!(got.data, b"helloabc");
+        assert!(!got.complete);
+    }
+
+    #[test]
+    fn bad_size_line_stops() {
+        let got = dechunk(b"5\r\nhello\r\nzz\r\nmore\r\n0\r\n\r\n");
+        assert_eq!(got.data, b"hello");
+        assert!(!got.complete);
+    }
+}

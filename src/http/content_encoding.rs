@@ -1,0 +1,132 @@
+//! Decodes Content-Encoding (gzip, deflate, br) with a cap on the decoded size.
+//!
+//! Only link extraction needs decoded bodies; the archive keeps them encoded. The cap stops
+//! decompression bombs: decoding stops at `cap` bytes and says so.
+
+use std::io::Read;
+
+use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
+
+/// The decoded body and whether it was cut at the cap.
+#[derive(Debug)]
+pub struct Decoded {
+    /// Decoded bytes, at most `cap` long.
+    pub data: Vec<u8>,
+    /// True when more decoded data existed than the cap allowed.
+    pub capped: bool,
+}
+
+/// Why a body could not be decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    /// A coding we do not implement (e.g. `compress`, `zstd`).
+    #[error("unsupported content-encoding {0:?}")]
+    Unsupported(String),
+    /// The compressed stream is corrupt.
+    #[error("corrupt {coding} stream: {source}")]
+    Corrupt {
+        /// The coding that failed.
+        coding: String,
+        /// The decoder's error.
+        source: std::io::Error,
+    },
+}
+
+/// Decodes `body` according to the Content-Encoding value `encoding` (codings applied in the
+/// order listed, so they are removed in reverse), producing at most `cap` bytes.
+pub fn decode_content(
+    encoding: Option<&str>,
+    body: &[u8],
+    cap: usize,
+) -> Result<Decoded, DecodeError> {
+    let codings: Vec<String> = encoding
+        .unwrap_or("")
+        .split(',')
+        .map(|c| c.trim().to_ascii_lowercase())
+        .filter(|c| !c.is_empty() && c != "identity")
+        .collect();
+    let mut current = Decoded {
+        data: body[..body.len().min(cap)].to_vec(),
+        capped: body.len() > cap,
+    };
+    if codings.is_empty() {
+        return Ok(current);
+    }
+    current.data = body.to_vec();
+    for coding in codings.iter().rev() {
+        current = decode_one(coding, &current.data, cap)?;
+    }
+    Ok(current)
+}
+
+fn decode_one(coding: &str, input: &[u8], cap: usize) -> Result<Decoded, DecodeError> {
+    let result = match coding {
+        "gzip" | "x-gzip" => read_capped(MultiGzDecoder::new(input), cap),
+        "deflate" => {
+            // RFC 9110 says zlib-wrapped, but many servers send raw deflate.
+            let zlib = read_capped(ZlibDecoder::new(input), cap);
+            match zlib {
+                Ok(decoded) => Ok(decoded),
+                Err(_) => read_capped(DeflateDecoder::new(input), cap),
+            }
+        }
+        "br" => read_capped(brotli_decompressor::Decompressor::new(input, 8192), cap),
+        other => return Err(DecodeError::Unsupported(other.to_string())),
+    };
+    result.map_err(|source| DecodeError::Corrupt {
+        coding: coding.to_string(),
+        source,
+    })
+}
+
+fn read_capped(reader: impl Read, cap: usize) -> std::io::Result<Decoded> {
+    let mut data = Vec::new();
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    reader.take(limit).read_to_end(&mut data)?;
+    let capped = data.len() > cap;
+    data.truncate(cap);
+    Ok(Decoded { data, capped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::write::GzEncoder;
+    use std::io::Write;
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut enc = GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    #[test]
+    fn identity_and_gzip_round_trip() {
+        assert_eq!(decode_content(None, b"abc", 10).unwrap().data, b"abc");
+        let z = gzip(b"<html>hello</html>");
+        let d = decode_content(Some("gzip"), &z, 1000).unwrap();
+        assert_eq!(d.data, b"<html>hello</html>");
+        assert!(!d.capped);
+    }
+
+    #[test]
+    fn bomb_is_capped() {
+        let z = gzip(&vec![b'a'; 10_000_000]);
+        assert!(z.len() < 100_000);
+        let d = decode_content(Some("gzip"), &z, 4096).unwrap();
+        assert_eq!(d.data.len(), 4096);
+        assert!(d.capped);
+    }
+
+    #[test]
+    fn corrupt_and_unknown_are_errors() {
+        assert!(matches!(
+            decode_content(Some("gzip"), b"not gzip", 100),
+            Err(DecodeError::Corrupt { .. })
+        ));
+        assert!(matches!(
+            decode_content(Some("zstd"), b"x", 100),
+            Err(DecodeError::Unsupported(_))
+        ));
+    }
+}

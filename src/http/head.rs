@@ -1,0 +1,107 @@
+//! Parses the status line and headers of a recorded HTTP/1.x response.
+
+/// Most header fields we look at in one response; more are kept in the record but not parsed.
+const MAX_PARSED_HEADERS: usize = 256;
+
+/// The parsed head of a response, pointing back into the recorded bytes by offset.
+#[derive(Debug, Clone)]
+pub struct ResponseHead {
+    /// HTTP status code.
+    pub status: u16,
+    /// Length of the head including the blank line that ends it; the body starts here.
+    pub len: usize,
+    /// Header fields in received order, names as received.
+    pub headers: Vec<(String, Vec<u8>)>,
+}
+
+impl ResponseHead {
+    /// The first value of a header, matched case-insensitively.
+    pub fn header(&self, name: &str) -> Option<&[u8]> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// The first value of a header as trimmed text (lossy for non-UTF-8 bytes).
+    pub fn header_str(&self, name: &str) -> Option<String> {
+        self.header(name)
+            .map(|v| String::from_utf8_lossy(v).trim().to_string())
+    }
+
+    /// True when the body is sent with chunked transfer coding.
+    pub fn is_chunked(&self) -> bool {
+        self.headers.iter().any(|(n, v)| {
+            n.eq_ignore_ascii_case("transfer-encoding")
+                && String::from_utf8_lossy(v)
+                    .split(',')
+                    .any(|t| t.trim().eq_ignore_ascii_case("chunked"))
+        })
+    }
+
+    /// The media type of Content-Type, lower-cased, without parameters.
+    pub fn media_type(&self) -> Option<String> {
+        let ct = self.header_str("content-type")?;
+        let media = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        (!media.is_empty()).then_some(media)
+    }
+
+    /// The `charset` parameter of Content-Type, if any.
+    pub fn charset(&self) -> Option<String> {
+        let ct = self.header_str("content-type")?;
+        ct.split(';').skip(1).find_map(|param| {
+            let (k, v) = param.split_once('=')?;
+            k.trim()
+                .eq_ignore_ascii_case("charset")
+                .then(|| v.trim().trim_matches(['"', '\'']).to_string())
+        })
+    }
+}
+
+/// Parses the head of a recorded response; `None` when the bytes hold no complete, valid head.
+pub fn parse_response_head(bytes: &[u8]) -> Option<ResponseHead> {
+    let mut storage = vec![httparse::EMPTY_HEADER; MAX_PARSED_HEADERS];
+    let mut response = httparse::Response::new(&mut storage);
+    let len = match response.parse(bytes) {
+        Ok(httparse::Status::Complete(len)) => len,
+        _ => return None,
+    };
+    let headers = response
+        .headers
+        .iter()
+        .map(|h| (h.name.to_string(), h.value.to_vec()))
+        .collect();
+    Some(ResponseHead {
+        status: response.code?,
+        len,
+        headers,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_status_headers_and_body_offset() {
+        let raw = b"HTTP/1.1 200 OK\r\nContent-Type: Text/HTML; Charset=\"ISO-8859-1\"\r\nTransfer-Encoding: gzip, chunked\r\n\r\nbody";
+        let head = parse_response_head(raw).unwrap();
+        assert_eq!(head.status, 200);
+        assert_eq!(&raw[head.len..], b"body");
+        assert_eq!(head.media_type().as_deref(), Some("text/html"));
+        assert_eq!(head.charset().as_deref(), Some("ISO-8859-1"));
+        assert!(head.is_chunked());
+        assert_eq!(head.headers[0].0, "Content-Type");
+    }
+
+    #[test]
+    fn incomplete_head_is_none() {
+        assert!(parse_response_head(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n").is_none());
+        assert!(parse_response_head(b"garbage\r\n\r\n").is_none());
+    }
+}

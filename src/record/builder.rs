@@ -1,0 +1,190 @@
+//! Builders for the record types trawl writes: warcinfo, request and response.
+//!
+//! A record is serialized once here (header fields in a fixed, spec-ordered sequence), then
+//! compressed by [`super::gzip_member`]. Content-Length is always the exact block length.
+
+use std::time::SystemTime;
+
+use crate::exchange::Exchange;
+
+use super::digest::{payload_of_response, sha1_digest};
+
+/// One serialized, uncompressed WARC record.
+#[derive(Debug, Clone)]
+pub struct WarcRecord {
+    /// The WARC-Type.
+    pub kind: &'static str,
+    /// The WARC-Record-ID, including angle brackets.
+    pub id: String,
+    /// The full record: version line, header fields, block, and the closing CRLF CRLF.
+    pub bytes: Vec<u8>,
+}
+
+/// Generates WARC-Record-IDs.
+pub struct RecordIds;
+
+impl RecordIds {
+    /// A fresh `<urn:uuid:...>` identifier.
+    pub fn next() -> String {
+        format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+    }
+}
+
+/// Formats a time as a WARC-Date: UTC, ISO 8601, whole seconds.
+pub fn warc_date(time: SystemTime) -> String {
+    humantime::format_rfc3339_seconds(time).to_string()
+}
+
+fn serialize(kind: &'static str, id: String, fields: &[(&str, &str)], block: &[u8]) -> WarcRecord {
+    let mut bytes = Vec::with_capacity(block.len() + 512);
+    bytes.extend_from_slice(b"WARC/1.1\r\n");
+    bytes.extend_from_slice(b"WARC-Type: ");
+    bytes.extend_from_slice(kind.as_bytes());
+    bytes.extend_from_slice(b"\r\nWARC-Record-ID: ");
+    bytes.extend_from_slice(id.as_bytes());
+    bytes.extend_from_slice(b"\r\n");
+    for (name, value) in fields {
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.extend_from_slice(b": ");
+        bytes.extend_from_slice(value.as_bytes());
+        bytes.extend_from_slice(b"\r\n");
+    }
+    bytes.extend_from_slice(b"Content-Length: ");
+    bytes.extend_from_slice(block.len().to_string().as_bytes());
+    bytes.extend_from_slice(b"\r\n\r\n");
+    bytes.extend_from_slice(block);
+    bytes.extend_from_slice(b"\r\n\r\n");
+    WarcRecord { kind, id, bytes }
+}
+
+/// Builds the request and response records of one exchange, linked by WARC-Concurrent-To and
+/// sharing one WARC-Date.
+pub fn exchange_records(ex: &Exchange) -> (WarcRecord, WarcRecord) {
+    let date = warc_date(ex.date);
+    let request_id = RecordIds::next();
+    let response_id = RecordIds::next();
+    let ip = ex.ip.map(|ip| ip.to_string());
+
+    let block_digest = sha1_digest(&ex.response);
+    let payload_digest = payload_of_response(&ex.response).map(|p| sha1_digest(&p));
+    let mut fields: Vec<(&str, &str)> =
+        vec![("WARC-Date", &date), ("WARC-Target-URI", &ex.target_uri)];
+    if let Some(ip) = &ip {
+        fields.push(("WARC-IP-Address", ip));
+    }
+    fields.push(("WARC-Concurrent-To", &request_id));
+    fields.push(("WARC-Block-Digest", &block_digest));
+    if let Some(pd) = &payload_digest {
+        fields.push(("WARC-Payload-Digest", pd));
+    }
+    if let Some(t) = ex.truncated {
+        fields.push(("WARC-Truncated", t.as_warc_value()));
+    }
+    fields.push(("Content-Type", "application/http;msgtype=response"));
+    let response = serialize("response", response_id.clone(), &fields, &ex.response);
+
+    let request_digest = sha1_digest(&ex.request);
+    let mut fields: Vec<(&str, &str)> =
+        vec![("WARC-Date", &date), ("WARC-Target-URI", &ex.target_uri)];
+    if let Some(ip) = &ip {
+        fields.push(("WARC-IP-Address", ip));
+    }
+    fields.push(("WARC-Concurrent-To", &response_id));
+    fields.push(("WARC-Block-Digest", &request_digest));
+    fields.push(("Content-Type", "application/http;msgtype=request"));
+    let request = serialize("request", request_id, &fields, &ex.request);
+    (request, response)
+}
+
+/// Builds the warcinfo record that opens a WARC file.
+pub fn warcinfo_record(filename: &str, date: SystemTime, info: &[(String, String)]) -> WarcRecord {
+    let mut block = String::new();
+    for (k, v) in info {
+        // warc-fields values must not contain line breaks.
+        let v: String = v
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        block.push_str(k);
+        block.push_str(": ");
+        block.push_str(&v);
+        block.push_str("\r\n");
+    }
+    let date = warc_date(date);
+    let fields = [
+        ("WARC-Date", date.as_str()),
+        ("WARC-Filename", filename),
+        ("Content-Type", "application/warc-fields"),
+    ];
+    serialize("warcinfo", RecordIds::next(), &fields, block.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exchange::Truncation;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    fn header<'a>(record: &'a [u8], name: &str) -> Option<&'a str> {
+        let text = std::str::from_utf8(record).ok()?;
+        let head = text.split("\r\n\r\n").next()?;
+        head.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+    }
+
+    fn exchange() -> Exchange {
+        Exchange {
+            target_uri: "http://a.org/x".into(),
+            ip: Some("127.0.0.2".parse().unwrap()),
+            date: UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+            request: b"GET /x HTTP/1.1\r\nHost: a.org\r\n\r\n".to_vec(),
+            response: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n".to_vec(),
+            truncated: Some(Truncation::Length),
+        }
+    }
+
+    #[test]
+    fn response_record_framing_and_digests() {
+        let ex = exchange();
+        let (req, resp) = exchange_records(&ex);
+        let bytes = &resp.bytes;
+        assert!(bytes.starts_with(b"WARC/1.1\r\nWARC-Type: response\r\n"));
+        assert!(bytes.ends_with(b"\r\n\r\n"));
+        assert_eq!(header(bytes, "WARC-Date"), Some("2023-11-14T22:13:20Z"));
+        assert_eq!(header(bytes, "WARC-Target-URI"), Some("http://a.org/x"));
+        assert_eq!(header(bytes, "WARC-IP-Address"), Some("127.0.0.2"));
+        assert_eq!(header(bytes, "WARC-Truncated"), Some("length"));
+        assert_eq!(header(bytes, "WARC-Concurrent-To"), Some(req.id.as_str()));
+        assert_eq!(
+            header(&req.bytes, "WARC-Concurrent-To"),
+            Some(resp.id.as_str())
+        );
+        // Python: base64.b32encode(hashlib.sha1(b"hello world").digest())
+        assert_eq!(
+            header(bytes, "WARC-Payload-Digest"),
+            Some("sha1:FKXGYNOJJ7H3IFO35FPUBC445EPOQRXN")
+        );
+        let len: usize = header(bytes, "Content-Length").unwrap().parse().unwrap();
+        assert_eq!(len, ex.response.len());
+        let block_start = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        assert_eq!(&bytes[block_start..block_start + len], &ex.response[..]);
+        assert_eq!(&bytes[block_start + len..], b"\r\n\r\n");
+        assert_eq!(
+            header(bytes, "WARC-Block-Digest").unwrap(),
+            sha1_digest(&ex.response)
+        );
+        assert!(resp.id.starts_with("<urn:uuid:") && resp.id.ends_with('>'));
+    }
+
+    #[test]
+    fn warcinfo_is_warc_fields() {
+        let info = vec![("software".to_string(), "trawl/0.1\nx".to_string())];
+        let rec = warcinfo_record("t-1.warc.gz", UNIX_EPOCH, &info);
+        assert_eq!(
+            header(&rec.bytes, "Content-Type"),
+            Some("application/warc-fields")
+        );
+        assert_eq!(header(&rec.bytes, "WARC-Filename"), Some("t-1.warc.gz"));
+        assert!(String::from_utf8_lossy(&rec.bytes).contains("software: trawl/0.1 x\r\n"));
+    }
+}

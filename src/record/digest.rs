@@ -1,0 +1,49 @@
+//! WARC digests: `sha1:` + base32 of SHA-1, and the payload of a recorded response.
+
+use sha1::{Digest, Sha1};
+
+use crate::http::{dechunk, parse_response_head};
+
+/// The `sha1:BASE32` digest of `data`, as used in WARC-Block-Digest and WARC-Payload-Digest.
+pub fn sha1_digest(data: &[u8]) -> String {
+    format!("sha1:{}", data_encoding::BASE32.encode(&Sha1::digest(data)))
+}
+
+/// The payload of a recorded HTTP response: the entity body with transfer coding removed and
+/// content coding kept (WARC 1.1 section 5.9). `None` when the head cannot be parsed.
+pub fn payload_of_response(response: &[u8]) -> Option<std::borrow::Cow<'_, [u8]>> {
+    let head = parse_response_head(response)?;
+    let body = &response[head.len..];
+    if head.is_chunked() {
+        Some(std::borrow::Cow::Owned(dechunk(body).data))
+    } else {
+        Some(std::borrow::Cow::Borrowed(body))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Expected values computed independently with Python:
+    //   base64.b32encode(hashlib.sha1(data).digest())
+    #[test]
+    fn digests_match_python_hashlib() {
+        assert_eq!(sha1_digest(b""), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
+        assert_eq!(
+            sha1_digest(b"hello world"),
+            "sha1:FKXGYNOJJ7H3IFO35FPUBC445EPOQRXN"
+        );
+    }
+
+    #[test]
+    fn payload_of_chunked_response_is_dechunked() {
+        let raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n";
+        let payload = payload_of_response(raw).unwrap();
+        assert_eq!(&*payload, b"hello world");
+        assert_eq!(
+            sha1_digest(&payload),
+            "sha1:FKXGYNOJJ7H3IFO35FPUBC445EPOQRXN"
+        );
+    }
+}

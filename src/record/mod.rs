@@ -1,0 +1,13 @@
+//! WARC record building: one builder per record type, digests, and gzip members.
+//!
+//! Records are built from the exact bytes of an [`crate::exchange::Exchange`]; no HTTP header is
+//! ever re-serialized. Building and compressing happen in the fetching task so that the single
+//! writer only appends finished gzip members.
+
+pub mod builder;
+pub mod digest;
+pub mod gzip;
+
+pub use builder::{exchange_records, warcinfo_record, RecordIds, WarcRecord};
+pub use digest::{payload_of_response, sha1_digest};
+pub use gzip::gzip_member;

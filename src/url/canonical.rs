@@ -1,0 +1,200 @@
+//! The canonical form of a URL, the key of the seen set.
+//!
+//! The `url` crate already lower-cases scheme and host, converts IDNA hosts to ASCII, removes
+//! the default port and resolves dot segments. On top of that we drop the fragment and
+//! normalize percent-encoding (RFC 3986 section 6.2.2: upper-case hex digits, decode
+//! unreserved characters). We deliberately do not reorder query parameters or strip
+//! "session ids": both change which resource a server returns.
+
+use std::borrow::Cow;
+
+use url::Url;
+
+/// Longest URL we keep; longer links are almost always traps or garbage.
+pub const MAX_URL_LEN: usize = 2048;
+
+/// Returns the canonical form of an http(s) URL, or `None` for other schemes, URLs without a
+/// host, and URLs longer than [`MAX_URL_LEN`].
+pub fn canonicalize(url: &Url) -> Option<Url> {
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return None;
+    }
+    let mut out = url.clone();
+    out.set_fragment(None);
+    if let Cow::Owned(path) = normalize_percent(out.path()) {
+        out.set_path(&path);
+    }
+    if let Some(query) = out.query() {
+        if let Cow::Owned(query) = normalize_percent(query) {
+            out.set_query(Some(&query));
+        }
+    }
+    if out.username() != "" || out.password().is_some() {
+        // Credentials in links are almost never intended for a crawler; never send them.
+        let _ = out.set_username("");
+        let _ = out.set_password(None);
+    }
+    (out.as_str().len() <= MAX_URL_LEN).then_some(out)
+}
+
+/// Resolves an `href`-like attribute value against `base` and canonicalizes it.
+pub fn resolve_link(base: &Url, href: &str) -> Option<Url> {
+    let href = href.trim();
+    if href.is_empty() || href.len() > MAX_URL_LEN {
+        return None;
+    }
+    let joined = base.join(href).ok()?;
+    canonicalize(&joined)
+}
+
+fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// Upper-cases the hex digits of percent-escapes and decodes escaped unreserved characters.
+fn normalize_percent(s: &str) -> Cow<'_, str> {
+    let bytes = s.as_bytes();
+    if !bytes.contains(&b'%') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let (h, l) = (bytes[i + 1], bytes[i + 2]);
+            if let (Some(hv), Some(lv)) = (hex_value(h), hex_value(l)) {
+                let decoded = hv * 16 + lv;
+                if is_unreserved(decoded) {
+                    out.push(decoded as char);
+                } else {
+                    out.push('%');
+                    out.push(h.to_ascii_uppercase() as char);
+                    out.push(l.to_ascii_uppercase() as char);
+                }
+                i += 3;
+                continue;
+            }
+        }
+        // Safe: we only split at ASCII bytes, so multi-byte characters are copied whole.
+        let ch_len = utf8_len(bytes[i]);
+        out.push_str(&s[i..i + ch_len]);
+        i += ch_len;
+    }
+    if out == s {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+fn hex_value(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon(s: &str) -> String {
+        canonicalize(&Url::parse(s).unwrap()).unwrap().to_string()
+    }
+
+    #[test]
+    fn lowercases_scheme_and_host_and_drops_default_port_and_fragment() {
+        assert_eq!(
+            canon("HTTP://Example.COM:80/a#frag"),
+            "http://example.com/a"
+        );
+        assert_eq!(canon("https://example.com:443"), "https://example.com/");
+        assert_eq!(
+            canon("https://example.com:8443/"),
+            "https://example.com:8443/"
+        );
+    }
+
+    #[test]
+    fn resolves_dot_segments() {
+        assert_eq!(canon("http://a.org/b/c/../d/./e"), "http://a.org/b/d/e");
+        assert_eq!(canon("http://a.org/../../x"), "http://a.org/x");
+    }
+
+    #[test]
+    fn normalizes_percent_encoding() {
+        assert_eq!(
+            canon("http://a.org/%7euser/%2fx%2F"),
+            "http://a.org/~user/%2Fx%2F"
+        );
+        assert_eq!(
+            canon("http://a.org/p?q=%41%3d%3D"),
+            "http://a.org/p?q=A%3D%3D"
+        );
+        assert_eq!(canon("http://a.org/caf%c3%a9"), "http://a.org/caf%C3%A9");
+    }
+
+    #[test]
+    fn unicode_and_spaces_are_encoded_and_idna_hosts_become_ascii() {
+        assert_eq!(
+            canon("http://Bücher.example/ä b"),
+            "http://xn--bcher-kva.example/%C3%A4%20b"
+        );
+    }
+
+    #[test]
+    fn equivalent_spellings_share_one_canonical_form() {
+        let forms = [
+            "http://EXAMPLE.com/a/%62/../c?x=%7E#top",
+            "http://example.com:80/a/c?x=~",
+            "http://example.com/a/./c?x=%7e",
+        ];
+        let canon_forms: Vec<String> = forms.iter().map(|f| canon(f)).collect();
+        assert!(
+            canon_forms
+                .iter()
+                .all(|c| c == "http://example.com/a/c?x=~"),
+            "{canon_forms:?}"
+        );
+    }
+
+    #[test]
+    fn rejects_non_http_and_overlong() {
+        for bad in [
+            "mailto:a@b.c",
+            "javascript:alert(1)",
+            "ftp://x.org/",
+            "data:text/html,hi",
+        ] {
+            assert!(canonicalize(&Url::parse(bad).unwrap()).is_none(), "{bad}");
+        }
+        let long = format!("http://a.org/{}", "x".repeat(MAX_URL_LEN));
+        assert!(canonicalize(&Url::parse(&long).unwrap()).is_none());
+    }
+
+    #[test]
+    fn strips_credentials() {
+        assert_eq!(canon("http://user:pw@a.org/"), "http://a.org/");
+    }
+
+    #[test]
+    fn resolve_link_joins_and_trims() {
+        let base = Url::parse("http://a.org/dir/page.html").unwrap();
+        assert_eq!(
+            resolve_link(&base, "  ../x.html\n").unwrap().as_str(),
+            "http://a.org/x.html"
+        );
+        assert_eq!(
+            resolve_link(&base, "//b.org/y").unwrap().as_str(),
+            "http://b.org/y"
+        );
+        assert!(resolve_link(&base, "").is_none());
+        assert!(resolve_link(&base, "javascript:void(0)").is_none());
+    }
+}

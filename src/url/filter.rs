@@ -1,0 +1,95 @@
+//! URL filters applied before a link enters the frontier: user regexes and the extension
+//! pre-filter that keeps obvious non-HTML out of the queue.
+
+use regex::RegexSet;
+use url::Url;
+
+/// Extensions whose URLs are almost never HTML. Checked on the last path segment only, so
+/// `/download.php?file=x.pdf` still passes (its type is decided by the server).
+const NON_HTML_EXTENSIONS: &[&str] = &[
+    "7z", "aac", "apk", "avi", "bin", "bmp", "bz2", "css", "csv", "deb", "dmg", "doc", "docx",
+    "eot", "epub", "exe", "flac", "flv", "gif", "gz", "ico", "iso", "jar", "jpeg", "jpg", "js",
+    "json", "m4a", "m4v", "mkv", "mov", "mp3", "mp4", "mpeg", "mpg", "msi", "odp", "ods", "odt",
+    "ogg", "otf", "pdf", "png", "ppt", "pptx", "ps", "rar", "rpm", "rss", "svg", "tar", "tgz",
+    "tif", "tiff", "ttf", "txt", "wav", "webm", "webp", "wmv", "woff", "woff2", "xls", "xlsx",
+    "xz", "zip", "zst",
+];
+
+/// True when the URL's last path segment ends in a known non-HTML extension.
+pub fn has_non_html_extension(url: &Url) -> bool {
+    let last = url.path().rsplit('/').next().unwrap_or("");
+    match last.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => {
+            let ext = ext.to_ascii_lowercase();
+            NON_HTML_EXTENSIONS.binary_search(&ext.as_str()).is_ok()
+        }
+        _ => false,
+    }
+}
+
+/// User `--include` / `--exclude` regexes over the full URL.
+#[derive(Debug, Clone)]
+pub struct UrlFilter {
+    include: Option<RegexSet>,
+    exclude: Option<RegexSet>,
+}
+
+impl UrlFilter {
+    /// Compiles the patterns; an empty include list means "include everything".
+    pub fn new(include: &[String], exclude: &[String]) -> Result<Self, regex::Error> {
+        let compile = |p: &[String]| -> Result<Option<RegexSet>, regex::Error> {
+            if p.is_empty() {
+                Ok(None)
+            } else {
+                RegexSet::new(p).map(Some)
+            }
+        };
+        Ok(UrlFilter {
+            include: compile(include)?,
+            exclude: compile(exclude)?,
+        })
+    }
+
+    /// True when the URL passes both lists.
+    pub fn allows(&self, url: &Url) -> bool {
+        let s = url.as_str();
+        self.include.as_ref().is_none_or(|set| set.is_match(s))
+            && !self.exclude.as_ref().is_some_and(|set| set.is_match(s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn extension_list_is_sorted_for_binary_search() {
+        let mut sorted = NON_HTML_EXTENSIONS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, NON_HTML_EXTENSIONS);
+    }
+
+    #[test]
+    fn extension_prefilter() {
+        assert!(has_non_html_extension(&u("http://a.org/f/Report.PDF")));
+        assert!(has_non_html_extension(&u("http://a.org/img.jpg?x=1")));
+        assert!(!has_non_html_extension(&u("http://a.org/page.html")));
+        assert!(!has_non_html_extension(&u("http://a.org/dl.php?f=x.pdf")));
+        assert!(!has_non_html_extension(&u("http://a.org/.zip")));
+        assert!(!has_non_html_extension(&u("http://a.org/v1.2/")));
+    }
+
+    #[test]
+    fn include_and_exclude() {
+        let f = UrlFilter::new(&["/docs/".into()], &["\\.php$".into()]).unwrap();
+        assert!(f.allows(&u("http://a.org/docs/x")));
+        assert!(!f.allows(&u("http://a.org/blog/x")));
+        assert!(!f.allows(&u("http://a.org/docs/x.php")));
+        let all = UrlFilter::new(&[], &[]).unwrap();
+        assert!(all.allows(&u("http://a.org/anything")));
+    }
+}

@@ -1,0 +1,11 @@
+//! URL rules: the canonical form used for deduplication, crawl scope, and URL filters.
+//!
+//! Pure functions and small value types; used by seeds, extraction results and the frontier.
+
+pub mod canonical;
+pub mod filter;
+pub mod scope;
+
+pub use canonical::{canonicalize, resolve_link};
+pub use filter::{has_non_html_extension, UrlFilter};
+pub use scope::{registrable_domain, Scope, ScopeKind};

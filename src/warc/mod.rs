@@ -1,0 +1,13 @@
+//! The WARC output: the single writer that owns the files, file naming, and rotation rules.
+//!
+//! Fetching tasks hand the writer finished gzip members through a bounded channel; the writer
+//! only appends, rotates and renames, so output order and rotation stay serialized while the
+//! expensive work (digests, compression) runs in parallel elsewhere.
+
+pub mod naming;
+pub mod rotation;
+pub mod writer;
+
+pub use naming::WarcNaming;
+pub use rotation::Rotation;
+pub use writer::{spawn_writer, Batch, WarcError, WriterConfig, WriterHandle, WriterReport};
