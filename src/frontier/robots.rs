@@ -1,0 +1,166 @@
+//! robots.txt decisions per RFC 9309, on top of the `texting_robots` parser.
+//!
+//! 2xx: the rules apply (only the first [`ROBOTS_PARSE_LIMIT`] bytes are parsed, cut at a line
+//! break; the RFC asks for at least 500 KiB). 4xx: no rules, everything allowed. 5xx or
+//! unreachable: everything disallowed for now, retried later (see [`RobotsState`]). Redirects are
+//! followed up to [`MAX_ROBOTS_REDIRECTS`] hops, after which the file counts as unavailable (4xx).
+
+use std::time::Instant;
+
+use texting_robots::Robot;
+
+/// Bytes of robots.txt that are parsed.
+pub const ROBOTS_PARSE_LIMIT: usize = 512 * 1024;
+/// Redirect hops followed for robots.txt (RFC 9309 section 2.3.1.2: at least five).
+pub const MAX_ROBOTS_REDIRECTS: u32 = 5;
+/// Fetch attempts for a robots.txt that is 5xx/unreachable before its origin is given up.
+pub const MAX_ROBOTS_ATTEMPTS: u32 = 3;
+
+/// The parsed rules of one origin; `None` means "allow everything".
+#[derive(Debug)]
+pub struct RobotsRules {
+    robot: Option<Robot>,
+}
+
+impl RobotsRules {
+    /// Rules that allow everything (robots.txt missing, 4xx, or robots ignored).
+    pub fn allow_all() -> Self {
+        RobotsRules { robot: None }
+    }
+
+    /// Parses a robots.txt body for `agent` (the product token of our user agent).
+    pub fn parse(agent: &str, body: &[u8]) -> Self {
+        let body = cap_at_line(body, ROBOTS_PARSE_LIMIT);
+        // texting_robots fails only on input it cannot read at all; RFC 9309 says to use what
+        // can be parsed, and nothing parseable means no rules.
+        RobotsRules {
+            robot: Robot::new(agent, body).ok(),
+        }
+    }
+
+    /// True when `url` may be fetched.
+    pub fn allows(&self, url: &str) -> bool {
+        self.robot.as_ref().is_none_or(|r| r.allowed(url))
+    }
+
+    /// The Crawl-delay for our agent, in seconds.
+    pub fn crawl_delay(&self) -> Option<f32> {
+        self.robot.as_ref().and_then(|r| r.delay)
+    }
+}
+
+fn cap_at_line(body: &[u8], limit: usize) -> &[u8] {
+    if body.len() <= limit {
+        return body;
+    }
+    let cut = &body[..limit];
+    match cut.iter().rposition(|&b| b == b'\n') {
+        Some(nl) => &cut[..=nl],
+        None => cut,
+    }
+}
+
+/// What fetching robots.txt produced, as reported by the crawl loop.
+#[derive(Debug)]
+pub enum RobotsOutcome {
+    /// A final response: the status and body.
+    Fetched {
+        /// HTTP status.
+        status: u16,
+        /// Body, de-chunked and decoded.
+        body: Vec<u8>,
+    },
+    /// A 3xx with a usable Location.
+    Redirect(url::Url),
+    /// No HTTP response (connection or protocol failure).
+    Unreachable,
+}
+
+/// Where an origin stands with its robots.txt.
+#[derive(Debug)]
+pub enum RobotsState {
+    /// Not fetched yet.
+    Unknown,
+    /// A fetch is in flight (or waiting to follow a redirect).
+    Fetching {
+        /// Earlier failed attempts.
+        attempts: u32,
+    },
+    /// Rules known.
+    Known(RobotsRules),
+    /// 5xx or unreachable: nothing may be fetched before `retry_at`.
+    Unavailable {
+        /// Failed attempts so far.
+        attempts: u32,
+        /// When to try again.
+        retry_at: Instant,
+    },
+    /// Unavailable too many times: the origin's URLs are dropped.
+    GaveUp,
+}
+
+/// The product token of a User-Agent string, lower-cased: `trawl` for `trawl/0.1 (+url)`.
+pub fn product_token(user_agent: &str) -> String {
+    user_agent
+        .split(|c: char| c == '/' || c.is_whitespace())
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROBOTS: &[u8] = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 1\n\nUser-agent: trawl\nDisallow: /no-trawl\nAllow: /no-trawl/but-this\nCrawl-delay: 2\n";
+
+    #[test]
+    fn specific_group_wins_over_star() {
+        let r = RobotsRules::parse("trawl", ROBOTS);
+        assert!(!r.allows("http://a.org/no-trawl/x"));
+        assert!(r.allows("http://a.org/no-trawl/but-this/y"));
+        // Our group has no /private/ rule: the * group does not apply to us.
+        assert!(r.allows("http://a.org/private/x"));
+        assert_eq!(r.crawl_delay(), Some(2.0));
+        let other = RobotsRules::parse("otherbot", ROBOTS);
+        assert!(!other.allows("http://a.org/private/x"));
+        assert_eq!(other.crawl_delay(), Some(1.0));
+    }
+
+    #[test]
+    fn robots_txt_itself_is_always_allowed_and_empty_allows_all() {
+        let r = RobotsRules::parse("trawl", b"User-agent: *\nDisallow: /\n");
+        assert!(!r.allows("http://a.org/"));
+        assert!(r.allows("http://a.org/robots.txt"));
+        assert!(RobotsRules::parse("trawl", b"").allows("http://a.org/x"));
+        assert!(RobotsRules::allow_all().allows("http://a.org/x"));
+    }
+
+    #[test]
+    fn parses_at_least_500_kib() {
+        let mut body = b"User-agent: *\n".to_vec();
+        while body.len() < 500 * 1024 {
+            body.extend_from_slice(b"Disallow: /filler-path-that-matches-nothing-useful\n");
+        }
+        body.extend_from_slice(b"Disallow: /late\n");
+        let r = RobotsRules::parse("trawl", &body);
+        assert!(!r.allows("http://a.org/late"));
+        // Beyond the limit, rules are ignored rather than misparsed.
+        let mut huge = body.clone();
+        huge.resize(ROBOTS_PARSE_LIMIT + 10, b'#');
+        huge.extend_from_slice(b"\nDisallow: /too-late\n");
+        assert!(RobotsRules::parse("trawl", &huge).allows("http://a.org/too-late"));
+    }
+
+    #[test]
+    fn binary_garbage_does_not_disallow() {
+        let r = RobotsRules::parse("trawl", &[0xff, 0x00, 0x13, 0x37, b'\n', 0x80]);
+        assert!(r.allows("http://a.org/x"));
+    }
+
+    #[test]
+    fn product_tokens() {
+        assert_eq!(product_token("trawl/0.1.0 (+https://x)"), "trawl");
+        assert_eq!(product_token("MyBot"), "mybot");
+    }
+}

@@ -1,0 +1,202 @@
+//! Frontier behaviour with a driven clock.
+
+use super::*;
+
+const DELAY: Duration = Duration::from_millis(100);
+
+fn frontier(obey: bool) -> Frontier {
+    Frontier::new(FrontierConfig {
+        delay: DELAY,
+        max_delay: Duration::from_secs(30),
+        robots_agent: "trawl".into(),
+        obey_robots: obey,
+        robots_retry: Duration::from_secs(5),
+    })
+    .with_seed(7)
+}
+
+fn cand(s: &str, depth: u32) -> Candidate {
+    Candidate {
+        url: Url::parse(s).unwrap(),
+        depth,
+        redirects: 0,
+    }
+}
+
+fn job(n: Next) -> Job {
+    match n {
+        Next::Job(j) => j,
+        other => panic!("expected a job, got {other:?}"),
+    }
+}
+
+#[test]
+fn deduplicates_at_enqueue() {
+    let mut f = frontier(false);
+    let t = Instant::now();
+    assert!(f.push(cand("http://a.org/x", 0), t));
+    assert!(!f.push(cand("http://a.org/x", 1), t));
+    assert_eq!(f.queued(), 1);
+}
+
+#[test]
+fn one_in_flight_per_host_and_delay_between_requests() {
+    let mut f = frontier(false);
+    let t0 = Instant::now();
+    f.push(cand("http://a.org/1", 0), t0);
+    f.push(cand("http://a.org/2", 0), t0);
+    let j1 = job(f.next(t0));
+    assert_eq!(j1.url.path(), "/1");
+    // Same host is busy: nothing else to do.
+    assert!(matches!(f.next(t0), Next::Idle));
+    let done = t0 + Duration::from_millis(30);
+    f.complete(&j1.host, done);
+    match f.next(done) {
+        Next::Wait(at) => assert_eq!(at, done + DELAY),
+        other => panic!("{other:?}"),
+    }
+    let j2 = job(f.next(done + DELAY));
+    assert_eq!(j2.url.path(), "/2");
+    f.complete(&j2.host, done + DELAY);
+    assert!(matches!(f.next(done + DELAY * 5), Next::Exhausted));
+}
+
+#[test]
+fn breadth_first_within_a_host() {
+    let mut f = frontier(false);
+    let mut t = Instant::now();
+    f.push(cand("http://a.org/deep", 3), t);
+    f.push(cand("http://a.org/shallow", 1), t);
+    f.push(cand("http://a.org/seed", 0), t);
+    f.push(cand("http://a.org/shallow2", 1), t);
+    let mut order = Vec::new();
+    for _ in 0..4 {
+        let j = job(f.next(t));
+        order.push(j.url.path().to_string());
+        t += DELAY;
+        f.complete(&j.host, t);
+        t += DELAY;
+    }
+    assert_eq!(order, ["/seed", "/shallow", "/shallow2", "/deep"]);
+}
+
+#[test]
+fn hosts_are_served_in_parallel_and_none_dominates() {
+    let mut f = frontier(false);
+    let t = Instant::now();
+    for h in 0..20 {
+        for p in 0..50 {
+            f.push(cand(&format!("http://h{h}.org/{p}"), 0), t);
+        }
+    }
+    // In one instant, every host gets exactly one job.
+    let mut hosts = HashSet::new();
+    while let Next::Job(j) = f.next(t) {
+        assert!(hosts.insert(j.host.clone()), "host {} twice", j.host);
+    }
+    assert_eq!(hosts.len(), 20);
+}
+
+#[test]
+fn robots_first_then_rules_and_crawl_delay() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    f.push(cand("http://a.org/private/x", 0), t);
+    f.push(cand("http://a.org/public", 0), t);
+    let r = job(f.next(t));
+    assert_eq!(r.url.as_str(), "http://a.org/robots.txt");
+    assert!(matches!(r.kind, JobKind::Robots { .. }));
+    let body = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\n".to_vec();
+    f.robots_result(&r, RobotsOutcome::Fetched { status: 200, body }, t);
+    assert_eq!(f.host_delay("a.org"), Some(Duration::from_secs(2)));
+    assert!(matches!(f.next(t + DELAY), Next::Wait(_)));
+    let p = job(f.next(t + Duration::from_secs(2)));
+    assert_eq!(p.url.path(), "/public");
+    assert_eq!(f.counters().robots_denied, 1);
+}
+
+#[test]
+fn robots_4xx_allows_all_and_5xx_disallows_then_gives_up() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    f.push(cand("http://a.org/x", 0), t);
+    f.push(cand("http://b.org/y", 0), t);
+    let ra = job(f.next(t));
+    let rb = job(f.next(t));
+    f.robots_result(
+        &ra,
+        RobotsOutcome::Fetched {
+            status: 404,
+            body: vec![],
+        },
+        t,
+    );
+    f.robots_result(
+        &rb,
+        RobotsOutcome::Fetched {
+            status: 503,
+            body: vec![],
+        },
+        t,
+    );
+    let p = job(f.next(t + DELAY));
+    assert_eq!(p.url.as_str(), "http://a.org/x");
+    f.complete(&p.host, t + DELAY);
+    // b.org: nothing until the retry time, then robots.txt again.
+    assert!(matches!(f.next(t + Duration::from_secs(1)), Next::Wait(_)));
+    let mut now = t;
+    for _ in 1..MAX_ROBOTS_ATTEMPTS {
+        now += Duration::from_secs(600);
+        let again = job(f.next(now));
+        assert_eq!(again.url.as_str(), "http://b.org/robots.txt");
+        f.robots_result(&again, RobotsOutcome::Unreachable, now);
+    }
+    now += Duration::from_secs(600);
+    assert!(matches!(f.next(now), Next::Exhausted));
+    assert_eq!(f.counters().robots_unavailable, 1);
+}
+
+#[test]
+fn robots_redirects_are_followed_a_bounded_number_of_times() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    f.push(cand("http://a.org/x", 0), t);
+    let mut r = job(f.next(t));
+    let mut now = t;
+    for _ in 0..MAX_ROBOTS_REDIRECTS {
+        let to = Url::parse("https://a.org/robots.txt").unwrap();
+        f.robots_result(&r, RobotsOutcome::Redirect(to), now);
+        now += DELAY;
+        r = job(f.next(now));
+        assert_eq!(r.url.as_str(), "https://a.org/robots.txt");
+    }
+    let to = Url::parse("https://a.org/robots.txt").unwrap();
+    f.robots_result(&r, RobotsOutcome::Redirect(to), now);
+    now += DELAY;
+    // Too many hops: treated as unavailable (allow all), the page runs.
+    assert_eq!(job(f.next(now)).url.as_str(), "http://a.org/x");
+}
+
+#[test]
+fn retry_delays_the_host_and_keeps_the_attempt_count() {
+    let mut f = frontier(false);
+    let t = Instant::now();
+    f.push(cand("http://a.org/x", 0), t);
+    let j = job(f.next(t));
+    f.retry(j, t, Duration::from_secs(2));
+    assert!(matches!(f.next(t + Duration::from_secs(1)), Next::Wait(_)));
+    let again = job(f.next(t + Duration::from_secs(2)));
+    assert_eq!(again.attempt, 1);
+}
+
+#[test]
+fn drop_origin_removes_only_that_origin() {
+    let mut f = frontier(false);
+    let t = Instant::now();
+    f.push(cand("https://a.org/1", 0), t);
+    f.push(cand("https://a.org/2", 0), t);
+    f.push(cand("http://a.org/3", 0), t);
+    assert_eq!(f.drop_origin("a.org", "https://a.org"), 2);
+    assert_eq!(f.queued(), 1);
+    assert_eq!(job(f.next(t)).url.as_str(), "http://a.org/3");
+}
