@@ -1,9 +1,38 @@
-//! trawl: an archival web crawler that writes WARC/1.1 files.
+//! trawl: an archival web crawler that writes standards-valid WARC/1.1 files.
+//!
+//! # Layout
+//! Data flows one way: seeds -> frontier -> fetch -> record -> WARC writer, and
+//! fetch -> extract -> frontier. Only [`crawl`] wires the stages together; the stages share
+//! model types ([`exchange`], [`http`], [`url`]) but never import each other.
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`cli`] / [`config`] | raw flags / validated configuration |
+//! | [`app`] / [`exit`] | the command, its messages and exit codes |
+//! | [`seeds`] | seed-file parsing |
+//! | [`url`] | canonical URLs, scope, URL filters |
+//! | [`frontier`] | per-host queues, politeness, robots.txt state (pure, time passed in) |
+//! | [`fetch`] | connections, TLS, DNS, the byte recorder |
+//! | [`exchange`] | the recorded request/response bytes |
+//! | [`http`] | reading recorded HTTP messages (head, chunked, content coding) |
+//! | [`extract`] | link extraction from HTML |
+//! | [`record`] | WARC record builders, digests, gzip members |
+//! | [`warc`] | the single writer, file naming, rotation |
+//! | [`crawl`] | the crawl loop and per-job workers |
+//! | [`report`] | progress, the final report, JSON stats |
+
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod crawl;
 pub mod exchange;
+pub mod exit;
 pub mod extract;
+pub mod fetch;
 pub mod frontier;
 pub mod http;
 pub mod record;
+pub mod report;
 pub mod seeds;
 pub mod url;
 pub mod warc;

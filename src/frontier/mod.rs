@@ -402,6 +402,16 @@ impl Frontier {
         dropped
     }
 
+    /// Gives up an origin for good: drops its queued URLs and marks its robots.txt as given
+    /// up, so later links to it are dropped too (e.g. an https seed that falls back to http).
+    pub fn abandon_origin(&mut self, host: &str, origin: &str) -> usize {
+        let dropped = self.drop_origin(host, origin);
+        if let Some(q) = self.hosts.get_mut(host) {
+            q.robots.insert(origin.to_string(), RobotsState::GaveUp);
+        }
+        dropped
+    }
+
     /// URLs waiting to be fetched.
     pub fn queued(&self) -> usize {
         self.queued

@@ -1,0 +1,144 @@
+//! The `trawl` command: turns parsed arguments into a run and a run into an exit code.
+//! Everything user-facing at the top level (messages, report, JSON stats) happens here.
+
+use anyhow::Context;
+
+use crate::cli::{Cli, Command, CrawlArgs};
+use crate::config::{Config, ConfigError};
+use crate::crawl;
+use crate::exit::ExitCode;
+use crate::report::{render_table, StopReason};
+
+/// Runs the command and returns the exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Crawl(args) => run_crawl(args),
+    }
+}
+
+fn init_logging(quiet: bool, verbose: u8) {
+    let level = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, _) => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TRAWL_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("trawl={level}")));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+fn run_crawl(args: CrawlArgs) -> ExitCode {
+    init_logging(args.quiet, args.verbose);
+    let config = match Config::from_args(args) {
+        Ok(c) => c,
+        Err(e) => return config_error(e),
+    };
+    for p in &config.seed_problems {
+        eprintln!("trawl: skipping seed {p}");
+    }
+    match crawl_and_report(config) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("trawl: error: {e:#}");
+            ExitCode::Internal
+        }
+    }
+}
+
+fn config_error(e: ConfigError) -> ExitCode {
+    match &e {
+        ConfigError::NoSeeds(problems) => {
+            for p in problems {
+                eprintln!("trawl: bad seed {p}");
+            }
+            eprintln!("trawl: error: {e}");
+            ExitCode::NoSeeds
+        }
+        ConfigError::OutputDir { .. } => {
+            eprintln!("trawl: error: {e}");
+            ExitCode::OutputError
+        }
+        _ => {
+            eprintln!("trawl: error: {e}");
+            ExitCode::BadArguments
+        }
+    }
+}
+
+fn crawl_and_report(config: Config) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("trawl")
+        .build()
+        .context("starting the async runtime")?;
+    let quiet = config.quiet;
+    let stats_path = config.stats.clone();
+    let outcome = runtime.block_on(async move {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(forward_signals(tx));
+        crawl::run(config, rx).await
+    });
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("trawl: error: {e}");
+            return Ok(ExitCode::OutputError);
+        }
+    };
+    if !quiet {
+        eprint!("{}", render_table(&outcome.stats));
+    }
+    if let Some(path) = stats_path {
+        let json = serde_json::to_vec_pretty(&outcome.stats)?;
+        if let Err(e) = std::fs::write(&path, json) {
+            eprintln!(
+                "trawl: error: cannot write stats to {}: {e}",
+                path.display()
+            );
+            return Ok(ExitCode::OutputError);
+        }
+    }
+    if let Some(e) = &outcome.output_error {
+        eprintln!("trawl: error: {e}");
+    }
+    Ok(match outcome.stats.stop_reason {
+        StopReason::OutputError => ExitCode::OutputError,
+        StopReason::Interrupted => ExitCode::Interrupted,
+        _ if outcome.stats.failed_urls > 0 => ExitCode::FetchErrors,
+        _ => ExitCode::Success,
+    })
+}
+
+/// Sends one message per SIGINT or SIGTERM.
+async fn forward_signals(tx: tokio::sync::mpsc::UnboundedSender<()>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut int), Ok(mut term)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return;
+        };
+        loop {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            if tx.send(()).is_err() {
+                return;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    while tokio::signal::ctrl_c().await.is_ok() {
+        if tx.send(()).is_err() {
+            return;
+        }
+    }
+}

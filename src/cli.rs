@@ -1,0 +1,197 @@
+//! Command-line definitions (clap derive): raw values only. Validation that needs more than
+//! one flag, or the file system, happens in [`crate::config`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::url::ScopeKind;
+
+/// trawl: an archival web crawler that writes WARC/1.1 files.
+#[derive(Debug, Parser)]
+#[command(name = "trawl", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Crawl from seeds and write WARC files.
+    Crawl(CrawlArgs),
+}
+
+/// Flags of `trawl crawl`. Names are a contract with users' scripts: add aliases, never rename.
+#[derive(Debug, Args)]
+pub struct CrawlArgs {
+    /// Seed URLs or bare hosts (bare hosts try https, then http).
+    #[arg(value_name = "SEED")]
+    pub seeds: Vec<String>,
+
+    /// File of seeds: one URL or host per line; blank lines and '#' comments ignored.
+    #[arg(long = "seeds", visible_alias = "seeds-file", value_name = "FILE")]
+    pub seeds_file: Option<PathBuf>,
+
+    /// Directory for WARC files (created if missing).
+    #[arg(long, short = 'o', value_name = "DIR", default_value = "warcs")]
+    pub out: PathBuf,
+
+    /// Stop after this many pages are archived (a page: 2xx response of an accepted type).
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<u64>,
+
+    /// Simultaneous fetches (never more than one per host).
+    #[arg(long, short = 'c', value_name = "N", default_value_t = 32)]
+    pub concurrency: usize,
+
+    /// Minimum time between two requests to one host.
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_duration)]
+    pub delay: Duration,
+
+    /// Highest per-host delay a robots.txt Crawl-delay may ask for.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub max_delay: Duration,
+
+    /// Most link hops from a seed (0 = seeds only); unlimited when not given.
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+
+    /// Which hosts links may lead to: the seeds' exact hosts, their registrable domains, or any.
+    #[arg(long, value_enum, default_value = "domain")]
+    pub scope: ScopeKind,
+
+    /// Only follow URLs matching this regex (repeatable; any may match).
+    #[arg(long, value_name = "REGEX")]
+    pub include: Vec<String>,
+
+    /// Never follow URLs matching this regex (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub exclude: Vec<String>,
+
+    /// User-Agent header; its first word is the robots.txt agent name.
+    #[arg(long, value_name = "UA", default_value = concat!("trawl/", env!("CARGO_PKG_VERSION"), " (+https://github.com/trawl-crawler/trawl)"))]
+    pub user_agent: String,
+
+    /// Content records per WARC file before rotating (the warcinfo record is not counted).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub records_per_file: u64,
+
+    /// WARC file size before rotating (e.g. 1GB, 500MiB).
+    #[arg(long, value_name = "SIZE", default_value = "1GB", value_parser = parse_size)]
+    pub warc_max_size: u64,
+
+    /// WARC file name prefix: PREFIX-YYYYMMDDhhmmss-NNNNN.warc.gz.
+    #[arg(long, value_name = "PREFIX", default_value = "trawl")]
+    pub warc_prefix: String,
+
+    /// gzip level of WARC records (0-9).
+    #[arg(long, value_name = "N", default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=9))]
+    pub gzip_level: u32,
+
+    /// Longest silence while waiting for response bytes.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub timeout: Duration,
+
+    /// TCP connect and TLS handshake timeout.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub connect_timeout: Duration,
+
+    /// Longest time for one whole fetch; a body cut by it is archived with WARC-Truncated: time.
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub fetch_timeout: Duration,
+
+    /// Largest body archived; longer bodies are cut and marked WARC-Truncated: length.
+    #[arg(long, value_name = "SIZE", default_value = "20MiB", value_parser = parse_size)]
+    pub max_body_size: u64,
+
+    /// Content types archived (comma-separated or repeated; 'text/*' style wildcards allowed).
+    #[arg(
+        long,
+        value_name = "TYPES",
+        value_delimiter = ',',
+        default_value = "text/html,application/xhtml+xml"
+    )]
+    pub accept: Vec<String>,
+
+    /// Retries of a fetch that failed with a network error, with doubling backoff.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub retries: u32,
+
+    /// Most links taken from one page.
+    #[arg(long, value_name = "N", default_value_t = 5000)]
+    pub max_links_per_page: usize,
+
+    /// Do not fetch or obey robots.txt (recorded in the warcinfo record).
+    #[arg(long)]
+    pub ignore_robots: bool,
+
+    /// Operator contact written into the warcinfo record.
+    #[arg(long, value_name = "TEXT")]
+    pub operator: Option<String>,
+
+    /// Write the final report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+
+    /// Interval of the one-line status printed when stderr is not a terminal.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub progress_interval: Duration,
+
+    /// No progress and no report on stderr (errors are still printed).
+    #[arg(long, short = 'q', conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// More log output (-v: each fetch, -vv: debug).
+    #[arg(long, short = 'v', action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+/// Parses human durations such as `250ms`, `2s`, `1m 30s`; a bare number means seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    if let Ok(secs) = s.parse::<f64>() {
+        if secs.is_finite() && secs >= 0.0 {
+            return Ok(Duration::from_secs_f64(secs));
+        }
+    }
+    humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 250ms, 2s, 1m)"))
+}
+
+/// Parses human sizes such as `1GB`, `500MiB`, `64k`; a bare number means bytes.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|b| b.as_u64())
+        .map_err(|e| format!("{e} (examples: 1GB, 500MiB, 65536)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1GB").unwrap(), 1_000_000_000);
+        assert_eq!(parse_size("500MiB").unwrap(), 500 * 1024 * 1024);
+        assert_eq!(parse_size("65536").unwrap(), 65536);
+        assert!(parse_size("big").is_err());
+    }
+
+    #[test]
+    fn cli_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,42 @@
+//! Idle keep-alive connections, one per host, owned by the crawl loop between fetches.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use crate::fetch::Connection;
+
+/// How long an unused connection is kept.
+const MAX_IDLE: Duration = Duration::from_secs(15);
+/// Most idle connections kept (each holds a socket).
+const MAX_CONNECTIONS: usize = 2048;
+
+/// Connections waiting for their host's next fetch.
+#[derive(Default)]
+pub struct IdlePool {
+    by_host: HashMap<String, Connection>,
+}
+
+impl IdlePool {
+    /// Takes the host's connection, if any.
+    pub fn take(&mut self, host: &str) -> Option<Connection> {
+        self.by_host.remove(host)
+    }
+
+    /// Keeps a connection for the host's next fetch (dropped if the pool is full).
+    pub fn put(&mut self, host: String, conn: Connection) {
+        if self.by_host.len() < MAX_CONNECTIONS || self.by_host.contains_key(&host) {
+            self.by_host.insert(host, conn);
+        }
+    }
+
+    /// Closes connections idle for too long or closed by the server.
+    pub fn expire(&mut self, now: Instant) {
+        self.by_host
+            .retain(|_, c| c.is_reusable() && now.duration_since(c.idle_since) < MAX_IDLE);
+    }
+
+    /// Closes everything.
+    pub fn clear(&mut self) {
+        self.by_host.clear();
+    }
+}

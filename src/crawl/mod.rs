@@ -1,0 +1,457 @@
+//! The crawl loop: the only place that wires the stages together.
+//!
+//! ```text
+//! seeds -> frontier -> [worker task: fetch -> record -> writer channel] -> results channel
+//!                ^                                                              |
+//!                +---------------- admission <- links / redirects <-------------+
+//! ```
+//! The loop owns the frontier, the idle connections and the tally; workers own one job each and
+//! report back through a bounded channel (capacity = concurrency, one message per worker, so it
+//! never blocks). The WARC writer runs on its own thread; when every sender is gone it closes
+//! the last file. Shutdown requests arrive on a channel: the first stops dispatching and lets
+//! in-flight fetches finish, the second aborts them.
+
+pub mod admission;
+pub mod idle;
+pub mod worker;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use url::Url;
+
+use crate::config::Config;
+use crate::fetch::{origin_key, FetchError, Fetcher};
+use crate::frontier::politeness::retry_backoff;
+use crate::frontier::{Candidate, Frontier, Job, JobKind, Next, RobotsOutcome};
+use crate::report::stats::Totals;
+use crate::report::{CrawlStats, Progress, Snapshot, StopReason, Tally};
+use crate::url::Scope;
+use crate::warc::{spawn_writer, WarcError, WriterConfig};
+use admission::{Admission, Rejection};
+use idle::IdlePool;
+use worker::{run_job, JobResult, Outcome, PageBudget, SkipReason, WorkerContext};
+
+/// How a crawl ended.
+#[derive(Debug)]
+pub struct CrawlOutcome {
+    /// The final report.
+    pub stats: CrawlStats,
+    /// The output error that stopped the crawl, if any.
+    pub output_error: Option<WarcError>,
+}
+
+/// Mutable state of the loop, kept together so handlers can borrow it as one.
+struct LoopState {
+    config: Arc<Config>,
+    frontier: Frontier,
+    admission: Admission,
+    /// https origins of bare-host seeds, with the http URL to fall back to.
+    fallback: HashMap<String, Url>,
+    tally: Tally,
+    idle: IdlePool,
+    stopping: Option<StopReason>,
+}
+
+/// Runs a crawl to its end. `signals` delivers shutdown requests (SIGINT/SIGTERM).
+pub async fn run(
+    config: Config,
+    mut signals: mpsc::UnboundedReceiver<()>,
+) -> Result<CrawlOutcome, WarcError> {
+    let start = Instant::now();
+    let config = Arc::new(config);
+    let writer = spawn_writer(WriterConfig {
+        dir: config.out.clone(),
+        prefix: config.warc_prefix.clone(),
+        rotation: config.rotation,
+        gzip_level: config.gzip_level,
+        info: warcinfo_fields(&config),
+        queue: config.concurrency.max(8) * 2,
+    })?;
+    let ctx = Arc::new(WorkerContext {
+        config: config.clone(),
+        fetcher: Fetcher::new(config.fetch.clone()),
+        writer: writer.sender.clone(),
+        budget: PageBudget::new(config.max_pages),
+    });
+
+    let mut state = LoopState::new(config.clone());
+    let (results_tx, mut results) = mpsc::channel::<JobResult>(config.concurrency);
+    let mut tasks = JoinSet::new();
+    let mut in_flight = 0usize;
+    let mut progress = Progress::new(config.quiet, config.progress_interval, config.max_pages);
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    let mut signals_open = true;
+
+    loop {
+        let mut wake = None;
+        let mut exhausted = false;
+        while state.stopping.is_none() && in_flight < config.concurrency {
+            match state.frontier.next(Instant::now()) {
+                Next::Job(job) => {
+                    let conn = state.idle.take(&job.host);
+                    let (ctx, tx) = (ctx.clone(), results_tx.clone());
+                    tasks.spawn(async move {
+                        let result = run_job(ctx, job, conn).await;
+                        // The loop outlives every worker unless it aborted them.
+                        let _ = tx.send(result).await;
+                    });
+                    in_flight += 1;
+                }
+                Next::Wait(at) => {
+                    wake = Some(at);
+                    break;
+                }
+                Next::Idle => break,
+                Next::Exhausted => {
+                    exhausted = true;
+                    break;
+                }
+            }
+        }
+        if in_flight == 0 && (exhausted || state.stopping.is_some()) {
+            break;
+        }
+        let sleep_until = wake.map(tokio::time::Instant::from_std);
+        tokio::select! {
+            Some(result) = results.recv() => {
+                in_flight -= 1;
+                state.handle(result, Instant::now());
+                if state.stopping.is_none() && ctx.budget.exhausted() {
+                    state.stopping = Some(StopReason::TargetReached);
+                }
+            }
+            _ = sleep_until_opt(sleep_until), if sleep_until.is_some() && state.stopping.is_none() => {}
+            signal = signals.recv(), if signals_open => {
+                if signal.is_none() {
+                    signals_open = false;
+                } else if state.stopping.is_none() || state.stopping == Some(StopReason::TargetReached) {
+                    tracing::warn!("stop requested: finishing {in_flight} fetch(es); signal again to abort them");
+                    state.stopping = Some(StopReason::Interrupted);
+                } else {
+                    tracing::warn!("second stop request: aborting {in_flight} fetch(es)");
+                    tasks.abort_all();
+                    break;
+                }
+            }
+            _ = tick.tick() => {
+                state.idle.expire(Instant::now());
+                while tasks.try_join_next().is_some() {}
+            }
+        }
+        progress.update(&Snapshot {
+            pages: state.tally.pages,
+            queued: state.frontier.queued(),
+            in_flight,
+            errors: state.tally.errors.values().sum(),
+            bytes_written: writer
+                .bytes_written
+                .load(std::sync::atomic::Ordering::Relaxed),
+        });
+    }
+    progress.finish();
+    tasks.shutdown().await;
+    state.idle.clear();
+    drop(results_tx);
+    drop(ctx);
+    let writer_result = tokio::task::spawn_blocking(move || writer.finish())
+        .await
+        .unwrap_or_else(|e| {
+            Err(WarcError::Io {
+                path: PathBuf::new(),
+                source: std::io::Error::other(e),
+            })
+        });
+    let (report, output_error) = match writer_result {
+        Ok(report) => (report, None),
+        Err(e) => (Default::default(), Some(e)),
+    };
+    let stop_reason = if output_error.is_some() {
+        StopReason::OutputError
+    } else {
+        state.stopping.unwrap_or(StopReason::FrontierExhausted)
+    };
+    let counters = state.frontier.counters().clone();
+    state.tally.filtered.robots = counters.robots_denied;
+    state.tally.filtered.robots_unavailable = counters.robots_unavailable;
+    let stats = CrawlStats::build(
+        &state.tally,
+        Totals {
+            stop_reason,
+            elapsed: start.elapsed(),
+            bytes_written: report.bytes,
+            records_written: report.records,
+            warc_files: report
+                .files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            hosts_seen: state.frontier.hosts_seen(),
+            queued_at_end: state.frontier.queued(),
+            seed_problems: config.seed_problems.iter().map(|p| p.to_string()).collect(),
+        },
+    );
+    Ok(CrawlOutcome {
+        stats,
+        output_error,
+    })
+}
+
+async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+    if let Some(at) = at {
+        tokio::time::sleep_until(at).await;
+    }
+}
+
+impl LoopState {
+    fn new(config: Arc<Config>) -> Self {
+        let mut scope = Scope::new(config.scope);
+        for seed in &config.seeds {
+            scope.add_seed(&seed.url);
+        }
+        let admission = Admission::new(
+            scope,
+            config.filter.clone(),
+            config.max_depth,
+            config.max_redirects,
+        );
+        let mut frontier = Frontier::new(config.frontier.clone());
+        let mut fallback = HashMap::new();
+        let now = Instant::now();
+        for seed in &config.seeds {
+            if seed.http_fallback {
+                let mut http = seed.url.clone();
+                if http.set_scheme("http").is_ok() {
+                    fallback.insert(origin_key(&seed.url), http);
+                }
+            }
+            frontier.push(
+                Candidate {
+                    url: seed.url.clone(),
+                    depth: 0,
+                    redirects: 0,
+                },
+                now,
+            );
+        }
+        LoopState {
+            config,
+            frontier,
+            admission,
+            fallback,
+            tally: Tally::default(),
+            idle: IdlePool::default(),
+            stopping: None,
+        }
+    }
+
+    fn handle(&mut self, result: JobResult, now: Instant) {
+        let JobResult {
+            job,
+            conn,
+            outcome,
+            bytes,
+            elapsed,
+        } = result;
+        if let Some(conn) = conn {
+            self.idle.put(job.host.clone(), conn);
+        }
+        if !matches!(outcome, Outcome::Failed(_) | Outcome::OutputClosed) {
+            self.tally.requests += 1;
+            self.tally.request_time += elapsed;
+            self.tally.bytes_downloaded += bytes;
+            *self
+                .tally
+                .hosts_crawled
+                .entry(job.host.clone())
+                .or_default() += 1;
+        }
+        match outcome {
+            Outcome::Failed(error) => self.failed(job, error, now),
+            Outcome::OutputClosed => {
+                self.stopping = Some(StopReason::OutputError);
+                self.frontier.complete(&job.host, now);
+            }
+            Outcome::Skipped { status, reason } => {
+                *self.tally.status_codes.entry(status).or_default() += 1;
+                match reason {
+                    SkipReason::ContentType => self.tally.filtered.content_type += 1,
+                    SkipReason::TargetReached => self.tally.filtered.target_reached += 1,
+                }
+                self.frontier.complete(&job.host, now);
+            }
+            Outcome::Archived {
+                status,
+                page,
+                links,
+                location,
+                truncated,
+                robots_body,
+            } => {
+                *self.tally.status_codes.entry(status).or_default() += 1;
+                if let Some(t) = truncated {
+                    *self
+                        .tally
+                        .truncated
+                        .entry(t.as_warc_value().to_string())
+                        .or_default() += 1;
+                }
+                tracing::info!(status, url = %job.url, "archived");
+                if let JobKind::Robots { .. } = job.kind {
+                    let outcome = match location {
+                        Some(to) => RobotsOutcome::Redirect(to),
+                        None if (300..400).contains(&status) => RobotsOutcome::Fetched {
+                            status: 404,
+                            body: Vec::new(),
+                        },
+                        None => RobotsOutcome::Fetched {
+                            status,
+                            body: robots_body.unwrap_or_default(),
+                        },
+                    };
+                    self.frontier.robots_result(&job, outcome, now);
+                    return;
+                }
+                if page {
+                    self.tally.pages += 1;
+                    *self
+                        .tally
+                        .pages_per_host
+                        .entry(job.host.clone())
+                        .or_default() += 1;
+                }
+                for link in links {
+                    self.offer(link, job.depth + 1, 0, false, now);
+                }
+                if let Some(to) = location {
+                    self.offer(to, job.depth, job.redirects + 1, job.depth == 0, now);
+                }
+                self.frontier.complete(&job.host, now);
+            }
+        }
+    }
+
+    /// Offers a discovered URL to the frontier. Redirects out of a seed's own chain extend the
+    /// scope to their target, as a seed that moved is still what the user asked for.
+    fn offer(&mut self, url: Url, depth: u32, redirects: u32, from_seed: bool, now: Instant) {
+        if from_seed {
+            self.admission.scope.add_seed(&url);
+        }
+        match self.admission.check(&url, depth, redirects) {
+            Ok(()) => {
+                if !self.frontier.push(
+                    Candidate {
+                        url,
+                        depth,
+                        redirects,
+                    },
+                    now,
+                ) {
+                    self.tally.filtered.duplicate += 1;
+                }
+            }
+            Err(r) => {
+                let f = &mut self.tally.filtered;
+                match r {
+                    Rejection::Scope => f.scope += 1,
+                    Rejection::Depth => f.depth += 1,
+                    Rejection::Redirects => f.redirects += 1,
+                    Rejection::Pattern => f.pattern += 1,
+                    Rejection::Extension => f.extension += 1,
+                }
+            }
+        }
+    }
+
+    fn failed(&mut self, job: Job, error: FetchError, now: Instant) {
+        *self
+            .tally
+            .errors
+            .entry(error.kind().to_string())
+            .or_default() += 1;
+        tracing::info!(url = %job.url, %error, "fetch failed");
+        let origin = origin_key(&job.url);
+        let origin = match &job.kind {
+            JobKind::Robots { origin, .. } => origin.clone(),
+            JobKind::Page => origin,
+        };
+        if matches!(error, FetchError::Tls(_) | FetchError::Connect(_)) {
+            if let Some(http) = self.fallback.remove(&origin) {
+                tracing::info!(%origin, "TLS not available; falling back to {http}");
+                self.frontier.abandon_origin(&job.host, &origin);
+                self.frontier.complete(&job.host, now);
+                self.frontier.push(
+                    Candidate {
+                        url: http,
+                        depth: 0,
+                        redirects: 0,
+                    },
+                    now,
+                );
+                return;
+            }
+        }
+        match job.kind {
+            JobKind::Robots { .. } => {
+                self.frontier
+                    .robots_result(&job, RobotsOutcome::Unreachable, now)
+            }
+            JobKind::Page if error.is_retryable() && job.attempt < self.config.retries => {
+                self.tally.retries += 1;
+                let base = self.config.frontier.delay.max(Duration::from_secs(1));
+                let backoff = retry_backoff(base, job.attempt + 1);
+                self.frontier.retry(job, now, backoff);
+            }
+            JobKind::Page => {
+                self.tally.failed_urls += 1;
+                self.frontier.complete(&job.host, now);
+            }
+        }
+    }
+}
+
+/// The fields of the warcinfo record that opens every file.
+fn warcinfo_fields(config: &Config) -> Vec<(String, String)> {
+    let hostname = gethostname::gethostname().to_string_lossy().to_string();
+    let mut info = vec![
+        (
+            "software".to_string(),
+            format!(
+                "trawl/{} (https://github.com/trawl-crawler/trawl)",
+                env!("CARGO_PKG_VERSION")
+            ),
+        ),
+        ("format".to_string(), "WARC File Format 1.1".to_string()),
+        (
+            "conformsTo".to_string(),
+            "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
+                .to_string(),
+        ),
+        ("hostname".to_string(), hostname),
+        (
+            "http-header-user-agent".to_string(),
+            config.fetch.user_agent.clone(),
+        ),
+        (
+            "robots".to_string(),
+            if config.frontier.obey_robots {
+                "obey".to_string()
+            } else {
+                "ignore".to_string()
+            },
+        ),
+        ("isPartOf".to_string(), config.warc_prefix.clone()),
+        (
+            "started".to_string(),
+            humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        ),
+    ];
+    if let Some(op) = &config.operator {
+        info.push(("operator".to_string(), op.clone()));
+    }
+    info
+}

@@ -1,0 +1,301 @@
+//! One job, start to finish, in its own task: fetch, decide, build and compress the WARC
+//! records, hand them to the writer, and extract links. The result goes back to the crawl loop,
+//! which alone touches the frontier.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use url::Url;
+
+use crate::config::Config;
+use crate::exchange::{Exchange, Truncation};
+use crate::extract::{decode_html, extract_links};
+use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
+use crate::frontier::robots::ROBOTS_PARSE_LIMIT;
+use crate::frontier::{Job, JobKind};
+use crate::http::{decode_content, parse_response_head, ResponseHead};
+use crate::record::{exchange_records, gzip_member, payload_of_response};
+use crate::url::resolve_link;
+use crate::warc::Batch;
+
+/// Largest robots.txt body read (more than the parse limit, which cuts at a line break).
+const ROBOTS_MAX_BODY: u64 = 2 * ROBOTS_PARSE_LIMIT as u64;
+/// Largest decoded body handed to link extraction (decompression-bomb cap).
+const MAX_DECODED_HTML: usize = 32 * 1024 * 1024;
+
+/// Counts archived pages against `--max-pages`, shared by all workers so the target is exact.
+#[derive(Debug)]
+pub struct PageBudget {
+    limit: Option<u64>,
+    taken: AtomicU64,
+}
+
+impl PageBudget {
+    /// A budget of `limit` pages (unlimited when `None`).
+    pub fn new(limit: Option<u64>) -> Self {
+        PageBudget {
+            limit,
+            taken: AtomicU64::new(0),
+        }
+    }
+
+    /// Claims one page; false when the target is already met.
+    pub fn try_take(&self) -> bool {
+        match self.limit {
+            None => {
+                self.taken.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+            Some(limit) => self
+                .taken
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {
+                    (t < limit).then_some(t + 1)
+                })
+                .is_ok(),
+        }
+    }
+
+    /// True when no page can be claimed any more.
+    pub fn exhausted(&self) -> bool {
+        self.limit
+            .is_some_and(|l| self.taken.load(Ordering::Acquire) >= l)
+    }
+}
+
+/// Shared by every worker.
+pub struct WorkerContext {
+    /// Crawl configuration.
+    pub config: Arc<Config>,
+    /// The fetcher (resolver, TLS config).
+    pub fetcher: Fetcher,
+    /// The WARC writer's inbox.
+    pub writer: mpsc::Sender<Batch>,
+    /// The page target.
+    pub budget: PageBudget,
+}
+
+/// Why a received response was not archived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Its Content-Type is not accepted.
+    ContentType,
+    /// The page target was reached.
+    TargetReached,
+}
+
+/// What happened to a job.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The response was archived.
+    Archived {
+        /// HTTP status.
+        status: u16,
+        /// A page that counts toward `--max-pages`.
+        page: bool,
+        /// Outlinks of a page.
+        links: Vec<Url>,
+        /// Redirect target of a 3xx.
+        location: Option<Url>,
+        /// Set when the body was cut short.
+        truncated: Option<Truncation>,
+        /// Decoded body of a robots.txt response.
+        robots_body: Option<Vec<u8>>,
+    },
+    /// A response was received but not archived.
+    Skipped {
+        /// HTTP status.
+        status: u16,
+        /// Why.
+        reason: SkipReason,
+    },
+    /// No usable response.
+    Failed(FetchError),
+    /// The WARC writer is gone (output error): the crawl must stop.
+    OutputClosed,
+}
+
+/// The report of one job to the crawl loop.
+pub struct JobResult {
+    /// The job that ran.
+    pub job: Job,
+    /// The connection, when it can be kept alive.
+    pub conn: Option<Connection>,
+    /// What happened.
+    pub outcome: Outcome,
+    /// Response bytes received.
+    pub bytes: u64,
+    /// Fetch time.
+    pub elapsed: Duration,
+}
+
+enum Plan {
+    Undecided,
+    Page,
+    Other,
+    Skip(SkipReason),
+}
+
+/// Runs one job.
+pub async fn run_job(ctx: Arc<WorkerContext>, job: Job, idle: Option<Connection>) -> JobResult {
+    let config = &ctx.config;
+    let is_robots = matches!(job.kind, JobKind::Robots { .. });
+    let mut plan = Plan::Undecided;
+    let (result, conn) = ctx
+        .fetcher
+        .fetch(&job.url, idle, |status, headers| {
+            let media = headers
+                .get(http::header::CONTENT_TYPE)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).to_string())
+                .map(|ct| {
+                    ct.split(';')
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_ascii_lowercase()
+                })
+                .unwrap_or_default();
+            plan = if is_robots || (300..400).contains(&status) {
+                Plan::Other
+            } else if !config.accepts(&media) {
+                Plan::Skip(SkipReason::ContentType)
+            } else if (200..300).contains(&status) {
+                if ctx.budget.try_take() {
+                    Plan::Page
+                } else {
+                    Plan::Skip(SkipReason::TargetReached)
+                }
+            } else {
+                Plan::Other
+            };
+            match plan {
+                Plan::Skip(_) => BodyPlan::Skip,
+                _ if is_robots => BodyPlan::Read {
+                    max_body: ROBOTS_MAX_BODY,
+                },
+                _ => BodyPlan::Read {
+                    max_body: config.max_body_size,
+                },
+            }
+        })
+        .await;
+    let fetched = match result {
+        Ok(f) => f,
+        Err(e) => {
+            return JobResult {
+                job,
+                conn,
+                outcome: Outcome::Failed(e),
+                bytes: 0,
+                elapsed: Duration::ZERO,
+            }
+        }
+    };
+    let bytes = fetched.exchange.response.len() as u64;
+    let elapsed = fetched.elapsed;
+    let status = fetched.status;
+    let page = match plan {
+        Plan::Skip(reason) => {
+            return JobResult {
+                job,
+                conn,
+                outcome: Outcome::Skipped { status, reason },
+                bytes,
+                elapsed,
+            }
+        }
+        Plan::Page => true,
+        Plan::Other | Plan::Undecided => false,
+    };
+    let exchange = fetched.exchange;
+    if archive(&ctx, &exchange).await.is_err() {
+        return JobResult {
+            job,
+            conn,
+            outcome: Outcome::OutputClosed,
+            bytes,
+            elapsed,
+        };
+    }
+    let head = parse_response_head(&exchange.response);
+    let location = head
+        .as_ref()
+        .filter(|_| (300..400).contains(&status))
+        .and_then(|h| h.header_str("location"))
+        .and_then(|loc| resolve_link(&job.url, &loc));
+    let links = match (&head, page) {
+        (Some(h), true) => page_links(config, &job.url, h, &exchange),
+        _ => Vec::new(),
+    };
+    let robots_body = match (&head, is_robots) {
+        (Some(h), true) => Some(decoded_body(h, &exchange, ROBOTS_MAX_BODY as usize)),
+        _ => None,
+    };
+    JobResult {
+        job,
+        conn,
+        outcome: Outcome::Archived {
+            status,
+            page,
+            links,
+            location,
+            truncated: exchange.truncated,
+            robots_body,
+        },
+        bytes,
+        elapsed,
+    }
+}
+
+/// Builds, compresses and sends the request/response pair to the writer.
+async fn archive(ctx: &WorkerContext, exchange: &Exchange) -> Result<(), ()> {
+    let (request, response) = exchange_records(exchange);
+    let level = ctx.config.gzip_level;
+    let members = vec![
+        gzip_member(&request.bytes, level),
+        gzip_member(&response.bytes, level),
+    ];
+    ctx.writer.send(Batch { members }).await.map_err(|_| ())
+}
+
+/// The entity body with transfer and content coding removed; empty when it cannot be decoded.
+fn decoded_body(head: &ResponseHead, exchange: &Exchange, cap: usize) -> Vec<u8> {
+    let Some(payload) = payload_of_response(&exchange.response) else {
+        return Vec::new();
+    };
+    let encoding = head.header_str("content-encoding");
+    decode_content(encoding.as_deref(), &payload, cap)
+        .map(|d| d.data)
+        .unwrap_or_default()
+}
+
+fn page_links(config: &Config, url: &Url, head: &ResponseHead, exchange: &Exchange) -> Vec<Url> {
+    let media = head.media_type().unwrap_or_default();
+    if media != "text/html" && media != "application/xhtml+xml" {
+        return Vec::new();
+    }
+    let body = decoded_body(head, exchange, MAX_DECODED_HTML);
+    let text = decode_html(&body, head.charset().as_deref());
+    extract_links(&text, url, config.max_links_per_page).urls
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_is_exact_under_contention() {
+        let budget = Arc::new(PageBudget::new(Some(1000)));
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let b = budget.clone();
+                std::thread::spawn(move || (0..1000).filter(|_| b.try_take()).count())
+            })
+            .collect();
+        let total: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+        assert_eq!(total, 1000);
+        assert!(budget.exhausted());
+        assert!(!PageBudget::new(None).exhausted());
+    }
+}

@@ -1,0 +1,28 @@
+//! Process exit codes: a contract with cron jobs and scripts (documented in README.md).
+
+/// Exit codes of `trawl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ExitCode {
+    /// The crawl finished (target reached or frontier exhausted) with no failed URL.
+    Success = 0,
+    /// An unexpected internal error.
+    Internal = 1,
+    /// Bad command-line arguments (also clap's usage errors).
+    BadArguments = 2,
+    /// No usable seed.
+    NoSeeds = 3,
+    /// The crawl finished, but some URLs failed after their retries (network or protocol
+    /// errors; HTTP error statuses are archived data, not failures).
+    FetchErrors = 4,
+    /// Writing the output failed (disk full, permissions); the files written are valid.
+    OutputError = 5,
+    /// Stopped by SIGINT/SIGTERM; WARC files were closed cleanly.
+    Interrupted = 130,
+}
+
+impl From<ExitCode> for std::process::ExitCode {
+    fn from(code: ExitCode) -> Self {
+        std::process::ExitCode::from(code as u8)
+    }
+}

@@ -1,0 +1,259 @@
+//! Fetching one URL over HTTP/1.1 and recording the exact bytes of the exchange.
+//!
+//! A [`Fetcher`] is shared by all fetching tasks. Each call takes the host's idle
+//! [`Connection`] (if any) and gives it back when it can be kept alive. The caller decides,
+//! from the status and headers, whether the body is worth reading (the content-type filter);
+//! a rejected body is not read and its connection is closed.
+
+pub mod connection;
+pub mod dns;
+pub mod error;
+pub mod recorder;
+pub mod tls;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty};
+use tokio::time::timeout_at;
+use url::Url;
+
+use crate::exchange::{Exchange, Truncation};
+pub use connection::{origin_key, Connection};
+pub use dns::Dns;
+pub use error::FetchError;
+
+/// Limits and identity for every fetch.
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// The User-Agent header.
+    pub user_agent: String,
+    /// TCP connect (and TLS handshake) timeout.
+    pub connect_timeout: Duration,
+    /// Longest silence while waiting for the response head or the next body bytes.
+    pub read_timeout: Duration,
+    /// Longest time for the whole fetch; a body cut by it is archived as truncated (time).
+    pub total_timeout: Duration,
+}
+
+/// A received response (possibly truncated) and its recorded bytes.
+#[derive(Debug)]
+pub struct Fetched {
+    /// The recorded exchange.
+    pub exchange: Exchange,
+    /// HTTP status code.
+    pub status: u16,
+    /// False when the caller rejected the body (only the head was received).
+    pub body_read: bool,
+    /// Time from start to end of the fetch.
+    pub elapsed: Duration,
+}
+
+/// What the caller wants done with a response, decided from its status and headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyPlan {
+    /// Read the body, up to this many bytes.
+    Read {
+        /// Body cap in bytes.
+        max_body: u64,
+    },
+    /// Do not read the body; close the connection.
+    Skip,
+}
+
+/// Fetches URLs; cheap to share behind an `Arc`.
+pub struct Fetcher {
+    dns: Dns,
+    tls: Arc<rustls::ClientConfig>,
+    options: FetchOptions,
+}
+
+impl Fetcher {
+    /// A fetcher with the system resolver and the built-in TLS roots.
+    pub fn new(options: FetchOptions) -> Self {
+        Fetcher {
+            dns: Dns::from_system(),
+            tls: tls::client_config(),
+            options,
+        }
+    }
+
+    /// GETs `url`, reusing `idle` when it is a live connection to the same origin. Returns the
+    /// result and the connection if it can be kept alive.
+    pub async fn fetch<F>(
+        &self,
+        url: &Url,
+        idle: Option<Connection>,
+        plan: F,
+    ) -> (Result<Fetched, FetchError>, Option<Connection>)
+    where
+        F: FnOnce(u16, &http::HeaderMap) -> BodyPlan,
+    {
+        let start = Instant::now();
+        let deadline = tokio::time::Instant::from_std(start + self.options.total_timeout);
+        let key = origin_key(url);
+        let mut conn = idle.filter(|c| c.origin == key && c.is_reusable());
+        let mut reused = conn.is_some();
+        loop {
+            let mut c = match conn.take() {
+                Some(c) => c,
+                None => {
+                    let connecting = connection::connect(
+                        url,
+                        &self.dns,
+                        &self.tls,
+                        self.options.connect_timeout,
+                    );
+                    match timeout_at(deadline, connecting).await {
+                        Ok(Ok(c)) => c,
+                        Ok(Err(e)) => return (Err(e), None),
+                        Err(_) => return (Err(FetchError::Timeout("connect")), None),
+                    }
+                }
+            };
+            let request = match self.request(url) {
+                Ok(r) => r,
+                Err(e) => return (Err(e), Some(c)),
+            };
+            c.tape.clear();
+            let date = SystemTime::now();
+            let head_deadline =
+                deadline.min(tokio::time::Instant::now() + self.options.read_timeout);
+            let sent = timeout_at(head_deadline, async {
+                c.sender.ready().await?;
+                c.sender.send_request(request).await
+            })
+            .await;
+            match sent {
+                Err(_) => return (Err(FetchError::Timeout("response head")), None),
+                Ok(Err(e)) => {
+                    // A kept-alive connection the server closed meanwhile: try a fresh one once.
+                    if reused && c.tape.received_len() == 0 {
+                        reused = false;
+                        continue;
+                    }
+                    return (Err(FetchError::from_hyper(&e)), None);
+                }
+                Ok(Ok(response)) => {
+                    let (result, keep) = self
+                        .read_response(url, c, response, date, deadline, plan)
+                        .await;
+                    let elapsed = start.elapsed();
+                    return (Ok(Fetched { elapsed, ..result }), keep);
+                }
+            }
+        }
+    }
+
+    async fn read_response<F>(
+        &self,
+        url: &Url,
+        conn: Connection,
+        response: hyper::Response<hyper::body::Incoming>,
+        date: SystemTime,
+        deadline: tokio::time::Instant,
+        plan: F,
+    ) -> (Fetched, Option<Connection>)
+    where
+        F: FnOnce(u16, &http::HeaderMap) -> BodyPlan,
+    {
+        let status = response.status().as_u16();
+        let max_body = match plan(status, response.headers()) {
+            BodyPlan::Read { max_body } => max_body,
+            BodyPlan::Skip => {
+                drop(response);
+                let tape = conn.tape.take();
+                let exchange = self.exchange(url, &conn, date, tape, None);
+                return (
+                    Fetched {
+                        exchange,
+                        status,
+                        body_read: false,
+                        elapsed: Duration::ZERO,
+                    },
+                    None,
+                );
+            }
+        };
+        let mut body = response.into_body();
+        let mut received: u64 = 0;
+        let mut truncated = None;
+        loop {
+            let wait = deadline.min(tokio::time::Instant::now() + self.options.read_timeout);
+            match timeout_at(wait, body.frame()).await {
+                Err(_) => {
+                    truncated = Some(Truncation::Time);
+                    break;
+                }
+                Ok(None) => break,
+                Ok(Some(Err(_))) => {
+                    truncated = Some(Truncation::Disconnect);
+                    break;
+                }
+                Ok(Some(Ok(frame))) => {
+                    if let Some(data) = frame.data_ref() {
+                        received += data.len() as u64;
+                        if received > max_body {
+                            truncated = Some(Truncation::Length);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        drop(body);
+        let tape = conn.tape.take();
+        let exchange = self.exchange(url, &conn, date, tape, truncated);
+        let keep = (truncated.is_none() && conn.is_reusable()).then_some(conn);
+        (
+            Fetched {
+                exchange,
+                status,
+                body_read: true,
+                elapsed: Duration::ZERO,
+            },
+            keep.map(|mut c| {
+                c.idle_since = Instant::now();
+                c
+            }),
+        )
+    }
+
+    fn exchange(
+        &self,
+        url: &Url,
+        conn: &Connection,
+        date: SystemTime,
+        tape: recorder::Tape,
+        truncated: Option<Truncation>,
+    ) -> Exchange {
+        Exchange {
+            target_uri: url.as_str().to_string(),
+            ip: Some(conn.ip),
+            date,
+            request: tape.sent,
+            response: tape.received,
+            truncated,
+        }
+    }
+
+    fn request(&self, url: &Url) -> Result<http::Request<Empty<Bytes>>, FetchError> {
+        let target = &url[url::Position::BeforePath..url::Position::AfterQuery];
+        let host = match url.port() {
+            Some(port) => format!("{}:{port}", url.host_str().unwrap_or("")),
+            None => url.host_str().unwrap_or("").to_string(),
+        };
+        http::Request::get(target)
+            .header("Host", host)
+            .header("User-Agent", &self.options.user_agent)
+            .header(
+                "Accept",
+                "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            )
+            .header("Accept-Encoding", "gzip, deflate, br")
+            .header("Connection", "keep-alive")
+            .body(Empty::new())
+            .map_err(|e| FetchError::Protocol(format!("cannot build request for {url}: {e}")))
+    }
+}

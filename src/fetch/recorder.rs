@@ -1,0 +1,125 @@
+//! Records the exact bytes a connection sends and receives.
+//!
+//! [`Recorder`] wraps the plaintext stream (inside TLS, so the tape holds HTTP, not ciphertext)
+//! and is what hyper reads from and writes to. Everything hyper sends and everything it reads
+//! from the socket lands on the shared [`Tape`], byte for byte, which is what the WARC records
+//! are made of.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// Bytes of one exchange in each direction.
+#[derive(Debug, Default)]
+pub struct Tape {
+    /// Bytes written to the peer.
+    pub sent: Vec<u8>,
+    /// Bytes read from the peer.
+    pub received: Vec<u8>,
+}
+
+/// A tape shared between the recorder (inside hyper's connection task) and the fetcher.
+/// A plain mutex: it is never held across an await, and only these two ever touch it.
+#[derive(Debug, Clone, Default)]
+pub struct SharedTape(Arc<Mutex<Tape>>);
+
+impl SharedTape {
+    fn lock(&self) -> MutexGuard<'_, Tape> {
+        // A panic while holding the lock cannot leave the byte vectors inconsistent.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Empties the tape before a new request.
+    pub fn clear(&self) {
+        let mut t = self.lock();
+        t.sent.clear();
+        t.received.clear();
+    }
+
+    /// Takes the recorded bytes, leaving the tape empty.
+    pub fn take(&self) -> Tape {
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Bytes received so far.
+    pub fn received_len(&self) -> usize {
+        self.lock().received.len()
+    }
+}
+
+/// An I/O stream that copies all traffic onto a [`SharedTape`].
+pub struct Recorder<T> {
+    inner: T,
+    tape: SharedTape,
+}
+
+impl<T> Recorder<T> {
+    /// Wraps `inner`, recording onto `tape`.
+    pub fn new(inner: T, tape: SharedTape) -> Self {
+        Recorder { inner, tape }
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = poll {
+            let new = &buf.filled()[before..];
+            if !new.is_empty() {
+                self.tape.lock().received.extend_from_slice(new);
+            }
+        }
+        poll
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Recorder<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = poll {
+            self.tape.lock().sent.extend_from_slice(&buf[..n]);
+        }
+        poll
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    #[tokio::test]
+    async fn records_both_directions_exactly() {
+        let (client, mut server) = tokio::io::duplex(64);
+        let tape = SharedTape::default();
+        let mut rec = Recorder::new(client, tape.clone());
+        rec.write_all(b"GET / HTTP/1.1\r\n\r\n").await.unwrap();
+        server.write_all(b"HTTP/1.1 200 OK\r\n\r\n").await.unwrap();
+        let mut buf = [0u8; 19];
+        rec.read_exact(&mut buf).await.unwrap();
+        let t = tape.take();
+        assert_eq!(t.sent, b"GET / HTTP/1.1\r\n\r\n");
+        assert_eq!(t.received, b"HTTP/1.1 200 OK\r\n\r\n");
+        assert!(tape.take().sent.is_empty());
+    }
+}

@@ -1,0 +1,9 @@
+//! What the crawl tells its user: live progress, the final report table, and JSON stats.
+
+pub mod progress;
+pub mod stats;
+pub mod table;
+
+pub use progress::{Progress, Snapshot};
+pub use stats::{CrawlStats, Filtered, StopReason, Tally};
+pub use table::render_table;

@@ -1,0 +1,202 @@
+//! Counters kept during the crawl ([`Tally`]) and the final report ([`CrawlStats`]).
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// Why the crawl ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// `--max-pages` reached.
+    TargetReached,
+    /// Nothing left to fetch.
+    FrontierExhausted,
+    /// SIGINT or SIGTERM.
+    Interrupted,
+    /// The WARC output failed.
+    OutputError,
+}
+
+/// URLs not fetched or not archived, by reason.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Filtered {
+    /// Response of a type not in `--accept` (body not read, not archived).
+    pub content_type: u64,
+    /// Disallowed by robots.txt.
+    pub robots: u64,
+    /// Dropped because robots.txt stayed unavailable (5xx/unreachable).
+    pub robots_unavailable: u64,
+    /// Outside `--scope`.
+    pub scope: u64,
+    /// Obvious non-HTML by extension.
+    pub extension: u64,
+    /// Beyond `--max-depth`.
+    pub depth: u64,
+    /// Rejected by `--include`/`--exclude`.
+    pub pattern: u64,
+    /// Redirect chains longer than the hop limit.
+    pub redirects: u64,
+    /// Responses not archived because the page target was already reached.
+    pub target_reached: u64,
+    /// Links already seen (not a filter, but useful for tuning).
+    pub duplicate: u64,
+}
+
+/// Live counters, updated by the crawl loop only.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// 2xx pages of an accepted type archived.
+    pub pages: u64,
+    /// Responses received (any status, archived or not).
+    pub requests: u64,
+    /// Sum of fetch times, for the mean.
+    pub request_time: Duration,
+    /// Response bytes received.
+    pub bytes_downloaded: u64,
+    /// Pages archived per host.
+    pub pages_per_host: HashMap<String, u64>,
+    /// Hosts that answered at least one request.
+    pub hosts_crawled: HashMap<String, u64>,
+    /// Responses by status code.
+    pub status_codes: BTreeMap<u16, u64>,
+    /// Filter counters.
+    pub filtered: Filtered,
+    /// Failed attempts by error kind (every attempt, retried or not).
+    pub errors: BTreeMap<String, u64>,
+    /// URLs given up after their retries.
+    pub failed_urls: u64,
+    /// Retries scheduled.
+    pub retries: u64,
+    /// Archived responses cut short, by WARC-Truncated value.
+    pub truncated: BTreeMap<String, u64>,
+}
+
+/// One row of the top-hosts list.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostCount {
+    /// Host name.
+    pub host: String,
+    /// Pages archived.
+    pub pages: u64,
+}
+
+/// The final report, printed as a table and written as JSON with `--stats`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrawlStats {
+    /// Why the crawl ended.
+    pub stop_reason: StopReason,
+    /// Pages archived.
+    pub pages_archived: u64,
+    /// Wall time in seconds.
+    pub elapsed_secs: f64,
+    /// Pages per second of wall time.
+    pub pages_per_sec: f64,
+    /// Responses received.
+    pub requests: u64,
+    /// Mean fetch time in milliseconds.
+    pub mean_request_ms: f64,
+    /// Response bytes received.
+    pub bytes_downloaded: u64,
+    /// WARC bytes written.
+    pub bytes_written: u64,
+    /// WARC records written (warcinfo included).
+    pub records_written: u64,
+    /// Closed WARC files.
+    pub warc_files: Vec<String>,
+    /// Distinct hosts queued.
+    pub hosts_seen: usize,
+    /// Distinct hosts that answered.
+    pub hosts_crawled: usize,
+    /// Hosts with the most pages.
+    pub top_hosts: Vec<HostCount>,
+    /// Responses by status code.
+    pub status_codes: BTreeMap<String, u64>,
+    /// Not fetched or not archived, by reason.
+    pub filtered: Filtered,
+    /// Failed attempts by error kind.
+    pub errors: BTreeMap<String, u64>,
+    /// URLs given up after retries.
+    pub failed_urls: u64,
+    /// Retries scheduled.
+    pub retries: u64,
+    /// Truncated records by reason.
+    pub truncated: BTreeMap<String, u64>,
+    /// URLs still queued at the end.
+    pub queued_at_end: usize,
+    /// Seed lines that were skipped.
+    pub seed_problems: Vec<String>,
+}
+
+/// Inputs for [`CrawlStats::build`] that the tally does not hold.
+pub struct Totals {
+    /// Why the crawl ended.
+    pub stop_reason: StopReason,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// WARC bytes written.
+    pub bytes_written: u64,
+    /// WARC records written.
+    pub records_written: u64,
+    /// Closed WARC files.
+    pub warc_files: Vec<String>,
+    /// Hosts queued.
+    pub hosts_seen: usize,
+    /// URLs still queued.
+    pub queued_at_end: usize,
+    /// Seed problems as text.
+    pub seed_problems: Vec<String>,
+}
+
+impl CrawlStats {
+    /// Builds the report from the tally and the totals.
+    pub fn build(tally: &Tally, totals: Totals) -> CrawlStats {
+        let secs = totals.elapsed.as_secs_f64();
+        let mut top: Vec<HostCount> = tally
+            .pages_per_host
+            .iter()
+            .map(|(h, &p)| HostCount {
+                host: h.clone(),
+                pages: p,
+            })
+            .collect();
+        top.sort_by(|a, b| b.pages.cmp(&a.pages).then_with(|| a.host.cmp(&b.host)));
+        top.truncate(10);
+        CrawlStats {
+            stop_reason: totals.stop_reason,
+            pages_archived: tally.pages,
+            elapsed_secs: secs,
+            pages_per_sec: if secs > 0.0 {
+                tally.pages as f64 / secs
+            } else {
+                0.0
+            },
+            requests: tally.requests,
+            mean_request_ms: if tally.requests > 0 {
+                tally.request_time.as_secs_f64() * 1000.0 / tally.requests as f64
+            } else {
+                0.0
+            },
+            bytes_downloaded: tally.bytes_downloaded,
+            bytes_written: totals.bytes_written,
+            records_written: totals.records_written,
+            warc_files: totals.warc_files,
+            hosts_seen: totals.hosts_seen,
+            hosts_crawled: tally.hosts_crawled.len(),
+            top_hosts: top,
+            status_codes: tally
+                .status_codes
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
+            filtered: tally.filtered.clone(),
+            errors: tally.errors.clone(),
+            failed_urls: tally.failed_urls,
+            retries: tally.retries,
+            truncated: tally.truncated.clone(),
+            queued_at_end: totals.queued_at_end,
+            seed_problems: totals.seed_problems,
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! The human-readable final report.
+
+use std::fmt::Write;
+
+use super::stats::CrawlStats;
+
+fn human_bytes(b: u64) -> String {
+    bytesize::ByteSize(b).display().si().to_string()
+}
+
+/// Renders the report as an aligned table.
+pub fn render_table(s: &CrawlStats) -> String {
+    let mut out = String::new();
+    let mut row = |k: &str, v: String| {
+        let _ = writeln!(out, "  {k:<22} {v}");
+    };
+    row("stop reason", format!("{:?}", s.stop_reason));
+    row("pages archived", s.pages_archived.to_string());
+    row("elapsed", format!("{:.1} s", s.elapsed_secs));
+    row("pages/s", format!("{:.2}", s.pages_per_sec));
+    row("requests", s.requests.to_string());
+    row("mean request time", format!("{:.1} ms", s.mean_request_ms));
+    row("downloaded", human_bytes(s.bytes_downloaded));
+    row(
+        "written (WARC)",
+        format!(
+            "{} in {} file(s), {} records",
+            human_bytes(s.bytes_written),
+            s.warc_files.len(),
+            s.records_written
+        ),
+    );
+    row(
+        "hosts seen/crawled",
+        format!("{}/{}", s.hosts_seen, s.hosts_crawled),
+    );
+    row("queued at end", s.queued_at_end.to_string());
+    let codes: Vec<String> = s
+        .status_codes
+        .iter()
+        .map(|(k, v)| format!("{k}:{v}"))
+        .collect();
+    row("status codes", codes.join(" "));
+    let f = &s.filtered;
+    row(
+        "filtered",
+        format!(
+            "content-type:{} robots:{} robots-unavailable:{} scope:{} extension:{} depth:{} pattern:{} redirects:{} target-reached:{}",
+            f.content_type, f.robots, f.robots_unavailable, f.scope, f.extension, f.depth, f.pattern, f.redirects, f.target_reached
+        ),
+    );
+    let errors: Vec<String> = s.errors.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    row(
+        "errors",
+        if errors.is_empty() {
+            "none".into()
+        } else {
+            format!(
+                "{} (failed URLs {}, retries {})",
+                errors.join(" "),
+                s.failed_urls,
+                s.retries
+            )
+        },
+    );
+    if !s.truncated.is_empty() {
+        let t: Vec<String> = s
+            .truncated
+            .iter()
+            .map(|(k, v)| format!("{k}:{v}"))
+            .collect();
+        row("truncated", t.join(" "));
+    }
+    let top: Vec<String> = s
+        .top_hosts
+        .iter()
+        .take(5)
+        .map(|h| format!("{} ({})", h.host, h.pages))
+        .collect();
+    row("top hosts", top.join(", "));
+    format!("trawl crawl report\n{out}")
+}
