@@ -20,6 +20,7 @@ use tokio::time::timeout_at;
 use url::Url;
 
 use crate::exchange::{Exchange, Truncation};
+use crate::http::parse_response_head;
 pub use connection::{origin_key, Connection};
 pub use dns::Dns;
 pub use error::FetchError;
@@ -203,7 +204,16 @@ impl Fetcher {
             }
         }
         drop(body);
-        let tape = conn.tape.take();
+        let mut tape = conn.tape.take();
+        if truncated == Some(Truncation::Length) {
+            // hyper may have read past the cap; store exactly head + cap bytes as transferred.
+            if let Some(head) = parse_response_head(&tape.received) {
+                let limit = head
+                    .len
+                    .saturating_add(usize::try_from(max_body).unwrap_or(usize::MAX));
+                tape.received.truncate(limit);
+            }
+        }
         let exchange = self.exchange(url, &conn, date, tape, truncated);
         let keep = (truncated.is_none() && conn.is_reusable()).then_some(conn);
         (

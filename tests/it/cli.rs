@@ -1,0 +1,174 @@
+//! The command line: seeds, exit codes, messages.
+
+use crate::args;
+use crate::harness::{read_records, text, trawl};
+use crate::server::{Route, Web};
+
+#[tokio::test]
+async fn no_usable_seed_exits_3_with_line_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, "# comment\n\nftp://x.org/\nnot a url\n").unwrap();
+    let out = trawl(args![
+        "crawl",
+        "--seeds",
+        seeds.display(),
+        "--out",
+        dir.path().join("o").display()
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 3") && err.contains("line 4"), "{err}");
+    assert!(err.contains("no usable seed"), "{err}");
+}
+
+#[tokio::test]
+async fn bad_arguments_exit_2() {
+    for bad in [
+        args!["crawl", "http://127.0.0.1:1/", "--delay", "soon"],
+        args!["crawl", "http://127.0.0.1:1/", "--include", "("],
+        args!["crawl", "http://127.0.0.1:1/", "--concurrency", "0"],
+        args!["crawl", "http://127.0.0.1:1/", "--scope", "planet"],
+    ] {
+        let out = trawl(bad.clone()).await;
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", text(&out));
+    }
+}
+
+#[tokio::test]
+async fn help_lists_every_option_with_defaults() {
+    let out = trawl(args!["crawl", "--help"]).await;
+    let help = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--seeds",
+        "--out",
+        "--max-pages",
+        "--concurrency",
+        "--delay",
+        "--max-delay",
+        "--max-depth",
+        "--scope",
+        "--include",
+        "--exclude",
+        "--user-agent",
+        "--records-per-file",
+        "--warc-max-size",
+        "--warc-prefix",
+        "--timeout",
+        "--max-body-size",
+        "--accept",
+        "--stats",
+        "--quiet",
+        "--verbose",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from --help");
+    }
+    for default in [
+        "[default: 100ms]",
+        "[default: 30s]",
+        "[default: 1000]",
+        "[default: 1GB]",
+        "[default: domain]",
+    ] {
+        assert!(help.contains(default), "{default} missing from --help");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_seed_lines_are_skipped_and_good_ones_crawled() {
+    let web = Web::default();
+    let host = web.host("127.0.0.5").await;
+    host.route("/", Route::html("<p>hi</p>"));
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, format!("bogus seed\n{}\n", host.url("/"))).unwrap();
+    let out_dir = dir.path().join("o");
+    let out = trawl(args![
+        "crawl",
+        "--seeds",
+        seeds.display(),
+        "--out",
+        out_dir.display(),
+        "-q"
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 1"));
+    assert!(read_records(&out_dir)
+        .iter()
+        .any(|r| r.warc_type == "response" && r.path() == "/"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_fetches_exit_4() {
+    // A port nobody listens on: connection refused, retried, then counted.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let stats = dir.path().join("s.json");
+    let out = trawl(args![
+        "crawl",
+        format!("http://127.0.0.1:{port}/"),
+        "--out",
+        dir.path().display(),
+        "--retries",
+        1,
+        "--ignore-robots",
+        "--stats",
+        stats.display(),
+        "-q"
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    assert_eq!(s["errors"]["connect"], 2);
+    assert_eq!(s["failed_urls"], 1);
+    assert_eq!(s["retries"], 1);
+}
+
+#[tokio::test]
+async fn unwritable_output_exits_5() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-dir");
+    std::fs::write(&file, b"x").unwrap();
+    let out = trawl(args![
+        "crawl",
+        "http://127.0.0.1:1/",
+        "--out",
+        file.join("sub").display()
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bare_host_falls_back_to_http() {
+    let web = Web::default();
+    let host = web.host("127.0.0.6").await;
+    host.route("/", Route::html("<p>plain http</p>"));
+    // The bare host "127.0.0.6:PORT" is tried as https first; the plain-HTTP server fails the
+    // TLS handshake, so trawl falls back to http://.
+    let dir = tempfile::tempdir().unwrap();
+    let out = trawl(args![
+        "crawl",
+        host.addr,
+        "--out",
+        dir.path().display(),
+        "-q",
+        "--retries",
+        0
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let records = read_records(dir.path());
+    assert!(
+        records
+            .iter()
+            .any(|r| r.warc_type == "response" && r.target_uri.as_deref() == Some(&host.url("/"))),
+        "{records:?}"
+    );
+}

@@ -1,0 +1,137 @@
+//! Running the trawl binary and reading its WARC output back.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use warc::{WarcHeader, WarcReader};
+
+/// Runs `trawl` with `args` off the async runtime and returns its output.
+pub async fn trawl(args: Vec<String>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(&args)
+            .output()
+            .expect("run trawl")
+    })
+    .await
+    .unwrap()
+}
+
+/// `args!["crawl", x, ...]` as a Vec<String>.
+#[macro_export]
+macro_rules! args {
+    ($($a:expr),* $(,)?) => { vec![$($a.to_string()),*] };
+}
+
+/// One record read back.
+#[derive(Debug, Clone)]
+pub struct Rec {
+    pub file: PathBuf,
+    pub warc_type: String,
+    pub target_uri: Option<String>,
+    pub id: String,
+    pub concurrent_to: Option<String>,
+    pub truncated: Option<String>,
+    pub block: Vec<u8>,
+}
+
+impl Rec {
+    /// HTTP status of a response record.
+    pub fn status(&self) -> Option<u16> {
+        let line = self.block.split(|&b| b == b'\n').next()?;
+        std::str::from_utf8(line)
+            .ok()?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    }
+    /// An HTTP header of a response record.
+    pub fn http_header(&self, name: &str) -> Option<String> {
+        let end = self.block.windows(4).position(|w| w == b"\r\n\r\n")?;
+        let head = String::from_utf8_lossy(&self.block[..end]).to_string();
+        head.lines().skip(1).find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    }
+    pub fn path(&self) -> String {
+        url::Url::parse(self.target_uri.as_deref().unwrap_or(""))
+            .map(|u| u.path().to_string())
+            .unwrap_or_default()
+    }
+}
+
+/// Finished WARC files in `dir`, sorted by name.
+pub fn warc_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every record of every WARC file in `dir`, in order.
+pub fn read_records(dir: &Path) -> Vec<Rec> {
+    let mut out = Vec::new();
+    for file in warc_files(dir) {
+        let reader = WarcReader::from_path_gzip(&file).expect("open warc");
+        for record in reader.iter_records() {
+            let record = record.expect("valid record");
+            let h = |name: WarcHeader| record.header(name).map(|v| v.to_string());
+            out.push(Rec {
+                file: file.clone(),
+                warc_type: record.warc_type().to_string(),
+                target_uri: h(WarcHeader::TargetURI),
+                id: record.warc_id().to_string(),
+                concurrent_to: h(WarcHeader::ConcurrentTo),
+                truncated: h(WarcHeader::Truncated),
+                block: record.body().to_vec(),
+            });
+        }
+    }
+    out
+}
+
+/// The venv python made by scripts/pyenv (TRAWL_PYTHON, else `<repo>/.venv/bin/python`).
+pub fn python() -> PathBuf {
+    if let Ok(p) = std::env::var("TRAWL_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    assert!(
+        p.exists(),
+        "no Python virtualenv with warcio/pywb: run scripts/test (or scripts/pyenv) first"
+    );
+    p
+}
+
+/// Runs one of the repo's Python scripts with the venv python.
+pub async fn run_script(script: &str, args: Vec<String>) -> Output {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts")
+        .join(script);
+    let py = python();
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(py)
+            .arg(path)
+            .args(&args)
+            .output()
+            .expect("run python")
+    })
+    .await
+    .unwrap()
+}
+
+pub fn text(out: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}

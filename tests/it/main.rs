@@ -1,0 +1,8 @@
+//! Integration tests: real crawls of sites served on loopback, read back with the `warc`
+//! crate and with third-party readers (warcio, pywb) from the virtualenv made by scripts/test.
+
+mod cli;
+mod crawl_site;
+mod harness;
+mod server;
+mod third_party;
