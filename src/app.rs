@@ -109,7 +109,9 @@ fn crawl_and_report(config: Config) -> anyhow::Result<ExitCode> {
     Ok(match outcome.stats.stop_reason {
         StopReason::OutputError => ExitCode::OutputError,
         StopReason::Interrupted => ExitCode::Interrupted,
-        _ if outcome.stats.failed_urls > 0 => ExitCode::FetchErrors,
+        _ if outcome.stats.failed_urls > 0 || outcome.stats.filtered.robots_unavailable > 0 => {
+            ExitCode::FetchErrors
+        }
         _ => ExitCode::Success,
     })
 }

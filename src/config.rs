@@ -162,7 +162,7 @@ impl Config {
                 max_delay: args.max_delay,
                 robots_agent,
                 obey_robots: !args.ignore_robots,
-                robots_retry: Duration::from_secs(10).max(args.delay * 10),
+                robots_retry: args.robots_retry,
             },
             operator: args.operator,
             stats: args.stats,

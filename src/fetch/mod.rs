@@ -267,3 +267,35 @@ impl Fetcher {
             .map_err(|e| FetchError::Protocol(format!("cannot build request for {url}: {e}")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fetcher() -> Fetcher {
+        Fetcher::new(FetchOptions {
+            user_agent: "trawl-test/1".into(),
+            connect_timeout: Duration::from_secs(1),
+            read_timeout: Duration::from_secs(1),
+            total_timeout: Duration::from_secs(1),
+        })
+    }
+
+    #[tokio::test]
+    async fn requests_are_built_for_odd_but_valid_urls() {
+        let f = fetcher();
+        for u in [
+            "http://a.org/a|b^c[d]?q={x}&r=`y`",
+            "http://a.org/%7Buser%7D/ä ö",
+            "http://[::1]:8080/x",
+            "https://xn--bcher-kva.example/",
+        ] {
+            let url = Url::parse(u).unwrap();
+            let req = f.request(&url).unwrap_or_else(|e| panic!("{u}: {e}"));
+            assert_eq!(
+                req.headers()["host"],
+                url[url::Position::BeforeHost..url::Position::AfterPort]
+            );
+        }
+    }
+}

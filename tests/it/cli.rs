@@ -172,3 +172,33 @@ async fn bare_host_falls_back_to_http() {
         "{records:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unreachable_robots_txt_is_a_failure_not_a_silent_success() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let stats = dir.path().join("s.json");
+    // robots.txt is tried 3 times (backoff from --robots-retry), then the origin is given up.
+    let out = trawl(args![
+        "crawl",
+        format!("http://127.0.0.1:{port}/"),
+        "--out",
+        dir.path().display(),
+        "--stats",
+        stats.display(),
+        "-q",
+        "--delay",
+        "0ms",
+        "--robots-retry",
+        "100ms"
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    assert_eq!(s["filtered"]["robots_unavailable"], 1);
+    assert_eq!(s["errors"]["connect"], 3);
+}
