@@ -1,7 +1,7 @@
 //! The command line: seeds, exit codes, messages.
 
 use crate::args;
-use crate::harness::{read_records, text, trawl};
+use crate::harness::{closed_port, read_json, read_records, text, trawl};
 use crate::server::{Route, Web};
 
 #[tokio::test]
@@ -103,11 +103,7 @@ async fn bad_seed_lines_are_skipped_and_good_ones_crawled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_fetches_exit_4() {
     // A port nobody listens on: connection refused, retried, then counted.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = closed_port();
     let dir = tempfile::tempdir().unwrap();
     let stats = dir.path().join("s.json");
     let out = trawl(args![
@@ -124,7 +120,7 @@ async fn failed_fetches_exit_4() {
     ])
     .await;
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
-    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    let s = read_json(&stats);
     assert_eq!(s["errors"]["connect"], 2);
     assert_eq!(s["failed_urls"], 1);
     assert_eq!(s["retries"], 1);
@@ -175,11 +171,7 @@ async fn bare_host_falls_back_to_http() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unreachable_robots_txt_is_a_failure_not_a_silent_success() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = closed_port();
     let dir = tempfile::tempdir().unwrap();
     let stats = dir.path().join("s.json");
     // robots.txt is tried 3 times (backoff from --robots-retry), then the origin is given up.
@@ -198,7 +190,7 @@ async fn unreachable_robots_txt_is_a_failure_not_a_silent_success() {
     ])
     .await;
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
-    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    let s = read_json(&stats);
     assert_eq!(s["filtered"]["robots_unavailable"], 1);
     assert_eq!(s["errors"]["connect"], 3);
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::args;
-use crate::harness::{read_records, text, trawl, warc_files, Rec};
+use crate::harness::{read_json, read_records, text, trawl, warc_files, Rec};
 use crate::server::{Host, Route, Web};
 
 pub struct Site {
@@ -264,7 +264,7 @@ async fn full_crawl_archives_each_page_once_and_obeys_rules() {
         .ends_with(".open")));
 
     // The JSON report agrees.
-    let stats: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    let stats = read_json(&stats);
     assert_eq!(stats["pages_archived"], 15);
     assert_eq!(stats["filtered"]["robots"], 1);
     assert_eq!(stats["filtered"]["content_type"], 1);
