@@ -20,7 +20,7 @@ use tokio::time::timeout_at;
 use url::Url;
 
 use crate::exchange::{Exchange, Truncation};
-use crate::http::parse_response_head;
+use crate::http::{message_length, parse_response_head};
 pub use connection::{origin_key, Connection};
 pub use dns::Dns;
 pub use error::FetchError;
@@ -214,8 +214,21 @@ impl Fetcher {
                 tape.received.truncate(limit);
             }
         }
+        let mut reusable = truncated.is_none() && conn.is_reusable();
+        if truncated.is_none() {
+            // Bytes after the end of this message (a body longer than its Content-Length, or
+            // garbage) are not part of this response, and poison the connection.
+            if let Some(head) = parse_response_head(&tape.received) {
+                if let Some(len) = message_length(&head, &tape.received) {
+                    if tape.received.len() > len {
+                        tape.received.truncate(len);
+                        reusable = false;
+                    }
+                }
+            }
+        }
         let exchange = self.exchange(url, &conn, date, tape, truncated);
-        let keep = (truncated.is_none() && conn.is_reusable()).then_some(conn);
+        let keep = reusable.then_some(conn);
         (
             Fetched {
                 exchange,

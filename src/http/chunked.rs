@@ -11,6 +11,8 @@ pub struct Dechunked {
     pub data: Vec<u8>,
     /// True when the last-chunk (`0\r\n`) was seen.
     pub complete: bool,
+    /// Where the chunked message ends in `body` (after the trailer section), when complete.
+    pub end: Option<usize>,
 }
 
 /// De-chunks `body`. Stops at the last-chunk; on malformed or truncated framing returns the
@@ -20,43 +22,53 @@ pub fn dechunk(body: &[u8]) -> Dechunked {
     let mut pos = 0;
     loop {
         let Some(line_end) = find_crlf(&body[pos..]) else {
-            return Dechunked {
-                data,
-                complete: false,
-            };
+            return partial(data);
         };
         let line = &body[pos..pos + line_end];
         let size_text = line.split(|&b| b == b';').next().unwrap_or(b"");
         let Some(size) = parse_hex(size_text) else {
-            return Dechunked {
-                data,
-                complete: false,
-            };
+            return partial(data);
         };
         pos += line_end + 2;
         if size == 0 {
+            let end = trailer_end(&body[pos..]).map(|t| pos + t);
             return Dechunked {
                 data,
                 complete: true,
+                end,
             };
         }
         let available = body.len() - pos;
         if size > available {
             data.extend_from_slice(&body[pos..]);
-            return Dechunked {
-                data,
-                complete: false,
-            };
+            return partial(data);
         }
         data.extend_from_slice(&body[pos..pos + size]);
         pos += size;
         if body.get(pos..pos + 2) == Some(b"\r\n") {
             pos += 2;
         } else {
-            return Dechunked {
-                data,
-                complete: false,
-            };
+            return partial(data);
+        }
+    }
+}
+
+fn partial(data: Vec<u8>) -> Dechunked {
+    Dechunked {
+        data,
+        complete: false,
+        end: None,
+    }
+}
+
+/// Length of the trailer section including its closing empty line.
+fn trailer_end(rest: &[u8]) -> Option<usize> {
+    let mut pos = 0;
+    loop {
+        let line = find_crlf(&rest[pos..])?;
+        pos += line + 2;
+        if line == 0 {
+            return Some(pos);
         }
     }
 }
@@ -79,9 +91,12 @@ mod tests {
 
     #[test]
     fn joins_chunks_and_ignores_extensions_and_trailers() {
-        let got = dechunk(b"5;ext=1\r\nhello\r\nA\r\n, world!!!\r\n0\r\nX-Trailer: y\r\n\r\n");
+        let body = b"5;ext=1\r\nhello\r\nA\r\n, world!!!\r\n0\r\nX-Trailer: y\r\n\r\nEXTRA";
+        let got = dechunk(body);
         assert_eq!(got.data, b"hello, world!!!");
         assert!(got.complete);
+        assert_eq!(got.end, Some(body.len() - 5));
+        assert_eq!(dechunk(b"0\r\n\r\n").end, Some(5));
     }
 
     #[test]

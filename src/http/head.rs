@@ -63,6 +63,28 @@ impl ResponseHead {
     }
 }
 
+/// The length of the complete response message at the start of `bytes` (head plus body as
+/// framed by Transfer-Encoding or Content-Length), or `None` when the body runs to the end of
+/// the connection, is incomplete, or its framing cannot be read.
+pub fn message_length(head: &ResponseHead, bytes: &[u8]) -> Option<usize> {
+    if head.status < 200 || head.status == 204 || head.status == 304 {
+        return Some(head.len);
+    }
+    if head.is_chunked() {
+        return super::chunked::dechunk(&bytes[head.len..]).end.map(|e| head.len + e);
+    }
+    let mut lengths = head
+        .headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+        .map(|(_, v)| std::str::from_utf8(v).ok()?.trim().parse::<usize>().ok());
+    let first = lengths.next()??;
+    if lengths.any(|l| l != Some(first)) {
+        return None;
+    }
+    Some(head.len.saturating_add(first))
+}
+
 /// Parses the head of a recorded response; `None` when the bytes hold no complete, valid head.
 pub fn parse_response_head(bytes: &[u8]) -> Option<ResponseHead> {
     let mut storage = vec![httparse::EMPTY_HEADER; MAX_PARSED_HEADERS];
@@ -97,6 +119,20 @@ mod tests {
         assert_eq!(head.charset().as_deref(), Some("ISO-8859-1"));
         assert!(head.is_chunked());
         assert_eq!(head.headers[0].0, "Content-Type");
+    }
+
+    #[test]
+    fn message_length_by_framing() {
+        let cl = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabcEXTRA";
+        assert_eq!(message_length(&parse_response_head(cl).unwrap(), cl), Some(cl.len() - 5));
+        let ch = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\nX";
+        assert_eq!(message_length(&parse_response_head(ch).unwrap(), ch), Some(ch.len() - 1));
+        let eof = b"HTTP/1.0 200 OK\r\n\r\nuntil close";
+        assert_eq!(message_length(&parse_response_head(eof).unwrap(), eof), None);
+        let nobody = b"HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n";
+        assert_eq!(message_length(&parse_response_head(nobody).unwrap(), nobody), Some(nobody.len()));
+        let dup = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd";
+        assert_eq!(message_length(&parse_response_head(dup).unwrap(), dup), None);
     }
 
     #[test]

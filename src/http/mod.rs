@@ -10,4 +10,4 @@ pub mod head;
 
 pub use chunked::dechunk;
 pub use content_encoding::{decode_content, DecodeError, Decoded};
-pub use head::{parse_response_head, ResponseHead};
+pub use head::{message_length, parse_response_head, ResponseHead};
