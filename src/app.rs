@@ -42,6 +42,13 @@ fn run_crawl(args: CrawlArgs) -> ExitCode {
     for p in &config.seed_problems {
         eprintln!("trawl: skipping seed {p}");
     }
+    for class in config.unlocked_classes.iter().filter(|_| !config.quiet) {
+        eprintln!(
+            "trawl: note: a seed is a {} IP address, so {} addresses are allowed for this crawl",
+            class.name(),
+            class.name()
+        );
+    }
     match crawl_and_report(config) {
         Ok(code) => code,
         Err(e) => {

@@ -107,6 +107,51 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "SIZE", default_value = "20MiB", value_parser = parse_size)]
     pub max_body_size: u64,
 
+    /// Largest response head (status line and headers) accepted.
+    #[arg(long, value_name = "SIZE", default_value = "256KiB", value_parser = parse_size)]
+    pub max_header_size: u64,
+
+    /// Most header fields accepted in one response.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub max_headers: usize,
+
+    /// Most decompressed bytes of one page handed to link extraction (gzip/brotli bombs).
+    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = parse_size)]
+    pub max_decoded_size: u64,
+
+    /// Longest URL queued; longer links are dropped.
+    #[arg(long, value_name = "N", default_value_t = 2048)]
+    pub max_url_length: usize,
+
+    /// Most pages archived per host; unlimited when not given.
+    #[arg(long, value_name = "N")]
+    pub max_pages_per_host: Option<u64>,
+
+    /// Most path segments in a queued URL (crawler traps such as endless calendars).
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub max_path_depth: usize,
+
+    /// Most times one path segment may occur in a URL path (/a/b/a/b/a/b/... traps).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub max_path_repeats: usize,
+
+    /// Most redirect hops followed from one URL.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub max_redirects: u32,
+
+    /// Allow connections to loopback, private, link-local and other non-public addresses
+    /// (refused by default; an IP-literal seed of such a class allows that class).
+    #[arg(long)]
+    pub allow_private: bool,
+
+    /// Refuse URLs on non-default ports; with a list, refuse exactly those ports.
+    #[arg(long, value_name = "PORTS", num_args = 0.., value_delimiter = ',')]
+    pub deny_ports: Option<Vec<u16>>,
+
+    /// Accept invalid TLS certificates (expired, self-signed, wrong name).
+    #[arg(long)]
+    pub insecure: bool,
+
     /// Content types archived (comma-separated or repeated; 'text/*' style wildcards allowed).
     #[arg(
         long,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::CrawlArgs;
-use crate::fetch::FetchOptions;
+use crate::fetch::{AddressClass, AddressGuard, FetchOptions};
 use crate::frontier::robots::product_token;
 use crate::frontier::FrontierConfig;
 use crate::seeds::{parse_seed, parse_seed_lines, Seed, SeedProblem};
@@ -39,6 +39,47 @@ pub enum ConfigError {
         /// The OS error.
         source: std::io::Error,
     },
+}
+
+/// Ports refused by `--deny-ports`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PortPolicy {
+    /// Every port.
+    AllowAll,
+    /// Only the scheme's default port (80/443).
+    DefaultOnly,
+    /// These ports are refused.
+    Deny(Vec<u16>),
+}
+
+impl PortPolicy {
+    /// True when the URL's port may be used.
+    pub fn allows(&self, url: &url::Url) -> bool {
+        match self {
+            PortPolicy::AllowAll => true,
+            PortPolicy::DefaultOnly => url.port().is_none(),
+            PortPolicy::Deny(ports) => url
+                .port_or_known_default()
+                .is_none_or(|p| !ports.contains(&p)),
+        }
+    }
+}
+
+/// Caps against crawler traps and hostile pages.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Longest URL queued.
+    pub max_url_length: usize,
+    /// Most path segments.
+    pub max_path_depth: usize,
+    /// Most occurrences of one path segment.
+    pub max_path_repeats: usize,
+    /// Most pages archived per host.
+    pub max_pages_per_host: Option<u64>,
+    /// Most decoded bytes handed to extraction.
+    pub max_decoded_size: usize,
+    /// Refused ports.
+    pub ports: PortPolicy,
 }
 
 /// Everything a crawl needs, validated.
@@ -76,6 +117,10 @@ pub struct Config {
     pub max_links_per_page: usize,
     /// Redirect hops followed from one URL.
     pub max_redirects: u32,
+    /// Limits on URLs and pages (crawler traps, bombs).
+    pub limits: Limits,
+    /// Address classes allowed because a seed is an IP literal of that class (for a note).
+    pub unlocked_classes: Vec<AddressClass>,
     /// Fetch identity and timeouts.
     pub fetch: FetchOptions,
     /// Frontier settings.
@@ -131,6 +176,20 @@ impl Config {
         })?;
 
         let robots_agent = product_token(&args.user_agent);
+        let mut guard = AddressGuard::new(args.allow_private);
+        let unlocked_classes = seeds
+            .iter()
+            .filter_map(|s| match s.url.host() {
+                Some(url::Host::Ipv4(ip)) => guard.allow_seed_literal(ip.into()),
+                Some(url::Host::Ipv6(ip)) => guard.allow_seed_literal(ip.into()),
+                _ => None,
+            })
+            .collect();
+        let ports = match args.deny_ports {
+            None => PortPolicy::AllowAll,
+            Some(list) if list.is_empty() => PortPolicy::DefaultOnly,
+            Some(list) => PortPolicy::Deny(list),
+        };
         Ok(Config {
             seeds,
             seed_problems,
@@ -150,12 +209,25 @@ impl Config {
             max_body_size: args.max_body_size,
             retries: args.retries,
             max_links_per_page: args.max_links_per_page,
-            max_redirects: 10,
+            max_redirects: args.max_redirects,
+            limits: Limits {
+                max_url_length: args.max_url_length,
+                max_path_depth: args.max_path_depth,
+                max_path_repeats: args.max_path_repeats.max(1),
+                max_pages_per_host: args.max_pages_per_host,
+                max_decoded_size: usize::try_from(args.max_decoded_size).unwrap_or(usize::MAX),
+                ports,
+            },
+            unlocked_classes,
             fetch: FetchOptions {
                 user_agent: args.user_agent,
                 connect_timeout: args.connect_timeout,
                 read_timeout: args.timeout,
                 total_timeout: args.fetch_timeout,
+                max_head_bytes: usize::try_from(args.max_header_size).unwrap_or(usize::MAX),
+                max_headers: args.max_headers,
+                insecure: args.insecure,
+                guard,
             },
             frontier: FrontierConfig {
                 delay: args.delay,

@@ -1,8 +1,11 @@
-//! Which discovered URLs may enter the frontier: scope, depth, redirect hops, user patterns
-//! and the extension pre-filter. Deduplication is the frontier's job.
+//! Which discovered URLs may enter the frontier: scope, depth, redirect hops, user patterns,
+//! trap limits, ports and the extension pre-filter. Deduplication is the frontier's job.
+
+use std::collections::HashMap;
 
 use url::Url;
 
+use crate::config::Limits;
 use crate::url::{has_non_html_extension, Scope, UrlFilter};
 
 /// Why a URL was not admitted.
@@ -18,6 +21,12 @@ pub enum Rejection {
     Pattern,
     /// Obvious non-HTML by its extension.
     Extension,
+    /// Longer than `--max-url-length`.
+    UrlLength,
+    /// Too many path segments or a segment repeated too often (crawler trap).
+    PathTrap,
+    /// A port refused by `--deny-ports`.
+    Port,
 }
 
 /// The admission rules of one crawl.
@@ -28,6 +37,7 @@ pub struct Admission {
     filter: UrlFilter,
     max_depth: Option<u32>,
     max_redirects: u32,
+    limits: Limits,
 }
 
 impl Admission {
@@ -37,12 +47,14 @@ impl Admission {
         filter: UrlFilter,
         max_depth: Option<u32>,
         max_redirects: u32,
+        limits: Limits,
     ) -> Self {
         Admission {
             scope,
             filter,
             max_depth,
             max_redirects,
+            limits,
         }
     }
 
@@ -54,11 +66,24 @@ impl Admission {
         if redirects > self.max_redirects {
             return Err(Rejection::Redirects);
         }
+        if url.as_str().len() > self.limits.max_url_length {
+            return Err(Rejection::UrlLength);
+        }
+        if !self.limits.ports.allows(url) {
+            return Err(Rejection::Port);
+        }
         if !self.scope.allows(url) {
             return Err(Rejection::Scope);
         }
         if !self.filter.allows(url) {
             return Err(Rejection::Pattern);
+        }
+        if is_path_trap(
+            url,
+            self.limits.max_path_depth,
+            self.limits.max_path_repeats,
+        ) {
+            return Err(Rejection::PathTrap);
         }
         if has_non_html_extension(url) {
             return Err(Rejection::Extension);
@@ -67,18 +92,48 @@ impl Admission {
     }
 }
 
+/// True when the path has more than `max_depth` segments or one segment more than
+/// `max_repeats` times (e.g. `/a/b/a/b/a/b/a/b/` from relative links on an error page).
+fn is_path_trap(url: &Url, max_depth: usize, max_repeats: usize) -> bool {
+    let segments: Vec<&str> = url.path().split('/').filter(|s| !s.is_empty()).collect();
+    if segments.len() > max_depth {
+        return true;
+    }
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    segments.iter().any(|s| {
+        let c = counts.entry(s).or_default();
+        *c += 1;
+        *c > max_repeats
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::PortPolicy;
     use crate::url::ScopeKind;
+
+    fn limits(ports: PortPolicy) -> Limits {
+        Limits {
+            max_url_length: 60,
+            max_path_depth: 5,
+            max_path_repeats: 2,
+            max_pages_per_host: None,
+            max_decoded_size: 1 << 20,
+            ports,
+        }
+    }
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
 
     #[test]
     fn checks_in_order() {
         let mut scope = Scope::new(ScopeKind::Host);
-        scope.add_seed(&Url::parse("http://a.org/").unwrap());
+        scope.add_seed(&u("http://a.org/"));
         let filter = UrlFilter::new(&[], &["/skip".into()]).unwrap();
-        let a = Admission::new(scope, filter, Some(2), 3);
-        let u = |s: &str| Url::parse(s).unwrap();
+        let a = Admission::new(scope, filter, Some(2), 3, limits(PortPolicy::AllowAll));
         assert_eq!(a.check(&u("http://a.org/x"), 2, 0), Ok(()));
         assert_eq!(a.check(&u("http://a.org/x"), 3, 0), Err(Rejection::Depth));
         assert_eq!(
@@ -93,6 +148,58 @@ mod tests {
         assert_eq!(
             a.check(&u("http://a.org/f.pdf"), 1, 0),
             Err(Rejection::Extension)
+        );
+        let long = format!("http://a.org/{}", "x".repeat(60));
+        assert_eq!(a.check(&u(&long), 1, 0), Err(Rejection::UrlLength));
+    }
+
+    #[test]
+    fn path_traps() {
+        let any = Scope::new(ScopeKind::Any);
+        let a = Admission::new(
+            any,
+            UrlFilter::new(&[], &[]).unwrap(),
+            None,
+            3,
+            limits(PortPolicy::AllowAll),
+        );
+        assert_eq!(a.check(&u("http://a.org/1/2/3/4/5"), 1, 0), Ok(()));
+        assert_eq!(
+            a.check(&u("http://a.org/1/2/3/4/5/6"), 1, 0),
+            Err(Rejection::PathTrap)
+        );
+        assert_eq!(a.check(&u("http://a.org/a/b/a/b"), 1, 0), Ok(()));
+        assert_eq!(
+            a.check(&u("http://a.org/a/b/a/b/a"), 1, 0),
+            Err(Rejection::PathTrap)
+        );
+    }
+
+    #[test]
+    fn port_policies() {
+        let check = |p: PortPolicy, s: &str| {
+            let a = Admission::new(
+                Scope::new(ScopeKind::Any),
+                UrlFilter::new(&[], &[]).unwrap(),
+                None,
+                3,
+                limits(p),
+            );
+            a.check(&u(s), 0, 0)
+        };
+        assert_eq!(check(PortPolicy::AllowAll, "http://a.org:8080/"), Ok(()));
+        assert_eq!(
+            check(PortPolicy::DefaultOnly, "http://a.org:8080/"),
+            Err(Rejection::Port)
+        );
+        assert_eq!(check(PortPolicy::DefaultOnly, "https://a.org/"), Ok(()));
+        assert_eq!(
+            check(PortPolicy::Deny(vec![22, 25]), "http://a.org:25/"),
+            Err(Rejection::Port)
+        );
+        assert_eq!(
+            check(PortPolicy::Deny(vec![22, 25]), "http://a.org:8080/"),
+            Ok(())
         );
     }
 }

@@ -218,6 +218,7 @@ impl LoopState {
             config.filter.clone(),
             config.max_depth,
             config.max_redirects,
+            config.limits.clone(),
         );
         let mut frontier = Frontier::new(config.frontier.clone());
         let mut fallback = HashMap::new();
@@ -291,8 +292,12 @@ impl LoopState {
                 location,
                 truncated,
                 robots_body,
+                faults,
             } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
+                for fault in faults {
+                    *self.tally.errors.entry(fault.to_string()).or_default() += 1;
+                }
                 if let Some(t) = truncated {
                     *self
                         .tally
@@ -318,11 +323,17 @@ impl LoopState {
                 }
                 if page {
                     self.tally.pages += 1;
-                    *self
+                    let host_pages = self
                         .tally
                         .pages_per_host
                         .entry(job.host.clone())
-                        .or_default() += 1;
+                        .or_default();
+                    *host_pages += 1;
+                    let quota = self.config.limits.max_pages_per_host;
+                    if quota.is_some_and(|max| *host_pages >= max) {
+                        let dropped = self.frontier.drop_host(&job.host);
+                        self.tally.filtered.host_quota += dropped as u64;
+                    }
                 }
                 for link in links {
                     self.offer(link, job.depth + 1, 0, false, now);
@@ -340,6 +351,17 @@ impl LoopState {
     fn offer(&mut self, url: Url, depth: u32, redirects: u32, from_seed: bool, now: Instant) {
         if from_seed {
             self.admission.scope.add_seed(&url);
+        }
+        if let (Some(max), Some(host)) = (self.config.limits.max_pages_per_host, url.host_str()) {
+            if self
+                .tally
+                .pages_per_host
+                .get(host)
+                .is_some_and(|&p| p >= max)
+            {
+                self.tally.filtered.host_quota += 1;
+                return;
+            }
         }
         match self.admission.check(&url, depth, redirects) {
             Ok(()) => {
@@ -362,6 +384,9 @@ impl LoopState {
                     Rejection::Redirects => f.redirects += 1,
                     Rejection::Pattern => f.pattern += 1,
                     Rejection::Extension => f.extension += 1,
+                    Rejection::UrlLength => f.url_length += 1,
+                    Rejection::PathTrap => f.path_trap += 1,
+                    Rejection::Port => f.port += 1,
                 }
             }
         }
@@ -379,7 +404,7 @@ impl LoopState {
             JobKind::Robots { origin, .. } => origin.clone(),
             JobKind::Page => origin,
         };
-        if matches!(error, FetchError::Tls(_) | FetchError::Connect(_)) {
+        if error.is_unreachable_origin() {
             if let Some(http) = self.fallback.remove(&origin) {
                 tracing::info!(%origin, "TLS not available; falling back to {http}");
                 self.frontier.abandon_origin(&job.host, &origin);

@@ -22,8 +22,6 @@ use crate::warc::Batch;
 
 /// Largest robots.txt body read (more than the parse limit, which cuts at a line break).
 const ROBOTS_MAX_BODY: u64 = 2 * ROBOTS_PARSE_LIMIT as u64;
-/// Largest decoded body handed to link extraction (decompression-bomb cap).
-const MAX_DECODED_HTML: usize = 32 * 1024 * 1024;
 
 /// Counts archived pages against `--max-pages`, shared by all workers so the target is exact.
 #[derive(Debug)]
@@ -102,6 +100,8 @@ pub enum Outcome {
         truncated: Option<Truncation>,
         /// Decoded body of a robots.txt response.
         robots_body: Option<Vec<u8>>,
+        /// Faults met while reading or decoding the body (the response is still archived).
+        faults: Vec<&'static str>,
     },
     /// A response was received but not archived.
     Skipped {
@@ -193,6 +193,7 @@ pub async fn run_job(ctx: Arc<WorkerContext>, job: Job, idle: Option<Connection>
         }
     };
     let bytes = fetched.exchange.response.len() as u64;
+    let mut faults: Vec<&'static str> = fetched.body_fault.into_iter().collect();
     let elapsed = fetched.elapsed;
     let status = fetched.status;
     let page = match plan {
@@ -225,11 +226,16 @@ pub async fn run_job(ctx: Arc<WorkerContext>, job: Job, idle: Option<Connection>
         .and_then(|h| h.header_str("location"))
         .and_then(|loc| resolve_link(&job.url, &loc));
     let links = match (&head, page) {
-        (Some(h), true) => page_links(config, &job.url, h, &exchange),
+        (Some(h), true) => page_links(config, &job.url, h, &exchange, &mut faults),
         _ => Vec::new(),
     };
     let robots_body = match (&head, is_robots) {
-        (Some(h), true) => Some(decoded_body(h, &exchange, ROBOTS_MAX_BODY as usize)),
+        (Some(h), true) => Some(decoded_body(
+            h,
+            &exchange,
+            ROBOTS_MAX_BODY as usize,
+            &mut faults,
+        )),
         _ => None,
     };
     JobResult {
@@ -242,6 +248,7 @@ pub async fn run_job(ctx: Arc<WorkerContext>, job: Job, idle: Option<Connection>
             location,
             truncated: exchange.truncated,
             robots_body,
+            faults,
         },
         bytes,
         elapsed,
@@ -259,25 +266,52 @@ async fn archive(ctx: &WorkerContext, exchange: &Exchange) -> Result<(), ()> {
     ctx.writer.send(Batch { members }).await.map_err(|_| ())
 }
 
-/// The entity body with transfer and content coding removed; empty when it cannot be decoded.
-fn decoded_body(head: &ResponseHead, exchange: &Exchange, cap: usize) -> Vec<u8> {
+/// The entity body with transfer and content coding removed, at most `cap` bytes; empty when
+/// it cannot be decoded (the fault is noted).
+fn decoded_body(
+    head: &ResponseHead,
+    exchange: &Exchange,
+    cap: usize,
+    faults: &mut Vec<&'static str>,
+) -> Vec<u8> {
     let Some(payload) = payload_of_response(&exchange.response) else {
         return Vec::new();
     };
     let encoding = head.header_str("content-encoding");
-    decode_content(encoding.as_deref(), &payload, cap)
-        .map(|d| d.data)
-        .unwrap_or_default()
+    match decode_content(encoding.as_deref(), &payload, cap) {
+        Ok(decoded) => {
+            if decoded.capped {
+                faults.push("decoded_size_capped");
+            }
+            decoded.data
+        }
+        // A truncated body legitimately ends mid-stream; only a complete one is "invalid".
+        Err(_) if exchange.truncated.is_some() => Vec::new(),
+        Err(_) => {
+            faults.push("invalid_content_encoding");
+            Vec::new()
+        }
+    }
 }
 
-fn page_links(config: &Config, url: &Url, head: &ResponseHead, exchange: &Exchange) -> Vec<Url> {
+fn page_links(
+    config: &Config,
+    url: &Url,
+    head: &ResponseHead,
+    exchange: &Exchange,
+    faults: &mut Vec<&'static str>,
+) -> Vec<Url> {
     let media = head.media_type().unwrap_or_default();
     if media != "text/html" && media != "application/xhtml+xml" {
         return Vec::new();
     }
-    let body = decoded_body(head, exchange, MAX_DECODED_HTML);
+    let body = decoded_body(head, exchange, config.limits.max_decoded_size, faults);
     let text = decode_html(&body, head.charset().as_deref());
-    extract_links(&text, url, config.max_links_per_page).urls
+    let links = extract_links(&text, url, config.max_links_per_page);
+    if links.dropped > 0 {
+        faults.push("links_capped");
+    }
+    links.urls
 }
 
 #[cfg(test)]

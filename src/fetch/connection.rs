@@ -19,14 +19,10 @@ use tokio::task::JoinHandle;
 use tokio_rustls::TlsConnector;
 use url::Url;
 
+use super::address_guard::AddressGuard;
 use super::dns::Dns;
 use super::error::FetchError;
 use super::recorder::{Recorder, SharedTape};
-
-/// Largest response head hyper will buffer.
-pub const MAX_HEAD_BYTES: usize = 256 * 1024;
-/// Most header fields in one response.
-pub const MAX_HEADERS: usize = 256;
 
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
@@ -63,16 +59,49 @@ pub fn origin_key(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
-/// Resolves, connects (trying each address in turn), does the TLS handshake for https, and
-/// performs the HTTP/1.1 handshake over a recording stream.
-pub async fn connect(
-    url: &Url,
-    dns: &Dns,
-    tls: &Arc<rustls::ClientConfig>,
-    connect_timeout: Duration,
-) -> Result<Connection, FetchError> {
-    let addrs = dns.resolve(url).await?;
-    let (tcp, peer) = connect_any(&addrs, connect_timeout).await?;
+/// What [`connect`] needs besides the URL.
+pub struct Connector<'a> {
+    /// The resolver.
+    pub dns: &'a Dns,
+    /// TLS configuration.
+    pub tls: &'a Arc<rustls::ClientConfig>,
+    /// The SSRF guard.
+    pub guard: &'a AddressGuard,
+    /// TCP connect and TLS handshake timeout.
+    pub timeout: Duration,
+    /// Largest response head.
+    pub max_head_bytes: usize,
+    /// Most header fields in a response.
+    pub max_headers: usize,
+}
+
+/// Resolves, checks the addresses against the SSRF guard, connects (trying each allowed
+/// address in turn), does the TLS handshake for https, and performs the HTTP/1.1 handshake
+/// over a recording stream.
+pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchError> {
+    let addrs = c.dns.resolve(url).await?;
+    let mut refused = None;
+    let allowed: Vec<SocketAddr> = addrs
+        .iter()
+        .filter(|a| match c.guard.check(a.ip()) {
+            Ok(()) => true,
+            Err(class) => {
+                refused = Some((a.ip(), class));
+                false
+            }
+        })
+        .copied()
+        .collect();
+    if allowed.is_empty() {
+        let (ip, class) = refused.expect("resolve returns at least one address");
+        return Err(FetchError::Blocked(format!(
+            "{} resolves to {ip}, a {} address (use --allow-private to crawl such addresses)",
+            url.host_str().unwrap_or(""),
+            class.name()
+        )));
+    }
+    let connect_timeout = c.timeout;
+    let (tcp, peer) = connect_any(&allowed, connect_timeout).await?;
     let _ = tcp.set_nodelay(true);
     let stream: Box<dyn Io> = if url.scheme() == "https" {
         let host = url
@@ -80,13 +109,18 @@ pub async fn connect(
             .unwrap_or("")
             .trim_start_matches('[')
             .trim_end_matches(']');
-        let name = ServerName::try_from(host.to_string())
-            .map_err(|e| FetchError::Tls(format!("invalid server name {host:?}: {e}")))?;
-        let connector = TlsConnector::from(tls.clone());
+        let name = ServerName::try_from(host.to_string()).map_err(|e| FetchError::Tls {
+            kind: "tls_handshake",
+            detail: format!("invalid server name {host:?}: {e}"),
+        })?;
+        let connector = TlsConnector::from(c.tls.clone());
         let tls_stream = tokio::time::timeout(connect_timeout, connector.connect(name, tcp))
             .await
-            .map_err(|_| FetchError::Tls("handshake timed out".into()))?
-            .map_err(|e| FetchError::Tls(e.to_string()))?;
+            .map_err(|_| FetchError::Tls {
+                kind: "tls_handshake",
+                detail: "handshake timed out".into(),
+            })?
+            .map_err(|e| FetchError::tls(&e))?;
         Box::new(tls_stream)
     } else {
         Box::new(tcp)
@@ -95,11 +129,14 @@ pub async fn connect(
     let io = TokioIo::new(Recorder::new(stream, tape.clone()));
     let (sender, conn) = Builder::new()
         .title_case_headers(true)
-        .max_buf_size(MAX_HEAD_BYTES)
-        .max_headers(MAX_HEADERS)
+        .max_buf_size(c.max_head_bytes.max(8192))
+        .max_headers(c.max_headers)
         .handshake::<_, Empty<Bytes>>(io)
         .await
-        .map_err(|e| FetchError::Connect(e.to_string()))?;
+        .map_err(|e| FetchError::Connect {
+            kind: "connect",
+            detail: e.to_string(),
+        })?;
     let driver = tokio::spawn(async move {
         // Errors surface to the request side; nothing to do with them here.
         let _ = conn.await;
@@ -118,13 +155,21 @@ async fn connect_any(
     addrs: &[SocketAddr],
     timeout: Duration,
 ) -> Result<(TcpStream, SocketAddr), FetchError> {
-    let mut last = String::from("no address");
+    let mut last = FetchError::Connect {
+        kind: "connect",
+        detail: "no address".into(),
+    };
     for addr in addrs {
         match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
             Ok(Ok(s)) => return Ok((s, *addr)),
-            Ok(Err(e)) => last = format!("{addr}: {e}"),
-            Err(_) => last = format!("{addr}: timed out after {timeout:?}"),
+            Ok(Err(e)) => last = FetchError::connect(&e, format!("{addr}: {e}")),
+            Err(_) => {
+                last = FetchError::Connect {
+                    kind: "connect_timeout",
+                    detail: format!("{addr}: timed out after {timeout:?}"),
+                }
+            }
         }
     }
-    Err(FetchError::Connect(last))
+    Err(last)
 }

@@ -5,6 +5,7 @@
 //! from the status and headers, whether the body is worth reading (the content-type filter);
 //! a rejected body is not read and its connection is closed.
 
+pub mod address_guard;
 pub mod connection;
 pub mod dns;
 pub mod error;
@@ -21,6 +22,7 @@ use url::Url;
 
 use crate::exchange::{Exchange, Truncation};
 use crate::http::{message_length, parse_response_head};
+pub use address_guard::{AddressClass, AddressGuard};
 pub use connection::{origin_key, Connection};
 pub use dns::Dns;
 pub use error::FetchError;
@@ -36,6 +38,14 @@ pub struct FetchOptions {
     pub read_timeout: Duration,
     /// Longest time for the whole fetch; a body cut by it is archived as truncated (time).
     pub total_timeout: Duration,
+    /// Largest response head (status line + headers).
+    pub max_head_bytes: usize,
+    /// Most header fields in a response.
+    pub max_headers: usize,
+    /// Accept any TLS certificate.
+    pub insecure: bool,
+    /// Which addresses may be connected to.
+    pub guard: AddressGuard,
 }
 
 /// A received response (possibly truncated) and its recorded bytes.
@@ -49,6 +59,8 @@ pub struct Fetched {
     pub body_read: bool,
     /// Time from start to end of the fetch.
     pub elapsed: Duration,
+    /// What went wrong while reading the body (the response is then truncated).
+    pub body_fault: Option<&'static str>,
 }
 
 /// What the caller wants done with a response, decided from its status and headers.
@@ -75,7 +87,7 @@ impl Fetcher {
     pub fn new(options: FetchOptions) -> Self {
         Fetcher {
             dns: Dns::from_system(),
-            tls: tls::client_config(),
+            tls: tls::client_config(options.insecure),
             options,
         }
     }
@@ -100,13 +112,15 @@ impl Fetcher {
             let mut c = match conn.take() {
                 Some(c) => c,
                 None => {
-                    let connecting = connection::connect(
-                        url,
-                        &self.dns,
-                        &self.tls,
-                        self.options.connect_timeout,
-                    );
-                    match timeout_at(deadline, connecting).await {
+                    let connector = connection::Connector {
+                        dns: &self.dns,
+                        tls: &self.tls,
+                        guard: &self.options.guard,
+                        timeout: self.options.connect_timeout,
+                        max_head_bytes: self.options.max_head_bytes,
+                        max_headers: self.options.max_headers,
+                    };
+                    match timeout_at(deadline, connection::connect(url, &connector)).await {
                         Ok(Ok(c)) => c,
                         Ok(Err(e)) => return (Err(e), None),
                         Err(_) => return (Err(FetchError::Timeout("connect")), None),
@@ -172,6 +186,7 @@ impl Fetcher {
                         status,
                         body_read: false,
                         elapsed: Duration::ZERO,
+                        body_fault: None,
                     },
                     None,
                 );
@@ -180,16 +195,24 @@ impl Fetcher {
         let mut body = response.into_body();
         let mut received: u64 = 0;
         let mut truncated = None;
+        let mut body_fault = None;
         loop {
-            let wait = deadline.min(tokio::time::Instant::now() + self.options.read_timeout);
+            let idle_limit = tokio::time::Instant::now() + self.options.read_timeout;
+            let wait = deadline.min(idle_limit);
             match timeout_at(wait, body.frame()).await {
                 Err(_) => {
                     truncated = Some(Truncation::Time);
+                    body_fault = Some(if wait == deadline {
+                        "fetch_timeout"
+                    } else {
+                        "body_timeout"
+                    });
                     break;
                 }
                 Ok(None) => break,
-                Ok(Some(Err(_))) => {
+                Ok(Some(Err(e))) => {
                     truncated = Some(Truncation::Disconnect);
+                    body_fault = Some(error::body_fault(&e));
                     break;
                 }
                 Ok(Some(Ok(frame))) => {
@@ -235,6 +258,7 @@ impl Fetcher {
                 status,
                 body_read: true,
                 elapsed: Duration::ZERO,
+                body_fault,
             },
             keep.map(|mut c| {
                 c.idle_since = Instant::now();
@@ -277,7 +301,10 @@ impl Fetcher {
             .header("Accept-Encoding", "gzip, deflate, br")
             .header("Connection", "keep-alive")
             .body(Empty::new())
-            .map_err(|e| FetchError::Protocol(format!("cannot build request for {url}: {e}")))
+            .map_err(|e| FetchError::Protocol {
+                kind: "invalid_url",
+                detail: format!("cannot build request for {url}: {e}"),
+            })
     }
 }
 
@@ -291,6 +318,10 @@ mod tests {
             connect_timeout: Duration::from_secs(1),
             read_timeout: Duration::from_secs(1),
             total_timeout: Duration::from_secs(1),
+            max_head_bytes: 65536,
+            max_headers: 100,
+            insecure: false,
+            guard: AddressGuard::new(false),
         })
     }
 

@@ -412,6 +412,19 @@ impl Frontier {
         dropped
     }
 
+    /// Drops every queued URL of a host (e.g. it reached `--max-pages-per-host`). Returns how
+    /// many were dropped.
+    pub fn drop_host(&mut self, host: &str) -> usize {
+        let Some(q) = self.hosts.get_mut(host) else {
+            return 0;
+        };
+        let dropped = q.entries.len();
+        q.entries.clear();
+        q.pending_robots = None;
+        self.queued -= dropped;
+        dropped
+    }
+
     /// URLs waiting to be fetched.
     pub fn queued(&self) -> usize {
         self.queued

@@ -71,7 +71,9 @@ pub fn message_length(head: &ResponseHead, bytes: &[u8]) -> Option<usize> {
         return Some(head.len);
     }
     if head.is_chunked() {
-        return super::chunked::dechunk(&bytes[head.len..]).end.map(|e| head.len + e);
+        return super::chunked::dechunk(&bytes[head.len..])
+            .end
+            .map(|e| head.len + e);
     }
     let mut lengths = head
         .headers
@@ -124,15 +126,30 @@ mod tests {
     #[test]
     fn message_length_by_framing() {
         let cl = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabcEXTRA";
-        assert_eq!(message_length(&parse_response_head(cl).unwrap(), cl), Some(cl.len() - 5));
+        assert_eq!(
+            message_length(&parse_response_head(cl).unwrap(), cl),
+            Some(cl.len() - 5)
+        );
         let ch = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\nX";
-        assert_eq!(message_length(&parse_response_head(ch).unwrap(), ch), Some(ch.len() - 1));
+        assert_eq!(
+            message_length(&parse_response_head(ch).unwrap(), ch),
+            Some(ch.len() - 1)
+        );
         let eof = b"HTTP/1.0 200 OK\r\n\r\nuntil close";
-        assert_eq!(message_length(&parse_response_head(eof).unwrap(), eof), None);
+        assert_eq!(
+            message_length(&parse_response_head(eof).unwrap(), eof),
+            None
+        );
         let nobody = b"HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n";
-        assert_eq!(message_length(&parse_response_head(nobody).unwrap(), nobody), Some(nobody.len()));
+        assert_eq!(
+            message_length(&parse_response_head(nobody).unwrap(), nobody),
+            Some(nobody.len())
+        );
         let dup = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd";
-        assert_eq!(message_length(&parse_response_head(dup).unwrap(), dup), None);
+        assert_eq!(
+            message_length(&parse_response_head(dup).unwrap(), dup),
+            None
+        );
     }
 
     #[test]

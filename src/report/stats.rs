@@ -38,6 +38,14 @@ pub struct Filtered {
     pub pattern: u64,
     /// Redirect chains longer than the hop limit.
     pub redirects: u64,
+    /// URLs longer than `--max-url-length`.
+    pub url_length: u64,
+    /// Crawler-trap paths (too deep, repeated segments).
+    pub path_trap: u64,
+    /// Ports refused by `--deny-ports`.
+    pub port: u64,
+    /// Links to hosts that reached `--max-pages-per-host`.
+    pub host_quota: u64,
     /// Responses not archived because the page target was already reached.
     pub target_reached: u64,
     /// Links already seen (not a filter, but useful for tuning).
@@ -127,6 +135,8 @@ pub struct CrawlStats {
     pub queued_at_end: usize,
     /// Seed lines that were skipped.
     pub seed_problems: Vec<String>,
+    /// Peak resident memory of the process (Linux VmHWM), when known.
+    pub peak_rss_bytes: Option<u64>,
 }
 
 /// Inputs for [`CrawlStats::build`] that the tally does not hold.
@@ -197,6 +207,15 @@ impl CrawlStats {
             truncated: tally.truncated.clone(),
             queued_at_end: totals.queued_at_end,
             seed_problems: totals.seed_problems,
+            peak_rss_bytes: peak_rss_bytes(),
         }
     }
+}
+
+/// The process's peak resident set size, from /proc/self/status (Linux only).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }

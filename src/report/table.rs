@@ -45,8 +45,8 @@ pub fn render_table(s: &CrawlStats) -> String {
     row(
         "filtered",
         format!(
-            "content-type:{} robots:{} robots-unavailable:{} scope:{} extension:{} depth:{} pattern:{} redirects:{} target-reached:{}",
-            f.content_type, f.robots, f.robots_unavailable, f.scope, f.extension, f.depth, f.pattern, f.redirects, f.target_reached
+            "content-type:{} robots:{} robots-unavailable:{} scope:{} extension:{} depth:{} pattern:{} redirects:{} url-length:{} path-trap:{} port:{} host-quota:{} target-reached:{}",
+            f.content_type, f.robots, f.robots_unavailable, f.scope, f.extension, f.depth, f.pattern, f.redirects, f.url_length, f.path_trap, f.port, f.host_quota, f.target_reached
         ),
     );
     let errors: Vec<String> = s.errors.iter().map(|(k, v)| format!("{k}:{v}")).collect();
@@ -70,6 +70,9 @@ pub fn render_table(s: &CrawlStats) -> String {
             .map(|(k, v)| format!("{k}:{v}"))
             .collect();
         row("truncated", t.join(" "));
+    }
+    if let Some(rss) = s.peak_rss_bytes {
+        row("peak memory (RSS)", human_bytes(rss));
     }
     let top: Vec<String> = s
         .top_hosts

@@ -121,7 +121,7 @@ async fn failed_fetches_exit_4() {
     .await;
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     let s = read_json(&stats);
-    assert_eq!(s["errors"]["connect"], 2);
+    assert_eq!(s["errors"]["connect_refused"], 2);
     assert_eq!(s["failed_urls"], 1);
     assert_eq!(s["retries"], 1);
 }
@@ -192,5 +192,5 @@ async fn unreachable_robots_txt_is_a_failure_not_a_silent_success() {
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     let s = read_json(&stats);
     assert_eq!(s["filtered"]["robots_unavailable"], 1);
-    assert_eq!(s["errors"]["connect"], 3);
+    assert_eq!(s["errors"]["connect_refused"], 3);
 }
