@@ -409,7 +409,10 @@ def dechunk(body, truncated):
     """Remove chunked transfer coding. Returns (entity, error or None).
 
     With truncated=True a body that stops early (inside a chunk, a size line,
-    or before the last-chunk) is accepted and its data so far is the entity.
+    or before the last-chunk) is accepted and its data so far is the entity;
+    so is a body whose framing breaks (a server's bad size line): the writer
+    stored the bytes as received, marked the record truncated, and digested
+    the entity recovered up to the break.
     """
     entity = bytearray()
     pos = 0
@@ -419,6 +422,8 @@ def dechunk(body, truncated):
             return bytes(entity), None if truncated else f"chunk size line missing at body offset {pos}"
         match = CHUNK_SIZE_RE.match(body[pos:line_end])
         if not match:
+            if truncated:
+                return bytes(entity), None
             return bytes(entity), f"bad chunk size line {body[pos:line_end][:40]!r} at body offset {pos}"
         size = int(match.group(1), 16)
         pos = line_end + 2
@@ -430,7 +435,7 @@ def dechunk(body, truncated):
             return bytes(entity), None if truncated else f"chunk of {size} bytes cut short at body offset {pos}"
         pos += size
         if body[pos:pos + 2] != b"\r\n":
-            if truncated and len(body) - pos < 2:
+            if truncated:
                 return bytes(entity), None
             return bytes(entity), f"chunk data not followed by CRLF at body offset {pos}"
         pos += 2

@@ -10,8 +10,9 @@ use std::borrow::Cow;
 
 use url::Url;
 
-/// Longest URL we keep; longer links are almost always traps or garbage.
-pub const MAX_URL_LEN: usize = 2048;
+/// Hard ceiling on URL length (memory safety); the crawl's own, lower limit is
+/// `--max-url-length`, applied when links are admitted so that they are counted.
+pub const MAX_URL_LEN: usize = 16 * 1024;
 
 /// Returns the canonical form of an http(s) URL, or `None` for other schemes, URLs without a
 /// host, and URLs longer than [`MAX_URL_LEN`].

@@ -4,5 +4,6 @@
 mod cli;
 mod crawl_site;
 mod harness;
+mod hostile;
 mod server;
 mod third_party;

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// One canned response.
@@ -104,6 +104,21 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
+/// How the server answers one path, beyond a canned well-formed response.
+#[derive(Clone, Debug)]
+pub enum Behavior {
+    /// A well-formed response.
+    Respond(Route),
+    /// Exactly these bytes, then close (or reset) the connection.
+    Raw { bytes: Vec<u8>, reset: bool },
+    /// These bytes, then keep the connection open for more requests.
+    RawKeepAlive(Vec<u8>),
+    /// Read the request, then never answer (until the client gives up).
+    Hang,
+    /// Send `head` at once, then `body` one byte every `every`.
+    Drip { head: Vec<u8>, body: Vec<u8>, every: std::time::Duration },
+}
+
 /// A request as the server saw it.
 #[derive(Clone, Debug)]
 pub struct Hit {
@@ -115,7 +130,7 @@ pub struct Hit {
 /// One host: an address on loopback with its routes.
 pub struct Host {
     pub addr: SocketAddr,
-    routes: Arc<Mutex<HashMap<String, Route>>>,
+    routes: Arc<Mutex<HashMap<String, Behavior>>>,
 }
 
 impl Host {
@@ -123,10 +138,16 @@ impl Host {
         format!("http://{}{}", self.addr, path)
     }
     pub fn route(&self, path: &str, route: Route) {
-        self.routes.lock().unwrap().insert(path.to_string(), route);
+        self.behave(path, Behavior::Respond(route));
+    }
+    pub fn behave(&self, path: &str, behavior: Behavior) {
+        self.routes.lock().unwrap().insert(path.to_string(), behavior);
     }
     pub fn wire_bytes(&self, path: &str) -> Vec<u8> {
-        self.routes.lock().unwrap()[path].wire_bytes()
+        match &self.routes.lock().unwrap()[path] {
+            Behavior::Respond(r) => r.wire_bytes(),
+            other => panic!("{path} is not a canned route: {other:?}"),
+        }
     }
 }
 
@@ -141,7 +162,7 @@ impl Web {
     pub async fn host(&self, ip: &str) -> Host {
         let listener = TcpListener::bind((ip, 0)).await.expect("bind loopback");
         let addr = listener.local_addr().unwrap();
-        let routes: Arc<Mutex<HashMap<String, Route>>> = Arc::default();
+        let routes: Arc<Mutex<HashMap<String, Behavior>>> = Arc::default();
         let (r, log, label) = (routes.clone(), self.log.clone(), addr.to_string());
         tokio::spawn(async move {
             loop {
@@ -149,6 +170,37 @@ impl Web {
                     return;
                 };
                 tokio::spawn(serve(stream, r.clone(), log.clone(), label.clone()));
+            }
+        });
+        Host { addr, routes }
+    }
+
+    /// Starts an https host on `ip` with a fresh self-signed certificate.
+    pub async fn tls_host(&self, ip: &str) -> Host {
+        let key = rcgen::generate_simple_self_signed(vec![ip.to_string()]).unwrap();
+        let cert = key.cert.der().clone();
+        let private = rustls::pki_types::PrivateKeyDer::Pkcs8(key.signing_key.serialize_der().into());
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![cert], private)
+            .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = TcpListener::bind((ip, 0)).await.expect("bind loopback");
+        let addr = listener.local_addr().unwrap();
+        let routes: Arc<Mutex<HashMap<String, Behavior>>> = Arc::default();
+        let (r, log, label) = (routes.clone(), self.log.clone(), addr.to_string());
+        tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else { return };
+                let (acceptor, r, log, label) = (acceptor.clone(), r.clone(), log.clone(), label.clone());
+                tokio::spawn(async move {
+                    if let Ok(tls) = acceptor.accept(stream).await {
+                        serve(tls, r, log, label).await;
+                    }
+                });
             }
         });
         Host { addr, routes }
@@ -168,9 +220,28 @@ impl Web {
     }
 }
 
-async fn serve(
-    mut stream: TcpStream,
-    routes: Arc<Mutex<HashMap<String, Route>>>,
+/// A stream the server can reset (RST) instead of closing.
+pub trait Resettable: AsyncRead + AsyncWrite + Unpin + Send + 'static {
+    fn arm_reset(&self);
+}
+
+impl Resettable for TcpStream {
+    fn arm_reset(&self) {
+        // Zero linger: dropping the socket sends RST; with zero it does not block.
+        #[allow(deprecated)]
+        let _ = self.set_linger(Some(std::time::Duration::ZERO));
+    }
+}
+
+impl Resettable for tokio_rustls::server::TlsStream<TcpStream> {
+    fn arm_reset(&self) {
+        self.get_ref().0.arm_reset();
+    }
+}
+
+async fn serve<S: Resettable>(
+    mut stream: S,
+    routes: Arc<Mutex<HashMap<String, Behavior>>>,
     log: Arc<Mutex<Vec<Hit>>>,
     label: String,
 ) {
@@ -194,13 +265,48 @@ async fn serve(
             path: path.clone(),
             at: Instant::now(),
         });
-        let route = routes.lock().unwrap().get(&path).cloned();
-        let bytes = match route {
-            Some(r) => r.wire_bytes(),
-            None => Route::typed(404, "text/html", b"<html>not here</html>").wire_bytes(),
-        };
-        if stream.write_all(&bytes).await.is_err() {
-            return;
+        let behavior = routes.lock().unwrap().get(&path).cloned();
+        let behavior = behavior.unwrap_or_else(|| {
+            Behavior::Respond(Route::typed(404, "text/html", b"<html>not here</html>"))
+        });
+        match behavior {
+            Behavior::Respond(r) => {
+                if stream.write_all(&r.wire_bytes()).await.is_err() {
+                    return;
+                }
+            }
+            Behavior::RawKeepAlive(bytes) => {
+                if stream.write_all(&bytes).await.is_err() {
+                    return;
+                }
+            }
+            Behavior::Raw { bytes, reset } => {
+                let _ = stream.write_all(&bytes).await;
+                let _ = stream.flush().await;
+                if reset {
+                    // Give the client a moment to read what was sent, then reset (RST).
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    stream.arm_reset();
+                }
+                return;
+            }
+            Behavior::Hang => {
+                let mut sink = [0u8; 1024];
+                while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+                return;
+            }
+            Behavior::Drip { head, body, every } => {
+                if stream.write_all(&head).await.is_err() {
+                    return;
+                }
+                for b in body {
+                    tokio::time::sleep(every).await;
+                    if stream.write_all(&[b]).await.is_err() {
+                        return;
+                    }
+                }
+                return;
+            }
         }
         if head.to_ascii_lowercase().contains("connection: close") {
             return;
