@@ -65,7 +65,11 @@ fn normalize_percent(s: &str) -> Cow<'_, str> {
             let (h, l) = (bytes[i + 1], bytes[i + 2]);
             if let (Some(hv), Some(lv)) = (hex_value(h), hex_value(l)) {
                 let decoded = hv * 16 + lv;
-                if is_unreserved(decoded) {
+                // Decoding next to a stray '%' could create a new escape ("%%44e" would become
+                // "%De"), so the result would not be a fixed point: keep those escaped.
+                let after_stray_percent =
+                    out.ends_with('%') || out.chars().rev().nth(1) == Some('%');
+                if is_unreserved(decoded) && !after_stray_percent {
                     out.push(decoded as char);
                 } else {
                     out.push('%');
@@ -139,6 +143,14 @@ mod tests {
             "http://a.org/p?q=A%3D%3D"
         );
         assert_eq!(canon("http://a.org/caf%c3%a9"), "http://a.org/caf%C3%A9");
+    }
+
+    #[test]
+    fn normalization_is_a_fixed_point_next_to_stray_percents() {
+        // Found by the canonical_url fuzz target.
+        let once = canon("http://a.org/?=%%%44e?2");
+        assert_eq!(canon(&once), once);
+        assert_eq!(once, "http://a.org/?=%%%44e?2");
     }
 
     #[test]

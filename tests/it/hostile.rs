@@ -10,7 +10,10 @@ use crate::harness::{closed_port, read_json, read_records, run_script, text, tra
 use crate::server::{Behavior, Host, Route, Web};
 
 fn raw(bytes: &[u8]) -> Behavior {
-    Behavior::Raw { bytes: bytes.to_vec(), reset: false }
+    Behavior::Raw {
+        bytes: bytes.to_vec(),
+        reset: false,
+    }
 }
 
 fn gzip(data: &[u8]) -> Vec<u8> {
@@ -20,7 +23,9 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 }
 
 fn links(urls: &[String]) -> String {
-    urls.iter().map(|u| format!("<a href=\"{u}\">x</a>\n")).collect()
+    urls.iter()
+        .map(|u| format!("<a href=\"{u}\">x</a>\n"))
+        .collect()
 }
 
 struct Hostile {
@@ -50,7 +55,10 @@ async fn hostile_site() -> Hostile {
     huge.resize(2 * 1024 * 1024, b'#');
     huge.extend_from_slice(b"\nDisallow: /\n");
     robots_hosts[0].route("/robots.txt", Route::typed(200, "text/plain", &huge));
-    robots_hosts[1].route("/robots.txt", Route::typed(200, "text/plain", &[0xff, 0, 0xfe, 7, 0x80, b'\n', 0]));
+    robots_hosts[1].route(
+        "/robots.txt",
+        Route::typed(200, "text/plain", &[0xff, 0, 0xfe, 7, 0x80, b'\n', 0]),
+    );
     robots_hosts[2].route("/robots.txt", Route::redirect(302, "/robots.txt?again"));
     robots_hosts[2].route("/robots.txt?again", Route::redirect(302, "/robots.txt"));
     robots_hosts[3].route("/robots.txt", Route::typed(503, "text/plain", b"busy"));
@@ -58,13 +66,21 @@ async fn hostile_site() -> Hostile {
     hang.behave("/never-answers", Behavior::Hang);
     slow_head.behave(
         "/slow-head",
-        Behavior::Drip { head: Vec::new(), body: Route::html("<p>slow</p>").wire_bytes(), every: Duration::from_millis(300) },
+        Behavior::Drip {
+            head: Vec::new(),
+            body: Route::html("<p>slow</p>").wire_bytes(),
+            every: Duration::from_millis(300),
+        },
     );
     let body = "<p>slow body</p>".repeat(50);
     slow_body.behave(
         "/slow-body",
         Behavior::Drip {
-            head: format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n", body.len()).into_bytes(),
+            head: format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            )
+            .into_bytes(),
             body: body.into_bytes(),
             every: Duration::from_millis(200),
         },
@@ -72,36 +88,89 @@ async fn hostile_site() -> Hostile {
     tls.route("/", Route::html("<p>self-signed</p>"));
 
     let m = |p: &str| main.url(p);
-    main.route("/robots.txt", Route::typed(200, "text/plain", b"User-agent: *\nAllow: /\n"));
-    main.behave("/reset-mid-body", Behavior::Raw {
-        bytes: [b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n".as_slice(), &[b'x'; 3000]].concat(),
-        reset: true,
-    });
-    main.behave("/short-body", raw(&[b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 1000\r\n\r\n".as_slice(), b"<p>only this</p>"].concat()));
+    main.route(
+        "/robots.txt",
+        Route::typed(200, "text/plain", b"User-agent: *\nAllow: /\n"),
+    );
+    main.behave(
+        "/reset-mid-body",
+        Behavior::Raw {
+            bytes: [
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n"
+                    .as_slice(),
+                &[b'x'; 3000],
+            ]
+            .concat(),
+            reset: true,
+        },
+    );
+    main.behave(
+        "/short-body",
+        raw(&[
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 1000\r\n\r\n"
+                .as_slice(),
+            b"<p>only this</p>",
+        ]
+        .concat()),
+    );
     main.behave("/long-body", Behavior::RawKeepAlive(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 10\r\n\r\n<p>ok</p>\nTHIS IS NOT PART OF IT".to_vec()));
-    main.behave("/bad-status", raw(b"HTTP/1.1 abc Bogus\r\nContent-Length: 0\r\n\r\n"));
+    main.behave(
+        "/bad-status",
+        raw(b"HTTP/1.1 abc Bogus\r\nContent-Length: 0\r\n\r\n"),
+    );
     main.behave("/dup-content-length", raw(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello!!"));
     main.behave("/bad-chunked", raw(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nmore\r\n0\r\n\r\n"));
-    main.behave("/http09", raw(b"<html><body>no status line at all</body></html>\n"));
-    main.behave("/garbage", raw(&[0u8, 1, 2, 0xff, 0xfe, b'\r', b'\n', b'\r', b'\n', 9, 9, 9]));
-    main.behave("/huge-header", raw(&[b"HTTP/1.1 200 OK\r\nX-Big: ".as_slice(), &[b'a'; 40_000], b"\r\nContent-Length: 0\r\n\r\n"].concat()));
-    main.behave("/many-headers", raw(&[b"HTTP/1.1 200 OK\r\n".as_slice(), &b"X-A: b\r\n".repeat(500), b"Content-Length: 0\r\n\r\n"].concat()));
+    main.behave(
+        "/http09",
+        raw(b"<html><body>no status line at all</body></html>\n"),
+    );
+    main.behave(
+        "/garbage",
+        raw(&[0u8, 1, 2, 0xff, 0xfe, b'\r', b'\n', b'\r', b'\n', 9, 9, 9]),
+    );
+    main.behave(
+        "/huge-header",
+        raw(&[
+            b"HTTP/1.1 200 OK\r\nX-Big: ".as_slice(),
+            &[b'a'; 40_000],
+            b"\r\nContent-Length: 0\r\n\r\n",
+        ]
+        .concat()),
+    );
+    main.behave(
+        "/many-headers",
+        raw(&[
+            b"HTTP/1.1 200 OK\r\n".as_slice(),
+            &b"X-A: b\r\n".repeat(500),
+            b"Content-Length: 0\r\n\r\n",
+        ]
+        .concat()),
+    );
     let mut bad_gzip = Route::html("");
-    bad_gzip.headers.push(("Content-Encoding".into(), "gzip".into()));
+    bad_gzip
+        .headers
+        .push(("Content-Encoding".into(), "gzip".into()));
     bad_gzip.body = b"this is not gzip at all".to_vec();
     main.route("/bad-encoding", bad_gzip);
     let mut bomb = Route::html("");
-    bomb.headers.push(("Content-Encoding".into(), "gzip".into()));
+    bomb.headers
+        .push(("Content-Encoding".into(), "gzip".into()));
     bomb.body = gzip(&vec![b' '; 50 * 1024 * 1024]);
     main.route("/gzip-bomb", bomb);
     main.route("/redirect-loop-a", Route::redirect(302, "/redirect-loop-b"));
     main.route("/redirect-loop-b", Route::redirect(302, "/redirect-loop-a"));
     for i in 0..20 {
-        main.route(&format!("/chain/{i}"), Route::redirect(301, &format!("/chain/{}", i + 1)));
+        main.route(
+            &format!("/chain/{i}"),
+            Route::redirect(301, &format!("/chain/{}", i + 1)),
+        );
     }
     main.route("/trap/", Route::html(r#"<a href="a/">deeper</a>"#));
     for depth in 1..12 {
-        main.route(&format!("/trap/{}", "a/".repeat(depth)), Route::html(r#"<a href="a/">deeper</a>"#));
+        main.route(
+            &format!("/trap/{}", "a/".repeat(depth)),
+            Route::html(r#"<a href="a/">deeper</a>"#),
+        );
     }
     main.route("/weird-links", Route::html(&format!(
         "<a href=\"/ok%20space\">s</a><a href=\"http://[::1\">bad</a><a href=\"/{}\">long</a><a href=\"/bücher/ü\">u</a>{}",
@@ -111,13 +180,33 @@ async fn hostile_site() -> Hostile {
     main.route("/ok%20space", Route::html("<p>space</p>"));
     main.route("/b%C3%BCcher/%C3%BC", Route::html("<p>unicode</p>"));
     for i in 1..=5 {
-        main.route(&format!("/good/{i}"), Route::html(&format!("<p>good page {i}</p><a href=\"/good/{}\">n</a>", i % 5 + 1)));
+        main.route(
+            &format!("/good/{i}"),
+            Route::html(&format!(
+                "<p>good page {i}</p><a href=\"/good/{}\">n</a>",
+                i % 5 + 1
+            )),
+        );
     }
 
     let faults: Vec<String> = [
-        "/reset-mid-body", "/short-body", "/long-body", "/bad-status", "/dup-content-length",
-        "/bad-chunked", "/http09", "/garbage", "/huge-header", "/many-headers", "/bad-encoding",
-        "/gzip-bomb", "/redirect-loop-a", "/chain/0", "/trap/", "/weird-links", "/good/1",
+        "/reset-mid-body",
+        "/short-body",
+        "/long-body",
+        "/bad-status",
+        "/dup-content-length",
+        "/bad-chunked",
+        "/http09",
+        "/garbage",
+        "/huge-header",
+        "/many-headers",
+        "/bad-encoding",
+        "/gzip-bomb",
+        "/redirect-loop-a",
+        "/chain/0",
+        "/trap/",
+        "/weird-links",
+        "/good/1",
     ]
     .iter()
     .map(|p| m(p))
@@ -133,11 +222,20 @@ async fn hostile_site() -> Hostile {
     .chain(robots_hosts.iter().map(|h| h.url("/")))
     .collect();
     main.route("/", Route::html(&links(&faults)));
-    Hostile { seeds: vec![m("/")], web, main, robots_hosts, tls }
+    Hostile {
+        seeds: vec![m("/")],
+        web,
+        main,
+        robots_hosts,
+        tls,
+    }
 }
 
 fn responses(records: &[Rec]) -> Vec<&Rec> {
-    records.iter().filter(|r| r.warc_type == "response").collect()
+    records
+        .iter()
+        .filter(|r| r.warc_type == "response")
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -147,11 +245,38 @@ async fn crawl_survives_every_fault_and_counts_it() {
     let dir = out.path().join("w");
     let stats_path = out.path().join("stats.json");
     let mut args = args![
-        "crawl", "--out", dir.display(), "--stats", stats_path.display(), "--scope", "any",
-        "--delay", "0ms", "--timeout", "1s", "--connect-timeout", "1s", "--fetch-timeout", "3s",
-        "--retries", 1, "--robots-retry", "100ms", "--max-header-size", "16KiB",
-        "--max-headers", 100, "--max-decoded-size", "1MiB", "--max-redirects", 3,
-        "--max-url-length", 1000, "--max-path-repeats", 4, "-q"
+        "crawl",
+        "--out",
+        dir.display(),
+        "--stats",
+        stats_path.display(),
+        "--scope",
+        "any",
+        "--delay",
+        "0ms",
+        "--timeout",
+        "1s",
+        "--connect-timeout",
+        "1s",
+        "--fetch-timeout",
+        "3s",
+        "--retries",
+        1,
+        "--robots-retry",
+        "100ms",
+        "--max-header-size",
+        "16KiB",
+        "--max-headers",
+        100,
+        "--max-decoded-size",
+        "1MiB",
+        "--max-redirects",
+        3,
+        "--max-url-length",
+        1000,
+        "--max-path-repeats",
+        4,
+        "-q"
     ];
     args.extend(site.seeds.clone());
     let result = trawl(args).await;
@@ -160,41 +285,103 @@ async fn crawl_survives_every_fault_and_counts_it() {
     let stats = read_json(&stats_path);
     let errors = &stats["errors"];
     for kind in [
-        "body_reset", "body_incomplete", "bad_chunked", "invalid_status_line",
-        "invalid_content_length", "not_http", "header_too_large", "invalid_content_encoding",
-        "decoded_size_capped", "timeout", "fetch_timeout", "connect_refused", "dns",
-        "blocked_address", "tls_certificate",
+        "body_reset",
+        "body_incomplete",
+        "bad_chunked",
+        "invalid_status_line",
+        "invalid_content_length",
+        "not_http",
+        "header_too_large",
+        "invalid_content_encoding",
+        "decoded_size_capped",
+        "timeout",
+        "fetch_timeout",
+        "connect_refused",
+        "dns",
+        "blocked_address",
+        "tls_certificate",
     ] {
-        assert!(errors[kind].as_u64().unwrap_or(0) >= 1, "fault {kind} not counted: {errors}");
+        assert!(
+            errors[kind].as_u64().unwrap_or(0) >= 1,
+            "fault {kind} not counted: {errors}"
+        );
     }
     let filtered = &stats["filtered"];
     assert!(filtered["redirects"].as_u64().unwrap() >= 1, "{filtered}");
     assert!(filtered["path_trap"].as_u64().unwrap() >= 1, "{filtered}");
     assert!(filtered["url_length"].as_u64().unwrap() >= 1, "{filtered}");
-    assert!(filtered["robots_unavailable"].as_u64().unwrap() >= 1, "{filtered}");
-    assert!(stats["peak_rss_bytes"].as_u64().unwrap() < 200 * 1024 * 1024, "{}", stats["peak_rss_bytes"]);
+    assert!(
+        filtered["robots_unavailable"].as_u64().unwrap() >= 1,
+        "{filtered}"
+    );
+    assert!(
+        stats["peak_rss_bytes"].as_u64().unwrap() < 200 * 1024 * 1024,
+        "{}",
+        stats["peak_rss_bytes"]
+    );
 
     // The WARCs are valid for strict readers.
     let check = run_script("warc_check.py", args![dir.display()]).await;
-    assert!(check.status.success(), "warc_check failed:\n{}", text(&check));
+    assert!(
+        check.status.success(),
+        "warc_check failed:\n{}",
+        text(&check)
+    );
 
     let records = read_records(&dir);
-    let archived = |url: &str| responses(&records).into_iter().find(|r| r.target_uri.as_deref() == Some(url)).cloned();
+    let archived = |url: &str| {
+        responses(&records)
+            .into_iter()
+            .find(|r| r.target_uri.as_deref() == Some(url))
+            .cloned()
+    };
     // The well-behaved part is complete.
     for i in 1..=5 {
-        assert!(archived(&site.main.url(&format!("/good/{i}"))).is_some(), "good page {i} missing");
+        assert!(
+            archived(&site.main.url(&format!("/good/{i}"))).is_some(),
+            "good page {i} missing"
+        );
     }
     assert!(archived(&site.main.url("/ok%20space")).is_some());
     assert!(archived(&site.main.url("/b%C3%BCcher/%C3%BC")).is_some());
     // Broken bodies are archived, truncated, and say why.
-    assert_eq!(archived(&site.main.url("/reset-mid-body")).unwrap().truncated.as_deref(), Some("disconnect"));
-    assert_eq!(archived(&site.main.url("/short-body")).unwrap().truncated.as_deref(), Some("disconnect"));
-    assert_eq!(archived(&site.main.url("/bad-chunked")).unwrap().truncated.as_deref(), Some("disconnect"));
+    assert_eq!(
+        archived(&site.main.url("/reset-mid-body"))
+            .unwrap()
+            .truncated
+            .as_deref(),
+        Some("disconnect")
+    );
+    assert_eq!(
+        archived(&site.main.url("/short-body"))
+            .unwrap()
+            .truncated
+            .as_deref(),
+        Some("disconnect")
+    );
+    assert_eq!(
+        archived(&site.main.url("/bad-chunked"))
+            .unwrap()
+            .truncated
+            .as_deref(),
+        Some("disconnect")
+    );
     // A body longer than its Content-Length is stored as exactly the declared message.
     let long = archived(&site.main.url("/long-body")).unwrap();
-    assert!(long.block.ends_with(b"\r\n\r\n<p>ok</p>\n"), "{:?}", String::from_utf8_lossy(&long.block));
+    assert!(
+        long.block.ends_with(b"\r\n\r\n<p>ok</p>\n"),
+        "{:?}",
+        String::from_utf8_lossy(&long.block)
+    );
     // Unparseable responses archive nothing.
-    for p in ["/bad-status", "/dup-content-length", "/http09", "/garbage", "/huge-header", "/many-headers"] {
+    for p in [
+        "/bad-status",
+        "/dup-content-length",
+        "/http09",
+        "/garbage",
+        "/huge-header",
+        "/many-headers",
+    ] {
         assert!(archived(&site.main.url(p)).is_none(), "{p} archived");
     }
     // Robots faults: huge (tail rules ignored) and binary robots.txt allow; a redirect loop is
@@ -202,7 +389,10 @@ async fn crawl_survives_every_fault_and_counts_it() {
     for h in &site.robots_hosts[..3] {
         assert!(archived(&h.url("/")).is_some(), "{} page missing", h.addr);
     }
-    assert!(!site.web.paths_of(&site.robots_hosts[3]).contains(&"/".to_string()));
+    assert!(!site
+        .web
+        .paths_of(&site.robots_hosts[3])
+        .contains(&"/".to_string()));
     // Bad certificate: nothing archived, nothing requested over TLS.
     assert!(site.web.paths_of(&site.tls).is_empty());
 }
@@ -213,11 +403,26 @@ async fn insecure_accepts_a_self_signed_certificate() {
     let tls = web.tls_host("127.0.0.16").await;
     tls.route("/", Route::html("<p>self-signed but archived</p>"));
     let out = tempfile::tempdir().unwrap();
-    let result = trawl(args!["crawl", format!("https://{}/", tls.addr), "--out", out.path().display(), "--insecure", "-q"]).await;
+    let result = trawl(args![
+        "crawl",
+        format!("https://{}/", tls.addr),
+        "--out",
+        out.path().display(),
+        "--insecure",
+        "-q"
+    ])
+    .await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
     let records = read_records(out.path());
-    let page = records.iter().find(|r| r.warc_type == "response" && r.path() == "/").expect("archived over TLS");
-    assert_eq!(page.block, tls.wire_bytes("/"), "plaintext HTTP bytes recorded inside TLS");
+    let page = records
+        .iter()
+        .find(|r| r.warc_type == "response" && r.path() == "/")
+        .expect("archived over TLS");
+    assert_eq!(
+        page.block,
+        tls.wire_bytes("/"),
+        "plaintext HTTP bytes recorded inside TLS"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -228,12 +433,40 @@ async fn ssrf_guard_refuses_a_name_that_resolves_to_loopback() {
     let seed = format!("http://localhost:{}/", host.addr.port());
     let out = tempfile::tempdir().unwrap();
     let stats = out.path().join("s.json");
-    let refused = trawl(args!["crawl", &seed, "--out", out.path().join("a").display(), "--stats", stats.display(), "-q", "--robots-retry", "50ms"]).await;
+    let refused = trawl(args![
+        "crawl",
+        &seed,
+        "--out",
+        out.path().join("a").display(),
+        "--stats",
+        stats.display(),
+        "-q",
+        "--robots-retry",
+        "50ms"
+    ])
+    .await;
     assert_eq!(refused.status.code(), Some(4), "{}", text(&refused));
-    assert!(web.hits().is_empty(), "the guard let a request through: {:?}", web.hits());
-    assert!(read_json(&stats)["errors"]["blocked_address"].as_u64().unwrap() >= 1);
+    assert!(
+        web.hits().is_empty(),
+        "the guard let a request through: {:?}",
+        web.hits()
+    );
+    assert!(
+        read_json(&stats)["errors"]["blocked_address"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
 
-    let allowed = trawl(args!["crawl", &seed, "--out", out.path().join("b").display(), "--allow-private", "-q"]).await;
+    let allowed = trawl(args![
+        "crawl",
+        &seed,
+        "--out",
+        out.path().join("b").display(),
+        "--allow-private",
+        "-q"
+    ])
+    .await;
     assert_eq!(allowed.status.code(), Some(0), "{}", text(&allowed));
     assert!(web.paths_of(&host).contains(&"/".to_string()));
 }
@@ -242,13 +475,36 @@ async fn ssrf_guard_refuses_a_name_that_resolves_to_loopback() {
 async fn pages_per_host_limit_is_exact() {
     let web = Web::default();
     let host = web.host("127.0.0.17").await;
-    host.route("/", Route::html(&(1..=20).map(|i| format!("<a href=/p{i}>p</a>")).collect::<String>()));
+    host.route(
+        "/",
+        Route::html(
+            &(1..=20)
+                .map(|i| format!("<a href=/p{i}>p</a>"))
+                .collect::<String>(),
+        ),
+    );
     for i in 1..=20 {
         host.route(&format!("/p{i}"), Route::html("<p>p</p>"));
     }
     let out = tempfile::tempdir().unwrap();
-    let result = trawl(args!["crawl", host.url("/"), "--out", out.path().display(), "--max-pages-per-host", 7, "--delay", "0ms", "-q"]).await;
+    let result = trawl(args![
+        "crawl",
+        host.url("/"),
+        "--out",
+        out.path().display(),
+        "--max-pages-per-host",
+        7,
+        "--delay",
+        "0ms",
+        "-q"
+    ])
+    .await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
-    let pages = read_records(out.path()).into_iter().filter(|r| r.warc_type == "response" && r.status() == Some(200) && r.path() != "/robots.txt").count();
+    let pages = read_records(out.path())
+        .into_iter()
+        .filter(|r| {
+            r.warc_type == "response" && r.status() == Some(200) && r.path() != "/robots.txt"
+        })
+        .count();
     assert_eq!(pages, 7);
 }

@@ -116,7 +116,11 @@ pub enum Behavior {
     /// Read the request, then never answer (until the client gives up).
     Hang,
     /// Send `head` at once, then `body` one byte every `every`.
-    Drip { head: Vec<u8>, body: Vec<u8>, every: std::time::Duration },
+    Drip {
+        head: Vec<u8>,
+        body: Vec<u8>,
+        every: std::time::Duration,
+    },
 }
 
 /// A request as the server saw it.
@@ -141,7 +145,10 @@ impl Host {
         self.behave(path, Behavior::Respond(route));
     }
     pub fn behave(&self, path: &str, behavior: Behavior) {
-        self.routes.lock().unwrap().insert(path.to_string(), behavior);
+        self.routes
+            .lock()
+            .unwrap()
+            .insert(path.to_string(), behavior);
     }
     pub fn wire_bytes(&self, path: &str) -> Vec<u8> {
         match &self.routes.lock().unwrap()[path] {
@@ -179,7 +186,8 @@ impl Web {
     pub async fn tls_host(&self, ip: &str) -> Host {
         let key = rcgen::generate_simple_self_signed(vec![ip.to_string()]).unwrap();
         let cert = key.cert.der().clone();
-        let private = rustls::pki_types::PrivateKeyDer::Pkcs8(key.signing_key.serialize_der().into());
+        let private =
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.signing_key.serialize_der().into());
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -194,8 +202,11 @@ impl Web {
         let (r, log, label) = (routes.clone(), self.log.clone(), addr.to_string());
         tokio::spawn(async move {
             loop {
-                let Ok((stream, _)) = listener.accept().await else { return };
-                let (acceptor, r, log, label) = (acceptor.clone(), r.clone(), log.clone(), label.clone());
+                let Ok((stream, _)) = listener.accept().await else {
+                    return;
+                };
+                let (acceptor, r, log, label) =
+                    (acceptor.clone(), r.clone(), log.clone(), label.clone());
                 tokio::spawn(async move {
                     if let Ok(tls) = acceptor.accept(stream).await {
                         serve(tls, r, log, label).await;
