@@ -276,8 +276,8 @@ mod tests {
     }
 
     #[test]
-    fn nul_bytes_and_huge_attributes_do_not_panic() {
-        let html = format!("<a href=\"{}\">\0<a href=ok>\0</a>", "x".repeat(1_000_000));
+    fn nul_bytes_and_a_10_mb_attribute_do_not_panic() {
+        let html = format!("<a href=\"{}\">\0<a href=ok>\0</a>", "x".repeat(10_000_000));
         let got = links(&html);
         assert_eq!(got, ["http://a.org/dir/ok"]);
     }
