@@ -3,16 +3,76 @@
 
 use anyhow::Context;
 
-use crate::cli::{Cli, Command, CrawlArgs};
+use crate::cli::{Cli, Command, CrawlArgs, IndexArgs, WaczArgs};
 use crate::config::{Config, ConfigError};
 use crate::crawl;
 use crate::exit::ExitCode;
+use crate::index::index_files;
 use crate::report::{render_table, StopReason};
+use crate::wacz::{write_wacz, WaczError};
+use crate::warc::naming::list_warc_files;
 
 /// Runs the command and returns the exit code.
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Crawl(args) => run_crawl(args),
+        Command::Crawl(args) => run_crawl(*args),
+        Command::Index(args) => run_index(args),
+        Command::Wacz(args) => run_wacz(args),
+    }
+}
+
+fn run_index(args: IndexArgs) -> ExitCode {
+    let result = list_warc_files(&args.warcs)
+        .map_err(anyhow::Error::from)
+        .and_then(|files| Ok(index_files(&files)?));
+    let lines = match result {
+        Ok(lines) => lines,
+        Err(e) => {
+            eprintln!("trawl: error: {e:#}");
+            return ExitCode::BadArguments;
+        }
+    };
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, text),
+        None => std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()),
+    };
+    match written {
+        Ok(()) => ExitCode::Success,
+        Err(e) => {
+            eprintln!("trawl: error: writing the index: {e}");
+            ExitCode::OutputError
+        }
+    }
+}
+
+fn run_wacz(args: WaczArgs) -> ExitCode {
+    let files = match list_warc_files(&args.warcs) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("trawl: error: {e}");
+            return ExitCode::BadArguments;
+        }
+    };
+    match write_wacz(&args.output, &files, args.title.as_deref()) {
+        Ok(s) => {
+            eprintln!(
+                "trawl: wrote {} ({} WARC file(s), {} index lines, {} pages)",
+                args.output.display(),
+                s.warcs,
+                s.index_lines,
+                s.pages
+            );
+            ExitCode::Success
+        }
+        Err(e @ (WaczError::Index(_) | WaczError::Empty)) => {
+            eprintln!("trawl: error: {e}");
+            ExitCode::BadArguments
+        }
+        Err(e) => {
+            eprintln!("trawl: error: {e}");
+            ExitCode::OutputError
+        }
     }
 }
 

@@ -21,7 +21,39 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Crawl from seeds and write WARC files.
-    Crawl(CrawlArgs),
+    Crawl(Box<CrawlArgs>),
+    /// Write a sorted CDXJ index of WARC files (as pywb's cdxj-indexer does).
+    Index(IndexArgs),
+    /// Package WARC files as a WACZ (WARCs, CDXJ index, pages.jsonl, datapackage.json).
+    Wacz(WaczArgs),
+}
+
+/// Flags of `trawl index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// WARC files (.warc.gz or .warc) or directories holding them.
+    #[arg(value_name = "WARC", required = true)]
+    pub warcs: Vec<PathBuf>,
+
+    /// Write the index here instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Flags of `trawl wacz`.
+#[derive(Debug, Args)]
+pub struct WaczArgs {
+    /// The WACZ file to write.
+    #[arg(value_name = "OUT.wacz")]
+    pub output: PathBuf,
+
+    /// WARC files (.warc.gz or .warc) or directories holding them.
+    #[arg(value_name = "WARC", required = true)]
+    pub warcs: Vec<PathBuf>,
+
+    /// Title recorded in datapackage.json.
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
 }
 
 /// Flags of `trawl crawl`. Names are a contract with users' scripts: add aliases, never rename.

@@ -1,10 +1,12 @@
-//! The WARC output: the single writer that owns the files, file naming, and rotation rules.
+//! WARC files: the single writer that owns the output files, file naming, rotation rules, and
+//! a reader for indexing and packaging finished files.
 //!
 //! Fetching tasks hand the writer finished gzip members through a bounded channel; the writer
 //! only appends, rotates and renames, so output order and rotation stay serialized while the
 //! expensive work (digests, compression) runs in parallel elsewhere.
 
 pub mod naming;
+pub mod reader;
 pub mod rotation;
 pub mod writer;
 

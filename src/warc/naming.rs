@@ -57,6 +57,28 @@ impl WarcNaming {
     }
 }
 
+/// Expands files and directories into the finished WARC files they hold (`.warc.gz` and
+/// `.warc`, never `.open`), directories sorted by name, files in the order given.
+pub fn list_warc_files(inputs: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(input)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    let n = p.to_string_lossy();
+                    n.ends_with(WARC_SUFFIX) || n.ends_with(".warc")
+                })
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(input.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// The serial number of a file name written with `prefix`, finished or open.
 fn serial_of(name: &str, prefix: &str) -> Option<u64> {
     let rest = name.strip_prefix(prefix)?.strip_prefix('-')?;

@@ -1,0 +1,190 @@
+//! Reads WARC files record by record, with each record's offset and length in the file:
+//! `.warc.gz` one gzip member at a time (offset and length are of the compressed member, as
+//! CDX indexes need), and uncompressed `.warc` by Content-Length framing.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use flate2::bufread::GzDecoder;
+
+/// Largest record block read into memory (bigger blocks are an error, not an allocation).
+const MAX_BLOCK: usize = 1 << 30;
+
+/// One record as stored.
+#[derive(Debug, Clone)]
+pub struct StoredRecord {
+    /// Byte offset of the record (its gzip member) in the file.
+    pub offset: u64,
+    /// Bytes the record (its gzip member) takes in the file.
+    pub length: u64,
+    /// WARC header fields in order.
+    pub headers: Vec<(String, String)>,
+    /// The record block.
+    pub block: Vec<u8>,
+}
+
+impl StoredRecord {
+    /// The first value of a WARC header, matched case-insensitively.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Counts bytes consumed from the underlying buffered reader (gzip members end exactly where
+/// the decoder stops consuming).
+struct Counting<R> {
+    inner: R,
+    consumed: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.consumed += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counting<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        self.consumed += amt as u64;
+        self.inner.consume(amt);
+    }
+}
+
+/// Reads every record of a WARC file.
+pub fn read_records(path: &Path) -> io::Result<Vec<StoredRecord>> {
+    let mut reader = Counting {
+        inner: BufReader::with_capacity(1 << 16, File::open(path)?),
+        consumed: 0,
+    };
+    let gzipped = path.to_string_lossy().ends_with(".gz");
+    let mut records = Vec::new();
+    loop {
+        if reader.fill_buf()?.is_empty() {
+            return Ok(records);
+        }
+        let offset = reader.consumed;
+        let raw = if gzipped {
+            let mut raw = Vec::new();
+            GzDecoder::new(&mut reader).read_to_end(&mut raw)?;
+            raw
+        } else {
+            read_plain_record(&mut reader)?
+        };
+        let length = reader.consumed - offset;
+        records.push(parse_record(&raw, offset, length)?);
+    }
+}
+
+fn read_plain_record(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
+    let mut raw = Vec::new();
+    loop {
+        let start = raw.len();
+        if reader.read_until(b'\n', &mut raw)? == 0 {
+            return Err(invalid("WARC record ends inside its header"));
+        }
+        if &raw[start..] == b"\r\n" && start > 0 {
+            break;
+        }
+    }
+    let head = parse_head(&raw)?;
+    let len = content_length(&head)?;
+    let mut block = vec![0; len + 4];
+    reader.read_exact(&mut block)?;
+    raw.extend_from_slice(&block);
+    Ok(raw)
+}
+
+fn invalid(msg: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg.to_string())
+}
+
+fn parse_head(raw: &[u8]) -> io::Result<Vec<(String, String)>> {
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| invalid("WARC header not terminated"))?;
+    let text = std::str::from_utf8(&raw[..end]).map_err(|_| invalid("WARC header is not UTF-8"))?;
+    let mut lines = text.split("\r\n");
+    let version = lines.next().unwrap_or("");
+    if !version.starts_with("WARC/") {
+        return Err(invalid("not a WARC record"));
+    }
+    Ok(lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect())
+}
+
+fn content_length(headers: &[(String, String)]) -> io::Result<usize> {
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .ok_or_else(|| invalid("WARC record without a valid Content-Length"))?;
+    if len > MAX_BLOCK {
+        return Err(invalid("WARC record block too large"));
+    }
+    Ok(len)
+}
+
+fn parse_record(raw: &[u8], offset: u64, length: u64) -> io::Result<StoredRecord> {
+    let headers = parse_head(raw)?;
+    let start = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("parsed")
+        + 4;
+    let len = content_length(&headers)?;
+    let block = raw
+        .get(start..start + len)
+        .ok_or_else(|| invalid("WARC record shorter than its Content-Length"))?
+        .to_vec();
+    Ok(StoredRecord {
+        offset,
+        length,
+        headers,
+        block,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::gzip_member;
+
+    #[test]
+    fn reads_members_with_offsets_and_lengths() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n";
+        let b = b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://x/\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
+        let (ga, gb) = (gzip_member(a, 6), gzip_member(b, 1));
+        let path = dir.path().join("t.warc.gz");
+        std::fs::write(&path, [ga.clone(), gb.clone()].concat()).unwrap();
+        let recs = read_records(&path).unwrap();
+        assert_eq!(recs.len(), 2);
+        assert_eq!((recs[0].offset, recs[0].length), (0, ga.len() as u64));
+        assert_eq!(
+            (recs[1].offset, recs[1].length),
+            (ga.len() as u64, gb.len() as u64)
+        );
+        assert_eq!(recs[0].block, b"abc");
+        assert_eq!(recs[1].header("warc-target-uri"), Some("http://x/"));
+
+        let plain = dir.path().join("t.warc");
+        std::fs::write(&plain, [&a[..], &b[..]].concat()).unwrap();
+        let recs = read_records(&plain).unwrap();
+        assert_eq!(
+            (recs[1].offset, recs[1].length),
+            (a.len() as u64, b.len() as u64)
+        );
+    }
+}
