@@ -36,6 +36,7 @@ wb-manager failing, wayback not answering).
 """
 
 import argparse
+import json
 import difflib
 import os
 import shutil
@@ -216,7 +217,11 @@ def compare(status, headers, body, args):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description="Replay a URL from WARCs with pywb and compare it.")
     parser.add_argument("--warcs", nargs="+", required=True, metavar="FILE_OR_DIR")
-    parser.add_argument("--url", required=True, help="the original URL as crawled")
+    parser.add_argument("--url", help="the original URL as crawled")
+    parser.add_argument("--manifest", metavar="FILE.json",
+                        help="many checks against one wayback: a JSON list of objects with keys "
+                             "url, and any of expect (file), expect_status, expect_location, "
+                             "accept_encoding (same meaning as the flags)")
     parser.add_argument("--expect", metavar="FILE", help="file with the exact expected body bytes")
     parser.add_argument("--expect-status", type=int, metavar="N",
                         help="expected HTTP status (default 200; any 3xx with --expect-location)")
@@ -227,10 +232,22 @@ def parse_args(argv):
                              "Content-Encoding bytes; without it pywb decodes them")
     parser.add_argument("--keep", action="store_true", help="keep the temp collection dir and log")
     args = parser.parse_args(argv)
-    if args.expect is None and args.expect_location is None and args.expect_status is None:
-        parser.error("give at least one of --expect, --expect-status, --expect-location")
-    if args.expect is not None and not os.path.isfile(args.expect):
-        parser.error(f"--expect file not found: {args.expect}")
+    if args.manifest:
+        with open(args.manifest) as f:
+            entries = json.load(f)
+        args.checks = [argparse.Namespace(
+            url=e["url"], expect=e.get("expect"), expect_status=e.get("expect_status"),
+            expect_location=e.get("expect_location"), accept_encoding=e.get("accept_encoding"))
+            for e in entries]
+    elif args.url:
+        args.checks = [args]
+    else:
+        parser.error("give --url or --manifest")
+    for check in args.checks:
+        if check.expect is None and check.expect_location is None and check.expect_status is None:
+            parser.error(f"{check.url}: give at least one of expect, expect_status, expect_location")
+        if check.expect is not None and not os.path.isfile(check.expect):
+            parser.error(f"expect file not found: {check.expect}")
     return args
 
 
@@ -247,13 +264,15 @@ def main(argv=None):
             proc = start_wayback(workdir, port, log)
         if not wait_until_up(proc, port, log_path):
             return 2
-        replay_url = f"http://127.0.0.1:{port}/{COLLECTION}/id_/{args.url}"
-        try:
-            status, headers, body = fetch(replay_url, accept_encoding=args.accept_encoding)
-        except (urllib.error.URLError, OSError) as err:
-            print(f"pywb_replay: fetching {replay_url} failed: {err}", file=sys.stderr)
-            return 2
-        problems = compare(status, headers, body, args)
+        results = []
+        for check in args.checks:
+            replay_url = f"http://127.0.0.1:{port}/{COLLECTION}/id_/{check.url}"
+            try:
+                status, headers, body = fetch(replay_url, accept_encoding=check.accept_encoding)
+            except (urllib.error.URLError, OSError) as err:
+                print(f"pywb_replay: fetching {replay_url} failed: {err}", file=sys.stderr)
+                return 2
+            results.append((check, replay_url, status, body, compare(status, headers, body, check)))
     finally:
         if proc is not None:
             stop_wayback(proc)
@@ -261,12 +280,15 @@ def main(argv=None):
             print(f"pywb_replay: kept {workdir}", file=sys.stderr)
         else:
             shutil.rmtree(workdir, ignore_errors=True)
-    if problems:
-        print(f"FAILED: replay of {args.url} ({replay_url}) differs:", file=sys.stderr)
-        print("\n".join(problems), file=sys.stderr)
-        return 1
-    print(f"OK: {args.url} replays with status {status}, {len(body)} body bytes")
-    return 0
+    failed = 0
+    for check, replay_url, status, body, problems in results:
+        if problems:
+            failed += 1
+            print(f"FAILED: replay of {check.url} ({replay_url}) differs:", file=sys.stderr)
+            print("\n".join(problems), file=sys.stderr)
+        else:
+            print(f"OK: {check.url} replays with status {status}, {len(body)} body bytes")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -512,7 +512,7 @@ def check_digests(path, rec, problems):
 
 
 def check_request_pairs(path, records, problems):
-    """Every request must have a concurrent response with the same date and URI."""
+    """Every request must have a concurrent response (or revisit) with the same date and URI."""
     by_id = {rec.record_id: rec for rec in records if rec.record_id}
     pointing_at = collections.defaultdict(set)  # record id -> ids of records naming it
     for rec in records:
@@ -523,7 +523,7 @@ def check_request_pairs(path, records, problems):
             continue
         linked = {i for i in req.get_all("WARC-Concurrent-To") if i in by_id}
         linked |= pointing_at[req.record_id] - {None}
-        responses = [by_id[i] for i in sorted(linked) if by_id[i].type == "response"]
+        responses = [by_id[i] for i in sorted(linked) if by_id[i].type in ("response", "revisit")]
         if not responses:
             problems.add(path, req.offset,
                          f"request {req.record_id} has no response linked by WARC-Concurrent-To in this file")

@@ -146,6 +146,7 @@ fn crawl_and_report(config: Config) -> anyhow::Result<ExitCode> {
         .context("starting the async runtime")?;
     let quiet = config.quiet;
     let stats_path = config.stats.clone();
+    let cdxj_dir = config.cdxj.then(|| config.out.clone());
     let outcome = runtime.block_on(async move {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(forward_signals(tx));
@@ -173,6 +174,12 @@ fn crawl_and_report(config: Config) -> anyhow::Result<ExitCode> {
     }
     if let Some(e) = &outcome.output_error {
         eprintln!("trawl: error: {e}");
+    }
+    if let Some(dir) = cdxj_dir {
+        if let Err(e) = write_directory_index(&dir) {
+            eprintln!("trawl: error: writing the CDXJ index: {e:#}");
+            return Ok(ExitCode::OutputError);
+        }
     }
     Ok(match outcome.stats.stop_reason {
         StopReason::OutputError => ExitCode::OutputError,
@@ -211,4 +218,16 @@ async fn forward_signals(tx: tokio::sync::mpsc::UnboundedSender<()>) {
             return;
         }
     }
+}
+
+/// Indexes every finished WARC file in `dir` into `dir/index.cdxj` (written aside, then
+/// renamed, so a reader never sees half an index).
+fn write_directory_index(dir: &std::path::Path) -> anyhow::Result<()> {
+    let files = list_warc_files(&[dir.to_path_buf()])?;
+    let lines = index_files(&files)?;
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let tmp = dir.join("index.cdxj.tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, dir.join("index.cdxj")).context("renaming the index into place")?;
+    Ok(())
 }

@@ -214,6 +214,25 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "TEXT")]
     pub operator: Option<String>,
 
+    /// Content-seen test: a 2xx response whose payload digest was already archived is
+    /// written as a revisit record (HTTP headers kept, body omitted).
+    #[arg(long)]
+    pub dedup: bool,
+
+    /// Also dedup against the captures listed in this CDXJ index of earlier crawls
+    /// (repeatable; implies --dedup).
+    #[arg(long, value_name = "FILE.cdxj")]
+    pub dedup_index: Vec<PathBuf>,
+
+    /// When the crawl ends, write a sorted CDXJ index of every WARC file in --out to
+    /// OUT/index.cdxj.
+    #[arg(long)]
+    pub cdxj: bool,
+
+    /// Write a metadata record per page with its outlinks and fetch timing.
+    #[arg(long)]
+    pub metadata_records: bool,
+
     /// Write the final report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,

@@ -6,7 +6,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use crate::cli::CrawlArgs;
+use crate::crawl::dedup::DedupTable;
 use crate::fetch::{AddressClass, AddressGuard, FetchOptions};
 use crate::frontier::robots::product_token;
 use crate::frontier::FrontierConfig;
@@ -31,6 +34,14 @@ pub enum ConfigError {
     /// No seed was usable.
     #[error("no usable seed ({} rejected); give seed URLs as arguments or with --seeds FILE", .0.len())]
     NoSeeds(Vec<SeedProblem>),
+    /// A `--dedup-index` file cannot be read.
+    #[error("cannot read --dedup-index {path}: {source}")]
+    DedupIndex {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The output directory cannot be created.
     #[error("cannot create output directory {path}: {source}")]
     OutputDir {
@@ -125,6 +136,12 @@ pub struct Config {
     pub fetch: FetchOptions,
     /// Frontier settings.
     pub frontier: FrontierConfig,
+    /// The content-seen table (`--dedup`, `--dedup-index`), preloaded.
+    pub dedup: Option<Arc<DedupTable>>,
+    /// Write OUT/index.cdxj at the end.
+    pub cdxj: bool,
+    /// Write a metadata record per page.
+    pub metadata_records: bool,
     /// Operator contact for warcinfo.
     pub operator: Option<String>,
     /// JSON report path.
@@ -175,6 +192,20 @@ impl Config {
             source,
         })?;
 
+        let dedup = if args.dedup || !args.dedup_index.is_empty() {
+            let table = DedupTable::default();
+            for path in &args.dedup_index {
+                table
+                    .load_cdxj(path)
+                    .map_err(|source| ConfigError::DedupIndex {
+                        path: path.clone(),
+                        source,
+                    })?;
+            }
+            Some(Arc::new(table))
+        } else {
+            None
+        };
         let robots_agent = product_token(&args.user_agent);
         let mut guard = AddressGuard::new(args.allow_private);
         let unlocked_classes = seeds
@@ -236,6 +267,9 @@ impl Config {
                 obey_robots: !args.ignore_robots,
                 robots_retry: args.robots_retry,
             },
+            dedup,
+            cdxj: args.cdxj,
+            metadata_records: args.metadata_records,
             operator: args.operator,
             stats: args.stats,
             progress_interval: args.progress_interval,

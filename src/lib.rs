@@ -20,6 +20,8 @@
 //! | [`warc`] | the single writer, file naming, rotation |
 //! | [`crawl`] | the crawl loop and per-job workers |
 //! | [`report`] | progress, the final report, JSON stats |
+//! | [`index`] | CDXJ indexes and SURT keys (`trawl index`, `--cdxj`) |
+//! | [`wacz`] | WACZ packaging (`trawl wacz`) |
 
 pub mod app;
 pub mod cli;

@@ -12,6 +12,7 @@
 //! in-flight fetches finish, the second aborts them.
 
 pub mod admission;
+pub mod dedup;
 pub mod idle;
 pub mod worker;
 
@@ -293,7 +294,12 @@ impl LoopState {
                 truncated,
                 robots_body,
                 faults,
+                bytes_saved,
             } => {
+                if bytes_saved > 0 {
+                    self.tally.revisits += 1;
+                    self.tally.bytes_saved += bytes_saved;
+                }
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 for fault in faults {
                     *self.tally.errors.entry(fault.to_string()).or_default() += 1;

@@ -16,7 +16,10 @@ use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
 use crate::frontier::robots::ROBOTS_PARSE_LIMIT;
 use crate::frontier::{Job, JobKind};
 use crate::http::{decode_content, parse_response_head, ResponseHead};
-use crate::record::{exchange_records, gzip_member, payload_of_response};
+use crate::record::{
+    exchange_records_as, gzip_member, metadata_record, payload_of_response, sha1_digest, warc_date,
+    Capture, Original,
+};
 use crate::url::resolve_link;
 use crate::warc::Batch;
 
@@ -102,6 +105,8 @@ pub enum Outcome {
         robots_body: Option<Vec<u8>>,
         /// Faults met while reading or decoding the body (the response is still archived).
         faults: Vec<&'static str>,
+        /// Body bytes not stored because the capture was written as a revisit.
+        bytes_saved: u64,
     },
     /// A response was received but not archived.
     Skipped {
@@ -210,15 +215,6 @@ pub async fn run_job(ctx: Arc<WorkerContext>, job: Job, idle: Option<Connection>
         Plan::Other | Plan::Undecided => false,
     };
     let exchange = fetched.exchange;
-    if archive(&ctx, &exchange).await.is_err() {
-        return JobResult {
-            job,
-            conn,
-            outcome: Outcome::OutputClosed,
-            bytes,
-            elapsed,
-        };
-    }
     let head = parse_response_head(&exchange.response);
     let location = head
         .as_ref()
@@ -238,6 +234,21 @@ pub async fn run_job(ctx: Arc<WorkerContext>, job: Job, idle: Option<Connection>
         )),
         _ => None,
     };
+    let page_info = page.then_some(PageInfo {
+        depth: job.depth,
+        elapsed,
+        links: &links,
+    });
+    let (batch, bytes_saved) = build_batch(&ctx, &exchange, head.as_ref(), page_info);
+    if ctx.writer.send(batch).await.is_err() {
+        return JobResult {
+            job,
+            conn,
+            outcome: Outcome::OutputClosed,
+            bytes,
+            elapsed,
+        };
+    }
     JobResult {
         job,
         conn,
@@ -249,21 +260,77 @@ pub async fn run_job(ctx: Arc<WorkerContext>, job: Job, idle: Option<Connection>
             truncated: exchange.truncated,
             robots_body,
             faults,
+            bytes_saved,
         },
         bytes,
         elapsed,
     }
 }
 
-/// Builds, compresses and sends the request/response pair to the writer.
-async fn archive(ctx: &WorkerContext, exchange: &Exchange) -> Result<(), ()> {
-    let (request, response) = exchange_records(exchange);
+/// What a page's metadata record says.
+struct PageInfo<'a> {
+    depth: u32,
+    elapsed: Duration,
+    links: &'a [Url],
+}
+
+/// Builds and compresses the records of one capture: request, then response (or a revisit
+/// when the content-seen test finds the payload archived already), then the page's metadata
+/// record if asked for. Returns the batch and the bytes a revisit saved.
+fn build_batch(
+    ctx: &WorkerContext,
+    ex: &Exchange,
+    head: Option<&ResponseHead>,
+    page: Option<PageInfo<'_>>,
+) -> (Batch, u64) {
+    let payload = payload_of_response(&ex.response);
+    let digest = payload.as_deref().map(sha1_digest);
+    // Only complete, non-empty page payloads take part in the content-seen test.
+    let dedup = match (&ctx.config.dedup, head, &digest, &payload) {
+        (Some(table), Some(h), Some(d), Some(p))
+            if page.is_some() && ex.truncated.is_none() && !p.is_empty() =>
+        {
+            Some((table, h.len, d))
+        }
+        _ => None,
+    };
+    let original = dedup.and_then(|(table, _, d)| table.lookup(d));
+    let (capture, saved) = match (&original, dedup) {
+        (Some(o), Some((_, head_len, _))) => (
+            Capture::Revisit {
+                head_len,
+                original: o,
+            },
+            (ex.response.len() - head_len) as u64,
+        ),
+        _ => (Capture::Response, 0),
+    };
+    let (request, response) = exchange_records_as(ex, digest.as_deref(), capture);
+    if let (None, Some((table, _, d))) = (&original, dedup) {
+        table.insert(
+            d.clone(),
+            Original {
+                target_uri: ex.target_uri.clone(),
+                date: warc_date(ex.date),
+                record_id: Some(response.id.clone()),
+            },
+        );
+    }
     let level = ctx.config.gzip_level;
-    let members = vec![
+    let mut members = vec![
         gzip_member(&request.bytes, level),
         gzip_member(&response.bytes, level),
     ];
-    ctx.writer.send(Batch { members }).await.map_err(|_| ())
+    if let (true, Some(info)) = (ctx.config.metadata_records, page) {
+        let mut fields: Vec<(&str, String)> = vec![
+            ("hopsFromSeed", info.depth.to_string()),
+            ("fetchTimeMs", info.elapsed.as_millis().to_string()),
+        ];
+        fields.extend(info.links.iter().map(|l| ("outlink", l.to_string())));
+        let meta = metadata_record(&ex.target_uri, ex.date, &response.id, &fields);
+        members.push(gzip_member(&meta.bytes, level));
+    }
+    (Batch { members }, saved)
 }
 
 /// The entity body with transfer and content coding removed, at most `cap` bytes; empty when

@@ -57,31 +57,85 @@ fn serialize(kind: &'static str, id: String, fields: &[(&str, &str)], block: &[u
     WarcRecord { kind, id, bytes }
 }
 
+/// The capture a revisit record refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Original {
+    /// Its WARC-Target-URI.
+    pub target_uri: String,
+    /// Its WARC-Date.
+    pub date: String,
+    /// Its WARC-Record-ID, when known (not from an external CDXJ index).
+    pub record_id: Option<String>,
+}
+
+/// WARC-Profile of identical-payload-digest revisits in WARC/1.1.
+pub const REVISIT_PROFILE: &str =
+    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
+
+/// How the response side of an exchange is recorded.
+#[derive(Debug, Clone, Copy)]
+pub enum Capture<'a> {
+    /// A full `response` record.
+    Response,
+    /// A `revisit` record: the HTTP head of `ex.response` (its first `head_len` bytes) only,
+    /// referring to `original`, which holds the identical payload.
+    Revisit {
+        /// Length of the HTTP head.
+        head_len: usize,
+        /// The capture with the same payload.
+        original: &'a Original,
+    },
+}
+
 /// Builds the request and response records of one exchange, linked by WARC-Concurrent-To and
-/// sharing one WARC-Date.
+/// sharing one WARC-Date; computes the payload digest.
 pub fn exchange_records(ex: &Exchange) -> (WarcRecord, WarcRecord) {
+    let payload_digest = payload_of_response(&ex.response).map(|p| sha1_digest(&p));
+    exchange_records_as(ex, payload_digest.as_deref(), Capture::Response)
+}
+
+/// Builds the request record and a response or revisit record, with a payload digest the
+/// caller already computed (it is needed for the content-seen test anyway).
+pub fn exchange_records_as(
+    ex: &Exchange,
+    payload_digest: Option<&str>,
+    capture: Capture<'_>,
+) -> (WarcRecord, WarcRecord) {
     let date = warc_date(ex.date);
     let request_id = RecordIds::next();
     let response_id = RecordIds::next();
     let ip = ex.ip.map(|ip| ip.to_string());
 
-    let block_digest = sha1_digest(&ex.response);
-    let payload_digest = payload_of_response(&ex.response).map(|p| sha1_digest(&p));
+    let (kind, block) = match capture {
+        Capture::Response => ("response", &ex.response[..]),
+        Capture::Revisit { head_len, .. } => {
+            ("revisit", &ex.response[..head_len.min(ex.response.len())])
+        }
+    };
+    let block_digest = sha1_digest(block);
     let mut fields: Vec<(&str, &str)> =
         vec![("WARC-Date", &date), ("WARC-Target-URI", &ex.target_uri)];
     if let Some(ip) = &ip {
         fields.push(("WARC-IP-Address", ip));
     }
     fields.push(("WARC-Concurrent-To", &request_id));
+    if let Capture::Revisit { original, .. } = capture {
+        fields.push(("WARC-Profile", REVISIT_PROFILE));
+        fields.push(("WARC-Refers-To-Target-URI", &original.target_uri));
+        fields.push(("WARC-Refers-To-Date", &original.date));
+        if let Some(id) = &original.record_id {
+            fields.push(("WARC-Refers-To", id));
+        }
+    }
     fields.push(("WARC-Block-Digest", &block_digest));
-    if let Some(pd) = &payload_digest {
+    if let Some(pd) = payload_digest {
         fields.push(("WARC-Payload-Digest", pd));
     }
-    if let Some(t) = ex.truncated {
+    if let (Some(t), Capture::Response) = (ex.truncated, capture) {
         fields.push(("WARC-Truncated", t.as_warc_value()));
     }
     fields.push(("Content-Type", "application/http;msgtype=response"));
-    let response = serialize("response", response_id.clone(), &fields, &ex.response);
+    let response = serialize(kind, response_id.clone(), &fields, block);
 
     let request_digest = sha1_digest(&ex.request);
     let mut fields: Vec<(&str, &str)> =
@@ -94,6 +148,36 @@ pub fn exchange_records(ex: &Exchange) -> (WarcRecord, WarcRecord) {
     fields.push(("Content-Type", "application/http;msgtype=request"));
     let request = serialize("request", request_id, &fields, &ex.request);
     (request, response)
+}
+
+/// Builds a `metadata` record about a capture (outlinks, fetch timing), as Heritrix does:
+/// `application/warc-fields`, linked to the response by WARC-Concurrent-To.
+pub fn metadata_record(
+    target_uri: &str,
+    date: SystemTime,
+    concurrent_to: &str,
+    fields: &[(&str, String)],
+) -> WarcRecord {
+    let mut block = String::new();
+    for (k, v) in fields {
+        let v: String = v
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        block.push_str(k);
+        block.push_str(": ");
+        block.push_str(&v);
+        block.push_str("\r\n");
+    }
+    let date = warc_date(date);
+    let headers = [
+        ("WARC-Date", date.as_str()),
+        ("WARC-Target-URI", target_uri),
+        ("WARC-Concurrent-To", concurrent_to),
+        ("WARC-Block-Digest", &sha1_digest(block.as_bytes())),
+        ("Content-Type", "application/warc-fields"),
+    ];
+    serialize("metadata", RecordIds::next(), &headers, block.as_bytes())
 }
 
 /// Builds the warcinfo record that opens a WARC file.
@@ -174,6 +258,64 @@ mod tests {
             sha1_digest(&ex.response)
         );
         assert!(resp.id.starts_with("<urn:uuid:") && resp.id.ends_with('>'));
+    }
+
+    #[test]
+    fn revisit_keeps_the_head_and_refers_to_the_original() {
+        let mut ex = exchange();
+        ex.truncated = None;
+        let head_len = crate::http::parse_response_head(&ex.response).unwrap().len;
+        let original = Original {
+            target_uri: "http://a.org/first".into(),
+            date: "2023-11-14T22:00:00Z".into(),
+            record_id: Some("<urn:uuid:1>".into()),
+        };
+        let digest = sha1_digest(b"hello world");
+        let (_, rev) = exchange_records_as(
+            &ex,
+            Some(&digest),
+            Capture::Revisit {
+                head_len,
+                original: &original,
+            },
+        );
+        let b = &rev.bytes;
+        assert!(b.starts_with(b"WARC/1.1\r\nWARC-Type: revisit\r\n"));
+        assert_eq!(header(b, "WARC-Profile"), Some(REVISIT_PROFILE));
+        assert_eq!(
+            header(b, "WARC-Refers-To-Target-URI"),
+            Some("http://a.org/first")
+        );
+        assert_eq!(
+            header(b, "WARC-Refers-To-Date"),
+            Some("2023-11-14T22:00:00Z")
+        );
+        assert_eq!(header(b, "WARC-Refers-To"), Some("<urn:uuid:1>"));
+        assert_eq!(header(b, "WARC-Payload-Digest"), Some(digest.as_str()));
+        let len: usize = header(b, "Content-Length").unwrap().parse().unwrap();
+        assert_eq!(len, head_len);
+        assert_eq!(
+            header(b, "WARC-Block-Digest").unwrap(),
+            sha1_digest(&ex.response[..head_len])
+        );
+    }
+
+    #[test]
+    fn metadata_record_lists_fields() {
+        let rec = metadata_record(
+            "http://a.org/",
+            UNIX_EPOCH,
+            "<urn:uuid:9>",
+            &[("outlink", "http://a.org/x".into())],
+        );
+        assert!(rec
+            .bytes
+            .starts_with(b"WARC/1.1\r\nWARC-Type: metadata\r\n"));
+        assert_eq!(
+            header(&rec.bytes, "WARC-Concurrent-To"),
+            Some("<urn:uuid:9>")
+        );
+        assert!(String::from_utf8_lossy(&rec.bytes).contains("\r\n\r\noutlink: http://a.org/x\r\n"));
     }
 
     #[test]

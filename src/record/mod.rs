@@ -8,6 +8,9 @@ pub mod builder;
 pub mod digest;
 pub mod gzip;
 
-pub use builder::{exchange_records, warcinfo_record, RecordIds, WarcRecord};
+pub use builder::{
+    exchange_records, exchange_records_as, metadata_record, warc_date, warcinfo_record, Capture,
+    Original, RecordIds, WarcRecord, REVISIT_PROFILE,
+};
 pub use digest::{payload_of_response, sha1_digest};
 pub use gzip::gzip_member;

@@ -79,6 +79,10 @@ pub struct Tally {
     pub retries: u64,
     /// Archived responses cut short, by WARC-Truncated value.
     pub truncated: BTreeMap<String, u64>,
+    /// Pages written as revisit records (content-seen test).
+    pub revisits: u64,
+    /// Body bytes those revisits did not store again.
+    pub bytes_saved: u64,
 }
 
 /// One row of the top-hosts list.
@@ -131,6 +135,10 @@ pub struct CrawlStats {
     pub retries: u64,
     /// Truncated records by reason.
     pub truncated: BTreeMap<String, u64>,
+    /// Pages written as revisit records.
+    pub revisits: u64,
+    /// Body bytes saved by revisits.
+    pub bytes_saved: u64,
     /// URLs still queued at the end.
     pub queued_at_end: usize,
     /// Seed lines that were skipped.
@@ -205,6 +213,8 @@ impl CrawlStats {
             failed_urls: tally.failed_urls,
             retries: tally.retries,
             truncated: tally.truncated.clone(),
+            revisits: tally.revisits,
+            bytes_saved: tally.bytes_saved,
             queued_at_end: totals.queued_at_end,
             seed_problems: totals.seed_problems,
             peak_rss_bytes: peak_rss_bytes(),

@@ -71,6 +71,12 @@ pub fn render_table(s: &CrawlStats) -> String {
             .collect();
         row("truncated", t.join(" "));
     }
+    if s.revisits > 0 {
+        row(
+            "revisits (dedup)",
+            format!("{} pages, {} saved", s.revisits, human_bytes(s.bytes_saved)),
+        );
+    }
     if let Some(rss) = s.peak_rss_bytes {
         row("peak memory (RSS)", human_bytes(rss));
     }

@@ -1,6 +1,7 @@
 //! Integration tests: real crawls of sites served on loopback, read back with the `warc`
 //! crate and with third-party readers (warcio, pywb) from the virtualenv made by scripts/test.
 
+mod archive;
 mod cli;
 mod crawl_site;
 mod harness;
