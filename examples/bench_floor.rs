@@ -49,7 +49,8 @@ fn main() {
         .map(|k| (k * 7919) % total)
         .map(|i| {
             let (h, p) = (i / shape.pages, i % shape.pages);
-            let url = Url::parse(&format!("http://{}:{}/p/{p}.html", host_ip(h), shape.port)).unwrap();
+            let url =
+                Url::parse(&format!("http://{}:{}/p/{p}.html", host_ip(h), shape.port)).unwrap();
             (url, page_response(&shape, &fill, h, p))
         })
         .collect();

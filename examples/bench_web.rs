@@ -62,7 +62,10 @@ fn main() {
             (0..shape.pages)
                 .map(|p| {
                     let (head, is_large, f) = page_head(&shape, h, p);
-                    (head.into_bytes(), if is_large { FILLER_LARGE | f } else { f })
+                    (
+                        head.into_bytes(),
+                        if is_large { FILLER_LARGE | f } else { f },
+                    )
                 })
                 .collect()
         })
@@ -174,7 +177,12 @@ fn simple(out: &mut Vec<u8>, status: &str, content_type: &str, extra: &str, body
 
 fn respond(site: &Site, host: usize, path: &str, out: &mut Vec<u8>) {
     let c = &site.counters;
-    if let Some(n) = path.strip_prefix("/p/").and_then(|p| p.strip_suffix(".html")).and_then(|n| n.parse::<usize>().ok()).filter(|n| *n < site.shape.pages) {
+    if let Some(n) = path
+        .strip_prefix("/p/")
+        .and_then(|p| p.strip_suffix(".html"))
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| *n < site.shape.pages)
+    {
         let (head, filler) = &site.heads[host][n];
         let body_filler = if filler & FILLER_LARGE != 0 {
             &site.fillers.1[filler & !FILLER_LARGE]
@@ -192,10 +200,22 @@ fn respond(site: &Site, host: usize, path: &str, out: &mut Vec<u8>) {
         out.extend_from_slice(body_filler);
         c.pages.fetch_add(1, Ordering::Relaxed);
     } else if path == "/robots.txt" {
-        simple(out, "200 OK", "text/plain", "", b"User-agent: *\nDisallow: /private/\n");
+        simple(
+            out,
+            "200 OK",
+            "text/plain",
+            "",
+            b"User-agent: *\nDisallow: /private/\n",
+        );
         c.robots.fetch_add(1, Ordering::Relaxed);
     } else if let Some(n) = path.strip_prefix("/r/") {
-        simple(out, "301 Moved Permanently", "text/html", &format!("Location: /p/{n}.html\r\n"), b"<a href=moved>moved</a>");
+        simple(
+            out,
+            "301 Moved Permanently",
+            "text/html",
+            &format!("Location: /p/{n}.html\r\n"),
+            b"<a href=moved>moved</a>",
+        );
         c.redirects.fetch_add(1, Ordering::Relaxed);
     } else if path.starts_with("/files/") {
         simple(out, "200 OK", "application/pdf", "", &[b'%'; 2048]);
@@ -207,7 +227,13 @@ fn respond(site: &Site, host: usize, path: &str, out: &mut Vec<u8>) {
         if path.starts_with("/private/") {
             c.private_violations.fetch_add(1, Ordering::Relaxed);
         }
-        simple(out, "404 Not Found", "text/html", "", b"<html><body>not found</body></html>");
+        simple(
+            out,
+            "404 Not Found",
+            "text/html",
+            "",
+            b"<html><body>not found</body></html>",
+        );
         c.not_found.fetch_add(1, Ordering::Relaxed);
     }
 }

@@ -49,10 +49,42 @@ pub fn host_ip(i: usize) -> Ipv4Addr {
 }
 
 const WORDS: &[&str] = &[
-    "archive", "library", "collection", "the", "of", "and", "record", "history", "city",
-    "council", "meeting", "public", "notice", "river", "school", "report", "annual", "budget",
-    "community", "event", "museum", "open", "hours", "weekend", "children", "reading", "club",
-    "local", "news", "update", "project", "digital", "access", "research", "catalog", "map",
+    "archive",
+    "library",
+    "collection",
+    "the",
+    "of",
+    "and",
+    "record",
+    "history",
+    "city",
+    "council",
+    "meeting",
+    "public",
+    "notice",
+    "river",
+    "school",
+    "report",
+    "annual",
+    "budget",
+    "community",
+    "event",
+    "museum",
+    "open",
+    "hours",
+    "weekend",
+    "children",
+    "reading",
+    "club",
+    "local",
+    "news",
+    "update",
+    "project",
+    "digital",
+    "access",
+    "research",
+    "catalog",
+    "map",
 ];
 
 const SYLLABLES: &[&str] = &[
@@ -81,7 +113,9 @@ fn word(rng: &mut Rng, out: &mut String) {
 }
 
 fn paragraph(rng: &mut Rng, out: &mut String) {
-    out.push_str("<div class=\"content-block col-md-8\" data-role=\"text\"><p class=\"text-body\">");
+    out.push_str(
+        "<div class=\"content-block col-md-8\" data-role=\"text\"><p class=\"text-body\">",
+    );
     for i in 0..rng.below(60) + 40 {
         if i > 0 {
             out.push(' ');
@@ -151,7 +185,12 @@ pub fn page_head(shape: &Shape, h: usize, p: usize) -> (String, bool, usize) {
             format!("/p/{}.html", rng.below(shape.pages))
         } else if roll < 88 {
             let other = rng.below(shape.hosts);
-            format!("http://{}:{}/p/{}.html", host_ip(other), shape.port, rng.below(shape.pages))
+            format!(
+                "http://{}:{}/p/{}.html",
+                host_ip(other),
+                shape.port,
+                rng.below(shape.pages)
+            )
         } else if roll < 91 {
             format!("/r/{}", rng.below(3))
         } else if roll < 93 {
@@ -171,7 +210,12 @@ pub fn page_head(shape: &Shape, h: usize, p: usize) -> (String, bool, usize) {
 }
 
 /// The full HTTP response for page `p` of host `h` (what the server sends).
-pub fn page_response(shape: &Shape, fillers: &(Vec<String>, Vec<String>), h: usize, p: usize) -> Vec<u8> {
+pub fn page_response(
+    shape: &Shape,
+    fillers: &(Vec<String>, Vec<String>),
+    h: usize,
+    p: usize,
+) -> Vec<u8> {
     let (head, large, f) = page_head(shape, h, p);
     let filler = if large { &fillers.1[f] } else { &fillers.0[f] };
     let mut out = format!(

@@ -69,18 +69,24 @@ mod tests {
         GzDecoder::new(&file[..]).read_to_string(&mut one).unwrap();
         assert_eq!(one, "first");
         let mut two = String::new();
-        GzDecoder::new(&file[first_len..]).read_to_string(&mut two).unwrap();
+        GzDecoder::new(&file[first_len..])
+            .read_to_string(&mut two)
+            .unwrap();
         assert_eq!(two, "second");
     }
 
     #[test]
     fn reused_state_round_trips_large_and_empty_records() {
-        let big: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8 ^ (i / 7) as u8).collect();
+        let big: Vec<u8> = (0..300_000u32)
+            .map(|i| (i % 251) as u8 ^ (i / 7) as u8)
+            .collect();
         for level in [1, 6, 1, 9, 0] {
             for data in [&big[..], b"", b"x"] {
                 let member = gzip_member(data, level);
                 let mut back = Vec::new();
-                MultiGzDecoder::new(&member[..]).read_to_end(&mut back).unwrap();
+                MultiGzDecoder::new(&member[..])
+                    .read_to_end(&mut back)
+                    .unwrap();
                 assert_eq!(back, data, "level {level}");
             }
         }
