@@ -119,8 +119,8 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "PREFIX", default_value = "trawl")]
     pub warc_prefix: String,
 
-    /// gzip level of WARC records (0-9): 3 costs ~40% less CPU than 6 for ~7-15% larger files
-    /// (docs/PERFORMANCE.md); 6 or 9 for the smallest archives.
+    /// gzip level of WARC records (0-9): 3 takes ~30% less compression time than 6 for files
+    /// 5-7% larger (docs/PERFORMANCE.md); 6 or 9 for the smallest archives.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=9))]
     pub gzip_level: u32,
 
