@@ -3,14 +3,17 @@
 
 use anyhow::Context;
 
-use crate::cli::{Cli, Command, CrawlArgs, IndexArgs, WaczArgs};
+use crate::cli::{Cli, Command, CrawlArgs, IndexArgs, StatusArgs, WaczArgs};
 use crate::config::{Config, ConfigError};
 use crate::crawl;
 use crate::exit::ExitCode;
 use crate::index::index_files;
+use crate::lock::{DirLock, LockError};
+use crate::report::status::read_status;
 use crate::report::{render_table, StopReason};
 use crate::wacz::{write_wacz, WaczError};
 use crate::warc::naming::list_warc_files;
+use crate::warc::recovery::repair_open_files;
 
 /// Runs the command and returns the exit code.
 pub fn run(cli: Cli) -> ExitCode {
@@ -18,7 +21,65 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Crawl(args) => run_crawl(*args),
         Command::Index(args) => run_index(args),
         Command::Wacz(args) => run_wacz(args),
+        Command::Status(args) => run_status(args),
     }
+}
+
+fn run_status(args: StatusArgs) -> ExitCode {
+    let dir = &args.dir;
+    if !dir.is_dir() {
+        eprintln!("trawl: error: {} is not a directory", dir.display());
+        return ExitCode::BadArguments;
+    }
+    let running = DirLock::is_held(dir);
+    let files = list_warc_files(&[dir.to_path_buf()]).unwrap_or_default();
+    let bytes: u64 = files
+        .iter()
+        .filter_map(|f| f.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    let open = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".open"))
+                .count()
+        })
+        .unwrap_or(0);
+    match read_status(dir) {
+        Some(s) => {
+            let state = match (running, s.running) {
+                (true, _) => format!("running (pid {})", s.pid),
+                (false, false) => format!("stopped: {}", s.stop_reason.as_deref().unwrap_or("unknown")),
+                (false, true) => "not running, and it did not stop cleanly (killed or crashed); the next run repairs and continues".to_string(),
+            };
+            println!("crawl in {}: {state}", dir.display());
+            println!("  started {}, last update {}", s.started, s.updated);
+            println!(
+                "  pages {}, queued {}, in flight {}, errors {}, WARC bytes written {}",
+                s.pages, s.queued, s.in_flight, s.errors, s.bytes_written
+            );
+        }
+        None => println!(
+            "no trawl crawl status in {}{}",
+            dir.display(),
+            if running {
+                " (but it is locked by a running trawl)"
+            } else {
+                ""
+            }
+        ),
+    }
+    println!(
+        "  {} WARC file(s), {} bytes{}",
+        files.len(),
+        bytes,
+        if open > 0 {
+            format!(", {open} open file(s)")
+        } else {
+            String::new()
+        }
+    );
+    ExitCode::Success
 }
 
 fn run_index(args: IndexArgs) -> ExitCode {
@@ -76,7 +137,7 @@ fn run_wacz(args: WaczArgs) -> ExitCode {
     }
 }
 
-fn init_logging(quiet: bool, verbose: u8) {
+fn init_logging(quiet: bool, verbose: u8, log_file: Option<&std::path::Path>) {
     let level = match (quiet, verbose) {
         (true, _) => "error",
         (false, 0) => "warn",
@@ -85,16 +146,31 @@ fn init_logging(quiet: bool, verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("TRAWL_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("trawl={level}")));
-    let _ = tracing_subscriber::fmt()
+    let file = log_file.and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .map_err(|e| eprintln!("trawl: cannot open log file {}: {e}", p.display()))
+            .ok()
+    });
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .try_init();
+        .with_target(false);
+    let _ = match file {
+        Some(f) => builder
+            .with_writer(std::sync::Mutex::new(f))
+            .with_ansi(false)
+            .try_init(),
+        None => builder
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .try_init(),
+    };
 }
 
 fn run_crawl(args: CrawlArgs) -> ExitCode {
-    init_logging(args.quiet, args.verbose);
+    init_logging(args.quiet, args.verbose, args.log_file.as_deref());
     let config = match Config::from_args(args) {
         Ok(c) => c,
         Err(e) => return config_error(e),
@@ -108,6 +184,42 @@ fn run_crawl(args: CrawlArgs) -> ExitCode {
             class.name(),
             class.name()
         );
+    }
+    let _lock = match DirLock::acquire(&config.out) {
+        Ok(lock) => lock,
+        Err(e @ LockError::Busy { .. }) => {
+            eprintln!("trawl: error: {e}");
+            return ExitCode::Locked;
+        }
+        Err(e) => {
+            eprintln!("trawl: error: {e}");
+            return ExitCode::OutputError;
+        }
+    };
+    match repair_open_files(&config.out) {
+        Ok(repairs) => {
+            for r in repairs {
+                match &r.final_path {
+                    Some(p) => eprintln!(
+                        "trawl: repaired {} after an unclean stop: kept {} records, cut {} bytes",
+                        p.display(),
+                        r.records,
+                        r.cut_bytes
+                    ),
+                    None => eprintln!(
+                        "trawl: removed {}: no complete capture in it",
+                        r.open_path.display()
+                    ),
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!(
+                "trawl: error: repairing open WARC files in {}: {e}",
+                config.out.display()
+            );
+            return ExitCode::OutputError;
+        }
     }
     match crawl_and_report(config) {
         Ok(code) => code,

@@ -26,6 +26,16 @@ pub enum Command {
     Index(IndexArgs),
     /// Package WARC files as a WACZ (WARCs, CDXJ index, pages.jsonl, datapackage.json).
     Wacz(WaczArgs),
+    /// Show the progress of a running or stopped crawl in an output directory.
+    Status(StatusArgs),
+}
+
+/// Flags of `trawl status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The crawl's output directory (its --out).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 /// Flags of `trawl index`.
@@ -233,6 +243,16 @@ pub struct CrawlArgs {
     /// Write a metadata record per page with its outlinks and fetch timing.
     #[arg(long)]
     pub metadata_records: bool,
+
+    /// After SIGINT/SIGTERM, how long in-flight fetches may take before they are abandoned
+    /// (a second signal abandons them at once). Finished records are always written and the
+    /// WARC file closed.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub shutdown_timeout: Duration,
+
+    /// Append log messages and the periodic status line to this file instead of stderr.
+    #[arg(long, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
 
     /// Write the final report as JSON to this file.
     #[arg(long, value_name = "FILE")]

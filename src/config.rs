@@ -150,6 +150,10 @@ pub struct Config {
     pub progress_interval: Duration,
     /// No progress or report output.
     pub quiet: bool,
+    /// Grace period for in-flight fetches after a stop request.
+    pub shutdown_timeout: Duration,
+    /// Where logs and status lines go (stderr when `None`).
+    pub log_file: Option<PathBuf>,
 }
 
 impl Config {
@@ -274,6 +278,8 @@ impl Config {
             stats: args.stats,
             progress_interval: args.progress_interval,
             quiet: args.quiet,
+            shutdown_timeout: args.shutdown_timeout,
+            log_file: args.log_file,
         })
     }
 

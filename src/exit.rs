@@ -18,6 +18,8 @@ pub enum ExitCode {
     FetchErrors = 4,
     /// Writing the output failed (disk full, permissions); the files written are valid.
     OutputError = 5,
+    /// Another trawl process is crawling into the same output directory.
+    Locked = 6,
     /// Stopped by SIGINT/SIGTERM; WARC files were closed cleanly.
     Interrupted = 130,
 }

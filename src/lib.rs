@@ -34,6 +34,7 @@ pub mod fetch;
 pub mod frontier;
 pub mod http;
 pub mod index;
+pub mod lock;
 pub mod record;
 pub mod report;
 pub mod seeds;

@@ -30,6 +30,7 @@ use crate::fetch::{origin_key, FetchError, Fetcher};
 use crate::frontier::politeness::retry_backoff;
 use crate::frontier::{Candidate, Frontier, Job, JobKind, Next, RobotsOutcome};
 use crate::report::stats::Totals;
+use crate::report::status::{write_status, CrawlStatus};
 use crate::report::{CrawlStats, Progress, Snapshot, StopReason, Tally};
 use crate::url::Scope;
 use crate::warc::{spawn_writer, WarcError, WriterConfig};
@@ -84,9 +85,25 @@ pub async fn run(
     let (results_tx, mut results) = mpsc::channel::<JobResult>(config.concurrency);
     let mut tasks = JoinSet::new();
     let mut in_flight = 0usize;
-    let mut progress = Progress::new(config.quiet, config.progress_interval, config.max_pages);
+    let log = config.log_file.as_ref().and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
+    let mut progress = Progress::new(
+        config.quiet,
+        config.progress_interval,
+        config.max_pages,
+        log,
+    );
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     let mut signals_open = true;
+    let mut shutdown_deadline: Option<tokio::time::Instant> = None;
+    let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let mut last_status = Instant::now();
+    write_status(&config.out, &status_of(&state, &started_at, 0, 0, None));
 
     loop {
         let mut wake = None;
@@ -131,17 +148,31 @@ pub async fn run(
                 if signal.is_none() {
                     signals_open = false;
                 } else if state.stopping.is_none() || state.stopping == Some(StopReason::TargetReached) {
-                    tracing::warn!("stop requested: finishing {in_flight} fetch(es); signal again to abort them");
+                    tracing::warn!(
+                        "stop requested: finishing {in_flight} fetch(es) within {:?}; signal again to abort them",
+                        config.shutdown_timeout
+                    );
                     state.stopping = Some(StopReason::Interrupted);
+                    shutdown_deadline = Some(tokio::time::Instant::now() + config.shutdown_timeout);
                 } else {
                     tracing::warn!("second stop request: aborting {in_flight} fetch(es)");
                     tasks.abort_all();
                     break;
                 }
             }
+            _ = sleep_until_opt(shutdown_deadline), if shutdown_deadline.is_some() => {
+                tracing::warn!("shutdown timeout: abandoning {in_flight} fetch(es)");
+                tasks.abort_all();
+                break;
+            }
             _ = tick.tick() => {
                 state.idle.expire(Instant::now());
                 while tasks.try_join_next().is_some() {}
+                if last_status.elapsed() >= STATUS_EVERY {
+                    last_status = Instant::now();
+                    let written = writer.bytes_written.load(std::sync::atomic::Ordering::Relaxed);
+                    write_status(&config.out, &status_of(&state, &started_at, in_flight, written, None));
+                }
             }
         }
         progress.update(&Snapshot {
@@ -176,6 +207,10 @@ pub async fn run(
     } else {
         state.stopping.unwrap_or(StopReason::FrontierExhausted)
     };
+    write_status(
+        &config.out,
+        &status_of(&state, &started_at, 0, report.bytes, Some(stop_reason)),
+    );
     let counters = state.frontier.counters().clone();
     state.tally.filtered.robots = counters.robots_denied;
     state.tally.filtered.robots_unavailable = counters.robots_unavailable;
@@ -200,6 +235,35 @@ pub async fn run(
         stats,
         output_error,
     })
+}
+
+/// How often the status file is rewritten.
+const STATUS_EVERY: Duration = Duration::from_secs(2);
+
+fn status_of(
+    state: &LoopState,
+    started: &str,
+    in_flight: usize,
+    bytes_written: u64,
+    stop: Option<StopReason>,
+) -> CrawlStatus {
+    CrawlStatus {
+        pid: std::process::id(),
+        started: started.to_string(),
+        updated: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        running: stop.is_none(),
+        pages: state.tally.pages,
+        queued: state.frontier.queued(),
+        in_flight,
+        errors: state.tally.errors.values().sum(),
+        bytes_written,
+        stop_reason: stop.map(|s| {
+            serde_json::to_value(s)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        }),
+    }
 }
 
 async fn sleep_until_opt(at: Option<tokio::time::Instant>) {

@@ -2,6 +2,7 @@
 
 pub mod progress;
 pub mod stats;
+pub mod status;
 pub mod table;
 
 pub use progress::{Progress, Snapshot};

@@ -1,6 +1,6 @@
 //! Live progress: a bar on a terminal, a periodic status line otherwise (cron), or nothing.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -24,8 +24,10 @@ pub struct Snapshot {
 pub enum Progress {
     /// A progress bar (stderr is a terminal).
     Bar(ProgressBar),
-    /// A status line every `interval` (stderr is not a terminal).
+    /// A status line every `interval` (stderr is not a terminal, or `--log-file`).
     Lines {
+        /// Where lines go.
+        sink: Box<dyn Write + Send>,
         /// Time between lines.
         interval: Duration,
         /// When the last line was printed.
@@ -38,8 +40,22 @@ pub enum Progress {
 }
 
 impl Progress {
-    /// Chooses the display for this process.
-    pub fn new(quiet: bool, interval: Duration, target: Option<u64>) -> Self {
+    /// Chooses the display for this process; with a log file, status lines go there.
+    pub fn new(
+        quiet: bool,
+        interval: Duration,
+        target: Option<u64>,
+        log: Option<std::fs::File>,
+    ) -> Self {
+        if let Some(file) = log {
+            let now = Instant::now();
+            return Progress::Lines {
+                sink: Box::new(file),
+                interval,
+                last: now,
+                start: now,
+            };
+        }
         if quiet {
             return Progress::Silent;
         }
@@ -61,6 +77,7 @@ impl Progress {
         } else {
             let now = Instant::now();
             Progress::Lines {
+                sink: Box::new(std::io::stderr()),
                 interval,
                 last: now,
                 start: now,
@@ -82,6 +99,7 @@ impl Progress {
                 ));
             }
             Progress::Lines {
+                sink,
                 interval,
                 last,
                 start,
@@ -89,7 +107,8 @@ impl Progress {
                 if last.elapsed() >= *interval {
                     *last = Instant::now();
                     let secs = start.elapsed().as_secs_f64();
-                    eprintln!(
+                    let _ = writeln!(
+                        sink,
                         "trawl: {:.0}s pages={} ({:.1}/s) queued={} in_flight={} errors={} written={}",
                         secs,
                         s.pages,

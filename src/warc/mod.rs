@@ -7,6 +7,7 @@
 
 pub mod naming;
 pub mod reader;
+pub mod recovery;
 pub mod rotation;
 pub mod writer;
 

@@ -65,7 +65,8 @@ pub fn read_records(path: &Path) -> io::Result<Vec<StoredRecord>> {
         inner: BufReader::with_capacity(1 << 16, File::open(path)?),
         consumed: 0,
     };
-    let gzipped = path.to_string_lossy().ends_with(".gz");
+    // Gzip by content, not by name: `.warc.gz.open` files are read during repair.
+    let gzipped = reader.fill_buf()?.starts_with(&[0x1f, 0x8b]);
     let mut records = Vec::new();
     loop {
         if reader.fill_buf()?.is_empty() {

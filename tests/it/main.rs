@@ -4,6 +4,7 @@
 mod archive;
 mod cli;
 mod crawl_site;
+mod durability;
 mod harness;
 mod hostile;
 mod server;

@@ -1,0 +1,256 @@
+//! Unattended runs: one process per output directory, kill -9 and repair, graceful SIGTERM,
+//! disk full, log file and `trawl status`.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::args;
+use crate::harness::{run_script, text, trawl, warc_files};
+use crate::server::{Host, Route, Web};
+
+/// A site that takes a while: `pages` pages linked from `/`, each `size` bytes of poorly
+/// compressible text.
+async fn slow_site(ip: &str, pages: usize, size: usize) -> (Web, Host) {
+    let web = Web::default();
+    let h = web.host(ip).await;
+    h.route(
+        "/",
+        Route::html(
+            &(0..pages)
+                .map(|i| format!("<a href=/p{i}>p</a>"))
+                .collect::<String>(),
+        ),
+    );
+    let mut x: u64 = 1;
+    for i in 0..pages {
+        let body: String = (0..size)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (b'a' + (x >> 59) as u8 % 26) as char
+            })
+            .collect();
+        h.route(&format!("/p{i}"), Route::html(&format!("<p>{body}</p>")));
+    }
+    (web, h)
+}
+
+fn spawn_trawl(args: &[String]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn trawl")
+}
+
+async fn wait_for(mut cond: impl FnMut() -> bool, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn open_files(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".open")
+        })
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn second_process_on_the_same_output_is_refused() {
+    let (_web, h) = slow_site("127.0.0.20", 20, 100).await;
+    let out = tempfile::tempdir().unwrap();
+    let first = spawn_trawl(&args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "300ms",
+        "-q"
+    ]);
+    let lock = out.path().join(".trawl.lock");
+    wait_for(|| lock.exists(), "the first crawl to lock").await;
+    let second = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().display(),
+        "-q"
+    ])
+    .await;
+    assert_eq!(second.status.code(), Some(6), "{}", text(&second));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("in use by another trawl process"));
+    let mut first = first;
+    first.kill().unwrap();
+    first.wait().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_leaves_an_open_file_that_the_next_run_repairs() {
+    let (web, h) = slow_site("127.0.0.21", 40, 20_000).await;
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_path_buf();
+    let crawl = args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        dir.display(),
+        "--delay",
+        "50ms",
+        "-q"
+    ];
+    let mut child = spawn_trawl(&crawl);
+    wait_for(|| web.paths_of(&h).len() >= 10, "ten requests").await;
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert_eq!(
+        open_files(&dir),
+        1,
+        "a killed crawl leaves its current file open"
+    );
+
+    let status = trawl(args!["status", dir.display()]).await;
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("did not stop cleanly"),
+        "{}",
+        text(&status)
+    );
+
+    let again = trawl(crawl.clone()).await;
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("repaired"),
+        "{}",
+        text(&again)
+    );
+    assert_eq!(open_files(&dir), 0);
+    assert!(warc_files(&dir).len() >= 2);
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_stops_within_the_timeout_and_closes_cleanly() {
+    let (web, h) = slow_site("127.0.0.22", 40, 1000).await;
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_path_buf();
+    let child = spawn_trawl(&args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        dir.display(),
+        "--delay",
+        "100ms",
+        "--shutdown-timeout",
+        "2s"
+    ]);
+    wait_for(|| web.paths_of(&h).len() >= 5, "five requests").await;
+    let sent = Instant::now();
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(4),
+        "took {:?}",
+        sent.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("Interrupted"));
+    assert_eq!(open_files(&dir), 0);
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+    let status = trawl(args!["status", dir.display()]).await;
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("stopped: interrupted"),
+        "{}",
+        text(&status)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn log_file_receives_logs_and_status_lines() {
+    let (_web, h) = slow_site("127.0.0.23", 5, 100).await;
+    let out = tempfile::tempdir().unwrap();
+    let log = out.path().join("crawl.log");
+    let result = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().join("w").display(),
+        "--log-file",
+        log.display(),
+        "--progress-interval",
+        "0s",
+        "-v"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("archived"), "{text}");
+    assert!(
+        text.contains("trawl: ") && text.contains("pages="),
+        "{text}"
+    );
+}
+
+/// Disk full: the output is a 1 MiB tmpfs. Needs root (mount), which CI and this machine have.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disk_full_stops_cleanly_with_valid_files() {
+    let (_web, h) = slow_site("127.0.0.24", 60, 60_000).await;
+    let out = tempfile::tempdir().unwrap();
+    let mnt = out.path().join("small");
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(&mnt)
+        .status()
+        .expect("run mount");
+    assert!(
+        mounted.success(),
+        "this test needs root to mount a small tmpfs"
+    );
+    let result = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        mnt.display(),
+        "--delay",
+        "0ms",
+        "--gzip-level",
+        0,
+        "-q"
+    ])
+    .await;
+    let copy = out.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    for f in warc_files(&mnt) {
+        std::fs::copy(&f, copy.join(f.file_name().unwrap())).unwrap();
+    }
+    let leftover_open = open_files(&mnt);
+    Command::new("umount").arg(&mnt).status().unwrap();
+    assert_eq!(result.status.code(), Some(5), "{}", text(&result));
+    assert!(
+        String::from_utf8_lossy(&result.stderr)
+            .to_lowercase()
+            .contains("no space"),
+        "{}",
+        text(&result)
+    );
+    assert_eq!(leftover_open, 0, "the failed file is cut back and closed");
+    assert!(!warc_files(&copy).is_empty());
+    let check = run_script("warc_check.py", args![copy.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+}
