@@ -36,7 +36,7 @@ async fn slow_site(ip: &str, pages: usize, size: usize) -> (Web, Host) {
     (web, h)
 }
 
-fn spawn_trawl(args: &[String]) -> Child {
+fn spawn_trawl(args: Vec<String>) -> Child {
     Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(args)
         .stdout(Stdio::null())
@@ -70,7 +70,7 @@ fn open_files(dir: &std::path::Path) -> usize {
 async fn second_process_on_the_same_output_is_refused() {
     let (_web, h) = slow_site("127.0.0.20", 20, 100).await;
     let out = tempfile::tempdir().unwrap();
-    let first = spawn_trawl(&args![
+    let first = spawn_trawl(args![
         "crawl",
         h.url("/"),
         "--out",
@@ -110,7 +110,7 @@ async fn kill_9_leaves_an_open_file_that_the_next_run_repairs() {
         "50ms",
         "-q"
     ];
-    let mut child = spawn_trawl(&crawl);
+    let mut child = spawn_trawl(crawl.clone());
     wait_for(|| web.paths_of(&h).len() >= 10, "ten requests").await;
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -145,7 +145,7 @@ async fn sigterm_stops_within_the_timeout_and_closes_cleanly() {
     let (web, h) = slow_site("127.0.0.22", 40, 1000).await;
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().to_path_buf();
-    let child = spawn_trawl(&args![
+    let child = spawn_trawl(args![
         "crawl",
         h.url("/"),
         "--out",
