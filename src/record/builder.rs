@@ -158,17 +158,7 @@ pub fn metadata_record(
     concurrent_to: &str,
     fields: &[(&str, String)],
 ) -> WarcRecord {
-    let mut block = String::new();
-    for (k, v) in fields {
-        let v: String = v
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
-        block.push_str(k);
-        block.push_str(": ");
-        block.push_str(&v);
-        block.push_str("\r\n");
-    }
+    let block = warc_fields(fields.iter().map(|(k, v)| (*k, v.as_str())));
     let date = warc_date(date);
     let headers = [
         ("WARC-Date", date.as_str()),
@@ -182,18 +172,7 @@ pub fn metadata_record(
 
 /// Builds the warcinfo record that opens a WARC file.
 pub fn warcinfo_record(filename: &str, date: SystemTime, info: &[(String, String)]) -> WarcRecord {
-    let mut block = String::new();
-    for (k, v) in info {
-        // warc-fields values must not contain line breaks.
-        let v: String = v
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
-        block.push_str(k);
-        block.push_str(": ");
-        block.push_str(&v);
-        block.push_str("\r\n");
-    }
+    let block = warc_fields(info.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let date = warc_date(date);
     let fields = [
         ("WARC-Date", date.as_str()),
@@ -201,6 +180,19 @@ pub fn warcinfo_record(filename: &str, date: SystemTime, info: &[(String, String
         ("Content-Type", "application/warc-fields"),
     ];
     serialize("warcinfo", RecordIds::next(), &fields, block.as_bytes())
+}
+
+/// An `application/warc-fields` block: `name: value` lines; values must not contain line
+/// breaks, so control characters become spaces.
+fn warc_fields<'a>(fields: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let mut block = String::new();
+    for (k, v) in fields {
+        block.push_str(k);
+        block.push_str(": ");
+        block.extend(v.chars().map(|c| if c.is_control() { ' ' } else { c }));
+        block.push_str("\r\n");
+    }
+    block
 }
 
 #[cfg(test)]

@@ -35,10 +35,10 @@ impl StoredRecord {
 }
 
 /// Counts bytes consumed from the underlying buffered reader (gzip members end exactly where
-/// the decoder stops consuming).
-struct Counting<R> {
-    inner: R,
-    consumed: u64,
+/// the decoder stops consuming). Shared with [`super::recovery`].
+pub(crate) struct Counting<R> {
+    pub(crate) inner: R,
+    pub(crate) consumed: u64,
 }
 
 impl<R: Read> Read for Counting<R> {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use flate2::bufread::GzDecoder;
 
 use super::naming::{OPEN_SUFFIX, WARC_SUFFIX};
-use super::reader::read_records;
+use super::reader::{read_records, Counting};
 
 /// What repairing one file did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,29 +38,6 @@ pub fn repair_open_files(dir: &Path) -> io::Result<Vec<Repair>> {
         .collect();
     open.sort();
     open.iter().map(|p| repair_file(p)).collect()
-}
-
-struct Counting<R> {
-    inner: R,
-    consumed: u64,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.consumed += n as u64;
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Counting<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-    fn consume(&mut self, amt: usize) {
-        self.consumed += amt as u64;
-        self.inner.consume(amt);
-    }
 }
 
 /// Length of the prefix made of complete members holding complete WARC records.
