@@ -244,6 +244,10 @@ pub struct CrawlArgs {
     #[arg(long)]
     pub metadata_records: bool,
 
+    /// Directory for crawl state (frontier, counters), used to resume; default OUT/.trawl-state.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+
     /// After SIGINT/SIGTERM, how long in-flight fetches may take before they are abandoned
     /// (a second signal abandons them at once). Finished records are always written and the
     /// WARC file closed.

@@ -150,6 +150,8 @@ pub struct Config {
     pub progress_interval: Duration,
     /// No progress or report output.
     pub quiet: bool,
+    /// Crawl state directory.
+    pub state_dir: PathBuf,
     /// Grace period for in-flight fetches after a stop request.
     pub shutdown_timeout: Duration,
     /// Where logs and status lines go (stderr when `None`).
@@ -210,6 +212,10 @@ impl Config {
         } else {
             None
         };
+        let state_dir = args
+            .state
+            .clone()
+            .unwrap_or_else(|| args.out.join(".trawl-state"));
         let robots_agent = product_token(&args.user_agent);
         let mut guard = AddressGuard::new(args.allow_private);
         let unlocked_classes = seeds
@@ -278,6 +284,7 @@ impl Config {
             stats: args.stats,
             progress_interval: args.progress_interval,
             quiet: args.quiet,
+            state_dir,
             shutdown_timeout: args.shutdown_timeout,
             log_file: args.log_file,
         })

@@ -38,6 +38,7 @@ pub mod lock;
 pub mod record;
 pub mod report;
 pub mod seeds;
+pub mod state;
 pub mod url;
 pub mod wacz;
 pub mod warc;

@@ -14,6 +14,7 @@
 pub mod admission;
 pub mod dedup;
 pub mod idle;
+pub mod resume;
 pub mod worker;
 
 use std::collections::HashMap;
@@ -32,11 +33,26 @@ use crate::frontier::{Candidate, Frontier, Job, JobKind, Next, RobotsOutcome};
 use crate::report::stats::Totals;
 use crate::report::status::{write_status, CrawlStatus};
 use crate::report::{CrawlStats, Progress, Snapshot, StopReason, Tally};
+use crate::state::{CrawlState, StateError, STATE_VERSION};
 use crate::url::Scope;
 use crate::warc::{spawn_writer, WarcError, WriterConfig};
 use admission::{Admission, Rejection};
 use idle::IdlePool;
 use worker::{run_job, JobResult, Outcome, PageBudget, SkipReason, WorkerContext};
+
+/// Why a crawl could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    /// The WARC output could not be set up.
+    #[error(transparent)]
+    Output(#[from] WarcError),
+    /// Saved crawl state could not be read.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// WARC files written after the last saved state could not be read back.
+    #[error("replaying WARC files after an unclean stop: {0}")]
+    Replay(std::io::Error),
+}
 
 /// How a crawl ended.
 #[derive(Debug)]
@@ -63,9 +79,26 @@ struct LoopState {
 pub async fn run(
     config: Config,
     mut signals: mpsc::UnboundedReceiver<()>,
-) -> Result<CrawlOutcome, WarcError> {
+) -> Result<CrawlOutcome, CrawlError> {
     let start = Instant::now();
     let config = Arc::new(config);
+    let saved = crate::state::load(&config.state_dir)?;
+    let replay_from = saved.as_ref().and_then(|s| s.replay_from_serial);
+    if let Some(s) = &saved {
+        tracing::warn!(
+            "resuming: {} pages archived, {} URLs queued",
+            s.tally.pages,
+            s.frontier.queue.len()
+        );
+    }
+    let mut state = LoopState::new(config.clone(), saved);
+    if let Some(serial) = replay_from {
+        let replayed =
+            resume::replay(&mut state, serial, Instant::now()).map_err(CrawlError::Replay)?;
+        if replayed > 0 {
+            tracing::warn!("recovered {replayed} capture(s) written after the last saved state");
+        }
+    }
     let writer = spawn_writer(WriterConfig {
         dir: config.out.clone(),
         prefix: config.warc_prefix.clone(),
@@ -78,11 +111,19 @@ pub async fn run(
         config: config.clone(),
         fetcher: Fetcher::new(config.fetch.clone()),
         writer: writer.sender.clone(),
-        budget: PageBudget::new(config.max_pages),
+        budget: PageBudget::with_taken(config.max_pages, state.tally.pages),
     });
+    if ctx.budget.exhausted() {
+        state.stopping = Some(StopReason::TargetReached);
+    }
 
-    let mut state = LoopState::new(config.clone());
-    let (results_tx, mut results) = mpsc::channel::<JobResult>(config.concurrency);
+    let (results_tx, mut results) = mpsc::channel::<(u64, JobResult)>(config.concurrency);
+    let mut jobs_in_flight: HashMap<u64, Job> = HashMap::new();
+    let mut next_job_id = 0u64;
+    let mut last_save = Instant::now();
+    // A state saved before the first fetch means any crash from here on is recovered by
+    // replaying the WARC files written since (the replay needs a starting point).
+    save_state(&state, &jobs_in_flight, &writer, &config).await;
     let mut tasks = JoinSet::new();
     let mut in_flight = 0usize;
     let log = config.log_file.as_ref().and_then(|p| {
@@ -113,10 +154,13 @@ pub async fn run(
                 Next::Job(job) => {
                     let conn = state.idle.take(&job.host);
                     let (ctx, tx) = (ctx.clone(), results_tx.clone());
+                    let id = next_job_id;
+                    next_job_id += 1;
+                    jobs_in_flight.insert(id, job.clone());
                     tasks.spawn(async move {
                         let result = run_job(ctx, job, conn).await;
                         // The loop outlives every worker unless it aborted them.
-                        let _ = tx.send(result).await;
+                        let _ = tx.send((id, result)).await;
                     });
                     in_flight += 1;
                 }
@@ -136,8 +180,9 @@ pub async fn run(
         }
         let sleep_until = wake.map(tokio::time::Instant::from_std);
         tokio::select! {
-            Some(result) = results.recv() => {
+            Some((id, result)) = results.recv() => {
                 in_flight -= 1;
+                jobs_in_flight.remove(&id);
                 state.handle(result, Instant::now());
                 if state.stopping.is_none() && ctx.budget.exhausted() {
                     state.stopping = Some(StopReason::TargetReached);
@@ -168,6 +213,10 @@ pub async fn run(
             _ = tick.tick() => {
                 state.idle.expire(Instant::now());
                 while tasks.try_join_next().is_some() {}
+                if last_save.elapsed() >= SAVE_EVERY && state.stopping.is_none() {
+                    last_save = Instant::now();
+                    save_state(&state, &jobs_in_flight, &writer, &config).await;
+                }
                 if last_status.elapsed() >= STATUS_EVERY {
                     last_status = Instant::now();
                     let written = writer.bytes_written.load(std::sync::atomic::Ordering::Relaxed);
@@ -190,6 +239,9 @@ pub async fn run(
     state.idle.clear();
     drop(results_tx);
     drop(ctx);
+    let writer_replay_from = writer
+        .replay_from
+        .load(std::sync::atomic::Ordering::Acquire);
     let writer_result = tokio::task::spawn_blocking(move || writer.finish())
         .await
         .unwrap_or_else(|e| {
@@ -207,6 +259,17 @@ pub async fn run(
     } else {
         state.stopping.unwrap_or(StopReason::FrontierExhausted)
     };
+    let final_state = CrawlState {
+        version: STATE_VERSION,
+        frontier: state.frontier.snapshot(jobs_in_flight.values()),
+        tally: state.tally.clone(),
+        // Every file is closed: nothing to replay, unless the output failed mid-way.
+        replay_from_serial: output_error.is_some().then_some(writer_replay_from),
+        stopped: Some(stop_reason),
+    };
+    if let Err(e) = crate::state::save(&config.state_dir, &final_state) {
+        tracing::error!("could not save crawl state: {e}");
+    }
     write_status(
         &config.out,
         &status_of(&state, &started_at, 0, report.bytes, Some(stop_reason)),
@@ -235,6 +298,37 @@ pub async fn run(
         stats,
         output_error,
     })
+}
+
+/// How often crawl state is saved while crawling.
+const SAVE_EVERY: Duration = Duration::from_secs(5);
+
+/// Saves crawl state mid-crawl: first the writer syncs the current file (every job the loop
+/// counts as done has its records written already), then the state names that file as the
+/// place to replay from after a crash. Failures are logged; the crawl goes on.
+async fn save_state(
+    state: &LoopState,
+    in_flight: &HashMap<u64, Job>,
+    writer: &crate::warc::WriterHandle,
+    config: &Config,
+) {
+    let replay_from = writer
+        .replay_from
+        .load(std::sync::atomic::Ordering::Acquire);
+    let (request, synced) = crate::warc::Batch::sync_request();
+    if writer.sender.send(request).await.is_err() || synced.await.is_err() {
+        return;
+    }
+    let snapshot = CrawlState {
+        version: STATE_VERSION,
+        frontier: state.frontier.snapshot(in_flight.values()),
+        tally: state.tally.clone(),
+        replay_from_serial: Some(replay_from),
+        stopped: None,
+    };
+    if let Err(e) = crate::state::save(&config.state_dir, &snapshot) {
+        tracing::error!("could not save crawl state: {e}");
+    }
 }
 
 /// How often the status file is rewritten.
@@ -273,7 +367,7 @@ async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
 }
 
 impl LoopState {
-    fn new(config: Arc<Config>) -> Self {
+    fn new(config: Arc<Config>, saved: Option<CrawlState>) -> Self {
         let mut scope = Scope::new(config.scope);
         for seed in &config.seeds {
             scope.add_seed(&seed.url);
@@ -288,6 +382,11 @@ impl LoopState {
         let mut frontier = Frontier::new(config.frontier.clone());
         let mut fallback = HashMap::new();
         let now = Instant::now();
+        let mut tally = Tally::default();
+        if let Some(saved) = saved {
+            frontier.restore(saved.frontier, now);
+            tally = saved.tally;
+        }
         for seed in &config.seeds {
             if seed.http_fallback {
                 let mut http = seed.url.clone();
@@ -309,7 +408,7 @@ impl LoopState {
             frontier,
             admission,
             fallback,
-            tally: Tally::default(),
+            tally,
             idle: IdlePool::default(),
             stopping: None,
         }

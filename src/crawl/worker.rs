@@ -36,9 +36,14 @@ pub struct PageBudget {
 impl PageBudget {
     /// A budget of `limit` pages (unlimited when `None`).
     pub fn new(limit: Option<u64>) -> Self {
+        Self::with_taken(limit, 0)
+    }
+
+    /// A budget of which `taken` pages are already used (a resumed crawl).
+    pub fn with_taken(limit: Option<u64>, taken: u64) -> Self {
         PageBudget {
             limit,
-            taken: AtomicU64::new(0),
+            taken: AtomicU64::new(taken),
         }
     }
 
@@ -239,8 +244,10 @@ pub async fn run_job(ctx: Arc<WorkerContext>, job: Job, idle: Option<Connection>
         elapsed,
         links: &links,
     });
-    let (batch, bytes_saved) = build_batch(&ctx, &exchange, head.as_ref(), page_info);
-    if ctx.writer.send(batch).await.is_err() {
+    let (members, bytes_saved) = build_batch(&ctx, &exchange, head.as_ref(), page_info);
+    // The job counts as done only once its records are in the file (resume relies on it).
+    let (batch, written) = Batch::acknowledged(members);
+    if ctx.writer.send(batch).await.is_err() || written.await.is_err() {
         return JobResult {
             job,
             conn,
@@ -276,13 +283,13 @@ struct PageInfo<'a> {
 
 /// Builds and compresses the records of one capture: request, then response (or a revisit
 /// when the content-seen test finds the payload archived already), then the page's metadata
-/// record if asked for. Returns the batch and the bytes a revisit saved.
+/// record if asked for. Returns the gzip members and the bytes a revisit saved.
 fn build_batch(
     ctx: &WorkerContext,
     ex: &Exchange,
     head: Option<&ResponseHead>,
     page: Option<PageInfo<'_>>,
-) -> (Batch, u64) {
+) -> (Vec<Vec<u8>>, u64) {
     let payload = payload_of_response(&ex.response);
     let digest = payload.as_deref().map(sha1_digest);
     // Only complete, non-empty page payloads take part in the content-seen test.
@@ -330,7 +337,7 @@ fn build_batch(
         let meta = metadata_record(&ex.target_uri, ex.date, &response.id, &fields);
         members.push(gzip_member(&meta.bytes, level));
     }
-    (Batch { members }, saved)
+    (members, saved)
 }
 
 /// The entity body with transfer and content coding removed, at most `cap` bytes; empty when
@@ -361,7 +368,7 @@ fn decoded_body(
     }
 }
 
-fn page_links(
+pub(super) fn page_links(
     config: &Config,
     url: &Url,
     head: &ResponseHead,

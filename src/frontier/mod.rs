@@ -93,6 +93,41 @@ pub struct FrontierConfig {
     pub robots_retry: Duration,
 }
 
+/// A queued URL as saved in crawl state.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct QueuedUrl {
+    /// Canonical URL.
+    pub url: String,
+    /// Link hops from a seed.
+    pub depth: u32,
+    /// Redirect hops that led here.
+    pub redirects: u32,
+    /// Failed attempts so far.
+    pub attempt: u32,
+}
+
+/// Known robots.txt rules of one origin, as saved in crawl state.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct SavedRobots {
+    /// Politeness key (host).
+    pub host: String,
+    /// Origin the rules are for.
+    pub origin: String,
+    /// The robots.txt text, base64; `None` for allow-all.
+    pub body: Option<String>,
+}
+
+/// The part of crawl state the frontier owns.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct FrontierSnapshot {
+    /// Every URL ever queued.
+    pub seen: Vec<String>,
+    /// URLs still to fetch.
+    pub queue: Vec<QueuedUrl>,
+    /// robots.txt rules known.
+    pub robots: Vec<SavedRobots>,
+}
+
 /// URLs dropped inside the frontier, for the report.
 #[derive(Debug, Default, Clone)]
 pub struct FrontierCounters {
@@ -423,6 +458,106 @@ impl Frontier {
         q.pending_robots = None;
         self.queued -= dropped;
         dropped
+    }
+
+    /// What must be saved to resume: seen URLs, queued URLs (plus `in_flight` page jobs, which
+    /// will be fetched again), and robots.txt rules known per origin.
+    pub fn snapshot<'a>(&self, in_flight: impl Iterator<Item = &'a Job>) -> FrontierSnapshot {
+        let mut queue: Vec<QueuedUrl> = self
+            .hosts
+            .values()
+            .flat_map(|q| q.entries.iter())
+            .map(|e| QueuedUrl {
+                url: e.url.to_string(),
+                depth: e.depth,
+                redirects: e.redirects,
+                attempt: e.attempt,
+            })
+            .collect();
+        queue.extend(
+            in_flight
+                .filter(|j| j.kind == JobKind::Page)
+                .map(|j| QueuedUrl {
+                    url: j.url.to_string(),
+                    depth: j.depth,
+                    redirects: j.redirects,
+                    attempt: j.attempt,
+                }),
+        );
+        let robots = self
+            .hosts
+            .iter()
+            .flat_map(|(host, q)| {
+                q.robots
+                    .iter()
+                    .filter_map(move |(origin, state)| match state {
+                        RobotsState::Known(rules) => Some(SavedRobots {
+                            host: host.clone(),
+                            origin: origin.clone(),
+                            body: rules.source().map(|b| data_encoding::BASE64.encode(b)),
+                        }),
+                        _ => None,
+                    })
+            })
+            .collect();
+        FrontierSnapshot {
+            seen: self.seen.iter().cloned().collect(),
+            queue,
+            robots,
+        }
+    }
+
+    /// Restores a snapshot into an empty frontier.
+    pub fn restore(&mut self, snapshot: FrontierSnapshot, now: Instant) {
+        self.seen.extend(snapshot.seen);
+        for q in snapshot.queue {
+            if let Ok(url) = Url::parse(&q.url) {
+                self.seen.insert(url.as_str().to_string());
+                self.enqueue(url, q.depth, q.redirects, q.attempt, now);
+            }
+        }
+        let delay = self.config.delay;
+        for r in snapshot.robots {
+            let rules = match r
+                .body
+                .and_then(|b| data_encoding::BASE64.decode(b.as_bytes()).ok())
+            {
+                Some(body) => RobotsRules::parse(&self.config.robots_agent, &body),
+                None => RobotsRules::allow_all(),
+            };
+            let host_delay = politeness::host_delay(
+                self.config.delay,
+                rules.crawl_delay(),
+                self.config.max_delay,
+            );
+            let q = self
+                .hosts
+                .entry(r.host)
+                .or_insert_with(|| HostQueue::new(now, delay));
+            q.delay = host_delay;
+            q.robots.insert(r.origin, RobotsState::Known(rules));
+        }
+    }
+
+    /// Takes a queued URL out of the frontier (it was completed before a crash, as the WARC
+    /// files show). Returns its queue entry as a job, or `None` when it is not queued.
+    pub fn take_queued(&mut self, url: &Url) -> Option<Job> {
+        let host = url.host_str()?.to_string();
+        let q = self.hosts.get_mut(&host)?;
+        let entries = std::mem::take(&mut q.entries).into_vec();
+        let (mut found, rest): (Vec<Entry>, Vec<Entry>) =
+            entries.into_iter().partition(|e| e.url == *url);
+        q.entries = rest.into();
+        let e = found.pop()?;
+        self.queued -= 1 + found.len();
+        Some(Job {
+            kind: JobKind::Page,
+            url: e.url,
+            host,
+            depth: e.depth,
+            redirects: e.redirects,
+            attempt: e.attempt,
+        })
     }
 
     /// URLs waiting to be fetched.

@@ -20,12 +20,17 @@ pub const MAX_ROBOTS_ATTEMPTS: u32 = 3;
 #[derive(Debug)]
 pub struct RobotsRules {
     robot: Option<Robot>,
+    /// The parsed text (capped), kept so crawl state can be saved and restored.
+    source: Option<Vec<u8>>,
 }
 
 impl RobotsRules {
     /// Rules that allow everything (robots.txt missing, 4xx, or robots ignored).
     pub fn allow_all() -> Self {
-        RobotsRules { robot: None }
+        RobotsRules {
+            robot: None,
+            source: None,
+        }
     }
 
     /// Parses a robots.txt body for `agent` (the product token of our user agent).
@@ -35,7 +40,13 @@ impl RobotsRules {
         // can be parsed, and nothing parseable means no rules.
         RobotsRules {
             robot: Robot::new(agent, body).ok(),
+            source: Some(body.to_vec()),
         }
+    }
+
+    /// The robots.txt text these rules came from (`None` for allow-all).
+    pub fn source(&self) -> Option<&[u8]> {
+        self.source.as_deref()
     }
 
     /// True when `url` may be fetched.

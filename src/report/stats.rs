@@ -3,10 +3,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Why the crawl ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// `--max-pages` reached.
@@ -20,7 +20,7 @@ pub enum StopReason {
 }
 
 /// URLs not fetched or not archived, by reason.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Filtered {
     /// Response of a type not in `--accept` (body not read, not archived).
     pub content_type: u64,
@@ -53,7 +53,7 @@ pub struct Filtered {
 }
 
 /// Live counters, updated by the crawl loop only.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Tally {
     /// 2xx pages of an accepted type archived.
     pub pages: u64,

@@ -51,6 +51,11 @@ impl WarcNaming {
         (name, open)
     }
 
+    /// The serial the next file will get.
+    pub fn next_serial(&self) -> u64 {
+        self.next_serial
+    }
+
     /// The directory files are written to.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -80,7 +85,7 @@ pub fn list_warc_files(inputs: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// The serial number of a file name written with `prefix`, finished or open.
-fn serial_of(name: &str, prefix: &str) -> Option<u64> {
+pub fn serial_of(name: &str, prefix: &str) -> Option<u64> {
     let rest = name.strip_prefix(prefix)?.strip_prefix('-')?;
     let rest = rest.strip_suffix(OPEN_SUFFIX).unwrap_or(rest);
     let rest = rest.strip_suffix(WARC_SUFFIX)?;

@@ -24,6 +24,38 @@ use crate::record::{gzip_member, warcinfo_record};
 pub struct Batch {
     /// Each element is one record as a complete gzip member.
     pub members: Vec<Vec<u8>>,
+    /// Told once the members are written to the file (the crawl then counts the job as done).
+    pub ack: Option<tokio::sync::oneshot::Sender<()>>,
+    /// Also flush the current file to stable storage before acknowledging (checkpoints).
+    pub sync: bool,
+}
+
+impl Batch {
+    /// Records to append, acknowledged once written.
+    pub fn acknowledged(members: Vec<Vec<u8>>) -> (Batch, tokio::sync::oneshot::Receiver<()>) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        (
+            Batch {
+                members,
+                ack: Some(tx),
+                sync: false,
+            },
+            rx,
+        )
+    }
+
+    /// A request to sync the current file, acknowledged when done.
+    pub fn sync_request() -> (Batch, tokio::sync::oneshot::Receiver<()>) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        (
+            Batch {
+                members: Vec::new(),
+                ack: Some(tx),
+                sync: true,
+            },
+            rx,
+        )
+    }
 }
 
 impl Batch {
@@ -79,6 +111,9 @@ pub struct WriterHandle {
     pub sender: mpsc::Sender<Batch>,
     /// Bytes written so far, for progress display.
     pub bytes_written: Arc<AtomicU64>,
+    /// Serial of the file being written, or of the next one when none is open: records of jobs
+    /// not yet saved in crawl state are in this file or later ones.
+    pub replay_from: Arc<AtomicU64>,
     thread: std::thread::JoinHandle<Result<WriterReport, WarcError>>,
 }
 
@@ -103,10 +138,12 @@ pub fn spawn_writer(config: WriterConfig) -> Result<WriterHandle, WarcError> {
     })?;
     let (sender, receiver) = mpsc::channel(config.queue.max(1));
     let bytes_written = Arc::new(AtomicU64::new(0));
+    let replay_from = Arc::new(AtomicU64::new(naming.next_serial()));
     let counter = bytes_written.clone();
+    let serial = replay_from.clone();
     let thread = std::thread::Builder::new()
         .name("warc-writer".into())
-        .spawn(move || Writer::new(config, naming, counter).run(receiver))
+        .spawn(move || Writer::new(config, naming, counter, serial).run(receiver))
         .map_err(|source| WarcError::Io {
             path: PathBuf::new(),
             source,
@@ -114,6 +151,7 @@ pub fn spawn_writer(config: WriterConfig) -> Result<WriterHandle, WarcError> {
     Ok(WriterHandle {
         sender,
         bytes_written,
+        replay_from,
         thread,
     })
 }
@@ -133,25 +171,46 @@ struct Writer {
     current: Option<OpenFile>,
     report: WriterReport,
     counter: Arc<AtomicU64>,
+    replay_from: Arc<AtomicU64>,
 }
 
 impl Writer {
-    fn new(config: WriterConfig, naming: WarcNaming, counter: Arc<AtomicU64>) -> Self {
+    fn new(
+        config: WriterConfig,
+        naming: WarcNaming,
+        counter: Arc<AtomicU64>,
+        replay_from: Arc<AtomicU64>,
+    ) -> Self {
         Writer {
             config,
             naming,
             current: None,
             report: WriterReport::default(),
             counter,
+            replay_from,
         }
     }
 
     fn run(mut self, mut receiver: mpsc::Receiver<Batch>) -> Result<WriterReport, WarcError> {
-        while let Some(batch) = receiver.blocking_recv() {
-            if let Err(e) = self.append(&batch) {
+        while let Some(mut batch) = receiver.blocking_recv() {
+            let result = if batch.members.is_empty() {
+                self.sync_current()
+            } else {
+                self.append(&batch).and_then(|()| {
+                    if batch.sync {
+                        self.sync_current()
+                    } else {
+                        Ok(())
+                    }
+                })
+            };
+            if let Err(e) = result {
                 receiver.close();
                 self.salvage_current();
                 return Err(e);
+            }
+            if let Some(ack) = batch.ack.take() {
+                let _ = ack.send(());
             }
         }
         self.close_current()?;
@@ -189,8 +248,20 @@ impl Writer {
         Ok(())
     }
 
+    fn sync_current(&mut self) -> Result<(), WarcError> {
+        match &self.current {
+            Some(cur) => cur.file.sync_data().map_err(|source| WarcError::Io {
+                path: cur.open_path.clone(),
+                source,
+            }),
+            None => Ok(()),
+        }
+    }
+
     fn open_new(&mut self) -> Result<(), WarcError> {
         let now = SystemTime::now();
+        self.replay_from
+            .store(self.naming.next_serial(), Ordering::Release);
         let (name, open_path) = self.naming.next(now);
         let io_err = |source| WarcError::Io {
             path: open_path.clone(),
@@ -231,6 +302,8 @@ impl Writer {
         drop(cur.file);
         std::fs::rename(&cur.open_path, &final_path).map_err(io_err)?;
         sync_dir(self.naming.dir());
+        self.replay_from
+            .store(self.naming.next_serial(), Ordering::Release);
         self.report.files.push(final_path);
         Ok(())
     }
@@ -291,7 +364,14 @@ mod tests {
                 gzip_member(format!("req{i}").as_bytes(), 6),
                 gzip_member(format!("resp{i}").as_bytes(), 6),
             ];
-            handle.sender.blocking_send(Batch { members }).unwrap();
+            handle
+                .sender
+                .blocking_send(Batch {
+                    members,
+                    ack: None,
+                    sync: false,
+                })
+                .unwrap();
         }
         let report = handle.finish().unwrap();
         assert_eq!(report.files.len(), 3);

@@ -254,3 +254,154 @@ async fn disk_full_stops_cleanly_with_valid_files() {
     let check = run_script("warc_check.py", args![copy.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
 }
+
+/// Archived 200 responses (URL → count) in a directory.
+fn archived_pages(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
+    let mut pages = std::collections::BTreeMap::new();
+    for r in crate::harness::read_records(dir) {
+        if r.warc_type == "response" && r.status() == Some(200) && r.path() != "/robots.txt" {
+            *pages.entry(r.target_uri.clone().unwrap()).or_insert(0) += 1;
+        }
+    }
+    pages
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_then_resume_archives_the_same_pages_as_one_run() {
+    let (_web, h) = slow_site("127.0.0.25", 30, 2000).await;
+    let out = tempfile::tempdir().unwrap();
+    let whole = out.path().join("whole");
+    let once = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        whole.display(),
+        "--delay",
+        "20ms",
+        "-q"
+    ])
+    .await;
+    assert_eq!(once.status.code(), Some(0), "{}", text(&once));
+    let expected: Vec<String> = archived_pages(&whole).into_keys().collect();
+    assert_eq!(expected.len(), 31);
+
+    let dir = out.path().join("resumed");
+    let stats = out.path().join("s.json");
+    let crawl = args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        dir.display(),
+        "--delay",
+        "40ms",
+        "-q",
+        "--stats",
+        stats.display()
+    ];
+    let child = spawn_trawl(crawl.clone());
+    let lock = dir.join(".trawl-status.json");
+    wait_for(|| lock.exists(), "the crawl to start").await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(130));
+    let partial = archived_pages(&dir).len();
+    assert!(partial > 0 && partial < 31, "stopped after {partial} pages");
+
+    let rest = trawl(crawl).await;
+    assert_eq!(rest.status.code(), Some(0), "{}", text(&rest));
+    let pages = archived_pages(&dir);
+    assert_eq!(
+        pages.keys().cloned().collect::<Vec<_>>(),
+        expected,
+        "same pages as one run"
+    );
+    assert!(
+        pages.values().all(|&n| n == 1),
+        "a graceful stop repeats nothing: {pages:?}"
+    );
+    assert_eq!(
+        crate::harness::read_json(&stats)["pages_archived"],
+        31,
+        "counters carry over"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_kill_9s_lose_and_corrupt_nothing() {
+    let web = Web::default();
+    let mut hosts = Vec::new();
+    let mut expected = Vec::new();
+    for ip in ["127.0.0.26", "127.0.0.27", "127.0.0.28"] {
+        let h = web.host(ip).await;
+        h.route(
+            "/",
+            Route::html(
+                &(0..50)
+                    .map(|i| format!("<a href=/p{i}>p</a>"))
+                    .collect::<String>(),
+            ),
+        );
+        expected.push(h.url("/"));
+        for i in 0..50 {
+            h.route(
+                &format!("/p{i}"),
+                Route::html(&format!("<p>{}</p>", "page text ".repeat(200 + i))),
+            );
+            expected.push(h.url(&format!("/p{i}")));
+        }
+        hosts.push(h);
+    }
+    expected.sort();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_path_buf();
+    let mut crawl = args![
+        "crawl",
+        "--out",
+        dir.display(),
+        "--delay",
+        "120ms",
+        "--records-per-file",
+        20,
+        "-q"
+    ];
+    crawl.extend(hosts.iter().map(|h| h.url("/")));
+    let mut kills = 0;
+    let mut x: u64 = 7;
+    loop {
+        let mut child = spawn_trawl(crawl.clone());
+        if kills < 10 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let wait = Duration::from_millis(150 + (x >> 33) % 450);
+            tokio::time::sleep(wait).await;
+            if child.try_wait().unwrap().is_none() {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                kills += 1;
+                continue;
+            }
+        }
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "the final run completes");
+        break;
+    }
+    assert!(kills >= 10, "only {kills} kills");
+    assert_eq!(open_files(&dir), 0);
+    let pages = archived_pages(&dir);
+    assert_eq!(
+        pages.keys().cloned().collect::<Vec<_>>(),
+        expected,
+        "every page archived"
+    );
+    // Only fetches in flight at a kill may be repeated: at most one per host per kill.
+    let repeats: usize = pages.values().map(|n| n - 1).sum();
+    assert!(
+        repeats <= kills * hosts.len(),
+        "{repeats} repeats after {kills} kills: {pages:?}"
+    );
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+}
