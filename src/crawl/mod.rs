@@ -568,6 +568,10 @@ impl LoopState {
             .entry(error.kind().to_string())
             .or_default() += 1;
         tracing::info!(url = %job.url, %error, "fetch failed");
+        if let FetchError::Blocked(why) = &error {
+            // Visible without -v: a refused address is a configuration question, not noise.
+            tracing::warn!("not connecting: {why}");
+        }
         let origin = origin_key(&job.url);
         let origin = match &job.kind {
             JobKind::Robots { origin, .. } => origin.clone(),
@@ -591,8 +595,12 @@ impl LoopState {
         }
         match job.kind {
             JobKind::Robots { .. } => {
-                self.frontier
-                    .robots_result(&job, RobotsOutcome::Unreachable, now)
+                let outcome = if error.is_retryable() {
+                    RobotsOutcome::Unreachable
+                } else {
+                    RobotsOutcome::Refused
+                };
+                self.frontier.robots_result(&job, outcome, now)
             }
             JobKind::Page if error.is_retryable() && job.attempt < self.config.retries => {
                 self.tally.retries += 1;

@@ -397,6 +397,7 @@ impl Frontier {
             RobotsOutcome::Fetched { status, .. } if status < 500 => {
                 RobotsState::Known(RobotsRules::allow_all())
             }
+            RobotsOutcome::Refused => RobotsState::GaveUp,
             RobotsOutcome::Fetched { .. } | RobotsOutcome::Unreachable => {
                 let attempts = attempts + 1;
                 if attempts >= MAX_ROBOTS_ATTEMPTS {

@@ -83,8 +83,11 @@ pub enum RobotsOutcome {
     },
     /// A 3xx with a usable Location.
     Redirect(url::Url),
-    /// No HTTP response (connection or protocol failure).
+    /// No HTTP response, for a reason that may pass (connection refused, timeout, reset).
     Unreachable,
+    /// No HTTP response, for a reason that will not pass (address refused by the SSRF guard,
+    /// unknown host, bad certificate, not HTTP): the origin is given up at once.
+    Refused,
 }
 
 /// Where an origin stands with its robots.txt.

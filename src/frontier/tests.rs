@@ -200,3 +200,14 @@ fn drop_origin_removes_only_that_origin() {
     assert_eq!(f.queued(), 1);
     assert_eq!(job(f.next(t)).url.as_str(), "http://a.org/3");
 }
+
+#[test]
+fn a_refused_robots_fetch_gives_the_origin_up_at_once() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    f.push(cand("http://a.org/x", 0), t);
+    let r = job(f.next(t));
+    f.robots_result(&r, RobotsOutcome::Refused, t);
+    assert!(matches!(f.next(t + DELAY), Next::Exhausted));
+    assert_eq!(f.counters().robots_unavailable, 1);
+}
