@@ -9,8 +9,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use url::Url;
 
+use super::loop_state::LoopState;
 use super::worker::{page_links, JobResult, Outcome};
-use super::LoopState;
 use crate::exchange::Exchange;
 use crate::http::parse_response_head;
 use crate::url::resolve_link;
