@@ -28,16 +28,6 @@ impl DedupTable {
         self.lock().entry(digest).or_insert(original);
     }
 
-    /// Digests known.
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// True when nothing is known.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Original>> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -5,13 +5,12 @@
 //! the fetches that were truly in flight at the kill are repeated.
 
 use std::io;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use url::Url;
 
 use super::loop_state::LoopState;
 use super::worker::{page_links, JobResult, Outcome};
-use crate::exchange::Exchange;
 use crate::http::parse_response_head;
 use crate::url::resolve_link;
 use crate::warc::naming::{list_warc_files, serial_of};
@@ -53,17 +52,11 @@ pub(super) fn replay(state: &mut LoopState, from_serial: u64, now: Instant) -> i
             let status = head.status;
             let page = (200..300).contains(&status)
                 && head.media_type().is_some_and(|m| config.accepts(&m));
-            let exchange = Exchange {
-                target_uri: url.to_string(),
-                ip: None,
-                date: SystemTime::now(),
-                request: Vec::new(),
-                response: record.block.clone(),
-                truncated: None,
-            };
+            let truncated = record.header("WARC-Truncated").is_some();
             let mut faults = Vec::new();
             let links = if page && kind == "response" {
-                page_links(&config, &url, &head, &exchange, &mut faults)
+                let payload = head.payload(&record.block);
+                page_links(&config, &url, &head, &payload, !truncated, &mut faults)
             } else {
                 Vec::new()
             };

@@ -17,8 +17,7 @@ use crate::frontier::robots::ROBOTS_PARSE_LIMIT;
 use crate::frontier::{Job, JobKind};
 use crate::http::{decode_content, parse_response_head, ResponseHead};
 use crate::record::{
-    exchange_records_as, gzip_member, metadata_record, payload_of_response, sha1_digest, warc_date,
-    Capture, Original,
+    exchange_records_as, gzip_member, metadata_record, sha1_digest, warc_date, Capture, Original,
 };
 use crate::url::resolve_link;
 use crate::warc::Batch;
@@ -221,19 +220,23 @@ pub async fn run_job(ctx: Arc<WorkerContext>, job: Job, idle: Option<Connection>
     };
     let exchange = fetched.exchange;
     let head = parse_response_head(&exchange.response);
+    // De-chunked once, used for link extraction, robots.txt and the payload digest.
+    let payload = head.as_ref().map(|h| h.payload(&exchange.response));
+    let complete = exchange.truncated.is_none();
     let location = head
         .as_ref()
         .filter(|_| (300..400).contains(&status))
         .and_then(|h| h.header_str("location"))
         .and_then(|loc| resolve_link(&job.url, &loc));
-    let links = match (&head, page) {
-        (Some(h), true) => page_links(config, &job.url, h, &exchange, &mut faults),
+    let links = match (&head, &payload, page) {
+        (Some(h), Some(p), true) => page_links(config, &job.url, h, p, complete, &mut faults),
         _ => Vec::new(),
     };
-    let robots_body = match (&head, is_robots) {
-        (Some(h), true) => Some(decoded_body(
+    let robots_body = match (&head, &payload, is_robots) {
+        (Some(h), Some(p), true) => Some(decoded_body(
             h,
-            &exchange,
+            p,
+            complete,
             ROBOTS_MAX_BODY as usize,
             &mut faults,
         )),
@@ -244,7 +247,13 @@ pub async fn run_job(ctx: Arc<WorkerContext>, job: Job, idle: Option<Connection>
         elapsed,
         links: &links,
     });
-    let (members, bytes_saved) = build_batch(&ctx, &exchange, head.as_ref(), page_info);
+    let (members, bytes_saved) = build_batch(
+        &ctx,
+        &exchange,
+        head.as_ref(),
+        payload.as_deref(),
+        page_info,
+    );
     // The job counts as done only once its records are in the file (resume relies on it).
     let (batch, written) = Batch::acknowledged(members);
     if ctx.writer.send(batch).await.is_err() || written.await.is_err() {
@@ -288,10 +297,10 @@ fn build_batch(
     ctx: &WorkerContext,
     ex: &Exchange,
     head: Option<&ResponseHead>,
+    payload: Option<&[u8]>,
     page: Option<PageInfo<'_>>,
 ) -> (Vec<Vec<u8>>, u64) {
-    let payload = payload_of_response(&ex.response);
-    let digest = payload.as_deref().map(sha1_digest);
+    let digest = payload.map(sha1_digest);
     // Only complete, non-empty page payloads take part in the content-seen test.
     let dedup = match (&ctx.config.dedup, head, &digest, &payload) {
         (Some(table), Some(h), Some(d), Some(p))
@@ -340,19 +349,17 @@ fn build_batch(
     (members, saved)
 }
 
-/// The entity body with transfer and content coding removed, at most `cap` bytes; empty when
-/// it cannot be decoded (the fault is noted).
+/// The payload with content coding removed, at most `cap` bytes; empty when it cannot be
+/// decoded (the fault is noted when the body was `complete`).
 fn decoded_body(
     head: &ResponseHead,
-    exchange: &Exchange,
+    payload: &[u8],
+    complete: bool,
     cap: usize,
     faults: &mut Vec<&'static str>,
 ) -> Vec<u8> {
-    let Some(payload) = payload_of_response(&exchange.response) else {
-        return Vec::new();
-    };
     let encoding = head.header_str("content-encoding");
-    match decode_content(encoding.as_deref(), &payload, cap) {
+    match decode_content(encoding.as_deref(), payload, cap) {
         Ok(decoded) => {
             if decoded.capped {
                 faults.push("decoded_size_capped");
@@ -360,7 +367,7 @@ fn decoded_body(
             decoded.data
         }
         // A truncated body legitimately ends mid-stream; only a complete one is "invalid".
-        Err(_) if exchange.truncated.is_some() => Vec::new(),
+        Err(_) if !complete => Vec::new(),
         Err(_) => {
             faults.push("invalid_content_encoding");
             Vec::new()
@@ -368,18 +375,26 @@ fn decoded_body(
     }
 }
 
+/// The outlinks of an HTML page from its payload (see [`ResponseHead::payload`]).
 pub(super) fn page_links(
     config: &Config,
     url: &Url,
     head: &ResponseHead,
-    exchange: &Exchange,
+    payload: &[u8],
+    complete: bool,
     faults: &mut Vec<&'static str>,
 ) -> Vec<Url> {
     let media = head.media_type().unwrap_or_default();
     if media != "text/html" && media != "application/xhtml+xml" {
         return Vec::new();
     }
-    let body = decoded_body(head, exchange, config.limits.max_decoded_size, faults);
+    let body = decoded_body(
+        head,
+        payload,
+        complete,
+        config.limits.max_decoded_size,
+        faults,
+    );
     let text = decode_html(&body, head.charset().as_deref());
     let links = extract_links(&text, url, config.max_links_per_page);
     if links.dropped > 0 {

@@ -185,11 +185,6 @@ impl Frontier {
         true
     }
 
-    /// True when the URL was already queued or fetched.
-    pub fn has_seen(&self, url: &Url) -> bool {
-        self.seen.contains(url.as_str())
-    }
-
     fn enqueue(&mut self, url: Url, depth: u32, redirects: u32, attempt: u32, now: Instant) {
         let host = url.host_str().unwrap_or("").to_string();
         self.seq += 1;

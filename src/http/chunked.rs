@@ -9,14 +9,13 @@
 pub struct Dechunked {
     /// The concatenated chunk data.
     pub data: Vec<u8>,
-    /// True when the last-chunk (`0\r\n`) was seen.
-    pub complete: bool,
-    /// Where the chunked message ends in `body` (after the trailer section), when complete.
+    /// Where the chunked message ends in `body` (after the trailer section); `None` when the
+    /// framing is truncated or broken.
     pub end: Option<usize>,
 }
 
 /// De-chunks `body`. Stops at the last-chunk; on malformed or truncated framing returns the
-/// data recovered so far with `complete == false`.
+/// data recovered so far with `end == None`.
 pub fn dechunk(body: &[u8]) -> Dechunked {
     let mut data = Vec::with_capacity(body.len());
     let mut pos = 0;
@@ -32,11 +31,7 @@ pub fn dechunk(body: &[u8]) -> Dechunked {
         pos += line_end + 2;
         if size == 0 {
             let end = trailer_end(&body[pos..]).map(|t| pos + t);
-            return Dechunked {
-                data,
-                complete: true,
-                end,
-            };
+            return Dechunked { data, end };
         }
         let available = body.len() - pos;
         if size > available {
@@ -54,11 +49,7 @@ pub fn dechunk(body: &[u8]) -> Dechunked {
 }
 
 fn partial(data: Vec<u8>) -> Dechunked {
-    Dechunked {
-        data,
-        complete: false,
-        end: None,
-    }
+    Dechunked { data, end: None }
 }
 
 /// Length of the trailer section including its closing empty line.
@@ -94,7 +85,7 @@ mod tests {
         let body = b"5;ext=1\r\nhello\r\nA\r\n, world!!!\r\n0\r\nX-Trailer: y\r\n\r\nEXTRA";
         let got = dechunk(body);
         assert_eq!(got.data, b"hello, world!!!");
-        assert!(got.complete);
+        assert!(got.end.is_some());
         assert_eq!(got.end, Some(body.len() - 5));
         assert_eq!(dechunk(b"0\r\n\r\n").end, Some(5));
     }
@@ -103,13 +94,13 @@ mod tests {
     fn truncated_body_keeps_what_arrived() {
         let got = dechunk(b"5\r\nhello\r\n10\r\nabc");
         assert_eq!(got.data, b"helloabc");
-        assert!(!got.complete);
+        assert!(got.end.is_none());
     }
 
     #[test]
     fn bad_size_line_stops() {
         let got = dechunk(b"5\r\nhello\r\nzz\r\nmore\r\n0\r\n\r\n");
         assert_eq!(got.data, b"hello");
-        assert!(!got.complete);
+        assert!(got.end.is_none());
     }
 }

@@ -45,15 +45,15 @@ pub fn decode_content(
         .map(|c| c.trim().to_ascii_lowercase())
         .filter(|c| !c.is_empty() && c != "identity")
         .collect();
-    let mut current = Decoded {
-        data: body[..body.len().min(cap)].to_vec(),
-        capped: body.len() > cap,
+    let Some((last, rest)) = codings.split_last() else {
+        return Ok(Decoded {
+            data: body[..body.len().min(cap)].to_vec(),
+            capped: body.len() > cap,
+        });
     };
-    if codings.is_empty() {
-        return Ok(current);
-    }
-    current.data = body.to_vec();
-    for coding in codings.iter().rev() {
+    // Codings were applied in the order listed, so the last one is removed first.
+    let mut current = decode_one(last, body, cap)?;
+    for coding in rest.iter().rev() {
         current = decode_one(coding, &current.data, cap)?;
     }
     Ok(current)

@@ -39,6 +39,17 @@ impl ResponseHead {
         })
     }
 
+    /// The payload of the response whose recorded bytes are `bytes` (this head included): the
+    /// body with transfer coding removed, content coding kept (WARC 1.1 section 5.9).
+    pub fn payload<'a>(&self, bytes: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        let body = &bytes[self.len.min(bytes.len())..];
+        if self.is_chunked() {
+            std::borrow::Cow::Owned(super::chunked::dechunk(body).data)
+        } else {
+            std::borrow::Cow::Borrowed(body)
+        }
+    }
+
     /// The media type of Content-Type, lower-cased, without parameters.
     pub fn media_type(&self) -> Option<String> {
         let ct = self.header_str("content-type")?;

@@ -2,7 +2,7 @@
 
 use sha1::{Digest, Sha1};
 
-use crate::http::{dechunk, parse_response_head};
+use crate::http::parse_response_head;
 
 /// The `sha1:BASE32` digest of `data`, as used in WARC-Block-Digest and WARC-Payload-Digest.
 pub fn sha1_digest(data: &[u8]) -> String {
@@ -12,13 +12,7 @@ pub fn sha1_digest(data: &[u8]) -> String {
 /// The payload of a recorded HTTP response: the entity body with transfer coding removed and
 /// content coding kept (WARC 1.1 section 5.9). `None` when the head cannot be parsed.
 pub fn payload_of_response(response: &[u8]) -> Option<std::borrow::Cow<'_, [u8]>> {
-    let head = parse_response_head(response)?;
-    let body = &response[head.len..];
-    if head.is_chunked() {
-        Some(std::borrow::Cow::Owned(dechunk(body).data))
-    } else {
-        Some(std::borrow::Cow::Borrowed(body))
-    }
+    Some(parse_response_head(response)?.payload(response))
 }
 
 #[cfg(test)]
