@@ -1,21 +1,67 @@
-//! Memory of the frontier with many queued URLs (the baseline for the bounded-memory work in
-//! the durability issue). Pushes N canonical URLs over H hosts into a real `Frontier`, then
-//! reports RSS per queued URL and the time and size of a state snapshot.
+//! Memory and speed of the frontier with many queued URLs (the bounded-memory goal of the
+//! durability issue: 10 million queued URLs under 300 MB RSS). Drives the real `Frontier` on a
+//! real on-disk store the way a crawl does:
 //!
-//! Usage: cargo run --release --example frontier_mem -- [N] [HOSTS]   (scripts/bench-state)
+//! 1. every host gets a robots.txt (~1 KB, with a Crawl-delay) through a robots job;
+//! 2. N new URLs are offered over H hosts, each followed by a duplicate offer of a URL seen
+//!    earlier (links repeat across pages), with a checkpoint every 100,000 offers (a busy
+//!    crawl's 5-second save interval);
+//! 3. pages are taken and completed, as fetches would;
+//! 4. the store is reopened, as a resumed crawl does.
+//!
+//! Given a DIR that already holds a store (say one left by `kill -9` of an earlier run),
+//! `open_s` is the time to open it, including redb's crash repair.
+//!
+//! Prints one JSON line: rates, RSS and peak RSS (VmHWM) at each step, and the store's size.
+//!
+//! Usage: cargo run --release --example frontier_mem -- [N] [HOSTS] [DIR]   (scripts/bench-state)
 
 use std::time::{Duration, Instant};
 
-use trawl::frontier::{Candidate, Frontier, FrontierConfig};
+use trawl::frontier::{Candidate, Frontier, FrontierConfig, JobKind, Next, RobotsOutcome};
+use trawl::store::Store;
 use url::Url;
 
-fn rss() -> u64 {
+const CHECKPOINT_EVERY: u64 = 100_000;
+const POPS: u64 = 200_000;
+
+fn status_kb(field: &str) -> u64 {
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     s.lines()
-        .find(|l| l.starts_with("VmRSS:"))
+        .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
         .unwrap_or(0)
-        * 1024
+}
+
+fn mb(kb: u64) -> f64 {
+    kb as f64 / 1024.0
+}
+
+fn config() -> FrontierConfig {
+    FrontierConfig {
+        delay: Duration::from_millis(100),
+        max_delay: Duration::from_secs(30),
+        robots_agent: "trawl".into(),
+        obey_robots: true,
+        robots_retry: Duration::from_secs(10),
+    }
+}
+
+fn url_of(i: u64, hosts: u64) -> Url {
+    let h = (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 20) % hosts;
+    Url::parse(&format!(
+        "http://www.host{h}.example/section/{}/article-{i}/index.html?ref=nav",
+        i % 97
+    ))
+    .expect("valid URL")
+}
+
+fn robots_txt(h: u64) -> Vec<u8> {
+    let mut body = String::from("User-agent: *\nCrawl-delay: 1\n");
+    for i in 0..40 {
+        body.push_str(&format!("Disallow: /private-{h}/area-{i}/\n"));
+    }
+    body.into_bytes()
 }
 
 fn main() {
@@ -23,45 +69,120 @@ fn main() {
     let n: u64 = args
         .get(1)
         .and_then(|a| a.parse().ok())
-        .unwrap_or(1_000_000);
-    let hosts: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(10_000);
-    let mut frontier = Frontier::new(FrontierConfig {
-        delay: Duration::from_millis(100),
-        max_delay: Duration::from_secs(30),
-        robots_agent: "trawl".into(),
-        obey_robots: true,
-        robots_retry: Duration::from_secs(10),
-    });
-    let before = rss();
+        .unwrap_or(10_000_000);
+    let hosts: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(20_000);
+    let tmp;
+    let dir = match args.get(3) {
+        Some(d) => std::path::PathBuf::from(d),
+        None => {
+            tmp = tempfile::tempdir().expect("temp dir");
+            tmp.path().to_path_buf()
+        }
+    };
+    let base_kb = status_kb("VmRSS:");
+    // Opening an existing store left by a kill also measures redb's repair.
     let start = Instant::now();
-    let now = Instant::now();
-    for i in 0..n {
-        let h = (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 20) % hosts;
-        let url = Url::parse(&format!(
-            "http://host{h}.example/section/{}/page-{i}.html",
-            i % 97
-        ))
-        .unwrap();
+    let store = Store::open(&dir).expect("store");
+    let mut frontier = Frontier::open(config(), store, Instant::now()).expect("frontier");
+    let open_s = start.elapsed().as_secs_f64();
+    let mut now = Instant::now();
+
+    // 1. A robots.txt per host.
+    for h in 0..hosts {
+        let url = Url::parse(&format!("http://www.host{h}.example/")).expect("valid URL");
         frontier.push(
             Candidate {
                 url,
-                depth: (i % 5) as u32,
+                depth: 0,
                 redirects: 0,
             },
             now,
         );
     }
-    let push_s = start.elapsed().as_secs_f64();
-    let after = rss();
+    let mut robots = 0u64;
+    while let Next::Job(job) = frontier.next(now) {
+        if let JobKind::Robots { .. } = job.kind {
+            let h: u64 = job.host["www.host".len()..job.host.len() - ".example".len()]
+                .parse()
+                .expect("host number");
+            let body = robots_txt(h);
+            frontier.robots_result(&job, RobotsOutcome::Fetched { status: 200, body }, now);
+            robots += 1;
+        } else {
+            frontier.complete(&job.host, now);
+        }
+    }
+
+    // 2. N new URLs, each with a duplicate offer.
+    let start = Instant::now();
+    let mut checkpoint_s = Vec::new();
+    for i in 0..n {
+        for url in [url_of(i, hosts), url_of(i / 2, hosts)] {
+            frontier.push(
+                Candidate {
+                    url,
+                    depth: 1 + (i % 5) as u32,
+                    redirects: 0,
+                },
+                now,
+            );
+        }
+        if (i + 1) % CHECKPOINT_EVERY == 0 {
+            let t = Instant::now();
+            frontier.checkpoint(&[]).expect("checkpoint");
+            checkpoint_s.push(t.elapsed().as_secs_f64());
+        }
+    }
     let t = Instant::now();
-    let snapshot = frontier.snapshot(std::iter::empty());
-    let json = serde_json::to_vec(&snapshot).unwrap();
+    frontier.checkpoint(&[]).expect("checkpoint");
+    checkpoint_s.push(t.elapsed().as_secs_f64());
+    let push_s = start.elapsed().as_secs_f64();
+    let queued = frontier.queued();
+    let rss_queued_kb = status_kb("VmRSS:");
+    checkpoint_s.sort_by(f64::total_cmp);
+    let checkpoint_median = checkpoint_s[checkpoint_s.len() / 2];
+    let checkpoint_max = checkpoint_s[checkpoint_s.len() - 1];
+
+    // 3. Take and complete pages.
+    let start = Instant::now();
+    let mut popped = 0u64;
+    while popped < POPS {
+        match frontier.next(now) {
+            Next::Job(job) => {
+                frontier.complete(&job.host, now);
+                popped += 1;
+            }
+            Next::Wait(at) => now = at,
+            Next::Idle | Next::Exhausted => break,
+        }
+    }
+    let pop_s = start.elapsed().as_secs_f64();
+    frontier.checkpoint(&[]).expect("checkpoint");
+    let peak_kb = status_kb("VmHWM:");
+    drop(frontier);
+
+    // 4. Reopen, as a resumed crawl.
+    let start = Instant::now();
+    let store = Store::open(&dir).expect("store");
+    let frontier = Frontier::open(config(), store, Instant::now()).expect("frontier");
+    let reopen_s = start.elapsed().as_secs_f64();
+    let disk = std::fs::metadata(dir.join(trawl::store::STORE_FILE))
+        .map(|m| m.len())
+        .unwrap_or(0);
     println!(
-        "{{\"queued\": {}, \"hosts\": {hosts}, \"push_s\": {push_s:.2}, \"rss_mb\": {:.0}, \"bytes_per_url\": {:.0}, \"snapshot_s\": {:.2}, \"snapshot_mb\": {:.0}}}",
+        "{{\"urls\": {n}, \"hosts\": {hosts}, \"open_s\": {open_s:.2}, \"robots\": {robots}, \"queued\": {queued}, \
+         \"push_urls_per_s\": {:.0}, \"checkpoint_median_s\": {checkpoint_median:.3}, \
+         \"checkpoint_max_s\": {checkpoint_max:.3}, \"rss_queued_mb\": {:.0}, \
+         \"pops_per_s\": {:.0}, \"peak_rss_mb\": {:.0}, \"baseline_rss_mb\": {:.0}, \
+         \"reopen_s\": {reopen_s:.2}, \"queued_after_reopen\": {}, \"rss_after_reopen_mb\": {:.0}, \
+         \"store_mb\": {:.0}}}",
+        n as f64 / push_s,
+        mb(rss_queued_kb),
+        popped as f64 / pop_s,
+        mb(peak_kb),
+        mb(base_kb),
         frontier.queued(),
-        after as f64 / 1e6,
-        (after - before) as f64 / n as f64,
-        t.elapsed().as_secs_f64(),
-        json.len() as f64 / 1e6
+        mb(status_kb("VmRSS:")),
+        disk as f64 / 1e6,
     );
 }

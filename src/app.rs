@@ -11,6 +11,8 @@ use crate::index::index_files;
 use crate::lock::{DirLock, LockError};
 use crate::report::status::read_status;
 use crate::report::{render_table, StopReason};
+use crate::state::StateError;
+use crate::store::StoreError;
 use crate::wacz::{write_wacz, WaczError};
 use crate::warc::naming::list_warc_files;
 use crate::warc::recovery::repair_open_files;
@@ -268,6 +270,9 @@ fn crawl_and_report(config: Config) -> anyhow::Result<ExitCode> {
         Ok(o) => o,
         Err(e) => {
             eprintln!("trawl: error: {e}");
+            if let crawl::CrawlError::State(StateError::Store(StoreError::Locked { .. })) = e {
+                return Ok(ExitCode::Locked);
+            }
             return Ok(ExitCode::OutputError);
         }
     };
@@ -285,6 +290,9 @@ fn crawl_and_report(config: Config) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(e) = &outcome.output_error {
+        eprintln!("trawl: error: {e}");
+    }
+    if let Some(e) = &outcome.state_error {
         eprintln!("trawl: error: {e}");
     }
     if let Some(dir) = cdxj_dir {

@@ -11,7 +11,7 @@
 //! | [`app`] / [`exit`] | the command, its messages and exit codes |
 //! | [`seeds`] | seed-file parsing |
 //! | [`url`] | canonical URLs, scope, URL filters |
-//! | [`frontier`] | per-host queues, politeness, robots.txt state (pure, time passed in) |
+//! | [`frontier`] | per-host queues, seen set, politeness, robots.txt state (time passed in) |
 //! | [`fetch`] | connections, TLS, DNS, the byte recorder |
 //! | [`exchange`] | the recorded request/response bytes |
 //! | [`http`] | reading recorded HTTP messages (head, chunked, content coding) |
@@ -19,6 +19,7 @@
 //! | [`record`] | WARC record builders, digests, gzip members |
 //! | [`warc`] | the single writer, file naming, rotation |
 //! | [`crawl`] | the crawl loop and per-job workers |
+//! | [`store`] / [`state`] | the embedded database (redb) holding crawl state / the counters in it |
 //! | [`report`] | progress, the final report, JSON stats |
 //! | [`index`] | CDXJ indexes and SURT keys (`trawl index`, `--cdxj`) |
 //! | [`wacz`] | WACZ packaging (`trawl wacz`) |
@@ -39,6 +40,7 @@ pub mod record;
 pub mod report;
 pub mod seeds;
 pub mod state;
+pub mod store;
 pub mod url;
 pub mod wacz;
 pub mod warc;

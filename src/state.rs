@@ -1,33 +1,31 @@
-//! Crawl state on disk, for resuming: the frontier (seen and queued URLs, robots.txt rules), the
-//! counters, and the WARC file that was open when the state was saved.
+//! Crawl state besides the frontier, for resuming: the counters, why the crawl stopped, and the
+//! WARC file that was open when the state was saved.
 //!
-//! Saved as one JSON document, written aside, synced and renamed, so a crash leaves either the
-//! old or the new state, never a torn one. It is saved every few seconds and when the crawl
-//! stops, always after the writer has synced every record of the jobs it counts as done. What a
-//! crash loses since the last save is recovered from the WARC files themselves (see
-//! `crawl::resume`): the URLs archived since then are taken out of the queue and their links
-//! extracted again, so only fetches that were in flight are repeated.
+//! It is a JSON blob in the store (see [`crate::store`]), committed in the same transaction as
+//! the frontier at every save point, always after the writer has synced every record of the
+//! jobs it counts as done. What a crash loses since the last save point is recovered from the
+//! WARC files themselves (see `crawl::resume`): the URLs archived since then are taken out of
+//! the queue and their links extracted again, so only fetches that were in flight are repeated.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::frontier::FrontierSnapshot;
 use crate::report::{StopReason, Tally};
+use crate::store::StoreError;
 
-/// Name of the state file in the state directory.
-pub const STATE_FILE: &str = "crawl-state.json";
+/// Name of the crawl state blob in the store.
+pub const STATE_META: &str = "crawl";
 /// Format version, bumped on incompatible changes.
-pub const STATE_VERSION: u32 = 1;
+pub const STATE_VERSION: u32 = 2;
+/// The single JSON file that held crawl state before the store (version 1).
+const LEGACY_FILE: &str = "crawl-state.json";
 
-/// Everything needed to continue a crawl.
+/// Counters and markers needed to continue a crawl.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct CrawlState {
     /// Format version.
     pub version: u32,
-    /// Frontier contents.
-    pub frontier: FrontierSnapshot,
     /// Counters so far.
     pub tally: Tally,
     /// Serial of the WARC file open when this was saved: after a crash, records in that file
@@ -40,98 +38,76 @@ pub struct CrawlState {
 /// Why state could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
-    /// File system error.
-    #[error("crawl state {path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// The file is not valid state.
-    #[error("crawl state {path} is unreadable: {detail}")]
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The saved state is not valid.
+    #[error("crawl state in {dir} is unreadable: {detail}")]
     Corrupt {
-        /// The file.
-        path: PathBuf,
+        /// The state directory.
+        dir: PathBuf,
         /// What is wrong.
         detail: String,
     },
 }
 
-/// Loads the state in `dir`, if any.
-pub fn load(dir: &Path) -> Result<Option<CrawlState>, StateError> {
-    let path = dir.join(STATE_FILE);
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(StateError::Io { path, source }),
-    };
-    let state: CrawlState = serde_json::from_slice(&bytes).map_err(|e| StateError::Corrupt {
-        path: path.clone(),
-        detail: e.to_string(),
-    })?;
-    if state.version != STATE_VERSION {
-        return Err(StateError::Corrupt {
-            path,
-            detail: format!(
+impl CrawlState {
+    /// Encodes for the store.
+    pub fn encode(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("plain data serializes")
+    }
+
+    /// Decodes the blob saved in state directory `dir` (`None`: a new crawl).
+    pub fn decode(dir: &Path, blob: Option<&[u8]>) -> Result<Option<CrawlState>, StateError> {
+        let corrupt = |detail: String| StateError::Corrupt {
+            dir: dir.to_path_buf(),
+            detail,
+        };
+        if dir.join(LEGACY_FILE).exists() {
+            return Err(corrupt(format!(
+                "{LEGACY_FILE} was written by an older trawl; move it away to start a new crawl"
+            )));
+        }
+        let Some(blob) = blob else {
+            return Ok(None);
+        };
+        let state: CrawlState = serde_json::from_slice(blob).map_err(|e| corrupt(e.to_string()))?;
+        if state.version != STATE_VERSION {
+            return Err(corrupt(format!(
                 "version {} (this trawl reads {STATE_VERSION})",
                 state.version
-            ),
-        });
+            )));
+        }
+        Ok(Some(state))
     }
-    Ok(Some(state))
-}
-
-/// Saves `state` in `dir` atomically and durably.
-pub fn save(dir: &Path, state: &CrawlState) -> Result<(), StateError> {
-    let path = dir.join(STATE_FILE);
-    let tmp = dir.join(format!("{STATE_FILE}.tmp"));
-    let io = |source| StateError::Io {
-        path: tmp.clone(),
-        source,
-    };
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let mut file = std::fs::File::create(&tmp).map_err(io)?;
-    serde_json::to_writer(&mut file, state).map_err(|e| io(e.into()))?;
-    file.flush().map_err(io)?;
-    file.sync_all().map_err(io)?;
-    drop(file);
-    std::fs::rename(&tmp, &path).map_err(io)?;
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontier::QueuedUrl;
 
     #[test]
     fn round_trips_and_rejects_garbage() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(load(dir.path()).unwrap().is_none());
+        assert!(CrawlState::decode(dir.path(), None).unwrap().is_none());
         let mut state = CrawlState {
             version: STATE_VERSION,
             replay_from_serial: Some(3),
             ..Default::default()
         };
-        state.frontier.seen.push("http://a.org/".into());
-        state.frontier.queue.push(QueuedUrl {
-            url: "http://a.org/x".into(),
-            depth: 1,
-            redirects: 0,
-            attempt: 0,
-        });
         state.tally.pages = 7;
         state.tally.status_codes.insert(200, 7);
-        save(dir.path(), &state).unwrap();
-        let back = load(dir.path()).unwrap().unwrap();
+        let back = CrawlState::decode(dir.path(), Some(&state.encode()))
+            .unwrap()
+            .unwrap();
         assert_eq!(back.tally.pages, 7);
         assert_eq!(back.tally.status_codes.get(&200), Some(&7));
-        assert_eq!(back.frontier.queue[0].url, "http://a.org/x");
-        std::fs::write(dir.path().join(STATE_FILE), b"{not json").unwrap();
-        assert!(matches!(load(dir.path()), Err(StateError::Corrupt { .. })));
+        assert_eq!(back.replay_from_serial, Some(3));
+        assert!(matches!(
+            CrawlState::decode(dir.path(), Some(b"{not json")),
+            Err(StateError::Corrupt { .. })
+        ));
+        std::fs::write(dir.path().join(LEGACY_FILE), b"{}").unwrap();
+        assert!(CrawlState::decode(dir.path(), None).is_err());
     }
 }

@@ -32,7 +32,11 @@ pub(super) struct LoopState {
 }
 
 impl LoopState {
-    pub(super) fn new(config: Arc<Config>, saved: Option<CrawlState>) -> Self {
+    pub(super) fn new(
+        config: Arc<Config>,
+        mut frontier: Frontier,
+        saved: Option<CrawlState>,
+    ) -> Self {
         let mut scope = Scope::new(config.scope);
         for seed in &config.seeds {
             scope.add_seed(&seed.url);
@@ -44,12 +48,10 @@ impl LoopState {
             config.max_redirects,
             config.limits.clone(),
         );
-        let mut frontier = Frontier::new(config.frontier.clone());
         let mut fallback = HashMap::new();
         let now = Instant::now();
         let mut tally = Tally::default();
         if let Some(saved) = saved {
-            frontier.restore(saved.frontier, now);
             tally = saved.tally;
         }
         for seed in &config.seeds {

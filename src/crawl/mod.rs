@@ -18,7 +18,6 @@ mod loop_state;
 pub mod resume;
 pub mod worker;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -28,11 +27,12 @@ use tokio::task::JoinSet;
 
 use crate::config::Config;
 use crate::fetch::Fetcher;
-use crate::frontier::{Job, Next};
+use crate::frontier::{Frontier, Next};
 use crate::report::stats::Totals;
 use crate::report::status::{write_status, CrawlStatus};
 use crate::report::{CrawlStats, Progress, Snapshot, StopReason};
-use crate::state::{CrawlState, StateError, STATE_VERSION};
+use crate::state::{CrawlState, StateError, STATE_META, STATE_VERSION};
+use crate::store::Store;
 use crate::warc::{spawn_writer, WarcError, WriterConfig};
 use loop_state::LoopState;
 use worker::{run_job, JobResult, PageBudget, WorkerContext};
@@ -58,6 +58,8 @@ pub struct CrawlOutcome {
     pub stats: CrawlStats,
     /// The output error that stopped the crawl, if any.
     pub output_error: Option<WarcError>,
+    /// The crawl state could not be saved (the crawl stopped because of it).
+    pub state_error: Option<StateError>,
 }
 
 /// Runs a crawl to its end. `signals` delivers shutdown requests (SIGINT/SIGTERM).
@@ -67,16 +69,20 @@ pub async fn run(
 ) -> Result<CrawlOutcome, CrawlError> {
     let start = Instant::now();
     let config = Arc::new(config);
-    let saved = crate::state::load(&config.state_dir)?;
+    let store = Store::open(&config.state_dir).map_err(StateError::from)?;
+    let blob = store.meta_get(STATE_META).map_err(StateError::from)?;
+    let saved = CrawlState::decode(&config.state_dir, blob.as_deref())?;
     let replay_from = saved.as_ref().and_then(|s| s.replay_from_serial);
+    let frontier =
+        Frontier::open(config.frontier.clone(), store, Instant::now()).map_err(StateError::from)?;
     if let Some(s) = &saved {
         tracing::warn!(
             "resuming: {} pages archived, {} URLs queued",
             s.tally.pages,
-            s.frontier.queue.len()
+            frontier.queued()
         );
     }
-    let mut state = LoopState::new(config.clone(), saved);
+    let mut state = LoopState::new(config.clone(), frontier, saved);
     if let Some(serial) = replay_from {
         let replayed =
             resume::replay(&mut state, serial, Instant::now()).map_err(CrawlError::Replay)?;
@@ -102,13 +108,14 @@ pub async fn run(
         state.stopping = Some(StopReason::TargetReached);
     }
 
-    let (results_tx, mut results) = mpsc::channel::<(u64, JobResult)>(config.concurrency);
-    let mut jobs_in_flight: HashMap<u64, Job> = HashMap::new();
-    let mut next_job_id = 0u64;
+    let (results_tx, mut results) = mpsc::channel::<JobResult>(config.concurrency);
     let mut last_save = Instant::now();
     // A state saved before the first fetch means any crash from here on is recovered by
     // replaying the WARC files written since (the replay needs a starting point).
-    save_state(&state, &jobs_in_flight, &writer, &config).await;
+    let mut state_error = save_state(&mut state, &writer).await.err();
+    if state_error.is_some() {
+        state.stopping = Some(StopReason::OutputError);
+    }
     let mut tasks = JoinSet::new();
     let mut in_flight = 0usize;
     let log = config.log_file.as_ref().and_then(|p| {
@@ -139,13 +146,10 @@ pub async fn run(
                 Next::Job(job) => {
                     let conn = state.idle.take(&job.host);
                     let (ctx, tx) = (ctx.clone(), results_tx.clone());
-                    let id = next_job_id;
-                    next_job_id += 1;
-                    jobs_in_flight.insert(id, job.clone());
                     tasks.spawn(async move {
                         let result = run_job(ctx, job, conn).await;
                         // The loop outlives every worker unless it aborted them.
-                        let _ = tx.send((id, result)).await;
+                        let _ = tx.send(result).await;
                     });
                     in_flight += 1;
                 }
@@ -165,9 +169,8 @@ pub async fn run(
         }
         let sleep_until = wake.map(tokio::time::Instant::from_std);
         tokio::select! {
-            Some((id, result)) = results.recv() => {
+            Some(result) = results.recv() => {
                 in_flight -= 1;
-                jobs_in_flight.remove(&id);
                 state.handle(result, Instant::now());
                 if state.stopping.is_none() && ctx.budget.exhausted() {
                     state.stopping = Some(StopReason::TargetReached);
@@ -200,7 +203,11 @@ pub async fn run(
                 while tasks.try_join_next().is_some() {}
                 if last_save.elapsed() >= SAVE_EVERY && state.stopping.is_none() {
                     last_save = Instant::now();
-                    save_state(&state, &jobs_in_flight, &writer, &config).await;
+                    if let Err(e) = save_state(&mut state, &writer).await {
+                        tracing::error!("stopping: {e}");
+                        state_error = Some(e);
+                        state.stopping = Some(StopReason::OutputError);
+                    }
                 }
                 if last_status.elapsed() >= STATUS_EVERY {
                     last_status = Instant::now();
@@ -246,14 +253,19 @@ pub async fn run(
     };
     let final_state = CrawlState {
         version: STATE_VERSION,
-        frontier: state.frontier.snapshot(jobs_in_flight.values()),
         tally: state.tally.clone(),
         // Every file is closed: nothing to replay, unless the output failed mid-way.
         replay_from_serial: output_error.is_some().then_some(writer_replay_from),
         stopped: Some(stop_reason),
     };
-    if let Err(e) = crate::state::save(&config.state_dir, &final_state) {
+    // Jobs abandoned at a forced stop are still marked in flight: the checkpoint saves them
+    // as queued.
+    if let Err(e) = state
+        .frontier
+        .checkpoint(&[(STATE_META, &final_state.encode())])
+    {
         tracing::error!("could not save crawl state: {e}");
+        state_error.get_or_insert(e.into());
     }
     write_status(
         &config.out,
@@ -282,6 +294,7 @@ pub async fn run(
     Ok(CrawlOutcome {
         stats,
         output_error,
+        state_error,
     })
 }
 
@@ -289,31 +302,38 @@ pub async fn run(
 const SAVE_EVERY: Duration = Duration::from_secs(5);
 
 /// Saves crawl state mid-crawl: first the writer syncs the current file (every job the loop
-/// counts as done has its records written already), then the state names that file as the
-/// place to replay from after a crash. Failures are logged; the crawl goes on.
+/// counts as done has its records written already), then the store commits the frontier and
+/// the counters, naming that file as the place to replay from after a crash.
 async fn save_state(
-    state: &LoopState,
-    in_flight: &HashMap<u64, Job>,
+    state: &mut LoopState,
     writer: &crate::warc::WriterHandle,
-    config: &Config,
-) {
+) -> Result<(), StateError> {
     let replay_from = writer
         .replay_from
         .load(std::sync::atomic::Ordering::Acquire);
     let (request, synced) = crate::warc::Batch::sync_request();
     if writer.sender.send(request).await.is_err() || synced.await.is_err() {
-        return;
+        // The writer is gone (an output error, reported on its own); nothing to save against.
+        return Ok(());
     }
-    let snapshot = CrawlState {
+    let saved = CrawlState {
         version: STATE_VERSION,
-        frontier: state.frontier.snapshot(in_flight.values()),
         tally: state.tally.clone(),
         replay_from_serial: Some(replay_from),
         stopped: None,
     };
-    if let Err(e) = crate::state::save(&config.state_dir, &snapshot) {
-        tracing::error!("could not save crawl state: {e}");
+    // The commit writes and syncs the pages changed since the last one (about a second for
+    // 100,000 new URLs on a 10-million-URL store); other tasks move off this thread meanwhile.
+    let meta = saved.encode();
+    let mut commit = || state.frontier.checkpoint(&[(STATE_META, &meta)]);
+    let multi_thread = tokio::runtime::Handle::current().runtime_flavor()
+        == tokio::runtime::RuntimeFlavor::MultiThread;
+    if multi_thread {
+        tokio::task::block_in_place(commit)?;
+    } else {
+        commit()?;
     }
+    Ok(())
 }
 
 /// How often the status file is rewritten.

@@ -1,46 +1,14 @@
-//! One host's queue: its URLs in breadth-first order, its politeness clock and its robots state
-//! per origin.
+//! One host's in-memory state: how many URLs it has queued in the store, the entry being
+//! fetched, its politeness clock and its robots state per origin. The queued URLs themselves
+//! live in the store.
 
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use url::Url;
 
 use super::robots::RobotsState;
-
-/// A queued URL. Ordered so that the heap pops the lowest depth first, then the oldest.
-#[derive(Debug)]
-pub struct Entry {
-    /// Canonical URL.
-    pub url: Url,
-    /// Link hops from a seed.
-    pub depth: u32,
-    /// Redirect hops that led here.
-    pub redirects: u32,
-    /// Fetch attempts already failed.
-    pub attempt: u32,
-    /// Enqueue order, for FIFO within a depth.
-    pub seq: u64,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse so the smallest (depth, seq) comes out first.
-        (other.depth, other.seq).cmp(&(self.depth, self.seq))
-    }
-}
+use crate::store::QueueKey;
 
 /// A robots.txt fetch waiting to follow a redirect.
 #[derive(Debug)]
@@ -56,8 +24,15 @@ pub struct PendingRobots {
 /// The state of one host.
 #[derive(Debug)]
 pub struct HostQueue {
-    /// URLs waiting, lowest depth first.
-    pub entries: BinaryHeap<Entry>,
+    /// The politeness key (host name).
+    pub name: String,
+    /// URLs waiting in the store.
+    pub queued: u64,
+    /// The queue entry of the page being fetched: written back to the store at each save
+    /// point until the fetch is done, so a crash never loses it.
+    pub in_flight_entry: Option<(QueueKey, Vec<u8>)>,
+    /// Changed since the last save point.
+    pub dirty: bool,
     /// robots.txt state per origin (`scheme://host:port`) of this host.
     pub robots: HashMap<String, RobotsState>,
     /// A robots.txt redirect to follow before anything else.
@@ -74,9 +49,12 @@ pub struct HostQueue {
 
 impl HostQueue {
     /// An empty queue that may be fetched from `now`.
-    pub fn new(now: Instant, delay: Duration) -> Self {
+    pub fn new(name: String, now: Instant, delay: Duration) -> Self {
         HostQueue {
-            entries: BinaryHeap::new(),
+            name,
+            queued: 0,
+            in_flight_entry: None,
+            dirty: true,
             robots: HashMap::new(),
             pending_robots: None,
             next_allowed: now,
@@ -88,8 +66,6 @@ impl HostQueue {
 
     /// True when the host has work and is neither running nor already scheduled.
     pub fn wants_schedule(&self) -> bool {
-        !self.in_flight
-            && !self.scheduled
-            && (!self.entries.is_empty() || self.pending_robots.is_some())
+        !self.in_flight && !self.scheduled && (self.queued > 0 || self.pending_robots.is_some())
     }
 }

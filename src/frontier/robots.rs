@@ -20,33 +20,21 @@ pub const MAX_ROBOTS_ATTEMPTS: u32 = 3;
 #[derive(Debug)]
 pub struct RobotsRules {
     robot: Option<Robot>,
-    /// The parsed text (capped), kept so crawl state can be saved and restored.
-    source: Option<Vec<u8>>,
 }
 
 impl RobotsRules {
     /// Rules that allow everything (robots.txt missing, 4xx, or robots ignored).
     pub fn allow_all() -> Self {
-        RobotsRules {
-            robot: None,
-            source: None,
-        }
+        RobotsRules { robot: None }
     }
 
     /// Parses a robots.txt body for `agent` (the product token of our user agent).
     pub fn parse(agent: &str, body: &[u8]) -> Self {
-        let body = cap_at_line(body, ROBOTS_PARSE_LIMIT);
         // texting_robots fails only on input it cannot read at all; RFC 9309 says to use what
         // can be parsed, and nothing parseable means no rules.
         RobotsRules {
-            robot: Robot::new(agent, body).ok(),
-            source: Some(body.to_vec()),
+            robot: Robot::new(agent, parsed_part(body)).ok(),
         }
-    }
-
-    /// The robots.txt text these rules came from (`None` for allow-all).
-    pub fn source(&self) -> Option<&[u8]> {
-        self.source.as_deref()
     }
 
     /// True when `url` may be fetched.
@@ -58,6 +46,12 @@ impl RobotsRules {
     pub fn crawl_delay(&self) -> Option<f32> {
         self.robot.as_ref().and_then(|r| r.delay)
     }
+}
+
+/// The part of a robots.txt body that is parsed (and saved): the first
+/// [`ROBOTS_PARSE_LIMIT`] bytes, cut after a line break.
+pub fn parsed_part(body: &[u8]) -> &[u8] {
+    cap_at_line(body, ROBOTS_PARSE_LIMIT)
 }
 
 fn cap_at_line(body: &[u8], limit: usize) -> &[u8] {

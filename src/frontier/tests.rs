@@ -1,18 +1,14 @@
 //! Frontier behaviour with a driven clock.
 
 use super::*;
+use std::collections::HashSet;
+
+use crate::store::Store;
 
 const DELAY: Duration = Duration::from_millis(100);
 
 fn frontier(obey: bool) -> Frontier {
-    Frontier::new(FrontierConfig {
-        delay: DELAY,
-        max_delay: Duration::from_secs(30),
-        robots_agent: "trawl".into(),
-        obey_robots: obey,
-        robots_retry: Duration::from_secs(5),
-    })
-    .with_seed(7)
+    Frontier::new(config(obey)).with_seed(7)
 }
 
 fn cand(s: &str, depth: u32) -> Candidate {
@@ -210,4 +206,98 @@ fn a_refused_robots_fetch_gives_the_origin_up_at_once() {
     f.robots_result(&r, RobotsOutcome::Refused, t);
     assert!(matches!(f.next(t + DELAY), Next::Exhausted));
     assert_eq!(f.counters().robots_unavailable, 1);
+}
+
+fn config(obey: bool) -> FrontierConfig {
+    FrontierConfig {
+        delay: DELAY,
+        max_delay: Duration::from_secs(30),
+        robots_agent: "trawl".into(),
+        obey_robots: obey,
+        robots_retry: Duration::from_secs(5),
+    }
+}
+
+fn reopen(dir: &std::path::Path, obey: bool) -> Frontier {
+    Frontier::open(config(obey), Store::open(dir).unwrap(), Instant::now()).unwrap()
+}
+
+fn drain(f: &mut Frontier, mut t: Instant) -> Vec<String> {
+    let mut urls = Vec::new();
+    loop {
+        match f.next(t) {
+            Next::Job(j) => {
+                urls.push(j.url.to_string());
+                f.complete(&j.host, t);
+            }
+            Next::Wait(at) => t = at,
+            Next::Idle | Next::Exhausted => return urls,
+        }
+    }
+}
+
+#[test]
+fn a_checkpoint_keeps_queue_seen_set_robots_and_in_flight_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    {
+        let mut f = reopen(dir.path(), true);
+        f.push(cand("http://a.org/private/1", 0), t);
+        f.push(cand("http://a.org/2", 1), t);
+        f.push(cand("http://a.org/3", 2), t);
+        let r = job(f.next(t));
+        assert_eq!(r.url.as_str(), "http://a.org/robots.txt");
+        let body = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 3\n".to_vec();
+        f.robots_result(&r, RobotsOutcome::Fetched { status: 200, body }, t);
+        let later = t + Duration::from_secs(3);
+        let page = job(f.next(later));
+        assert_eq!(page.url.as_str(), "http://a.org/2");
+        f.push(cand("http://b.org/1", 0), t);
+        // Still being fetched at the save point.
+        f.checkpoint(&[("extra", b"x")]).unwrap();
+        assert_eq!(f.saved_meta("extra").unwrap().as_deref(), Some(&b"x"[..]));
+        // After the save point: done and a new URL, both lost in a crash.
+        f.complete(&page.host, later);
+        f.push(cand("http://c.org/lost", 0), later);
+    }
+    let mut f = reopen(dir.path(), false);
+    assert_eq!(f.host_delay("a.org"), Some(Duration::from_secs(3)));
+    assert_eq!(f.counters().robots_denied, 1);
+    // Seen, so not queued again; c.org was never committed.
+    assert!(!f.push(cand("http://a.org/3", 0), t));
+    assert!(!f.push(cand("http://b.org/1", 0), t));
+    assert_eq!(f.queued(), 3);
+    // The in-flight page comes back; the denied one does not.
+    let mut got = drain(&mut f, Instant::now());
+    got.sort();
+    assert_eq!(got, ["http://a.org/2", "http://a.org/3", "http://b.org/1"]);
+    assert!(f.push(cand("http://c.org/lost", 0), t));
+}
+
+#[test]
+fn take_queued_removes_exactly_that_url() {
+    let mut f = frontier(false);
+    let t = Instant::now();
+    f.push(cand("http://a.org/1", 0), t);
+    f.push(cand("http://a.org/2", 0), t);
+    let taken = f
+        .take_queued(&Url::parse("http://a.org/2").unwrap())
+        .unwrap();
+    assert_eq!((taken.host.as_str(), taken.depth), ("a.org", 0));
+    assert!(f
+        .take_queued(&Url::parse("http://a.org/2").unwrap())
+        .is_none());
+    assert!(f
+        .take_queued(&Url::parse("http://z.org/").unwrap())
+        .is_none());
+    assert_eq!(drain(&mut f, t), ["http://a.org/1"]);
+    // A retried URL is found under its new queue entry.
+    f.push(cand("http://a.org/3", 0), t);
+    let j = job(f.next(t + DELAY));
+    f.retry(j, t + DELAY, Duration::from_secs(1));
+    let again = f
+        .take_queued(&Url::parse("http://a.org/3").unwrap())
+        .unwrap();
+    assert_eq!(again.attempt, 1);
+    assert_eq!(f.queued(), 0);
 }

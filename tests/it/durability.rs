@@ -91,6 +91,26 @@ async fn second_process_on_the_same_output_is_refused() {
     .await;
     assert_eq!(second.status.code(), Some(6), "{}", text(&second));
     assert!(String::from_utf8_lossy(&second.stderr).contains("in use by another trawl process"));
+    // Another output directory but the same --state: the state database refuses it.
+    let other_out = tempfile::tempdir().unwrap();
+    let state = out.path().join(".trawl-state");
+    wait_for(
+        || state.join("state.redb").exists(),
+        "the first crawl to open its state",
+    )
+    .await;
+    let third = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        other_out.path().display(),
+        "--state",
+        state.display(),
+        "-q"
+    ])
+    .await;
+    assert_eq!(third.status.code(), Some(6), "{}", text(&third));
+    assert!(String::from_utf8_lossy(&third.stderr).contains("in use by another process"));
     let mut first = first;
     first.kill().unwrap();
     first.wait().unwrap();
