@@ -155,10 +155,18 @@ impl Store {
             path: self.path.clone(),
             detail: "no open transaction after a failed commit".into(),
         })?;
-        let committed = txn.commit().map_err(|e| self.error(e));
-        // Even after a failed commit a fresh transaction is needed to go on (or to stop).
-        self.txn = self.db.begin_write().ok();
-        committed
+        if let Err(e) = txn.commit() {
+            // No further transaction: the store stays at its last good commit, which the WARC
+            // files can be replayed against, rather than taking a partial one later.
+            return Err(self.error(e));
+        }
+        self.txn = Some(self.db.begin_write().map_err(|e| self.error(e))?);
+        Ok(())
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Adds a queue entry.

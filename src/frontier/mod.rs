@@ -187,7 +187,7 @@ impl Frontier {
             let record = HostRecord::decode(&bytes).filter(|_| id as usize == self.hosts.len());
             let Some(record) = record else {
                 return Err(StoreError::Database {
-                    path: Default::default(),
+                    path: self.store.path().to_path_buf(),
                     detail: format!("host record {id} is damaged"),
                 });
             };
@@ -293,8 +293,7 @@ impl Frontier {
     }
 
     fn fail(&mut self, e: StoreError) {
-        tracing::error!("frontier store: {e}");
-        self.failure.get_or_insert(e);
+        record_failure(&mut self.failure, e);
     }
 
     fn schedule(&mut self, id: u32) {
@@ -371,8 +370,7 @@ impl Frontier {
                     break;
                 }
                 Err(e) => {
-                    tracing::error!("frontier store: {e}");
-                    self.failure.get_or_insert(e);
+                    record_failure(&mut self.failure, e);
                     return None;
                 }
             };
@@ -426,8 +424,7 @@ impl Frontier {
             };
             // Not runnable before its robots.txt is known: back into the queue, same place.
             if let Err(e) = self.store.queue_insert(&key, &bytes) {
-                tracing::error!("frontier store: {e}");
-                self.failure.get_or_insert(e);
+                record_failure(&mut self.failure, e);
                 return None;
             }
             q.queued += 1;
@@ -707,6 +704,14 @@ impl Frontier {
     /// The current delay of a host (configured delay raised by Crawl-delay).
     pub fn host_delay(&self, host: &str) -> Option<Duration> {
         self.ids.get(host).map(|&id| self.hosts[id as usize].delay)
+    }
+}
+
+/// Keeps the first store error (logged once) for the next checkpoint to report.
+fn record_failure(slot: &mut Option<StoreError>, e: StoreError) {
+    if slot.is_none() {
+        tracing::error!("frontier store: {e}");
+        *slot = Some(e);
     }
 }
 
