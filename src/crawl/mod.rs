@@ -70,11 +70,12 @@ pub async fn run(
     let start = Instant::now();
     let config = Arc::new(config);
     let store = Store::open(&config.state_dir).map_err(StateError::from)?;
-    let blob = store.meta_get(STATE_META).map_err(StateError::from)?;
-    let saved = CrawlState::decode(&config.state_dir, blob.as_deref())?;
-    let replay_from = saved.as_ref().and_then(|s| s.replay_from_serial);
     let frontier =
         Frontier::open(config.frontier.clone(), store, Instant::now()).map_err(StateError::from)?;
+    // The counters are saved beside the frontier, by the same checkpoint.
+    let blob = frontier.saved_meta(STATE_META).map_err(StateError::from)?;
+    let saved = CrawlState::decode(&config.state_dir, blob.as_deref())?;
+    let replay_from = saved.as_ref().and_then(|s| s.replay_from_serial);
     if let Some(s) = &saved {
         tracing::warn!(
             "resuming: {} pages archived, {} URLs queued",

@@ -35,7 +35,7 @@ use seen_cache::SeenCache;
 
 /// Ready hosts are reshuffled after this many picks.
 const SHUFFLE_EVERY: u32 = 64;
-/// Fingerprints per generation of the seen cache (two generations: ~20 MB at most).
+/// Fingerprints per generation of the seen cache (two tables of 524,288 slots: ~18 MB at most).
 const SEEN_CACHE_GENERATION: usize = 450_000;
 /// A saved next-allowed time further ahead than this is not trusted after a restart.
 const MAX_RESTORED_WAIT: Duration = Duration::from_secs(600);
