@@ -69,7 +69,7 @@ fn rcdom_links(html: &str, page_url: &Url) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     hrefs
         .iter()
-        .filter_map(|h| trawl::url::resolve_link(&base, h))
+        .filter_map(|h| trawl::url_rules::resolve_link(&base, h))
         .map(String::from)
         .filter(|u| seen.insert(u.clone()))
         .collect()

@@ -18,8 +18,8 @@
 
 use std::time::{Duration, Instant};
 
+use trawl::crawl_db::CrawlDb;
 use trawl::frontier::{Candidate, Frontier, FrontierConfig, JobKind, Next, RobotsOutcome};
-use trawl::store::Store;
 use url::Url;
 
 const CHECKPOINT_EVERY: u64 = 100_000;
@@ -82,7 +82,7 @@ fn main() {
     let base_kb = status_kb("VmRSS:");
     // Opening an existing store left by a kill also measures redb's repair.
     let start = Instant::now();
-    let store = Store::open(&dir).expect("store");
+    let store = Box::new(CrawlDb::open(&dir).expect("store"));
     let mut frontier = Frontier::open(config(), store, Instant::now()).expect("frontier");
     let open_s = start.elapsed().as_secs_f64();
     let mut now = Instant::now();
@@ -163,10 +163,10 @@ fn main() {
 
     // 4. Reopen, as a resumed crawl.
     let start = Instant::now();
-    let store = Store::open(&dir).expect("store");
+    let store = Box::new(CrawlDb::open(&dir).expect("store"));
     let frontier = Frontier::open(config(), store, Instant::now()).expect("frontier");
     let reopen_s = start.elapsed().as_secs_f64();
-    let disk = std::fs::metadata(dir.join(trawl::store::STORE_FILE))
+    let disk = std::fs::metadata(dir.join(trawl::crawl_db::STORE_FILE))
         .map(|m| m.len())
         .unwrap_or(0);
     println!(

@@ -6,13 +6,14 @@ use anyhow::Context;
 use crate::cli::{Cli, Command, CrawlArgs, IndexArgs, StatusArgs, WaczArgs};
 use crate::config::{Config, ConfigError};
 use crate::crawl;
+use crate::crawl::save_point::StateError;
+use crate::crawl::setup::{create_output_dir, SetupError};
 use crate::exit::ExitCode;
+use crate::frontier::storage::StoreError;
 use crate::index::index_files;
-use crate::lock::{DirLock, LockError};
-use crate::report::status::read_status;
+use crate::out_lock::{DirLock, LockError};
+use crate::report::status_file::read_status;
 use crate::report::{render_table, StopReason};
-use crate::state::StateError;
-use crate::store::StoreError;
 use crate::wacz::{write_wacz, WaczError};
 use crate::warc::naming::list_warc_files;
 use crate::warc::recovery::repair_open_files;
@@ -180,14 +181,22 @@ fn run_crawl(args: CrawlArgs) -> ExitCode {
     for p in &config.seed_problems {
         eprintln!("trawl: skipping seed {p}");
     }
-    for class in config.unlocked_classes.iter().filter(|_| !config.quiet) {
+    for class in config
+        .unlocked_classes
+        .iter()
+        .filter(|_| !config.report.quiet)
+    {
         eprintln!(
             "trawl: note: a seed is a {} IP address, so {} addresses are allowed for this crawl",
             class.name(),
             class.name()
         );
     }
-    let _lock = match DirLock::acquire(&config.out) {
+    if let Err(e) = create_output_dir(&config.output.out) {
+        eprintln!("trawl: error: {e}");
+        return ExitCode::OutputError;
+    }
+    let _lock = match DirLock::acquire(&config.output.out) {
         Ok(lock) => lock,
         Err(e @ LockError::Busy { .. }) => {
             eprintln!("trawl: error: {e}");
@@ -198,7 +207,7 @@ fn run_crawl(args: CrawlArgs) -> ExitCode {
             return ExitCode::OutputError;
         }
     };
-    match repair_open_files(&config.out) {
+    match repair_open_files(&config.output.out) {
         Ok(repairs) => {
             for r in repairs {
                 match &r.final_path {
@@ -218,7 +227,7 @@ fn run_crawl(args: CrawlArgs) -> ExitCode {
         Err(e) => {
             eprintln!(
                 "trawl: error: repairing open WARC files in {}: {e}",
-                config.out.display()
+                config.output.out.display()
             );
             return ExitCode::OutputError;
         }
@@ -241,10 +250,6 @@ fn config_error(e: ConfigError) -> ExitCode {
             eprintln!("trawl: error: {e}");
             ExitCode::NoSeeds
         }
-        ConfigError::OutputDir { .. } => {
-            eprintln!("trawl: error: {e}");
-            ExitCode::OutputError
-        }
         _ => {
             eprintln!("trawl: error: {e}");
             ExitCode::BadArguments
@@ -258,9 +263,9 @@ fn crawl_and_report(config: Config) -> anyhow::Result<ExitCode> {
         .thread_name("trawl")
         .build()
         .context("starting the async runtime")?;
-    let quiet = config.quiet;
-    let stats_path = config.stats.clone();
-    let cdxj_dir = config.cdxj.then(|| config.out.clone());
+    let quiet = config.report.quiet;
+    let stats_path = config.report.stats.clone();
+    let cdxj_dir = config.output.cdxj.then(|| config.output.out.clone());
     let outcome = runtime.block_on(async move {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(forward_signals(tx));
@@ -270,10 +275,13 @@ fn crawl_and_report(config: Config) -> anyhow::Result<ExitCode> {
         Ok(o) => o,
         Err(e) => {
             eprintln!("trawl: error: {e}");
-            if let crawl::CrawlError::State(StateError::Store(StoreError::Locked { .. })) = e {
-                return Ok(ExitCode::Locked);
-            }
-            return Ok(ExitCode::OutputError);
+            return Ok(match e {
+                crawl::CrawlError::State(StateError::Store(StoreError::Locked { .. })) => {
+                    ExitCode::Locked
+                }
+                crawl::CrawlError::Setup(SetupError::DedupIndex { .. }) => ExitCode::BadArguments,
+                _ => ExitCode::OutputError,
+            });
         }
     };
     if !quiet {

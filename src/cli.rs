@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::url::ScopeKind;
+use crate::url_rules::ScopeKind;
 
 /// trawl: an archival web crawler that writes WARC/1.1 files.
 #[derive(Debug, Parser)]

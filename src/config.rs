@@ -1,21 +1,26 @@
 //! The validated crawl configuration, built from raw CLI values.
 //!
 //! Everything that can be wrong with the user's input is found here, before the crawl starts:
-//! unreadable seed files, unusable seeds, bad regexes, an output directory that cannot be made.
+//! unreadable seed files, unusable seeds, bad regexes, bad values. The result is plain data,
+//! grouped by the part of the crawl that uses it; files and directories it names are opened
+//! or created by the crawl's set-up (`crawl/setup.rs`).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use std::sync::Arc;
-
+use crate::chain::build_records::RecordOptions;
+use crate::chain::filter::ArchiveRules;
+use crate::chain::outlinks::LinkRules;
 use crate::cli::CrawlArgs;
-use crate::crawl::dedup::DedupTable;
 use crate::fetch::{AddressClass, AddressGuard, FetchOptions};
-use crate::frontier::robots::product_token;
+use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
 use crate::seeds::{parse_seed, parse_seed_lines, Seed, SeedProblem};
-use crate::url::{ScopeKind, UrlFilter};
+use crate::url_rules::{ScopeKind, UrlFilter};
 use crate::warc::Rotation;
+
+/// Largest robots.txt body read (more than the parse limit, which cuts at a line break).
+const ROBOTS_MAX_BODY: usize = 2 * ROBOTS_PARSE_LIMIT;
 
 /// Why a configuration was refused.
 #[derive(Debug, thiserror::Error)]
@@ -34,22 +39,6 @@ pub enum ConfigError {
     /// No seed was usable.
     #[error("no usable seed ({} rejected); give seed URLs as arguments or with --seeds FILE", .0.len())]
     NoSeeds(Vec<SeedProblem>),
-    /// A `--dedup-index` file cannot be read.
-    #[error("cannot read --dedup-index {path}: {source}")]
-    DedupIndex {
-        /// The file.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// The output directory cannot be created.
-    #[error("cannot create output directory {path}: {source}")]
-    OutputDir {
-        /// The directory.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
 }
 
 /// Ports refused by `--deny-ports`.
@@ -76,7 +65,7 @@ impl PortPolicy {
     }
 }
 
-/// Caps against crawler traps and hostile pages.
+/// Caps on the URLs admitted to the frontier (crawler traps, hostile pages).
 #[derive(Debug, Clone)]
 pub struct Limits {
     /// Longest URL queued.
@@ -85,22 +74,42 @@ pub struct Limits {
     pub max_path_depth: usize,
     /// Most occurrences of one path segment.
     pub max_path_repeats: usize,
-    /// Most pages archived per host.
-    pub max_pages_per_host: Option<u64>,
-    /// Most decoded bytes handed to extraction.
-    pub max_decoded_size: usize,
     /// Refused ports.
     pub ports: PortPolicy,
 }
 
-/// Everything a crawl needs, validated.
+/// What may enter the frontier (see `crawl/admission.rs`).
 #[derive(Debug, Clone)]
-pub struct Config {
-    /// Usable seeds, in order, without duplicates.
-    pub seeds: Vec<Seed>,
-    /// Seed lines that were skipped, for the report.
-    pub seed_problems: Vec<SeedProblem>,
-    /// WARC output directory (exists).
+pub struct AdmissionConfig {
+    /// Scope kind (hosts are added from the seeds).
+    pub scope: ScopeKind,
+    /// Include/exclude regexes.
+    pub filter: UrlFilter,
+    /// Link-hop limit.
+    pub max_depth: Option<u32>,
+    /// Redirect hops followed from one URL.
+    pub max_redirects: u32,
+    /// Trap and hostile-URL limits.
+    pub limits: Limits,
+}
+
+/// The options of the processor chain's stages.
+#[derive(Debug, Clone)]
+pub struct ChainConfig {
+    /// The archive filter.
+    pub archive: ArchiveRules,
+    /// Link extraction.
+    pub links: LinkRules,
+    /// Record building.
+    pub records: RecordOptions,
+    /// The content-seen test: on (`--dedup` or `--dedup-index`) and the CDXJ files to preload.
+    pub dedup: Option<Vec<PathBuf>>,
+}
+
+/// Where and how WARC files are written.
+#[derive(Debug, Clone)]
+pub struct OutputConfig {
+    /// WARC output directory (created at start-up, not here).
     pub out: PathBuf,
     /// WARC file prefix.
     pub warc_prefix: String,
@@ -108,54 +117,66 @@ pub struct Config {
     pub rotation: Rotation,
     /// gzip level of records.
     pub gzip_level: u32,
-    /// Page target.
-    pub max_pages: Option<u64>,
-    /// Simultaneous fetches.
-    pub concurrency: usize,
-    /// Link-hop limit.
-    pub max_depth: Option<u32>,
-    /// Scope kind (hosts are added from the seeds).
-    pub scope: ScopeKind,
-    /// Include/exclude regexes.
-    pub filter: UrlFilter,
-    /// Accepted media types, lower-case.
-    pub accept: Vec<String>,
-    /// Body cap.
-    pub max_body_size: u64,
-    /// Network retries per URL.
-    pub retries: u32,
-    /// Links taken per page.
-    pub max_links_per_page: usize,
-    /// Redirect hops followed from one URL.
-    pub max_redirects: u32,
-    /// Limits on URLs and pages (crawler traps, bombs).
-    pub limits: Limits,
-    /// Address classes allowed because a seed is an IP literal of that class (for a note).
-    pub unlocked_classes: Vec<AddressClass>,
-    /// Fetch identity and timeouts.
-    pub fetch: FetchOptions,
-    /// Frontier settings.
-    pub frontier: FrontierConfig,
-    /// The content-seen table (`--dedup`, `--dedup-index`), preloaded.
-    pub dedup: Option<Arc<DedupTable>>,
-    /// Write OUT/index.cdxj at the end.
-    pub cdxj: bool,
-    /// Write a metadata record per page.
-    pub metadata_records: bool,
     /// Operator contact for warcinfo.
     pub operator: Option<String>,
+    /// Write OUT/index.cdxj at the end.
+    pub cdxj: bool,
+    /// Crawl state directory.
+    pub state_dir: PathBuf,
+}
+
+/// How the crawl loop runs jobs.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Simultaneous fetches.
+    pub concurrency: usize,
+    /// Page target.
+    pub max_pages: Option<u64>,
+    /// Most pages archived per host.
+    pub max_pages_per_host: Option<u64>,
+    /// Network retries per URL.
+    pub retries: u32,
+    /// Grace period for in-flight fetches after a stop request.
+    pub shutdown_timeout: Duration,
+}
+
+/// What the crawl tells its user, and where.
+#[derive(Debug, Clone)]
+pub struct ReportConfig {
     /// JSON report path.
     pub stats: Option<PathBuf>,
     /// Status line interval when not on a terminal.
     pub progress_interval: Duration,
     /// No progress or report output.
     pub quiet: bool,
-    /// Crawl state directory.
-    pub state_dir: PathBuf,
-    /// Grace period for in-flight fetches after a stop request.
-    pub shutdown_timeout: Duration,
     /// Where logs and status lines go (stderr when `None`).
     pub log_file: Option<PathBuf>,
+}
+
+/// Everything a crawl needs, validated. Plain data: nothing here touches the file system
+/// (the crawl's set-up does that), and each stage is handed only its own part.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Usable seeds, in order, without duplicates.
+    pub seeds: Vec<Seed>,
+    /// Seed lines that were skipped, for the report.
+    pub seed_problems: Vec<SeedProblem>,
+    /// Address classes allowed because a seed is an IP literal of that class (for a note).
+    pub unlocked_classes: Vec<AddressClass>,
+    /// Fetch identity, timeouts and the SSRF guard.
+    pub fetch: FetchOptions,
+    /// Frontier settings.
+    pub frontier: FrontierConfig,
+    /// Admission rules.
+    pub admission: AdmissionConfig,
+    /// The processor chain.
+    pub chain: ChainConfig,
+    /// WARC output and crawl state.
+    pub output: OutputConfig,
+    /// The crawl loop.
+    pub run: RunConfig,
+    /// Progress, report and logs.
+    pub report: ReportConfig,
 }
 
 impl Config {
@@ -193,25 +214,7 @@ impl Config {
         if seeds.is_empty() {
             return Err(ConfigError::NoSeeds(seed_problems));
         }
-        std::fs::create_dir_all(&args.out).map_err(|source| ConfigError::OutputDir {
-            path: args.out.clone(),
-            source,
-        })?;
-
-        let dedup = if args.dedup || !args.dedup_index.is_empty() {
-            let table = DedupTable::default();
-            for path in &args.dedup_index {
-                table
-                    .load_cdxj(path)
-                    .map_err(|source| ConfigError::DedupIndex {
-                        path: path.clone(),
-                        source,
-                    })?;
-            }
-            Some(Arc::new(table))
-        } else {
-            None
-        };
+        let dedup = (args.dedup || !args.dedup_index.is_empty()).then(|| args.dedup_index.clone());
         let state_dir = args
             .state
             .clone()
@@ -231,34 +234,10 @@ impl Config {
             Some(list) if list.is_empty() => PortPolicy::DefaultOnly,
             Some(list) => PortPolicy::Deny(list),
         };
+        let max_decoded_size = usize::try_from(args.max_decoded_size).unwrap_or(usize::MAX);
         Ok(Config {
             seeds,
             seed_problems,
-            out: args.out,
-            warc_prefix: args.warc_prefix,
-            rotation: Rotation {
-                records_per_file: args.records_per_file,
-                max_file_size: args.warc_max_size,
-            },
-            gzip_level: args.gzip_level,
-            max_pages: args.max_pages,
-            concurrency: args.concurrency,
-            max_depth: args.max_depth,
-            scope: args.scope,
-            filter,
-            accept,
-            max_body_size: args.max_body_size,
-            retries: args.retries,
-            max_links_per_page: args.max_links_per_page,
-            max_redirects: args.max_redirects,
-            limits: Limits {
-                max_url_length: args.max_url_length,
-                max_path_depth: args.max_path_depth,
-                max_path_repeats: args.max_path_repeats.max(1),
-                max_pages_per_host: args.max_pages_per_host,
-                max_decoded_size: usize::try_from(args.max_decoded_size).unwrap_or(usize::MAX),
-                ports,
-            },
             unlocked_classes,
             fetch: FetchOptions {
                 user_agent: args.user_agent,
@@ -277,24 +256,60 @@ impl Config {
                 obey_robots: !args.ignore_robots,
                 robots_retry: args.robots_retry,
             },
-            dedup,
-            cdxj: args.cdxj,
-            metadata_records: args.metadata_records,
-            operator: args.operator,
-            stats: args.stats,
-            progress_interval: args.progress_interval,
-            quiet: args.quiet,
-            state_dir,
-            shutdown_timeout: args.shutdown_timeout,
-            log_file: args.log_file,
-        })
-    }
-
-    /// True when `media_type` (lower-case, no parameters) is archived.
-    pub fn accepts(&self, media_type: &str) -> bool {
-        self.accept.iter().any(|a| match a.strip_suffix("/*") {
-            Some(major) => media_type.split('/').next() == Some(major),
-            None => a == media_type || a == "*/*",
+            admission: AdmissionConfig {
+                scope: args.scope,
+                filter,
+                max_depth: args.max_depth,
+                max_redirects: args.max_redirects,
+                limits: Limits {
+                    max_url_length: args.max_url_length,
+                    max_path_depth: args.max_path_depth,
+                    max_path_repeats: args.max_path_repeats.max(1),
+                    ports,
+                },
+            },
+            chain: ChainConfig {
+                archive: ArchiveRules {
+                    accept,
+                    max_body_size: args.max_body_size,
+                    robots_max_body: ROBOTS_MAX_BODY as u64,
+                },
+                links: LinkRules {
+                    max_links_per_page: args.max_links_per_page,
+                    max_decoded_size,
+                    robots_max_decoded: ROBOTS_MAX_BODY,
+                },
+                records: RecordOptions {
+                    gzip_level: args.gzip_level,
+                    metadata_records: args.metadata_records,
+                },
+                dedup,
+            },
+            output: OutputConfig {
+                out: args.out,
+                warc_prefix: args.warc_prefix,
+                rotation: Rotation {
+                    records_per_file: args.records_per_file,
+                    max_file_size: args.warc_max_size,
+                },
+                gzip_level: args.gzip_level,
+                operator: args.operator,
+                cdxj: args.cdxj,
+                state_dir,
+            },
+            run: RunConfig {
+                concurrency: args.concurrency,
+                max_pages: args.max_pages,
+                max_pages_per_host: args.max_pages_per_host,
+                retries: args.retries,
+                shutdown_timeout: args.shutdown_timeout,
+            },
+            report: ReportConfig {
+                stats: args.stats,
+                progress_interval: args.progress_interval,
+                quiet: args.quiet,
+                log_file: args.log_file,
+            },
         })
     }
 }

@@ -28,6 +28,16 @@ impl Truncation {
             Truncation::Disconnect => "disconnect",
         }
     }
+
+    /// The reason a WARC-Truncated value names (`unspecified` and unknown values read as
+    /// `Disconnect`, the reason that says least about the server).
+    pub fn from_warc_value(value: &str) -> Self {
+        match value.trim() {
+            "length" => Truncation::Length,
+            "time" => Truncation::Time,
+            _ => Truncation::Disconnect,
+        }
+    }
 }
 
 /// One request/response pair as recorded on the wire.

@@ -1,46 +1,55 @@
 //! trawl: an archival web crawler that writes standards-valid WARC/1.1 files.
 //!
 //! # Layout
-//! Data flows one way: seeds -> frontier -> fetch -> record -> WARC writer, and
-//! fetch -> extract -> frontier. Only [`crawl`] wires the stages together; the stages share
-//! model types ([`exchange`], [`http`], [`url`]) but never import each other.
+//! Data flows one way: seeds -> frontier -> fetch -> chain (filter, outlinks, content seen,
+//! build records, write) -> WARC writer, and outlinks -> frontier. Only [`crawl`] wires the
+//! stages together; the stages share model types ([`capture`], [`exchange`], [`fault`],
+//! [`http_message`], [`url_rules`]) but never import each other.
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`cli`] / [`config`] | raw flags / validated configuration |
+//! | [`cli`] / [`config`] | raw flags / validated configuration (plain data) |
 //! | [`app`] / [`exit`] | the command, its messages and exit codes |
 //! | [`seeds`] | seed-file parsing |
-//! | [`url`] | canonical URLs, scope, URL filters |
-//! | [`frontier`] | per-host queues, seen set, politeness, robots.txt state (time passed in) |
-//! | [`fetch`] | connections, TLS, DNS, the byte recorder |
-//! | [`exchange`] | the recorded request/response bytes |
-//! | [`http`] | reading recorded HTTP messages (head, chunked, content coding) |
-//! | [`extract`] | link extraction from HTML |
+//! | [`url_rules`] | canonical URLs, scope, URL filters |
+//! | [`frontier`] | per-host queues, politeness, robots.txt state, the storage seam |
+//! | [`crawl_db`] | the embedded database (redb): the frontier's storage, saved counters |
+//! | [`fetch`] | connections, TLS, DNS, the byte recorder; produces a [`capture::Capture`] |
+//! | [`capture`] / [`exchange`] | one capture: recorded bytes, parsed head, payload |
+//! | [`fault`] | the kinds of fault the report counts |
+//! | [`http_message`] | reading recorded HTTP messages (head, media type, chunked, coding) |
+//! | [`chain`] | the processor chain's stages, one file each |
+//! | [`extract`] | link extraction from HTML (pure functions) |
 //! | [`record`] | WARC record builders, digests, gzip members |
-//! | [`warc`] | the single writer, file naming, rotation |
-//! | [`crawl`] | the crawl loop and per-job workers |
-//! | [`store`] / [`state`] | the embedded database (redb) holding crawl state / the counters in it |
-//! | [`report`] | progress, the final report, JSON stats |
+//! | [`warc`] | the single writer, file naming, rotation, reading and repair |
+//! | [`crawl`] | the crawl loop, jobs, save points, replay |
+//! | [`report`] | progress, the final report, JSON stats, the status file |
 //! | [`index`] | CDXJ indexes and SURT keys (`trawl index`, `--cdxj`) |
 //! | [`wacz`] | WACZ packaging (`trawl wacz`) |
+//! | [`out_lock`] | one crawl per output directory |
+//!
+//! Modules are public where the binary, the integration tests, the fuzz targets or the
+//! examples (benchmarks) use them; the rest is crate-private.
 
 pub mod app;
+pub mod capture;
+pub mod chain;
 pub mod cli;
 pub mod config;
 pub mod crawl;
+pub mod crawl_db;
 pub mod exchange;
 pub mod exit;
 pub mod extract;
+pub mod fault;
 pub mod fetch;
 pub mod frontier;
-pub mod http;
+pub mod http_message;
 pub mod index;
-pub mod lock;
+pub mod out_lock;
 pub mod record;
 pub mod report;
 pub mod seeds;
-pub mod state;
-pub mod store;
-pub mod url;
+pub mod url_rules;
 pub mod wacz;
 pub mod warc;

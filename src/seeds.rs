@@ -2,7 +2,7 @@
 
 use url::Url;
 
-use crate::url::canonicalize;
+use crate::url_rules::canonicalize;
 
 /// A usable seed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trawl::url::{canonicalize, resolve_link};
+use trawl::url_rules::{canonicalize, resolve_link};
 use url::Url;
 
 fuzz_target!(|data: &[u8]| {

@@ -8,7 +8,7 @@ use std::time::UNIX_EPOCH;
 
 use libfuzzer_sys::fuzz_target;
 use trawl::exchange::Exchange;
-use trawl::http::{decode_content, message_length, parse_response_head};
+use trawl::http_message::{decode_content, message_length, parse_response_head};
 use trawl::record::{exchange_records, payload_of_response, sha1_digest};
 
 fuzz_target!(|data: &[u8]| {

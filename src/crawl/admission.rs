@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use url::Url;
 
 use crate::config::Limits;
-use crate::url::{has_non_html_extension, Scope, UrlFilter};
+use crate::url_rules::{has_non_html_extension, Scope, UrlFilter};
 
 /// Why a URL was not admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,15 +111,13 @@ fn is_path_trap(url: &Url, max_depth: usize, max_repeats: usize) -> bool {
 mod tests {
     use super::*;
     use crate::config::PortPolicy;
-    use crate::url::ScopeKind;
+    use crate::url_rules::ScopeKind;
 
     fn limits(ports: PortPolicy) -> Limits {
         Limits {
             max_url_length: 60,
             max_path_depth: 5,
             max_path_repeats: 2,
-            max_pages_per_host: None,
-            max_decoded_size: 1 << 20,
             ports,
         }
     }

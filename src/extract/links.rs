@@ -15,7 +15,7 @@ use html5ever::tokenizer::{
 };
 use url::Url;
 
-use crate::url::resolve_link;
+use crate::url_rules::resolve_link;
 
 /// The links of one page.
 #[derive(Debug, Default, Clone)]

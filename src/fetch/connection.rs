@@ -23,6 +23,7 @@ use super::address_guard::AddressGuard;
 use super::dns::Dns;
 use super::error::FetchError;
 use super::recorder::{Recorder, SharedTape};
+use crate::fault::FaultKind;
 
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
@@ -110,14 +111,14 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
             .trim_start_matches('[')
             .trim_end_matches(']');
         let name = ServerName::try_from(host.to_string()).map_err(|e| FetchError::Tls {
-            kind: "tls_handshake",
+            kind: FaultKind::TlsHandshake,
             detail: format!("invalid server name {host:?}: {e}"),
         })?;
         let connector = TlsConnector::from(c.tls.clone());
         let tls_stream = tokio::time::timeout(connect_timeout, connector.connect(name, tcp))
             .await
             .map_err(|_| FetchError::Tls {
-                kind: "tls_handshake",
+                kind: FaultKind::TlsHandshake,
                 detail: "handshake timed out".into(),
             })?
             .map_err(|e| FetchError::tls(&e))?;
@@ -134,7 +135,7 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
         .handshake::<_, Empty<Bytes>>(io)
         .await
         .map_err(|e| FetchError::Connect {
-            kind: "connect",
+            kind: FaultKind::Connect,
             detail: e.to_string(),
         })?;
     let driver = tokio::spawn(async move {
@@ -156,7 +157,7 @@ async fn connect_any(
     timeout: Duration,
 ) -> Result<(TcpStream, SocketAddr), FetchError> {
     let mut last = FetchError::Connect {
-        kind: "connect",
+        kind: FaultKind::Connect,
         detail: "no address".into(),
     };
     for addr in addrs {
@@ -165,7 +166,7 @@ async fn connect_any(
             Ok(Err(e)) => last = FetchError::connect(&e, format!("{addr}: {e}")),
             Err(_) => {
                 last = FetchError::Connect {
-                    kind: "connect_timeout",
+                    kind: FaultKind::ConnectTimeout,
                     detail: format!("{addr}: timed out after {timeout:?}"),
                 }
             }

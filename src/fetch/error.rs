@@ -1,7 +1,24 @@
-//! Why a fetch failed, grouped into the kinds the report counts.
+//! Why a fetch failed, as a [`FaultKind`] the report counts.
+//!
+//! Errors are classified by type, never by the text of a message: I/O errors by their
+//! `io::ErrorKind` (found along the source chain), rustls errors by variant, hyper errors by
+//! hyper's accessors (`is_parse_status`, `is_timeout`, `is_incomplete_message`, ...). hyper does
+//! not say which part of a response head it could not parse, so that part is found by parsing
+//! the recorded bytes again with httparse, whose errors are typed.
 
 use std::error::Error as _;
 use std::io;
+
+use crate::fault::FaultKind;
+
+/// The limits a response head is read under.
+#[derive(Debug, Clone, Copy)]
+pub struct HeadLimits {
+    /// Largest head in bytes.
+    pub max_bytes: usize,
+    /// Most header fields.
+    pub max_headers: usize,
+}
 
 /// A failed fetch: no usable HTTP response head was received.
 #[derive(Debug, thiserror::Error)]
@@ -15,16 +32,16 @@ pub enum FetchError {
     /// TCP connect failed or timed out; `kind` says how.
     #[error("connect ({kind}): {detail}")]
     Connect {
-        /// `connect_refused`, `connect_timeout`, `connect_unreachable` or `connect`.
-        kind: &'static str,
+        /// One of the `Connect*` kinds.
+        kind: FaultKind,
         /// Details.
         detail: String,
     },
-    /// TLS handshake failed; `kind` is `tls_certificate` or `tls_handshake`.
+    /// TLS handshake failed; `kind` is `TlsCertificate` or `TlsHandshake`.
     #[error("TLS ({kind}): {detail}")]
     Tls {
         /// Which part failed.
-        kind: &'static str,
+        kind: FaultKind,
         /// Details.
         detail: String,
     },
@@ -34,32 +51,32 @@ pub enum FetchError {
     /// The peer sent something that is not valid HTTP/1.x; `kind` says what.
     #[error("protocol ({kind}): {detail}")]
     Protocol {
-        /// e.g. `invalid_status_line`, `invalid_content_length`, `header_too_large`.
-        kind: &'static str,
+        /// e.g. `InvalidStatusLine`, `InvalidContentLength`, `HeaderTooLarge`.
+        kind: FaultKind,
         /// Details.
         detail: String,
     },
     /// The connection closed or reset before the response head was complete.
     #[error("disconnected ({kind}): {detail}")]
     Disconnected {
-        /// `reset` or `closed`.
-        kind: &'static str,
+        /// `Reset` or `Closed`.
+        kind: FaultKind,
         /// Details.
         detail: String,
     },
 }
 
 impl FetchError {
-    /// A short stable name for the report.
-    pub fn kind(&self) -> &'static str {
+    /// The kind counted in the report.
+    pub fn kind(&self) -> FaultKind {
         match self {
-            FetchError::Dns(_) => "dns",
-            FetchError::Blocked(_) => "blocked_address",
+            FetchError::Dns(_) => FaultKind::Dns,
+            FetchError::Blocked(_) => FaultKind::BlockedAddress,
             FetchError::Connect { kind, .. }
             | FetchError::Tls { kind, .. }
             | FetchError::Protocol { kind, .. }
-            | FetchError::Disconnected { kind, .. } => kind,
-            FetchError::Timeout(_) => "timeout",
+            | FetchError::Disconnected { kind, .. } => *kind,
+            FetchError::Timeout(_) => FaultKind::Timeout,
         }
     }
 
@@ -80,12 +97,12 @@ impl FetchError {
     /// Classifies a connect error.
     pub fn connect(e: &io::Error, detail: String) -> Self {
         let kind = match e.kind() {
-            io::ErrorKind::ConnectionRefused => "connect_refused",
-            io::ErrorKind::TimedOut => "connect_timeout",
+            io::ErrorKind::ConnectionRefused => FaultKind::ConnectRefused,
+            io::ErrorKind::TimedOut => FaultKind::ConnectTimeout,
             io::ErrorKind::HostUnreachable | io::ErrorKind::NetworkUnreachable => {
-                "connect_unreachable"
+                FaultKind::ConnectUnreachable
             }
-            _ => "connect",
+            _ => FaultKind::Connect,
         };
         FetchError::Connect { kind, detail }
     }
@@ -103,44 +120,99 @@ impl FetchError {
             });
         FetchError::Tls {
             kind: if certificate {
-                "tls_certificate"
+                FaultKind::TlsCertificate
             } else {
-                "tls_handshake"
+                FaultKind::TlsHandshake
             },
             detail: e.to_string(),
         }
     }
 
-    /// Classifies a hyper error seen before the response head was complete.
-    pub fn from_hyper(e: &hyper::Error) -> Self {
+    /// A head hyper accepted but that the recorded bytes do not hold as a parsable head.
+    pub fn unreadable_head(status: http::StatusCode) -> Self {
+        FetchError::Protocol {
+            kind: FaultKind::Protocol,
+            detail: format!(
+                "the {status} response head could not be read back from the recorded bytes"
+            ),
+        }
+    }
+
+    /// Classifies a hyper error seen before the response head was complete; `received` is
+    /// what the connection recorded of the response so far, `limits` the head limits hyper
+    /// was given.
+    pub fn from_hyper(e: &hyper::Error, received: &[u8], limits: HeadLimits) -> Self {
         let detail = e.to_string();
-        if e.is_parse() || e.is_parse_status() {
-            let text = detail.to_ascii_lowercase();
-            let kind = if e.is_parse_status() || text.contains("status") {
-                "invalid_status_line"
-            } else if text.contains("version") {
-                "not_http"
-            } else if text.contains("content-length") {
-                "invalid_content_length"
-            } else if text.contains("transfer-encoding") {
-                "invalid_transfer_encoding"
-            } else if text.contains("too large") {
-                "header_too_large"
-            } else if text.contains("header") {
-                "invalid_header"
-            } else {
-                "protocol"
-            };
-            return FetchError::Protocol { kind, detail };
+        let protocol = |kind| FetchError::Protocol {
+            kind,
+            detail: detail.clone(),
+        };
+        if e.is_parse_status() {
+            return protocol(FaultKind::InvalidStatusLine);
+        }
+        if e.is_parse() {
+            return protocol(head_fault(received, limits));
         }
         if e.is_timeout() {
             return FetchError::Timeout("response head");
         }
         let reset = io_kind(e) == Some(io::ErrorKind::ConnectionReset);
         FetchError::Disconnected {
-            kind: if reset { "reset" } else { "closed" },
+            kind: if reset {
+                FaultKind::Reset
+            } else {
+                FaultKind::Closed
+            },
             detail,
         }
+    }
+}
+
+/// What is wrong with a response head that hyper refused to parse, from the recorded bytes.
+fn head_fault(received: &[u8], limits: HeadLimits) -> FaultKind {
+    let mut storage = vec![httparse::EMPTY_HEADER; limits.max_headers];
+    let mut response = httparse::Response::new(&mut storage);
+    match response.parse(received) {
+        Err(httparse::Error::Version) => FaultKind::NotHttp,
+        Err(httparse::Error::Status) => FaultKind::InvalidStatusLine,
+        Err(httparse::Error::TooManyHeaders) => FaultKind::HeaderTooLarge,
+        Err(
+            httparse::Error::HeaderName
+            | httparse::Error::HeaderValue
+            | httparse::Error::NewLine
+            | httparse::Error::Token,
+        ) => FaultKind::InvalidHeader,
+        Ok(httparse::Status::Complete(_)) => framing_fault(&response),
+        Ok(httparse::Status::Partial) if received.len() >= limits.max_bytes => {
+            FaultKind::HeaderTooLarge
+        }
+        Ok(httparse::Status::Partial) => FaultKind::Protocol,
+    }
+}
+
+/// The framing fault of a head that parses as HTTP but that hyper still refused.
+fn framing_fault(response: &httparse::Response<'_, '_>) -> FaultKind {
+    let has = |name: &str| {
+        response
+            .headers
+            .iter()
+            .any(|h| h.name.eq_ignore_ascii_case(name))
+    };
+    if response.version == Some(0) && has("transfer-encoding") {
+        return FaultKind::InvalidTransferEncoding;
+    }
+    let numbers: Option<Vec<u64>> = response
+        .headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("content-length"))
+        .flat_map(|h| h.value.split(|&b| b == b','))
+        .map(|v| std::str::from_utf8(v).ok()?.trim().parse::<u64>().ok())
+        .collect();
+    match numbers {
+        None => FaultKind::InvalidContentLength,
+        Some(n) if n.windows(2).any(|w| w[0] != w[1]) => FaultKind::InvalidContentLength,
+        Some(_) if has("transfer-encoding") => FaultKind::InvalidTransferEncoding,
+        Some(_) => FaultKind::Protocol,
     }
 }
 
@@ -157,16 +229,62 @@ pub fn io_kind(e: &hyper::Error) -> Option<io::ErrorKind> {
 }
 
 /// Names a failure while reading a body (after the head arrived); such responses are archived
-/// as truncated and the fault is counted under this name.
-pub fn body_fault(e: &hyper::Error) -> &'static str {
+/// as truncated and the fault is counted under this kind.
+pub fn body_fault(e: &hyper::Error) -> FaultKind {
     if e.is_incomplete_message() {
-        return "body_incomplete";
+        return FaultKind::BodyIncomplete;
     }
     match io_kind(e) {
-        Some(io::ErrorKind::ConnectionReset) => "body_reset",
-        Some(io::ErrorKind::UnexpectedEof) => "body_incomplete",
-        Some(io::ErrorKind::InvalidData) | Some(io::ErrorKind::InvalidInput) => "bad_chunked",
-        _ if e.to_string().to_ascii_lowercase().contains("chunk") => "bad_chunked",
-        _ => "body_error",
+        Some(io::ErrorKind::ConnectionReset) => FaultKind::BodyReset,
+        Some(io::ErrorKind::UnexpectedEof) => FaultKind::BodyIncomplete,
+        // hyper reports bad chunk framing as an InvalidInput/InvalidData I/O error.
+        Some(io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput) => FaultKind::BadChunked,
+        _ => FaultKind::BodyError,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refused_heads_are_classified_from_their_bytes() {
+        let cases: [(&[u8], FaultKind); 7] = [
+            (b"SSH-2.0-OpenSSH\r\n\r\n", FaultKind::NotHttp),
+            (b"HTTP/1.1 abc Bogus\r\n\r\n", FaultKind::InvalidStatusLine),
+            (
+                b"HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+                FaultKind::InvalidHeader,
+            ),
+            (
+                b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n",
+                FaultKind::InvalidContentLength,
+            ),
+            (
+                b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+                FaultKind::InvalidContentLength,
+            ),
+            (
+                b"HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+                FaultKind::InvalidTransferEncoding,
+            ),
+            (b"HTTP/1.1 200 OK\r\nX-A: 1\r\n", FaultKind::Protocol),
+        ];
+        let limits = HeadLimits {
+            max_bytes: 4096,
+            max_headers: 4,
+        };
+        for (bytes, kind) in cases {
+            assert_eq!(
+                head_fault(bytes, limits),
+                kind,
+                "{}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+        let many = b"HTTP/1.1 200 OK\r\nA: 1\r\nB: 1\r\nC: 1\r\nD: 1\r\nE: 1\r\n\r\n";
+        assert_eq!(head_fault(many, limits), FaultKind::HeaderTooLarge);
+        let long = [&b"HTTP/1.1 200 OK\r\nA: "[..], &[b'x'; 5000]].concat();
+        assert_eq!(head_fault(&long, limits), FaultKind::HeaderTooLarge);
     }
 }

@@ -1,9 +1,11 @@
 //! Fetching one URL over HTTP/1.1 and recording the exact bytes of the exchange.
 //!
 //! A [`Fetcher`] is shared by all fetching tasks. Each call takes the host's idle
-//! [`Connection`] (if any) and gives it back when it can be kept alive. The caller decides,
-//! from the status and headers, whether the body is worth reading (the content-type filter);
-//! a rejected body is not read and its connection is closed.
+//! [`Connection`] (if any) and gives it back when it can be kept alive. The response head is
+//! parsed once, from the recorded bytes, as soon as it has arrived; the caller decides from it
+//! whether the body is worth reading (the chain's archive filter); a rejected body is not read
+//! and its connection is closed. The result is a [`Capture`]: the exchange, that parsed head
+//! and the payload, handed to the processor chain as they are.
 
 pub mod address_guard;
 pub mod connection;
@@ -20,12 +22,14 @@ use http_body_util::{BodyExt, Empty};
 use tokio::time::timeout_at;
 use url::Url;
 
+use crate::capture::Capture;
 use crate::exchange::{Exchange, Truncation};
-use crate::http::{message_length, parse_response_head};
+use crate::fault::FaultKind;
+use crate::http_message::{message_length, parse_response_head_with_limit, ResponseHead};
 pub use address_guard::{AddressClass, AddressGuard};
 pub use connection::{origin_key, Connection};
 pub use dns::Dns;
-pub use error::FetchError;
+pub use error::{FetchError, HeadLimits};
 
 /// Limits and identity for every fetch.
 #[derive(Debug, Clone)]
@@ -48,19 +52,15 @@ pub struct FetchOptions {
     pub guard: AddressGuard,
 }
 
-/// A received response (possibly truncated) and its recorded bytes.
+/// A received response (possibly truncated) as a [`Capture`].
 #[derive(Debug)]
 pub struct Fetched {
-    /// The recorded exchange.
-    pub exchange: Exchange,
-    /// HTTP status code.
-    pub status: u16,
-    /// False when the caller rejected the body (only the head was received).
-    pub body_read: bool,
+    /// The recorded exchange with its parsed head and payload.
+    pub capture: Capture,
     /// Time from start to end of the fetch.
     pub elapsed: Duration,
     /// What went wrong while reading the body (the response is then truncated).
-    pub body_fault: Option<&'static str>,
+    pub body_fault: Option<FaultKind>,
 }
 
 /// What the caller wants done with a response, decided from its status and headers.
@@ -101,7 +101,7 @@ impl Fetcher {
         plan: F,
     ) -> (Result<Fetched, FetchError>, Option<Connection>)
     where
-        F: FnOnce(u16, &http::HeaderMap) -> BodyPlan,
+        F: FnOnce(&ResponseHead) -> BodyPlan,
     {
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(start + self.options.total_timeout);
@@ -148,14 +148,25 @@ impl Fetcher {
                         reused = false;
                         continue;
                     }
-                    return (Err(FetchError::from_hyper(&e)), None);
+                    let limits = HeadLimits {
+                        // hyper's buffer is never below 8 KiB (see connection.rs).
+                        max_bytes: self.options.max_head_bytes.max(8192),
+                        max_headers: self.options.max_headers,
+                    };
+                    let error = c
+                        .tape
+                        .with_received(|r| FetchError::from_hyper(&e, r, limits));
+                    return (Err(error), None);
                 }
                 Ok(Ok(response)) => {
                     let (result, keep) = self
                         .read_response(url, c, response, date, deadline, plan)
                         .await;
-                    let elapsed = start.elapsed();
-                    return (Ok(Fetched { elapsed, ..result }), keep);
+                    let result = result.map(|f| Fetched {
+                        elapsed: start.elapsed(),
+                        ..f
+                    });
+                    return (result, keep);
                 }
             }
         }
@@ -169,27 +180,25 @@ impl Fetcher {
         date: SystemTime,
         deadline: tokio::time::Instant,
         plan: F,
-    ) -> (Fetched, Option<Connection>)
+    ) -> (Result<Fetched, FetchError>, Option<Connection>)
     where
-        F: FnOnce(u16, &http::HeaderMap) -> BodyPlan,
+        F: FnOnce(&ResponseHead) -> BodyPlan,
     {
-        let status = response.status().as_u16();
-        let max_body = match plan(status, response.headers()) {
+        // hyper has read the whole head through the recorder: parse it once, here.
+        let max_headers = self.options.max_headers;
+        let Some(head) = conn
+            .tape
+            .with_received(|r| parse_response_head_with_limit(r, max_headers))
+        else {
+            return (Err(FetchError::unreadable_head(response.status())), None);
+        };
+        let max_body = match plan(&head) {
             BodyPlan::Read { max_body } => max_body,
             BodyPlan::Skip => {
                 drop(response);
                 let tape = conn.tape.take();
                 let exchange = self.exchange(url, &conn, date, tape, None);
-                return (
-                    Fetched {
-                        exchange,
-                        status,
-                        body_read: false,
-                        elapsed: Duration::ZERO,
-                        body_fault: None,
-                    },
-                    None,
-                );
+                return (Ok(fetched(Capture::new(exchange, head), None)), None);
             }
         };
         let mut body = response.into_body();
@@ -203,9 +212,9 @@ impl Fetcher {
                 Err(_) => {
                     truncated = Some(Truncation::Time);
                     body_fault = Some(if wait == deadline {
-                        "fetch_timeout"
+                        FaultKind::FetchTimeout
                     } else {
-                        "body_timeout"
+                        FaultKind::BodyTimeout
                     });
                     break;
                 }
@@ -228,38 +237,27 @@ impl Fetcher {
         }
         drop(body);
         let mut tape = conn.tape.take();
+        let mut reusable = truncated.is_none() && conn.is_reusable();
         if truncated == Some(Truncation::Length) {
             // hyper may have read past the cap; store exactly head + cap bytes as transferred.
-            if let Some(head) = parse_response_head(&tape.received) {
-                let limit = head
-                    .len
-                    .saturating_add(usize::try_from(max_body).unwrap_or(usize::MAX));
-                tape.received.truncate(limit);
-            }
-        }
-        let mut reusable = truncated.is_none() && conn.is_reusable();
-        if truncated.is_none() {
+            let limit = head
+                .len
+                .saturating_add(usize::try_from(max_body).unwrap_or(usize::MAX));
+            tape.received.truncate(limit);
+        } else if truncated.is_none() {
             // Bytes after the end of this message (a body longer than its Content-Length, or
             // garbage) are not part of this response, and poison the connection.
-            if let Some(head) = parse_response_head(&tape.received) {
-                if let Some(len) = message_length(&head, &tape.received) {
-                    if tape.received.len() > len {
-                        tape.received.truncate(len);
-                        reusable = false;
-                    }
+            if let Some(len) = message_length(&head, &tape.received) {
+                if tape.received.len() > len {
+                    tape.received.truncate(len);
+                    reusable = false;
                 }
             }
         }
         let exchange = self.exchange(url, &conn, date, tape, truncated);
         let keep = reusable.then_some(conn);
         (
-            Fetched {
-                exchange,
-                status,
-                body_read: true,
-                elapsed: Duration::ZERO,
-                body_fault,
-            },
+            Ok(fetched(Capture::new(exchange, head), body_fault)),
             keep.map(|mut c| {
                 c.idle_since = Instant::now();
                 c
@@ -302,9 +300,18 @@ impl Fetcher {
             .header("Connection", "keep-alive")
             .body(Empty::new())
             .map_err(|e| FetchError::Protocol {
-                kind: "invalid_url",
+                kind: FaultKind::InvalidUrl,
                 detail: format!("cannot build request for {url}: {e}"),
             })
+    }
+}
+
+/// A fetch result before its elapsed time is known.
+fn fetched(capture: Capture, body_fault: Option<FaultKind>) -> Fetched {
+    Fetched {
+        capture,
+        elapsed: Duration::ZERO,
+        body_fault,
     }
 }
 

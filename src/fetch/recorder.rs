@@ -48,6 +48,11 @@ impl SharedTape {
     pub fn received_len(&self) -> usize {
         self.lock().received.len()
     }
+
+    /// Runs `f` on the bytes received so far.
+    pub fn with_received<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(&self.lock().received)
+    }
 }
 
 /// An I/O stream that copies all traffic onto a [`SharedTape`].

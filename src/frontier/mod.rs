@@ -3,49 +3,53 @@
 //!
 //! Logic with time passed in (`now: Instant`), owned by the crawl loop alone, so no lock is
 //! needed and tests can drive the clock. At most one fetch per host is in flight; a host becomes
-//! ready again `delay` after its last fetch finished. Ready hosts are served round-robin and the
-//! ready list is shuffled periodically so no host or group of hosts dominates.
+//! ready again `delay` after its last fetch finished.
 //!
-//! The queued URLs and the seen set live in the [`Store`] (on disk), so memory does not grow
-//! with the queue: in memory are only per-host state (counts, clocks, robots rules) and a
-//! bounded cache of recently seen URLs. [`Frontier::checkpoint`] commits the store at a save
-//! point; pages being fetched are written back as queued for that commit, so a crash never
-//! loses them.
+//! | part | file |
+//! |---|---|
+//! | ready and waiting hosts, shuffle | `scheduler.rs` |
+//! | one host's counts, clock, robots states | `host.rs` |
+//! | delays and backoff | `politeness.rs` |
+//! | robots.txt rules / state machine | `robots_rules.rs` / `robots_state.rs` |
+//! | persistence (queue, seen set, host rows) | `storage.rs` (the seam), `crate::crawl_db` |
+//! | recently seen URLs | `seen_cache.rs` |
+//!
+//! The queued URLs and the seen set live behind [`FrontierStorage`], so memory does not grow
+//! with the queue: in memory are only per-host state and a bounded cache of recently seen URLs.
+//! [`Frontier::checkpoint`] makes the storage durable at a save point.
 
-pub mod host_queue;
+pub mod host;
 pub mod politeness;
-pub mod records;
-pub mod robots;
+pub mod robots_rules;
+pub mod robots_state;
+pub mod scheduler;
 pub mod seen_cache;
+pub mod storage;
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
 
 use url::Url;
 
-use crate::store::{SeenKey, Store, StoreError};
-use host_queue::{HostQueue, PendingRobots};
-use records::{
-    decode_robots, encode_robots, key_depth, queue_key, seen_key, HostRecord, QueueValue,
-};
-pub use robots::{RobotsOutcome, RobotsRules, RobotsState};
-use robots::{MAX_ROBOTS_ATTEMPTS, MAX_ROBOTS_REDIRECTS};
+use host::{HostState, PendingRobots};
+pub use robots_rules::RobotsRules;
+use robots_state::{transition, Gate};
+pub use robots_state::{RobotsOutcome, RobotsState};
+use scheduler::Scheduler;
 use seen_cache::SeenCache;
+use storage::{fingerprint, FrontierStorage, QueuedUrl, SavedHost, StoreError};
 
-/// Ready hosts are reshuffled after this many picks.
-const SHUFFLE_EVERY: u32 = 64;
 /// Fingerprints per generation of the seen cache (two tables of 524,288 slots: ~18 MB at most).
 const SEEN_CACHE_GENERATION: usize = 450_000;
 /// A saved next-allowed time further ahead than this is not trusted after a restart.
 const MAX_RESTORED_WAIT: Duration = Duration::from_secs(600);
-/// Name of the frontier's metadata in the store.
+/// Name of the frontier's counters in storage.
 const META_NAME: &str = "frontier";
 
 /// A URL offered to the frontier.
 #[derive(Debug, Clone)]
 pub struct Candidate {
-    /// Canonical URL (see [`crate::url::canonicalize`]).
+    /// Canonical URL (see [`crate::url_rules::canonicalize`]).
     pub url: Url,
     /// Link hops from a seed.
     pub depth: u32,
@@ -121,59 +125,48 @@ pub struct FrontierCounters {
     pub robots_unavailable: u64,
 }
 
-/// What the frontier saves besides its tables.
+/// What the frontier saves besides the storage's own tables.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct FrontierMeta {
-    seq: u64,
     counters: FrontierCounters,
 }
 
 /// The crawl frontier.
 pub struct Frontier {
     config: FrontierConfig,
-    store: Store,
+    storage: Box<dyn FrontierStorage>,
     /// Per-host state, indexed by host id.
-    hosts: Vec<HostQueue>,
+    hosts: Vec<HostState>,
     ids: HashMap<String, u32>,
     seen_cache: SeenCache,
-    ready: VecDeque<u32>,
-    waiting: BinaryHeap<Reverse<(Instant, u32)>>,
+    scheduler: Scheduler,
     in_flight: usize,
     queued: u64,
-    seq: u64,
-    picks_since_shuffle: u32,
-    rng: fastrand::Rng,
     counters: FrontierCounters,
-    /// The first store error since the last checkpoint; the next checkpoint reports it.
+    /// The first storage error since the last checkpoint; the next checkpoint reports it.
     failure: Option<StoreError>,
 }
 
 impl Frontier {
-    /// An empty frontier on an in-memory store (tests and tools that need no persistence).
-    pub fn new(config: FrontierConfig) -> Self {
-        Frontier::open(config, Store::in_memory(), Instant::now())
-            .expect("an empty in-memory store opens")
-    }
-
-    /// The frontier saved in `store` (empty for a new store), at time `now`.
-    pub fn open(config: FrontierConfig, store: Store, now: Instant) -> Result<Self, StoreError> {
-        let meta: FrontierMeta = store
+    /// The frontier saved in `storage` (empty for new storage), at time `now`.
+    pub fn open(
+        config: FrontierConfig,
+        storage: Box<dyn FrontierStorage>,
+        now: Instant,
+    ) -> Result<Self, StoreError> {
+        let meta: FrontierMeta = storage
             .meta_get(META_NAME)?
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
         let mut frontier = Frontier {
             config,
-            store,
+            storage,
             hosts: Vec::new(),
             ids: HashMap::new(),
             seen_cache: SeenCache::new(SEEN_CACHE_GENERATION),
-            ready: VecDeque::new(),
-            waiting: BinaryHeap::new(),
+            scheduler: Scheduler::new(fastrand::Rng::new()),
             in_flight: 0,
             queued: 0,
-            seq: meta.seq,
-            picks_since_shuffle: 0,
-            rng: fastrand::Rng::new(),
             counters: meta.counters,
             failure: None,
         };
@@ -183,33 +176,29 @@ impl Frontier {
 
     fn restore(&mut self, now: Instant) -> Result<(), StoreError> {
         let wall = SystemTime::now();
-        for (id, bytes) in self.store.hosts()? {
-            let record = HostRecord::decode(&bytes).filter(|_| id as usize == self.hosts.len());
-            let Some(record) = record else {
+        for (id, saved) in self.storage.hosts()? {
+            if id as usize != self.hosts.len() {
                 return Err(StoreError::Database {
-                    path: self.store.path().to_path_buf(),
-                    detail: format!("host record {id} is damaged"),
+                    path: Default::default(),
+                    detail: format!("host ids are not contiguous at {id}"),
                 });
-            };
-            let wait = record
+            }
+            let wait = saved
                 .next_allowed
                 .duration_since(wall)
                 .unwrap_or_default()
                 .min(MAX_RESTORED_WAIT);
-            let mut q = HostQueue::new(record.name.clone(), now + wait, self.config.delay);
-            q.queued = record.queued;
+            let mut q = HostState::new(saved.name.clone(), now + wait, self.config.delay);
+            q.queued = saved.queued;
             q.dirty = false;
-            self.queued += record.queued;
-            self.ids.insert(record.name, id);
+            self.queued += saved.queued;
+            self.ids.insert(saved.name, id);
             self.hosts.push(q);
         }
         let agent = self.config.robots_agent.clone();
         let (base, max) = (self.config.delay, self.config.max_delay);
         let hosts = &mut self.hosts;
-        self.store.robots_each(|origin, bytes| {
-            let Some((id, text)) = decode_robots(bytes) else {
-                return;
-            };
+        self.storage.robots(&mut |origin, id, text| {
             let Some(q) = hosts.get_mut(id as usize) else {
                 return;
             };
@@ -229,7 +218,7 @@ impl Frontier {
 
     /// Makes the shuffle order reproducible (tests).
     pub fn with_seed(mut self, seed: u64) -> Self {
-        self.rng = fastrand::Rng::with_seed(seed);
+        self.scheduler.set_rng(fastrand::Rng::with_seed(seed));
         self
     }
 
@@ -240,7 +229,7 @@ impl Frontier {
         }
         let id = self.hosts.len() as u32;
         self.hosts
-            .push(HostQueue::new(host.to_string(), now, self.config.delay));
+            .push(HostState::new(host.to_string(), now, self.config.delay));
         self.ids.insert(host.to_string(), id);
         id
     }
@@ -248,48 +237,36 @@ impl Frontier {
     /// Adds a URL unless it was seen before; returns whether it was queued.
     pub fn push(&mut self, candidate: Candidate, now: Instant) -> bool {
         let id = self.host_id(candidate.url.host_str().unwrap_or(""), now);
-        let seen = seen_key(id, candidate.url.as_str());
-        if self.seen_cache.contains(&seen) {
+        let fp = fingerprint(candidate.url.as_str());
+        if self.seen_cache.contains(id, &fp) {
             return false;
         }
-        match self.store.seen_get(&seen) {
-            Ok(None) => {}
-            Ok(Some(_)) => {
-                self.seen_cache.insert(&seen);
-                return false;
-            }
-            Err(e) => {
-                self.fail(e);
-                return false;
-            }
-        }
-        self.seen_cache.insert(&seen);
-        let value = QueueValue {
+        self.seen_cache.insert(id, &fp);
+        let entry = QueuedUrl {
+            url: candidate.url.into(),
+            depth: candidate.depth,
             redirects: candidate.redirects,
             attempt: 0,
-            url: candidate.url.into(),
         };
-        self.enqueue(id, &seen, candidate.depth, &value)
+        match self.storage.admit(id, &fp, &entry) {
+            Ok(true) => {
+                self.queued_one(id);
+                true
+            }
+            Ok(false) => false,
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
     }
 
-    /// Queues `value` for host `id` and points its seen entry at the new queue key.
-    fn enqueue(&mut self, id: u32, seen: &SeenKey, depth: u32, value: &QueueValue) -> bool {
-        self.seq += 1;
-        let key = queue_key(id, depth, self.seq);
-        let stored = self
-            .store
-            .queue_insert(&key, &value.encode())
-            .and_then(|()| self.store.seen_insert(seen, &key));
-        if let Err(e) = stored {
-            self.fail(e);
-            return false;
-        }
+    fn queued_one(&mut self, id: u32) {
         let q = &mut self.hosts[id as usize];
         q.queued += 1;
         q.dirty = true;
         self.queued += 1;
         self.schedule(id);
-        true
     }
 
     fn fail(&mut self, e: StoreError) {
@@ -300,33 +277,15 @@ impl Frontier {
         if let Some(q) = self.hosts.get_mut(id as usize) {
             if q.wants_schedule() {
                 q.scheduled = true;
-                self.waiting.push(Reverse((q.next_allowed, id)));
+                self.scheduler.wait_until(id, q.next_allowed);
             }
-        }
-    }
-
-    fn promote(&mut self, now: Instant) {
-        let mut promoted = false;
-        while let Some(Reverse((at, _))) = self.waiting.peek() {
-            if *at > now {
-                break;
-            }
-            let Reverse((_, id)) = self.waiting.pop().expect("peeked");
-            self.ready.push_back(id);
-            promoted = true;
-        }
-        if promoted && self.picks_since_shuffle >= SHUFFLE_EVERY {
-            self.picks_since_shuffle = 0;
-            let slice = self.ready.make_contiguous();
-            self.rng.shuffle(slice);
         }
     }
 
     /// Picks the next job at time `now`.
     pub fn next(&mut self, now: Instant) -> Next {
-        self.promote(now);
-        while let Some(id) = self.ready.pop_front() {
-            self.picks_since_shuffle += 1;
+        self.scheduler.promote(now);
+        while let Some(id) = self.scheduler.pop_ready() {
             self.hosts[id as usize].scheduled = false;
             if let Some(job) = self.take_job(id, now) {
                 self.hosts[id as usize].in_flight = true;
@@ -334,8 +293,8 @@ impl Frontier {
                 return Next::Job(job);
             }
         }
-        if let Some(Reverse((at, _))) = self.waiting.peek() {
-            Next::Wait(*at)
+        if let Some(at) = self.scheduler.next_wake() {
+            Next::Wait(at)
         } else if self.in_flight > 0 {
             Next::Idle
         } else {
@@ -348,23 +307,13 @@ impl Frontier {
         let obey = self.config.obey_robots;
         let q = &mut self.hosts[id as usize];
         if let Some(p) = q.pending_robots.take() {
-            return Some(Job {
-                kind: JobKind::Robots {
-                    origin: p.origin,
-                    hops: p.hops,
-                },
-                url: p.url,
-                host: q.name.clone(),
-                depth: 0,
-                redirects: 0,
-                attempt: 0,
-            });
+            return Some(robots_job(q, p.origin, p.url, p.hops, 0));
         }
         while q.queued > 0 {
-            let (key, bytes) = match self.store.queue_pop_first(id) {
+            let entry = match self.storage.pop(id) {
                 Ok(Some(entry)) => entry,
                 Ok(None) => {
-                    // The count disagrees with the store; the store is the truth.
+                    // The count disagrees with storage; storage is the truth.
                     self.queued -= q.queued;
                     q.queued = 0;
                     break;
@@ -377,53 +326,46 @@ impl Frontier {
             q.queued -= 1;
             q.dirty = true;
             self.queued -= 1;
-            let Some((value, url)) =
-                QueueValue::decode(&bytes).and_then(|v| Url::parse(&v.url).ok().map(|u| (v, u)))
-            else {
+            let Ok(url) = Url::parse(&entry.url) else {
+                self.storage.finish(id);
                 continue;
             };
             let origin = url.origin().ascii_serialization();
-            let state = q.robots.entry(origin.clone()).or_insert_with(|| {
-                if obey {
-                    RobotsState::Unknown
-                } else {
-                    RobotsState::Known(RobotsRules::allow_all())
+            let state = q
+                .robots
+                .entry(origin.clone())
+                .or_insert_with(|| RobotsState::initial(obey));
+            let robots_fetch = match state.gate(url.as_str(), now) {
+                Gate::Allowed => {
+                    return Some(Job {
+                        kind: JobKind::Page,
+                        url,
+                        host: q.name.clone(),
+                        depth: entry.depth,
+                        redirects: entry.redirects,
+                        attempt: entry.attempt,
+                    });
                 }
-            });
-            let robots_fetch = match state {
-                RobotsState::Known(rules) => {
-                    if rules.allows(url.as_str()) {
-                        let depth = key_depth(&key);
-                        q.in_flight_entry = Some((key, bytes));
-                        return Some(Job {
-                            kind: JobKind::Page,
-                            url,
-                            host: q.name.clone(),
-                            depth,
-                            redirects: value.redirects,
-                            attempt: value.attempt,
-                        });
-                    }
+                Gate::Denied => {
                     self.counters.robots_denied += 1;
+                    self.storage.finish(id);
                     continue;
                 }
-                RobotsState::GaveUp => {
+                Gate::GaveUp => {
                     self.counters.robots_unavailable += 1;
+                    self.storage.finish(id);
                     continue;
                 }
-                RobotsState::Unknown => Some(0),
-                RobotsState::Unavailable { attempts, retry_at } => {
-                    if now >= *retry_at {
-                        Some(*attempts)
-                    } else {
-                        q.next_allowed = q.next_allowed.max(*retry_at);
-                        None
+                Gate::FetchRobots(attempts) => Some(attempts),
+                Gate::Wait(retry_at) => {
+                    if let Some(at) = retry_at {
+                        q.next_allowed = q.next_allowed.max(at);
                     }
+                    None
                 }
-                RobotsState::Fetching { .. } => None,
             };
             // Not runnable before its robots.txt is known: back into the queue, same place.
-            if let Err(e) = self.store.queue_insert(&key, &bytes) {
+            if let Err(e) = self.storage.put_back(id) {
                 record_failure(&mut self.failure, e);
                 return None;
             }
@@ -433,16 +375,8 @@ impl Frontier {
                 self.schedule(id);
                 return None;
             };
-            *state = RobotsState::Fetching { attempts };
             let url = Url::parse(&format!("{origin}/robots.txt")).ok()?;
-            return Some(Job {
-                kind: JobKind::Robots { origin, hops: 0 },
-                url,
-                host: q.name.clone(),
-                depth: 0,
-                redirects: 0,
-                attempt: attempts,
-            });
+            return Some(robots_job(q, origin, url, 0, attempts));
         }
         // Nothing runnable now; a robots retry may have moved the clock.
         self.schedule(id);
@@ -454,12 +388,12 @@ impl Frontier {
         let Some(&id) = self.ids.get(host) else {
             return;
         };
+        self.storage.finish(id);
         let q = &mut self.hosts[id as usize];
         if q.in_flight {
             q.in_flight = false;
             self.in_flight -= 1;
         }
-        q.in_flight_entry = None;
         q.next_allowed = q.next_allowed.max(now + q.delay);
         q.dirty = true;
         self.schedule(id);
@@ -473,12 +407,17 @@ impl Frontier {
         };
         let q = &mut self.hosts[id as usize];
         q.next_allowed = q.next_allowed.max(now + backoff);
-        let value = QueueValue {
+        let entry = QueuedUrl {
+            url: job.url.into(),
+            depth: job.depth,
             redirects: job.redirects,
             attempt: job.attempt + 1,
-            url: job.url.into(),
         };
-        self.enqueue(id, &seen_key(id, &value.url), job.depth, &value);
+        self.storage.finish(id);
+        match self.storage.requeue(id, &entry) {
+            Ok(()) => self.queued_one(id),
+            Err(e) => self.fail(e),
+        }
         self.complete(&job.host, now);
     }
 
@@ -487,59 +426,36 @@ impl Frontier {
         let JobKind::Robots { origin, hops } = &job.kind else {
             return;
         };
-        let agent = self.config.robots_agent.clone();
-        let (base, max) = (self.config.delay, self.config.max_delay);
-        let retry_base = self.config.robots_retry;
         let Some(&id) = self.ids.get(&job.host) else {
             return;
         };
         let q = &mut self.hosts[id as usize];
-        let attempts = match q.robots.get(origin) {
-            Some(RobotsState::Fetching { attempts }) => *attempts,
-            _ => 0,
-        };
-        // Rules that become known are saved with the text they came from.
-        let mut saved: Option<Vec<u8>> = None;
-        let new_state = match outcome {
-            RobotsOutcome::Fetched { status, body } if (200..300).contains(&status) => {
-                let rules = RobotsRules::parse(&agent, &body);
-                q.delay = politeness::host_delay(base, rules.crawl_delay(), max);
-                saved = Some(encode_robots(id, Some(robots::parsed_part(&body))));
-                RobotsState::Known(rules)
-            }
-            RobotsOutcome::Redirect(url) if *hops < MAX_ROBOTS_REDIRECTS => {
-                q.pending_robots = Some(PendingRobots {
-                    origin: origin.clone(),
-                    url,
-                    hops: hops + 1,
-                });
-                RobotsState::Fetching { attempts }
-            }
-            // Too many redirects or a 3xx without Location: "unavailable", i.e. like a 4xx.
-            RobotsOutcome::Redirect(_) => {
-                saved = Some(encode_robots(id, None));
-                RobotsState::Known(RobotsRules::allow_all())
-            }
-            RobotsOutcome::Fetched { status, .. } if status < 500 => {
-                saved = Some(encode_robots(id, None));
-                RobotsState::Known(RobotsRules::allow_all())
-            }
-            RobotsOutcome::Refused => RobotsState::GaveUp,
-            RobotsOutcome::Fetched { .. } | RobotsOutcome::Unreachable => {
-                let attempts = attempts + 1;
-                if attempts >= MAX_ROBOTS_ATTEMPTS {
-                    RobotsState::GaveUp
-                } else {
-                    RobotsState::Unavailable {
-                        attempts,
-                        retry_at: now + politeness::retry_backoff(retry_base, attempts),
-                    }
-                }
-            }
-        };
-        q.robots.insert(origin.clone(), new_state);
-        if let Some(record) = saved {
-            if let Err(e) = self.store.robots_put(origin, &record) {
+        let attempts = q.robots.get(origin).map_or(0, RobotsState::attempts);
+        let t = transition(
+            outcome,
+            attempts,
+            *hops,
+            &self.config.robots_agent,
+            self.config.robots_retry,
+            now,
+        );
+        if let (true, RobotsState::Known(rules)) = (t.parsed, &t.state) {
+            q.delay = politeness::host_delay(
+                self.config.delay,
+                rules.crawl_delay(),
+                self.config.max_delay,
+            );
+        }
+        if let Some((url, hops)) = t.follow {
+            q.pending_robots = Some(PendingRobots {
+                origin: origin.clone(),
+                url,
+                hops,
+            });
+        }
+        q.robots.insert(origin.clone(), t.state);
+        if let Some(text) = t.save {
+            if let Err(e) = self.storage.save_robots(origin, id, text.as_deref()) {
                 self.fail(e);
             }
         }
@@ -553,11 +469,8 @@ impl Frontier {
         let Some(&id) = self.ids.get(host) else {
             return 0;
         };
-        let dropped = self.store.queue_drop_where(id, |v| {
-            std::str::from_utf8(QueueValue::url_of(v))
-                .ok()
-                .and_then(|u| Url::parse(u).ok())
-                .is_some_and(|u| u.origin().ascii_serialization() == origin)
+        let dropped = self.storage.drop_where(id, &mut |u| {
+            Url::parse(u).is_ok_and(|u| u.origin().ascii_serialization() == origin)
         });
         let q = &mut self.hosts[id as usize];
         if q.pending_robots
@@ -605,84 +518,72 @@ impl Frontier {
             return 0;
         };
         self.hosts[id as usize].pending_robots = None;
-        let dropped = self.store.queue_drop_where(id, |_| true);
+        let dropped = self.storage.drop_where(id, &mut |_| true);
         self.forget_dropped(id, dropped)
     }
 
-    /// Commits the frontier (and `meta`, named blobs of the caller's) to the store, durably.
-    /// Pages being fetched are saved as queued, so after a crash they are fetched again.
-    /// Reports the first store error since the last checkpoint, if any.
+    /// Makes the frontier durable at a save point, with `meta` (named blobs of the caller's)
+    /// written in the same commit. Pages being fetched are saved as queued, so after a crash
+    /// they are fetched again. Reports the first storage error since the last checkpoint.
     pub fn checkpoint(&mut self, meta: &[(&str, &[u8])]) -> Result<(), StoreError> {
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
         let (now, wall) = (Instant::now(), SystemTime::now());
         for (id, q) in self.hosts.iter().enumerate() {
-            if let Some((key, bytes)) = &q.in_flight_entry {
-                self.store.queue_insert(key, bytes)?;
-            }
-            if q.dirty || q.in_flight_entry.is_some() {
-                let record = HostRecord {
-                    queued: q.queued + u64::from(q.in_flight_entry.is_some()),
-                    next_allowed: wall + q.next_allowed.saturating_duration_since(now),
+            if q.dirty || q.in_flight {
+                let saved = SavedHost {
                     name: q.name.clone(),
+                    queued: q.queued,
+                    next_allowed: wall + q.next_allowed.saturating_duration_since(now),
                 };
-                self.store.host_put(id as u32, &record.encode())?;
+                self.storage.save_host(id as u32, &saved)?;
             }
         }
         let own = FrontierMeta {
-            seq: self.seq,
             counters: self.counters.clone(),
         };
         let own = serde_json::to_vec(&own).expect("plain data serializes");
-        self.store.meta_put(META_NAME, &own)?;
+        self.storage.meta_put(META_NAME, &own)?;
         for (name, value) in meta {
-            self.store.meta_put(name, value)?;
+            self.storage.meta_put(name, value)?;
         }
-        self.store.commit()?;
+        self.storage.checkpoint()?;
         for q in &mut self.hosts {
-            q.dirty = false;
-            if let Some((key, _)) = &q.in_flight_entry {
-                // Back out of the queue until the next save point; the count changes again
-                // when the fetch ends, so the record is rewritten then.
-                self.store.queue_remove(key)?;
-                q.dirty = true;
-            }
+            // A host with a fetch in flight was saved with that page counted as queued; its
+            // row is rewritten once the fetch ends.
+            q.dirty = q.in_flight;
         }
         Ok(())
     }
 
     /// Reads a named blob saved by [`Frontier::checkpoint`].
     pub fn saved_meta(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.store.meta_get(name)
+        self.storage.meta_get(name)
     }
 
     /// Takes a queued URL out of the frontier (it was completed before a crash, as the WARC
     /// files show). Returns its queue entry as a job, or `None` when it is not queued.
     pub fn take_queued(&mut self, url: &Url) -> Option<Job> {
-        let host = url.host_str()?;
-        let id = *self.ids.get(host)?;
-        let key = self.store.seen_get(&seen_key(id, url.as_str())).ok()??;
-        let bytes = self.store.queue_get(&key).ok()??;
-        if QueueValue::url_of(&bytes) != url.as_str().as_bytes() {
-            return None;
-        }
-        if let Err(e) = self.store.queue_remove(&key) {
-            self.fail(e);
-            return None;
-        }
+        let id = *self.ids.get(url.host_str()?)?;
+        let entry = match self.storage.take(id, url.as_str()) {
+            Ok(entry) => entry?,
+            Err(e) => {
+                self.fail(e);
+                return None;
+            }
+        };
         let q = &mut self.hosts[id as usize];
         q.queued = q.queued.saturating_sub(1);
         q.dirty = true;
         self.queued = self.queued.saturating_sub(1);
-        let value = QueueValue::decode(&bytes)?;
         Some(Job {
             kind: JobKind::Page,
             url: url.clone(),
             host: q.name.clone(),
-            depth: key_depth(&key),
-            redirects: value.redirects,
-            attempt: value.attempt,
+            depth: entry.depth,
+            redirects: entry.redirects,
+            attempt: entry.attempt,
         })
     }
 
@@ -707,11 +608,23 @@ impl Frontier {
     }
 }
 
-/// Keeps the first store error (logged once) for the next checkpoint to report.
+/// Keeps the first storage error (logged once) for the next checkpoint to report.
 fn record_failure(slot: &mut Option<StoreError>, e: StoreError) {
     if slot.is_none() {
         tracing::error!("frontier store: {e}");
         *slot = Some(e);
+    }
+}
+
+/// A robots.txt job for host `q`.
+fn robots_job(q: &HostState, origin: String, url: Url, hops: u32, attempt: u32) -> Job {
+    Job {
+        kind: JobKind::Robots { origin, hops },
+        url,
+        host: q.name.clone(),
+        depth: 0,
+        redirects: 0,
+        attempt,
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use crate::store::SeenKey;
+use super::storage::Fingerprint;
 
 /// A two-generation set of recently seen fingerprints.
 #[derive(Debug)]
@@ -27,40 +27,51 @@ impl SeenCache {
         }
     }
 
-    /// True when `key` is cached (it was seen).
-    pub fn contains(&self, key: &SeenKey) -> bool {
-        let k = u128::from_be_bytes(*key);
+    /// True when the URL with fingerprint `fp` on host `host` is cached (it was seen).
+    pub fn contains(&self, host: u32, fp: &Fingerprint) -> bool {
+        let k = key(host, fp);
         self.current.contains(&k) || self.previous.contains(&k)
     }
 
-    /// Records that `key` was seen.
-    pub fn insert(&mut self, key: &SeenKey) {
+    /// Records that the URL with fingerprint `fp` on host `host` was seen.
+    pub fn insert(&mut self, host: u32, fp: &Fingerprint) {
         if self.current.len() >= self.generation {
             self.previous = std::mem::take(&mut self.current);
             self.current.reserve(self.generation);
         }
-        self.current.insert(u128::from_be_bytes(*key));
+        self.current.insert(key(host, fp));
     }
+}
+
+fn key(host: u32, fp: &Fingerprint) -> u128 {
+    let mut k = [0u8; 16];
+    k[..4].copy_from_slice(&host.to_be_bytes());
+    k[4..].copy_from_slice(fp);
+    u128::from_be_bytes(k)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn k(n: u8) -> SeenKey {
-        [n; 16]
+    fn k(n: u8) -> (u32, Fingerprint) {
+        (u32::from(n), [n; 12])
     }
 
     #[test]
     fn keeps_the_last_generation_and_forgets_older_ones() {
         let mut c = SeenCache::new(2);
-        c.insert(&k(1));
-        c.insert(&k(2));
-        c.insert(&k(3)); // 1, 2 become the previous generation
-        assert!(c.contains(&k(1)) && c.contains(&k(3)));
-        c.insert(&k(4));
-        c.insert(&k(5)); // 3, 4 previous; 1, 2 forgotten
-        assert!(!c.contains(&k(1)) && !c.contains(&k(2)));
-        assert!(c.contains(&k(3)) && c.contains(&k(4)) && c.contains(&k(5)));
+        c.insert(k(1).0, &k(1).1);
+        c.insert(k(2).0, &k(2).1);
+        c.insert(k(3).0, &k(3).1); // 1, 2 become the previous generation
+        assert!(c.contains(k(1).0, &k(1).1) && c.contains(k(3).0, &k(3).1));
+        c.insert(k(4).0, &k(4).1);
+        c.insert(k(5).0, &k(5).1); // 3, 4 previous; 1, 2 forgotten
+        assert!(!c.contains(k(1).0, &k(1).1) && !c.contains(k(2).0, &k(2).1));
+        assert!(
+            c.contains(k(3).0, &k(3).1)
+                && c.contains(k(4).0, &k(4).1)
+                && c.contains(k(5).0, &k(5).1)
+        );
     }
 }

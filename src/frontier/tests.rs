@@ -3,12 +3,15 @@
 use super::*;
 use std::collections::HashSet;
 
-use crate::store::Store;
+use crate::crawl_db::CrawlDb;
+use crate::frontier::robots_state::{MAX_ROBOTS_ATTEMPTS, MAX_ROBOTS_REDIRECTS};
 
 const DELAY: Duration = Duration::from_millis(100);
 
 fn frontier(obey: bool) -> Frontier {
-    Frontier::new(config(obey)).with_seed(7)
+    Frontier::open(config(obey), Box::new(CrawlDb::in_memory()), Instant::now())
+        .unwrap()
+        .with_seed(7)
 }
 
 fn cand(s: &str, depth: u32) -> Candidate {
@@ -219,7 +222,12 @@ fn config(obey: bool) -> FrontierConfig {
 }
 
 fn reopen(dir: &std::path::Path, obey: bool) -> Frontier {
-    Frontier::open(config(obey), Store::open(dir).unwrap(), Instant::now()).unwrap()
+    Frontier::open(
+        config(obey),
+        Box::new(CrawlDb::open(dir).unwrap()),
+        Instant::now(),
+    )
+    .unwrap()
 }
 
 fn drain(f: &mut Frontier, mut t: Instant) -> Vec<String> {

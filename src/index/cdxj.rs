@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::http::parse_response_head;
+use crate::http_message::media_type::{is_html, media_type_as_indexed};
+use crate::http_message::parse_response_head;
 use crate::record::sha1_digest;
 use crate::warc::reader::{read_records, StoredRecord};
 
@@ -120,15 +121,6 @@ pub fn entries_of_file(path: &Path) -> Result<Vec<CdxjEntry>, IndexError> {
         .collect())
 }
 
-fn media_type(value: &str) -> String {
-    value
-        .split(|c: char| c == ';' || c.is_whitespace())
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_string()
-}
-
 fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
     let warc_type = record.header("WARC-Type")?.to_string();
     if !matches!(
@@ -151,17 +143,15 @@ fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
     };
     let mime = match (warc_type.as_str(), &http) {
         ("revisit", _) => Some("warc/revisit".to_string()),
-        ("response", Some(h)) => h.header_str("content-type").map(|v| media_type(&v)),
+        ("response", Some(h)) => h
+            .header_str("content-type")
+            .map(|v| media_type_as_indexed(&v).to_string()),
         ("response", None) => None,
-        _ => content_type.map(media_type),
+        _ => content_type.map(|v| media_type_as_indexed(v.trim()).to_string()),
     };
     let status = http.as_ref().map(|h| h.status.to_string());
     let page = http.as_ref().is_some_and(|h| {
-        (200..300).contains(&h.status)
-            && matches!(
-                h.media_type().as_deref(),
-                Some("text/html" | "application/xhtml+xml")
-            )
+        (200..300).contains(&h.status) && h.media_type().is_some_and(|m| is_html(&m))
     });
     let digest = record
         .header("WARC-Payload-Digest")

@@ -1,4 +1,5 @@
-//! Builders for the record types trawl writes: warcinfo, request and response.
+//! Builders for the record types trawl writes: warcinfo, request, response, revisit and
+//! metadata.
 //!
 //! A record is serialized once here (header fields in a fixed, spec-ordered sequence), then
 //! compressed by [`super::gzip_member`]. Content-Length is always the exact block length.
@@ -12,8 +13,6 @@ use super::digest::{payload_of_response, sha1_digest};
 /// One serialized, uncompressed WARC record.
 #[derive(Debug, Clone)]
 pub struct WarcRecord {
-    /// The WARC-Type.
-    pub kind: &'static str,
     /// The WARC-Record-ID, including angle brackets.
     pub id: String,
     /// The full record: version line, header fields, block, and the closing CRLF CRLF.
@@ -54,7 +53,7 @@ fn serialize(kind: &'static str, id: String, fields: &[(&str, &str)], block: &[u
     bytes.extend_from_slice(b"\r\n\r\n");
     bytes.extend_from_slice(block);
     bytes.extend_from_slice(b"\r\n\r\n");
-    WarcRecord { kind, id, bytes }
+    WarcRecord { id, bytes }
 }
 
 /// The capture a revisit record refers to.
@@ -66,6 +65,8 @@ pub struct Original {
     pub date: String,
     /// Its WARC-Record-ID, when known (not from an external CDXJ index).
     pub record_id: Option<String>,
+    /// Its body length as recorded, when known (what a revisit of it saves).
+    pub body_len: Option<u64>,
 }
 
 /// WARC-Profile of identical-payload-digest revisits in WARC/1.1.
@@ -74,7 +75,7 @@ pub const REVISIT_PROFILE: &str =
 
 /// How the response side of an exchange is recorded.
 #[derive(Debug, Clone, Copy)]
-pub enum Capture<'a> {
+pub enum ResponseForm<'a> {
     /// A full `response` record.
     Response,
     /// A `revisit` record: the HTTP head of `ex.response` (its first `head_len` bytes) only,
@@ -91,7 +92,7 @@ pub enum Capture<'a> {
 /// sharing one WARC-Date; computes the payload digest.
 pub fn exchange_records(ex: &Exchange) -> (WarcRecord, WarcRecord) {
     let payload_digest = payload_of_response(&ex.response).map(|p| sha1_digest(&p));
-    exchange_records_as(ex, payload_digest.as_deref(), Capture::Response)
+    exchange_records_as(ex, payload_digest.as_deref(), ResponseForm::Response)
 }
 
 /// Builds the request record and a response or revisit record, with a payload digest the
@@ -99,16 +100,16 @@ pub fn exchange_records(ex: &Exchange) -> (WarcRecord, WarcRecord) {
 pub fn exchange_records_as(
     ex: &Exchange,
     payload_digest: Option<&str>,
-    capture: Capture<'_>,
+    form: ResponseForm<'_>,
 ) -> (WarcRecord, WarcRecord) {
     let date = warc_date(ex.date);
     let request_id = RecordIds::next();
     let response_id = RecordIds::next();
     let ip = ex.ip.map(|ip| ip.to_string());
 
-    let (kind, block) = match capture {
-        Capture::Response => ("response", &ex.response[..]),
-        Capture::Revisit { head_len, .. } => {
+    let (kind, block) = match form {
+        ResponseForm::Response => ("response", &ex.response[..]),
+        ResponseForm::Revisit { head_len, .. } => {
             ("revisit", &ex.response[..head_len.min(ex.response.len())])
         }
     };
@@ -119,7 +120,7 @@ pub fn exchange_records_as(
         fields.push(("WARC-IP-Address", ip));
     }
     fields.push(("WARC-Concurrent-To", &request_id));
-    if let Capture::Revisit { original, .. } = capture {
+    if let ResponseForm::Revisit { original, .. } = form {
         fields.push(("WARC-Profile", REVISIT_PROFILE));
         fields.push(("WARC-Refers-To-Target-URI", &original.target_uri));
         fields.push(("WARC-Refers-To-Date", &original.date));
@@ -131,7 +132,7 @@ pub fn exchange_records_as(
     if let Some(pd) = payload_digest {
         fields.push(("WARC-Payload-Digest", pd));
     }
-    if let (Some(t), Capture::Response) = (ex.truncated, capture) {
+    if let (Some(t), ResponseForm::Response) = (ex.truncated, form) {
         fields.push(("WARC-Truncated", t.as_warc_value()));
     }
     fields.push(("Content-Type", "application/http;msgtype=response"));
@@ -256,17 +257,20 @@ mod tests {
     fn revisit_keeps_the_head_and_refers_to_the_original() {
         let mut ex = exchange();
         ex.truncated = None;
-        let head_len = crate::http::parse_response_head(&ex.response).unwrap().len;
+        let head_len = crate::http_message::parse_response_head(&ex.response)
+            .unwrap()
+            .len;
         let original = Original {
             target_uri: "http://a.org/first".into(),
             date: "2023-11-14T22:00:00Z".into(),
             record_id: Some("<urn:uuid:1>".into()),
+            body_len: None,
         };
         let digest = sha1_digest(b"hello world");
         let (_, rev) = exchange_records_as(
             &ex,
             Some(&digest),
-            Capture::Revisit {
+            ResponseForm::Revisit {
                 head_len,
                 original: &original,
             },

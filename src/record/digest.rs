@@ -2,7 +2,7 @@
 
 use sha1::{Digest, Sha1};
 
-use crate::http::parse_response_head;
+use crate::http_message::parse_response_head;
 
 /// The `sha1:BASE32` digest of `data`, as used in WARC-Block-Digest and WARC-Payload-Digest.
 pub fn sha1_digest(data: &[u8]) -> String {

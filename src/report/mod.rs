@@ -2,7 +2,7 @@
 
 pub mod progress;
 pub mod stats;
-pub mod status;
+pub mod status_file;
 pub mod table;
 
 pub use progress::{Progress, Snapshot};

@@ -1,15 +1,18 @@
-//! The content-seen test: payload digests already archived, in this crawl or in earlier
-//! crawls' CDXJ indexes (`--dedup-index`), mapped to the capture holding that payload.
+//! Stage 3, the content-seen test: has a capture's payload been archived already, in this crawl
+//! or in an earlier crawl's CDXJ index (`--dedup-index`)? If so the capture is written as a
+//! revisit record that refers to the original.
 //!
-//! Shared by all workers behind a plain mutex: one short lookup or insert per page, never held
-//! across an await. Two identical pages fetched at the same moment may both be stored in full;
-//! that costs bytes, never correctness.
+//! The table maps payload digests to the capture holding that payload. It is shared by all
+//! workers behind a plain mutex: one short lookup or insert per page, never held across an
+//! await. Two identical pages fetched at the same moment may both be stored in full; that costs
+//! bytes, never correctness. Only complete, non-empty page payloads take part.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-use crate::record::Original;
+use crate::capture::Capture;
+use crate::record::{sha1_digest, warc_date, Original};
 
 /// Digest → original capture.
 #[derive(Debug, Default)]
@@ -47,11 +50,62 @@ impl DedupTable {
                     target_uri: url,
                     date,
                     record_id: None,
+                    body_len: None,
                 });
                 added += 1;
             }
         }
         Ok(added)
+    }
+}
+
+/// The content-seen verdict on one capture.
+#[derive(Debug)]
+pub struct ContentSeen {
+    /// WARC-Payload-Digest of the capture.
+    pub digest: String,
+    /// The capture already archived with this payload: write a revisit.
+    pub original: Option<Original>,
+    /// True when this capture may become the original of later revisits.
+    eligible: bool,
+}
+
+/// Tests `capture` against `table` (`None`: no deduplication). `page`: the filter's verdict.
+pub fn content_seen(table: Option<&DedupTable>, capture: &Capture, page: bool) -> ContentSeen {
+    let digest = sha1_digest(capture.payload());
+    let eligible =
+        table.is_some() && page && capture.is_complete() && !capture.payload().is_empty();
+    let original = table.filter(|_| eligible).and_then(|t| t.lookup(&digest));
+    ContentSeen {
+        digest,
+        original,
+        eligible,
+    }
+}
+
+impl ContentSeen {
+    /// Body bytes a revisit does not store again (0 for a full record).
+    pub fn bytes_saved(&self, capture: &Capture) -> u64 {
+        match self.original {
+            Some(_) => capture.body_len() as u64,
+            None => 0,
+        }
+    }
+
+    /// After a full response record with id `record_id` was built for `capture`: remembers it
+    /// as the original of its payload.
+    pub fn remember(&self, table: Option<&DedupTable>, capture: &Capture, record_id: &str) {
+        if let (Some(table), true, None) = (table, self.eligible, &self.original) {
+            table.insert(
+                self.digest.clone(),
+                Original {
+                    target_uri: capture.exchange.target_uri.clone(),
+                    date: warc_date(capture.exchange.date),
+                    record_id: Some(record_id.to_string()),
+                    body_len: Some(capture.body_len() as u64),
+                },
+            );
+        }
     }
 }
 
@@ -115,6 +169,7 @@ mod tests {
             target_uri: u.into(),
             date: "d".into(),
             record_id: None,
+            body_len: None,
         };
         t.insert("sha1:X".into(), o("first"));
         t.insert("sha1:X".into(), o("second"));

@@ -1,11 +1,12 @@
-//! The crawl's embedded database: one redb file, `state.redb`, in the state directory.
+//! The crawl database: one embedded redb file, `state.redb`, in the state directory; the
+//! frontier's storage (it implements [`FrontierStorage`]) and the crawl's saved counters.
 //!
 //! It holds everything a crawl needs to continue: the queued URLs, the seen set, per-host
 //! records, robots.txt texts and named metadata blobs (counters, the WARC serial to replay
 //! from). All changes go into one write transaction that stays open between save points and is
 //! committed, durably, only at a save point (after the WARC writer has synced), so the store
 //! always reflects a moment the WARC files agree with. A crash rolls the store back to the last
-//! save point; `crawl::resume` then replays the WARC records written since.
+//! save point; `crawl/replay.rs` then replays the WARC records written since.
 //!
 //! Tables (keys are big-endian so that byte order is numeric order):
 //!
@@ -17,12 +18,20 @@
 //! | `robots`| origin                                | host id u32, robots.txt text            |
 //! | `meta`  | name                                  | JSON                                    |
 //!
-//! redb was chosen over fjall and SQLite by measurement (docs/DESIGN.md): bounded memory,
-//! ACID commits that map onto save points, pure Rust.
+//! The byte layout of every row is in [`layout`]. redb was chosen over fjall and SQLite by
+//! measurement (docs/DESIGN.md): bounded memory, ACID commits that map onto save points, pure
+//! Rust.
 
+mod frontier_storage;
+pub mod layout;
+
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use redb::{ReadableTable, TableDefinition};
+
+pub use crate::frontier::storage::{FrontierStorage, StoreError};
+use layout::{host_range, QueueKey, SeenKey};
 
 /// Name of the database file in the state directory.
 pub const STORE_FILE: &str = "state.redb";
@@ -30,61 +39,35 @@ pub const STORE_FILE: &str = "state.redb";
 /// Memory redb may use for its page cache (and write buffer).
 const CACHE_BYTES: usize = 48 * 1024 * 1024;
 
-/// A queue key: host id, depth, sequence number.
-pub type QueueKey = [u8; 16];
-/// A seen-set key: host id and a URL fingerprint.
-pub type SeenKey = [u8; 16];
-
 const QUEUE: TableDefinition<&QueueKey, &[u8]> = TableDefinition::new("queue");
 const SEEN: TableDefinition<&SeenKey, &QueueKey> = TableDefinition::new("seen");
 const HOSTS: TableDefinition<u32, &[u8]> = TableDefinition::new("hosts");
 const ROBOTS: TableDefinition<&str, &[u8]> = TableDefinition::new("robots");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
-/// Why the store failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// Another process has the database open.
-    #[error("crawl state {path} is in use by another process")]
-    Locked {
-        /// The database file.
-        path: PathBuf,
-    },
-    /// The state directory could not be created.
-    #[error("crawl state {path}: {source}")]
-    Io {
-        /// The directory.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// redb reported an error (I/O, full disk, corruption).
-    #[error("crawl state {path}: {detail}")]
-    Database {
-        /// The database file.
-        path: PathBuf,
-        /// What redb said.
-        detail: String,
-    },
-}
-
-/// The open database and its current write transaction.
-pub struct Store {
+/// The open database, its current write transaction, and the frontier's entries in flight.
+pub struct CrawlDb {
     db: redb::Database,
+    /// Every change since the last commit; committed (and replaced) only at a save point.
     txn: Option<redb::WriteTransaction>,
     path: PathBuf,
+    /// Sequence number of the last queue key handed out (saved in the `meta` table).
+    seq: u64,
+    /// Per host, the queue row of the page being fetched: out of the queue, but written back
+    /// for every commit until the fetch is done, so a crash never loses it.
+    in_flight: HashMap<u32, (QueueKey, Vec<u8>)>,
 }
 
-impl std::fmt::Debug for Store {
+impl std::fmt::Debug for CrawlDb {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("path", &self.path).finish()
+        f.debug_struct("CrawlDb").field("path", &self.path).finish()
     }
 }
 
-impl Store {
+impl CrawlDb {
     /// Opens (or creates) the store in `dir`. A database left by a crash is repaired by redb
     /// to its last commit.
-    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+    pub fn open(dir: &Path) -> Result<CrawlDb, StoreError> {
         std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
             path: dir.to_path_buf(),
             source,
@@ -105,22 +88,24 @@ impl Store {
                 })
             }
         };
-        Store::start(db, path)
+        CrawlDb::start(db, path)
     }
 
     /// A store in memory, for tests of logic that does not care where data lives.
-    pub fn in_memory() -> Store {
+    pub fn in_memory() -> CrawlDb {
         let db = redb::Database::builder()
             .create_with_backend(redb::backends::InMemoryBackend::new())
             .expect("in-memory redb");
-        Store::start(db, PathBuf::from("(memory)")).expect("in-memory redb")
+        CrawlDb::start(db, PathBuf::from("(memory)")).expect("in-memory redb")
     }
 
-    fn start(db: redb::Database, path: PathBuf) -> Result<Store, StoreError> {
-        let mut store = Store {
+    fn start(db: redb::Database, path: PathBuf) -> Result<CrawlDb, StoreError> {
+        let mut store = CrawlDb {
             db,
             txn: None,
             path,
+            seq: 0,
+            in_flight: HashMap::new(),
         };
         let txn = store.db.begin_write().map_err(|e| store.error(e))?;
         // Create every table so reads never meet a missing one.
@@ -132,6 +117,7 @@ impl Store {
             let _ = txn.open_table(META).map_err(|e| store.error(e))?;
         }
         store.txn = Some(txn);
+        store.seq = frontier_storage::saved_seq(&store)?;
         Ok(store)
     }
 
@@ -150,7 +136,7 @@ impl Store {
     }
 
     /// Makes every change so far durable (fsync) and starts a new transaction.
-    pub fn commit(&mut self) -> Result<(), StoreError> {
+    fn commit(&mut self) -> Result<(), StoreError> {
         let txn = self.txn.take().ok_or_else(|| StoreError::Database {
             path: self.path.clone(),
             detail: "no open transaction after a failed commit".into(),
@@ -170,14 +156,14 @@ impl Store {
     }
 
     /// Adds a queue entry.
-    pub fn queue_insert(&self, key: &QueueKey, value: &[u8]) -> Result<(), StoreError> {
+    fn queue_insert(&self, key: &QueueKey, value: &[u8]) -> Result<(), StoreError> {
         let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
         t.insert(key, value).map_err(|e| self.error(e))?;
         Ok(())
     }
 
     /// Removes and returns the first queue entry of `host` (lowest depth, then oldest).
-    pub fn queue_pop_first(&self, host: u32) -> Result<Option<(QueueKey, Vec<u8>)>, StoreError> {
+    fn queue_pop_first(&self, host: u32) -> Result<Option<(QueueKey, Vec<u8>)>, StoreError> {
         let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
         let (lo, hi) = host_range(host);
         let first = {
@@ -197,21 +183,21 @@ impl Store {
     }
 
     /// Removes a queue entry, returning its value if it was there.
-    pub fn queue_remove(&self, key: &QueueKey) -> Result<Option<Vec<u8>>, StoreError> {
+    fn queue_remove(&self, key: &QueueKey) -> Result<Option<Vec<u8>>, StoreError> {
         let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
         let old = t.remove(key).map_err(|e| self.error(e))?;
         Ok(old.map(|v| v.value().to_vec()))
     }
 
     /// Reads a queue entry.
-    pub fn queue_get(&self, key: &QueueKey) -> Result<Option<Vec<u8>>, StoreError> {
+    fn queue_get(&self, key: &QueueKey) -> Result<Option<Vec<u8>>, StoreError> {
         let t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
         let value = t.get(key).map_err(|e| self.error(e))?;
         Ok(value.map(|v| v.value().to_vec()))
     }
 
     /// Removes the queue entries of `host` for which `drop` says so; returns how many.
-    pub fn queue_drop_where(
+    fn queue_drop_where(
         &self,
         host: u32,
         mut drop: impl FnMut(&[u8]) -> bool,
@@ -229,28 +215,28 @@ impl Store {
     }
 
     /// Looks a URL fingerprint up in the seen set; returns the queue key it was given.
-    pub fn seen_get(&self, key: &SeenKey) -> Result<Option<QueueKey>, StoreError> {
+    fn seen_get(&self, key: &SeenKey) -> Result<Option<QueueKey>, StoreError> {
         let t = self.txn()?.open_table(SEEN).map_err(|e| self.error(e))?;
         let value = t.get(key).map_err(|e| self.error(e))?;
         Ok(value.map(|v| *v.value()))
     }
 
     /// Adds (or updates) a URL fingerprint in the seen set.
-    pub fn seen_insert(&self, key: &SeenKey, queue_key: &QueueKey) -> Result<(), StoreError> {
+    fn seen_insert(&self, key: &SeenKey, queue_key: &QueueKey) -> Result<(), StoreError> {
         let mut t = self.txn()?.open_table(SEEN).map_err(|e| self.error(e))?;
         t.insert(key, queue_key).map_err(|e| self.error(e))?;
         Ok(())
     }
 
     /// Writes a host record.
-    pub fn host_put(&self, id: u32, record: &[u8]) -> Result<(), StoreError> {
+    fn host_put(&self, id: u32, record: &[u8]) -> Result<(), StoreError> {
         let mut t = self.txn()?.open_table(HOSTS).map_err(|e| self.error(e))?;
         t.insert(id, record).map_err(|e| self.error(e))?;
         Ok(())
     }
 
     /// Every host record, in id order.
-    pub fn hosts(&self) -> Result<Vec<(u32, Vec<u8>)>, StoreError> {
+    fn host_rows(&self) -> Result<Vec<(u32, Vec<u8>)>, StoreError> {
         let t = self.txn()?.open_table(HOSTS).map_err(|e| self.error(e))?;
         let mut out = Vec::new();
         for entry in t.iter().map_err(|e| self.error(e))? {
@@ -261,14 +247,14 @@ impl Store {
     }
 
     /// Writes the robots.txt record of an origin.
-    pub fn robots_put(&self, origin: &str, record: &[u8]) -> Result<(), StoreError> {
+    fn robots_put(&self, origin: &str, record: &[u8]) -> Result<(), StoreError> {
         let mut t = self.txn()?.open_table(ROBOTS).map_err(|e| self.error(e))?;
         t.insert(origin, record).map_err(|e| self.error(e))?;
         Ok(())
     }
 
     /// Calls `each` with every robots.txt record.
-    pub fn robots_each(&self, mut each: impl FnMut(&str, &[u8])) -> Result<(), StoreError> {
+    fn robots_rows(&self, mut each: impl FnMut(&str, &[u8])) -> Result<(), StoreError> {
         let t = self.txn()?.open_table(ROBOTS).map_err(|e| self.error(e))?;
         for entry in t.iter().map_err(|e| self.error(e))? {
             let (k, v) = entry.map_err(|e| self.error(e))?;
@@ -278,54 +264,40 @@ impl Store {
     }
 
     /// Writes a named metadata blob.
-    pub fn meta_put(&self, name: &str, value: &[u8]) -> Result<(), StoreError> {
+    fn meta_write(&self, name: &str, value: &[u8]) -> Result<(), StoreError> {
         let mut t = self.txn()?.open_table(META).map_err(|e| self.error(e))?;
         t.insert(name, value).map_err(|e| self.error(e))?;
         Ok(())
     }
 
     /// Reads a named metadata blob.
-    pub fn meta_get(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    fn meta_read(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let t = self.txn()?.open_table(META).map_err(|e| self.error(e))?;
         let value = t.get(name).map_err(|e| self.error(e))?;
         Ok(value.map(|v| v.value().to_vec()))
     }
 }
 
-fn host_range(host: u32) -> (QueueKey, QueueKey) {
-    let mut lo = [0u8; 16];
-    lo[..4].copy_from_slice(&host.to_be_bytes());
-    let mut hi = [0xffu8; 16];
-    hi[..4].copy_from_slice(&host.to_be_bytes());
-    (lo, hi)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn key(host: u32, depth: u32, seq: u64) -> QueueKey {
-        let mut k = [0u8; 16];
-        k[..4].copy_from_slice(&host.to_be_bytes());
-        k[4..8].copy_from_slice(&depth.to_be_bytes());
-        k[8..].copy_from_slice(&seq.to_be_bytes());
-        k
-    }
+    use layout::queue_key as key;
 
     #[test]
     fn committed_changes_survive_and_uncommitted_ones_do_not() {
         let dir = tempfile::tempdir().unwrap();
         {
-            let mut s = Store::open(dir.path()).unwrap();
+            let mut s = CrawlDb::open(dir.path()).unwrap();
             s.queue_insert(&key(1, 0, 1), b"kept").unwrap();
-            s.meta_put("m", b"1").unwrap();
+            s.meta_write("m", b"1").unwrap();
             s.commit().unwrap();
             s.queue_insert(&key(1, 0, 2), b"lost").unwrap();
-            s.meta_put("m", b"2").unwrap();
+            s.meta_write("m", b"2").unwrap();
             // Dropped without a commit: as after a crash.
         }
-        let s = Store::open(dir.path()).unwrap();
-        assert_eq!(s.meta_get("m").unwrap().as_deref(), Some(&b"1"[..]));
+        let s = CrawlDb::open(dir.path()).unwrap();
+        assert_eq!(s.meta_read("m").unwrap().as_deref(), Some(&b"1"[..]));
         assert_eq!(
             s.queue_get(&key(1, 0, 1)).unwrap().as_deref(),
             Some(&b"kept"[..])
@@ -336,16 +308,16 @@ mod tests {
     #[test]
     fn a_second_open_is_refused_while_the_first_is_open() {
         let dir = tempfile::tempdir().unwrap();
-        let _first = Store::open(dir.path()).unwrap();
+        let _first = CrawlDb::open(dir.path()).unwrap();
         assert!(matches!(
-            Store::open(dir.path()),
+            CrawlDb::open(dir.path()),
             Err(StoreError::Locked { .. })
         ));
     }
 
     #[test]
     fn pops_per_host_in_key_order_and_drops_selectively() {
-        let s = Store::in_memory();
+        let s = CrawlDb::in_memory();
         s.queue_insert(&key(2, 1, 5), b"2-1-5").unwrap();
         s.queue_insert(&key(2, 0, 9), b"2-0-9").unwrap();
         s.queue_insert(&key(1, 0, 1), b"1-0-1").unwrap();

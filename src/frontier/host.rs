@@ -1,14 +1,12 @@
-//! One host's in-memory state: how many URLs it has queued in the store, the entry being
-//! fetched, its politeness clock and its robots state per origin. The queued URLs themselves
-//! live in the store.
+//! One host's in-memory state: how many URLs it has queued in storage, its politeness clock
+//! and its robots state per origin. The queued URLs themselves live in storage.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use url::Url;
 
-use super::robots::RobotsState;
-use crate::store::QueueKey;
+use super::robots_state::RobotsState;
 
 /// A robots.txt fetch waiting to follow a redirect.
 #[derive(Debug)]
@@ -23,14 +21,11 @@ pub struct PendingRobots {
 
 /// The state of one host.
 #[derive(Debug)]
-pub struct HostQueue {
+pub struct HostState {
     /// The politeness key (host name).
     pub name: String,
-    /// URLs waiting in the store.
+    /// URLs waiting in storage.
     pub queued: u64,
-    /// The queue entry of the page being fetched: written back to the store at each save
-    /// point until the fetch is done, so a crash never loses it.
-    pub in_flight_entry: Option<(QueueKey, Vec<u8>)>,
     /// Changed since the last save point.
     pub dirty: bool,
     /// robots.txt state per origin (`scheme://host:port`) of this host.
@@ -47,13 +42,12 @@ pub struct HostQueue {
     pub scheduled: bool,
 }
 
-impl HostQueue {
+impl HostState {
     /// An empty queue that may be fetched from `now`.
     pub fn new(name: String, now: Instant, delay: Duration) -> Self {
-        HostQueue {
+        HostState {
             name,
             queued: 0,
-            in_flight_entry: None,
             dirty: true,
             robots: HashMap::new(),
             pending_robots: None,

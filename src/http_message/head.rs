@@ -50,27 +50,16 @@ impl ResponseHead {
         }
     }
 
-    /// The media type of Content-Type, lower-cased, without parameters.
+    /// The media type of Content-Type, lower-cased, without parameters (see
+    /// [`super::media_type`]).
     pub fn media_type(&self) -> Option<String> {
-        let ct = self.header_str("content-type")?;
-        let media = ct
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
+        let media = super::media_type::media_type(&self.header_str("content-type")?);
         (!media.is_empty()).then_some(media)
     }
 
     /// The `charset` parameter of Content-Type, if any.
     pub fn charset(&self) -> Option<String> {
-        let ct = self.header_str("content-type")?;
-        ct.split(';').skip(1).find_map(|param| {
-            let (k, v) = param.split_once('=')?;
-            k.trim()
-                .eq_ignore_ascii_case("charset")
-                .then(|| v.trim().trim_matches(['"', '\'']).to_string())
-        })
+        super::media_type::charset(&self.header_str("content-type")?)
     }
 }
 
@@ -100,7 +89,13 @@ pub fn message_length(head: &ResponseHead, bytes: &[u8]) -> Option<usize> {
 
 /// Parses the head of a recorded response; `None` when the bytes hold no complete, valid head.
 pub fn parse_response_head(bytes: &[u8]) -> Option<ResponseHead> {
-    let mut storage = vec![httparse::EMPTY_HEADER; MAX_PARSED_HEADERS];
+    parse_response_head_with_limit(bytes, MAX_PARSED_HEADERS)
+}
+
+/// As [`parse_response_head`], with room for `max_headers` header fields (at least the
+/// default), so a head that the fetcher's own limit allowed always parses.
+pub fn parse_response_head_with_limit(bytes: &[u8], max_headers: usize) -> Option<ResponseHead> {
+    let mut storage = vec![httparse::EMPTY_HEADER; max_headers.max(MAX_PARSED_HEADERS)];
     let mut response = httparse::Response::new(&mut storage);
     let len = match response.parse(bytes) {
         Ok(httparse::Status::Complete(len)) => len,

@@ -1,20 +1,12 @@
-//! robots.txt decisions per RFC 9309, on top of the `texting_robots` parser.
-//!
-//! 2xx: the rules apply (only the first [`ROBOTS_PARSE_LIMIT`] bytes are parsed, cut at a line
-//! break; the RFC asks for at least 500 KiB). 4xx: no rules, everything allowed. 5xx or
-//! unreachable: everything disallowed for now, retried later (see [`RobotsState`]). Redirects are
-//! followed up to [`MAX_ROBOTS_REDIRECTS`] hops, after which the file counts as unavailable (4xx).
-
-use std::time::Instant;
+//! The rules of one robots.txt (RFC 9309), on top of the `texting_robots` parser: which URLs
+//! our agent may fetch and its Crawl-delay. Only the first [`ROBOTS_PARSE_LIMIT`] bytes are
+//! parsed, cut at a line break (the RFC asks for at least 500 KiB). What to do while a file is
+//! missing, failing or redirecting is the state machine in `robots_state.rs`.
 
 use texting_robots::Robot;
 
 /// Bytes of robots.txt that are parsed.
 pub const ROBOTS_PARSE_LIMIT: usize = 512 * 1024;
-/// Redirect hops followed for robots.txt (RFC 9309 section 2.3.1.2: at least five).
-pub const MAX_ROBOTS_REDIRECTS: u32 = 5;
-/// Fetch attempts for a robots.txt that is 5xx/unreachable before its origin is given up.
-pub const MAX_ROBOTS_ATTEMPTS: u32 = 3;
 
 /// The parsed rules of one origin; `None` means "allow everything".
 #[derive(Debug)]
@@ -63,48 +55,6 @@ fn cap_at_line(body: &[u8], limit: usize) -> &[u8] {
         Some(nl) => &cut[..=nl],
         None => cut,
     }
-}
-
-/// What fetching robots.txt produced, as reported by the crawl loop.
-#[derive(Debug)]
-pub enum RobotsOutcome {
-    /// A final response: the status and body.
-    Fetched {
-        /// HTTP status.
-        status: u16,
-        /// Body, de-chunked and decoded.
-        body: Vec<u8>,
-    },
-    /// A 3xx with a usable Location.
-    Redirect(url::Url),
-    /// No HTTP response, for a reason that may pass (connection refused, timeout, reset).
-    Unreachable,
-    /// No HTTP response, for a reason that will not pass (address refused by the SSRF guard,
-    /// unknown host, bad certificate, not HTTP): the origin is given up at once.
-    Refused,
-}
-
-/// Where an origin stands with its robots.txt.
-#[derive(Debug)]
-pub enum RobotsState {
-    /// Not fetched yet.
-    Unknown,
-    /// A fetch is in flight (or waiting to follow a redirect).
-    Fetching {
-        /// Earlier failed attempts.
-        attempts: u32,
-    },
-    /// Rules known.
-    Known(RobotsRules),
-    /// 5xx or unreachable: nothing may be fetched before `retry_at`.
-    Unavailable {
-        /// Failed attempts so far.
-        attempts: u32,
-        /// When to try again.
-        retry_at: Instant,
-    },
-    /// Unavailable too many times: the origin's URLs are dropped.
-    GaveUp,
 }
 
 /// The product token of a User-Agent string, lower-cased: `trawl` for `trawl/0.1 (+url)`.

@@ -1,60 +1,80 @@
-//! The crawl loop's state and what it does with each finished job: count it, apply robots.txt
-//! results, offer links and redirects to the frontier through admission, retry or give up
-//! failures, and fall back from https to http for bare-host seeds.
+//! The crawl's ledger: the frontier, the admission rules and the counters, and what each
+//! finished job changes in them. Count it, apply robots.txt results, offer links and redirects
+//! to the frontier through admission, retry or give up failures, and fall back from https to
+//! http for bare-host seeds. Owned by the crawl loop alone; crash replay feeds it too.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use url::Url;
 
 use super::admission::{Admission, Rejection};
-use super::idle::IdlePool;
-use super::worker::{JobResult, Outcome, SkipReason};
-use crate::config::Config;
+use super::job::{JobResult, Outcome};
+use crate::chain::filter::SkipReason;
+use crate::config::AdmissionConfig;
 use crate::fetch::{origin_key, FetchError};
 use crate::frontier::politeness::retry_backoff;
 use crate::frontier::{Candidate, Frontier, Job, JobKind, RobotsOutcome};
-use crate::report::{StopReason, Tally};
-use crate::state::CrawlState;
-use crate::url::Scope;
+use crate::report::Tally;
+use crate::seeds::Seed;
+use crate::url_rules::Scope;
 
-/// Mutable state of the loop, kept together so handlers can borrow it as one.
-pub(super) struct LoopState {
-    pub(super) config: Arc<Config>,
-    pub(super) frontier: Frontier,
-    pub(super) admission: Admission,
-    /// https origins of bare-host seeds, with the http URL to fall back to.
-    pub(super) fallback: HashMap<String, Url>,
-    pub(super) tally: Tally,
-    pub(super) idle: IdlePool,
-    pub(super) stopping: Option<StopReason>,
+/// The ledger's own settings.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LedgerRules {
+    /// Most pages archived per host.
+    pub(super) max_pages_per_host: Option<u64>,
+    /// Network retries per URL.
+    pub(super) retries: u32,
+    /// The configured per-host delay (retries wait at least one second, or this).
+    pub(super) delay: Duration,
 }
 
-impl LoopState {
+/// What a handled result means for the loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Handled {
+    /// Carry on.
+    Done,
+    /// The WARC writer is gone: the crawl must stop.
+    OutputClosed,
+}
+
+/// The frontier, the admission rules and the counters, changed only through [`Ledger::handle`].
+pub(super) struct Ledger {
+    /// Read by the loop (next job, queue size) and by save points (checkpoint).
+    pub(super) frontier: Frontier,
+    /// Read by the loop (progress, status) and saved at each save point.
+    pub(super) tally: Tally,
+    admission: Admission,
+    /// https origins of bare-host seeds, with the http URL to fall back to.
+    fallback: HashMap<String, Url>,
+    rules: LedgerRules,
+}
+
+impl Ledger {
+    /// A ledger over `frontier` with the counters `tally` (saved ones when resuming); the seeds
+    /// are offered to the frontier (already-seen ones are ignored by it).
     pub(super) fn new(
-        config: Arc<Config>,
         mut frontier: Frontier,
-        saved: Option<CrawlState>,
+        tally: Tally,
+        admission: &AdmissionConfig,
+        seeds: &[Seed],
+        rules: LedgerRules,
     ) -> Self {
-        let mut scope = Scope::new(config.scope);
-        for seed in &config.seeds {
+        let mut scope = Scope::new(admission.scope);
+        for seed in seeds {
             scope.add_seed(&seed.url);
         }
         let admission = Admission::new(
             scope,
-            config.filter.clone(),
-            config.max_depth,
-            config.max_redirects,
-            config.limits.clone(),
+            admission.filter.clone(),
+            admission.max_depth,
+            admission.max_redirects,
+            admission.limits.clone(),
         );
         let mut fallback = HashMap::new();
         let now = Instant::now();
-        let mut tally = Tally::default();
-        if let Some(saved) = saved {
-            tally = saved.tally;
-        }
-        for seed in &config.seeds {
+        for seed in seeds {
             if seed.http_fallback {
                 let mut http = seed.url.clone();
                 if http.set_scheme("http").is_ok() {
@@ -70,28 +90,24 @@ impl LoopState {
                 now,
             );
         }
-        LoopState {
-            config,
+        Ledger {
             frontier,
+            tally,
             admission,
             fallback,
-            tally,
-            idle: IdlePool::default(),
-            stopping: None,
+            rules,
         }
     }
 
-    pub(super) fn handle(&mut self, result: JobResult, now: Instant) {
+    /// Applies a finished job (its connection already taken by the caller).
+    pub(super) fn handle(&mut self, result: JobResult, now: Instant) -> Handled {
         let JobResult {
             job,
-            conn,
             outcome,
             bytes,
             elapsed,
+            ..
         } = result;
-        if let Some(conn) = conn {
-            self.idle.put(job.host.clone(), conn);
-        }
         if !matches!(outcome, Outcome::Failed(_) | Outcome::OutputClosed) {
             self.tally.requests += 1;
             self.tally.request_time += elapsed;
@@ -105,8 +121,8 @@ impl LoopState {
         match outcome {
             Outcome::Failed(error) => self.failed(job, error, now),
             Outcome::OutputClosed => {
-                self.stopping = Some(StopReason::OutputError);
                 self.frontier.complete(&job.host, now);
+                return Handled::OutputClosed;
             }
             Outcome::Skipped { status, reason } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
@@ -119,11 +135,9 @@ impl LoopState {
             Outcome::Archived {
                 status,
                 page,
-                links,
-                location,
+                found,
                 truncated,
-                robots_body,
-                faults,
+                body_fault,
                 bytes_saved,
             } => {
                 if bytes_saved > 0 {
@@ -131,7 +145,7 @@ impl LoopState {
                     self.tally.bytes_saved += bytes_saved;
                 }
                 *self.tally.status_codes.entry(status).or_default() += 1;
-                for fault in faults {
+                for fault in body_fault.iter().chain(&found.faults) {
                     *self.tally.errors.entry(fault.to_string()).or_default() += 1;
                 }
                 if let Some(t) = truncated {
@@ -143,19 +157,9 @@ impl LoopState {
                 }
                 tracing::info!(status, url = %job.url, "archived");
                 if let JobKind::Robots { .. } = job.kind {
-                    let outcome = match location {
-                        Some(to) => RobotsOutcome::Redirect(to),
-                        None if (300..400).contains(&status) => RobotsOutcome::Fetched {
-                            status: 404,
-                            body: Vec::new(),
-                        },
-                        None => RobotsOutcome::Fetched {
-                            status,
-                            body: robots_body.unwrap_or_default(),
-                        },
-                    };
+                    let outcome = robots_outcome(status, found.location, found.robots_body);
                     self.frontier.robots_result(&job, outcome, now);
-                    return;
+                    return Handled::Done;
                 }
                 if page {
                     self.tally.pages += 1;
@@ -165,21 +169,22 @@ impl LoopState {
                         .entry(job.host.clone())
                         .or_default();
                     *host_pages += 1;
-                    let quota = self.config.limits.max_pages_per_host;
+                    let quota = self.rules.max_pages_per_host;
                     if quota.is_some_and(|max| *host_pages >= max) {
                         let dropped = self.frontier.drop_host(&job.host);
                         self.tally.filtered.host_quota += dropped as u64;
                     }
                 }
-                for link in links {
+                for link in found.links {
                     self.offer(link, job.depth + 1, 0, false, now);
                 }
-                if let Some(to) = location {
+                if let Some(to) = found.location {
                     self.offer(to, job.depth, job.redirects + 1, job.depth == 0, now);
                 }
                 self.frontier.complete(&job.host, now);
             }
         }
+        Handled::Done
     }
 
     /// Offers a discovered URL to the frontier. Redirects out of a seed's own chain extend the
@@ -188,7 +193,7 @@ impl LoopState {
         if from_seed {
             self.admission.scope.add_seed(&url);
         }
-        if let (Some(max), Some(host)) = (self.config.limits.max_pages_per_host, url.host_str()) {
+        if let (Some(max), Some(host)) = (self.rules.max_pages_per_host, url.host_str()) {
             if self
                 .tally
                 .pages_per_host
@@ -269,9 +274,9 @@ impl LoopState {
                 };
                 self.frontier.robots_result(&job, outcome, now)
             }
-            JobKind::Page if error.is_retryable() && job.attempt < self.config.retries => {
+            JobKind::Page if error.is_retryable() && job.attempt < self.rules.retries => {
                 self.tally.retries += 1;
-                let base = self.config.frontier.delay.max(Duration::from_secs(1));
+                let base = self.rules.delay.max(Duration::from_secs(1));
                 let backoff = retry_backoff(base, job.attempt + 1);
                 self.frontier.retry(job, now, backoff);
             }
@@ -280,5 +285,21 @@ impl LoopState {
                 self.frontier.complete(&job.host, now);
             }
         }
+    }
+}
+
+/// The robots.txt outcome of an archived robots job: a redirect, or the final status and body
+/// (a 3xx without a usable Location counts as missing, like a 404).
+fn robots_outcome(status: u16, location: Option<Url>, body: Option<Vec<u8>>) -> RobotsOutcome {
+    match location {
+        Some(to) => RobotsOutcome::Redirect(to),
+        None if (300..400).contains(&status) => RobotsOutcome::Fetched {
+            status: 404,
+            body: Vec::new(),
+        },
+        None => RobotsOutcome::Fetched {
+            status,
+            body: body.unwrap_or_default(),
+        },
     }
 }

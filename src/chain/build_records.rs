@@ -1,0 +1,76 @@
+//! Stage 4, record building: the WARC records of one capture, serialized and compressed in the
+//! fetching task so the single writer only appends. Request, then response (or a revisit when
+//! the content-seen test found the payload), then the page's metadata record if asked for.
+
+use std::time::Duration;
+
+use url::Url;
+
+use super::content_seen::ContentSeen;
+use crate::capture::Capture;
+use crate::record::{exchange_records_as, gzip_member, metadata_record, ResponseForm};
+
+/// The stage's options.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordOptions {
+    /// gzip level of each record's member.
+    pub gzip_level: u32,
+    /// Write a metadata record (outlinks, fetch time) per page.
+    pub metadata_records: bool,
+}
+
+/// What a page's metadata record says.
+#[derive(Debug)]
+pub struct PageFacts<'a> {
+    /// Link hops from a seed.
+    pub depth: u32,
+    /// Fetch time.
+    pub elapsed: Duration,
+    /// The page's outlinks.
+    pub links: &'a [Url],
+}
+
+/// The records of one capture.
+#[derive(Debug)]
+pub struct BuiltRecords {
+    /// One gzip member per record, in file order.
+    pub members: Vec<Vec<u8>>,
+    /// WARC-Record-ID of the response (or revisit) record.
+    pub response_id: String,
+}
+
+/// Builds the records of `capture`; `page` is set for pages.
+pub fn build_records(
+    options: RecordOptions,
+    capture: &Capture,
+    seen: &ContentSeen,
+    page: Option<PageFacts<'_>>,
+) -> BuiltRecords {
+    let form = match &seen.original {
+        Some(original) => ResponseForm::Revisit {
+            head_len: capture.head.len,
+            original,
+        },
+        None => ResponseForm::Response,
+    };
+    let ex = &capture.exchange;
+    let (request, response) = exchange_records_as(ex, Some(&seen.digest), form);
+    let level = options.gzip_level;
+    let mut members = vec![
+        gzip_member(&request.bytes, level),
+        gzip_member(&response.bytes, level),
+    ];
+    if let (true, Some(facts)) = (options.metadata_records, page) {
+        let mut fields: Vec<(&str, String)> = vec![
+            ("hopsFromSeed", facts.depth.to_string()),
+            ("fetchTimeMs", facts.elapsed.as_millis().to_string()),
+        ];
+        fields.extend(facts.links.iter().map(|l| ("outlink", l.to_string())));
+        let meta = metadata_record(&ex.target_uri, ex.date, &response.id, &fields);
+        members.push(gzip_member(&meta.bytes, level));
+    }
+    BuiltRecords {
+        members,
+        response_id: response.id,
+    }
+}

@@ -1,0 +1,197 @@
+//! Stage 1, the archive filter: from the response head alone (before the body is read), is
+//! this capture a page, another response worth archiving, or not archived at all? It owns the
+//! `--accept` rules and the exact `--max-pages` budget.
+//!
+//! A page is a 2xx response of an accepted media type; it counts toward `--max-pages` and its
+//! links are followed. 3xx responses and robots.txt are archived whatever their type; other
+//! statuses of an accepted type are archived but are not pages. A response of a type not
+//! accepted is not archived and its body is not read.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::http_message::ResponseHead;
+
+/// What the filter decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// A page: archive it, follow its links, count it.
+    Page,
+    /// Archive it, but it is not a page (3xx, 4xx/5xx of an accepted type, robots.txt).
+    Other,
+    /// Do not archive it.
+    Skip(SkipReason),
+}
+
+/// Why a received response is not archived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Its Content-Type is not accepted.
+    ContentType,
+    /// The page target was reached.
+    TargetReached,
+}
+
+/// The filter's options.
+#[derive(Debug, Clone)]
+pub struct ArchiveRules {
+    /// Accepted media types, lower-case; `major/*` and `*/*` are wildcards.
+    pub accept: Vec<String>,
+    /// Largest body read of an archived response.
+    pub max_body_size: u64,
+    /// Largest body read of a robots.txt response.
+    pub robots_max_body: u64,
+}
+
+impl ArchiveRules {
+    /// True when `media_type` (lower-case, no parameters) is archived.
+    pub fn accepts(&self, media_type: &str) -> bool {
+        self.accept.iter().any(|a| match a.strip_suffix("/*") {
+            Some(major) => media_type.split('/').next() == Some(major),
+            None => a == media_type || a == "*/*",
+        })
+    }
+
+    /// The verdict on a response head, without the page budget: `Page` means "a page if the
+    /// budget allows". Crash replay uses this on archived captures.
+    pub fn classify(&self, head: &ResponseHead, robots: bool) -> Verdict {
+        let status = head.status;
+        if robots || (300..400).contains(&status) {
+            Verdict::Other
+        } else if !self.accepts(&head.media_type().unwrap_or_default()) {
+            Verdict::Skip(SkipReason::ContentType)
+        } else if (200..300).contains(&status) {
+            Verdict::Page
+        } else {
+            Verdict::Other
+        }
+    }
+
+    /// The verdict on a live response: a page takes one unit of `budget`, or is skipped when
+    /// the target is already met.
+    pub fn decide(&self, head: &ResponseHead, robots: bool, budget: &PageBudget) -> Verdict {
+        match self.classify(head, robots) {
+            Verdict::Page if !budget.try_take() => Verdict::Skip(SkipReason::TargetReached),
+            verdict => verdict,
+        }
+    }
+
+    /// How much of the body to read for a verdict (`None`: do not read it).
+    pub fn body_cap(&self, verdict: Verdict, robots: bool) -> Option<u64> {
+        match verdict {
+            Verdict::Skip(_) => None,
+            _ if robots => Some(self.robots_max_body),
+            _ => Some(self.max_body_size),
+        }
+    }
+}
+
+/// Counts archived pages against `--max-pages`, shared by all workers so the target is exact.
+#[derive(Debug)]
+pub struct PageBudget {
+    limit: Option<u64>,
+    taken: AtomicU64,
+}
+
+impl PageBudget {
+    /// A budget of `limit` pages (unlimited when `None`) of which `taken` are already used (a
+    /// resumed crawl).
+    pub fn new(limit: Option<u64>, taken: u64) -> Self {
+        PageBudget {
+            limit,
+            taken: AtomicU64::new(taken),
+        }
+    }
+
+    /// Claims one page; false when the target is already met.
+    pub fn try_take(&self) -> bool {
+        match self.limit {
+            None => {
+                self.taken.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+            Some(limit) => self
+                .taken
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {
+                    (t < limit).then_some(t + 1)
+                })
+                .is_ok(),
+        }
+    }
+
+    /// True when no page can be claimed any more.
+    pub fn exhausted(&self) -> bool {
+        self.limit
+            .is_some_and(|l| self.taken.load(Ordering::Acquire) >= l)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http_message::parse_response_head;
+    use std::sync::Arc;
+
+    fn rules() -> ArchiveRules {
+        ArchiveRules {
+            accept: vec!["text/html".into(), "image/*".into()],
+            max_body_size: 100,
+            robots_max_body: 10,
+        }
+    }
+
+    fn head(status: u16, ct: &str) -> ResponseHead {
+        let raw = format!("HTTP/1.1 {status} X\r\nContent-Type: {ct}\r\n\r\n");
+        parse_response_head(raw.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn verdicts_by_status_type_and_kind() {
+        let r = rules();
+        let budget = PageBudget::new(Some(1), 0);
+        assert_eq!(
+            r.classify(&head(200, "Text/HTML; charset=x"), false),
+            Verdict::Page
+        );
+        assert_eq!(r.classify(&head(200, "image/png"), false), Verdict::Page);
+        assert_eq!(
+            r.classify(&head(200, "application/pdf"), false),
+            Verdict::Skip(SkipReason::ContentType)
+        );
+        assert_eq!(
+            r.classify(&head(301, "application/pdf"), false),
+            Verdict::Other
+        );
+        assert_eq!(r.classify(&head(404, "text/html"), false), Verdict::Other);
+        assert_eq!(r.classify(&head(200, "text/plain"), true), Verdict::Other);
+        assert_eq!(
+            r.decide(&head(200, "text/html"), false, &budget),
+            Verdict::Page
+        );
+        assert_eq!(
+            r.decide(&head(200, "text/html"), false, &budget),
+            Verdict::Skip(SkipReason::TargetReached)
+        );
+        assert_eq!(r.body_cap(Verdict::Other, true), Some(10));
+        assert_eq!(r.body_cap(Verdict::Page, false), Some(100));
+        assert_eq!(
+            r.body_cap(Verdict::Skip(SkipReason::ContentType), false),
+            None
+        );
+    }
+
+    #[test]
+    fn budget_is_exact_under_contention() {
+        let budget = Arc::new(PageBudget::new(Some(1000), 0));
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let b = budget.clone();
+                std::thread::spawn(move || (0..1000).filter(|_| b.try_take()).count())
+            })
+            .collect();
+        let total: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+        assert_eq!(total, 1000);
+        assert!(budget.exhausted());
+        assert!(!PageBudget::new(None, 0).exhausted());
+        assert!(PageBudget::new(Some(3), 3).exhausted());
+    }
+}

@@ -1,0 +1,148 @@
+//! Stage 2, link extraction: what the crawl learns from a capture besides its bytes. The links
+//! of an HTML page, the Location of a redirect, and the decoded text of a robots.txt.
+//!
+//! Bodies are decoded (content coding removed, capped at `--max-decoded-size`) and HTML is
+//! tokenized by [`crate::extract`]. Faults met on the way (an undecodable body, the decode cap,
+//! the per-page link cap) are returned to be counted; the capture is archived regardless.
+
+use url::Url;
+
+use crate::capture::Capture;
+use crate::extract::{decode_html, extract_links};
+use crate::fault::FaultKind;
+use crate::http_message::decode_content;
+use crate::http_message::media_type::is_html;
+use crate::url_rules::resolve_link;
+
+/// The stage's options.
+#[derive(Debug, Clone)]
+pub struct LinkRules {
+    /// Links taken per page.
+    pub max_links_per_page: usize,
+    /// Most decoded bytes handed to the HTML tokenizer.
+    pub max_decoded_size: usize,
+    /// Most decoded bytes of a robots.txt kept.
+    pub robots_max_decoded: usize,
+}
+
+/// What a capture points to.
+#[derive(Debug, Default)]
+pub struct Outlinks {
+    /// Links of a page, absolute and canonical, in document order.
+    pub links: Vec<Url>,
+    /// The redirect target of a 3xx.
+    pub location: Option<Url>,
+    /// The decoded body of a robots.txt response.
+    pub robots_body: Option<Vec<u8>>,
+    /// Faults met while decoding or extracting.
+    pub faults: Vec<FaultKind>,
+}
+
+/// Extracts what `capture` of `url` points to. `page`: the filter's verdict was a page (only
+/// pages have their links followed); `robots`: the capture is a robots.txt fetch.
+pub fn outlinks(
+    rules: &LinkRules,
+    capture: &Capture,
+    url: &Url,
+    page: bool,
+    robots: bool,
+) -> Outlinks {
+    let mut out = Outlinks {
+        location: location(capture, url),
+        ..Outlinks::default()
+    };
+    if robots {
+        out.robots_body = Some(decoded_body(
+            capture,
+            rules.robots_max_decoded,
+            &mut out.faults,
+        ));
+    } else if page && capture.head.media_type().is_some_and(|m| is_html(&m)) {
+        let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
+        let text = decode_html(&body, capture.head.charset().as_deref());
+        let links = extract_links(&text, url, rules.max_links_per_page);
+        if links.dropped > 0 {
+            out.faults.push(FaultKind::LinksCapped);
+        }
+        out.links = links.urls;
+    }
+    out
+}
+
+/// The resolved Location of a 3xx response.
+fn location(capture: &Capture, url: &Url) -> Option<Url> {
+    if !(300..400).contains(&capture.status()) {
+        return None;
+    }
+    resolve_link(url, &capture.head.header_str("location")?)
+}
+
+/// The payload with content coding removed, at most `cap` bytes; empty when it cannot be
+/// decoded (the fault is noted when the body was complete).
+fn decoded_body(capture: &Capture, cap: usize, faults: &mut Vec<FaultKind>) -> Vec<u8> {
+    let encoding = capture.head.header_str("content-encoding");
+    match decode_content(encoding.as_deref(), capture.payload(), cap) {
+        Ok(decoded) => {
+            if decoded.capped {
+                faults.push(FaultKind::DecodedSizeCapped);
+            }
+            decoded.data
+        }
+        // A truncated body legitimately ends mid-stream; only a complete one is "invalid".
+        Err(_) if !capture.is_complete() => Vec::new(),
+        Err(_) => {
+            faults.push(FaultKind::InvalidContentEncoding);
+            Vec::new()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exchange::Exchange;
+    use crate::http_message::parse_response_head;
+
+    fn capture(response: &str) -> Capture {
+        let exchange = Exchange {
+            target_uri: "http://a.org/d/".into(),
+            ip: None,
+            date: std::time::SystemTime::UNIX_EPOCH,
+            request: Vec::new(),
+            response: response.as_bytes().to_vec(),
+            truncated: None,
+        };
+        let head = parse_response_head(&exchange.response).unwrap();
+        Capture::new(exchange, head)
+    }
+
+    fn rules(max_links: usize) -> LinkRules {
+        LinkRules {
+            max_links_per_page: max_links,
+            max_decoded_size: 1 << 20,
+            robots_max_decoded: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn pages_redirects_and_robots() {
+        let url = Url::parse("http://a.org/d/").unwrap();
+        let page = capture(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>1</a><a href=/y>2</a>",
+        );
+        let out = outlinks(&rules(1), &page, &url, true, false);
+        assert_eq!(out.links, [Url::parse("http://a.org/d/x").unwrap()]);
+        assert_eq!(out.faults, [FaultKind::LinksCapped]);
+        // Not a page (e.g. a 404 or over budget): no links.
+        assert!(outlinks(&rules(9), &page, &url, false, false)
+            .links
+            .is_empty());
+        let moved = capture("HTTP/1.1 301 Moved\r\nLocation: ../z\r\n\r\n");
+        let out = outlinks(&rules(9), &moved, &url, false, false);
+        assert_eq!(out.location, Some(Url::parse("http://a.org/z").unwrap()));
+        let robots = capture("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\nnot gzip");
+        let out = outlinks(&rules(9), &robots, &url, false, true);
+        assert_eq!(out.robots_body.as_deref(), Some(&b""[..]));
+        assert_eq!(out.faults, [FaultKind::InvalidContentEncoding]);
+    }
+}

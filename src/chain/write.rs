@@ -1,0 +1,23 @@
+//! Stage 5, write: hands a capture's finished gzip members to the single WARC writer and waits
+//! until they are in the file. A job counts as done only then, which crash recovery relies on;
+//! awaiting the bounded channel is also the backpressure that keeps a slow disk from growing
+//! memory.
+
+use tokio::sync::mpsc;
+
+use crate::warc::Batch;
+
+/// The writer is gone (it stopped at an output error): the crawl must stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the WARC writer has stopped")]
+pub struct OutputClosed;
+
+/// Sends `members` to the writer and waits for them to be written.
+pub async fn write(
+    writer: &mpsc::Sender<Batch>,
+    members: Vec<Vec<u8>>,
+) -> Result<(), OutputClosed> {
+    let (batch, written) = Batch::acknowledged(members);
+    writer.send(batch).await.map_err(|_| OutputClosed)?;
+    written.await.map_err(|_| OutputClosed)
+}

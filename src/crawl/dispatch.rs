@@ -1,0 +1,282 @@
+//! The crawl loop proper: hand ready jobs to tasks up to the concurrency, apply each finished
+//! job to the ledger, and on a timer keep idle connections fresh, take save points and write the
+//! status file; stop on the page target, an output error or a signal.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::idle_pool::IdlePool;
+use super::job::{run_job, JobContext, JobResult};
+use super::ledger::{Handled, Ledger};
+use super::save_point::{save, StateError};
+use crate::frontier::Next;
+use crate::report::status_file::{write_status, CrawlStatus};
+use crate::report::{Progress, Snapshot, StopReason};
+use crate::warc::WriterHandle;
+
+/// How often crawl state is saved while crawling.
+const SAVE_EVERY: Duration = Duration::from_secs(5);
+/// How often the status file is rewritten.
+const STATUS_EVERY: Duration = Duration::from_secs(2);
+/// The loop's timer.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Loop settings.
+#[derive(Debug, Clone)]
+pub(super) struct DispatchRules {
+    /// Simultaneous jobs.
+    pub(super) concurrency: usize,
+    /// Grace period for in-flight jobs after the first stop request.
+    pub(super) shutdown_timeout: Duration,
+    /// The output directory (for the status file).
+    pub(super) out: std::path::PathBuf,
+}
+
+/// The loop's state. Everything here is touched by the loop task only; jobs get an
+/// `Arc<JobContext>` and report through `results`.
+pub(super) struct Dispatcher {
+    /// Frontier, admission rules and counters.
+    ledger: Ledger,
+    /// Idle keep-alive connections, one per host, lent to that host's next job.
+    idle: IdlePool,
+    /// Shared by every job. It holds a writer sender, so it is dropped (by [`Dispatcher::close`])
+    /// before the writer is asked to finish.
+    jobs: Arc<JobContext>,
+    /// Running jobs; aborted when a stop is forced.
+    tasks: JoinSet<()>,
+    /// Jobs spawned whose result has not arrived yet.
+    in_flight: usize,
+    /// Cloned into each job, which sends exactly once; dropped at shutdown.
+    results_tx: mpsc::Sender<JobResult>,
+    /// Capacity = concurrency, and each job sends once, so no send ever waits.
+    results: mpsc::Receiver<JobResult>,
+    /// Set when the crawl is to end: no job is dispatched after it.
+    stopping: Option<StopReason>,
+    /// The first save-point failure; it stops the crawl.
+    state_error: Option<StateError>,
+    /// Progress output.
+    progress: Progress,
+    /// When the crawl started (RFC 3339), for the status file.
+    started_at: String,
+    rules: DispatchRules,
+}
+
+impl Dispatcher {
+    /// A loop over `ledger`; nothing runs until [`Dispatcher::run`].
+    pub(super) fn new(
+        ledger: Ledger,
+        jobs: Arc<JobContext>,
+        progress: Progress,
+        rules: DispatchRules,
+    ) -> Self {
+        let (results_tx, results) = mpsc::channel(rules.concurrency);
+        let stopping = jobs.budget.exhausted().then_some(StopReason::TargetReached);
+        Dispatcher {
+            ledger,
+            idle: IdlePool::default(),
+            jobs,
+            tasks: JoinSet::new(),
+            in_flight: 0,
+            results_tx,
+            results,
+            stopping,
+            state_error: None,
+            progress,
+            started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+            rules,
+        }
+    }
+
+    /// Runs until the frontier is exhausted with nothing in flight, or a stop completes.
+    /// `signals` delivers stop requests (SIGINT/SIGTERM).
+    pub(super) async fn run(
+        &mut self,
+        writer: &WriterHandle,
+        mut signals: mpsc::UnboundedReceiver<()>,
+    ) {
+        // A state saved before the first fetch means any crash from here on is recovered by
+        // replaying the WARC files written since (the replay needs a starting point).
+        self.save_point(writer).await;
+        let mut tick = tokio::time::interval(TICK);
+        let mut last_save = Instant::now();
+        let mut last_status = Instant::now();
+        let mut signals_open = true;
+        let mut shutdown_deadline: Option<tokio::time::Instant> = None;
+        self.write_status(0, None);
+        loop {
+            let (wake, exhausted) = self.dispatch();
+            if self.in_flight == 0 && (exhausted || self.stopping.is_some()) {
+                break;
+            }
+            let sleep_until = wake.map(tokio::time::Instant::from_std);
+            tokio::select! {
+                Some(result) = self.results.recv() => self.finished(result),
+                _ = sleep_until_opt(sleep_until), if sleep_until.is_some() && self.stopping.is_none() => {}
+                signal = signals.recv(), if signals_open => {
+                    if signal.is_none() {
+                        signals_open = false;
+                    } else if matches!(self.stopping, None | Some(StopReason::TargetReached)) {
+                        tracing::warn!(
+                            "stop requested: finishing {} fetch(es) within {:?}; signal again to abort them",
+                            self.in_flight, self.rules.shutdown_timeout
+                        );
+                        self.stopping = Some(StopReason::Interrupted);
+                        shutdown_deadline = Some(tokio::time::Instant::now() + self.rules.shutdown_timeout);
+                    } else {
+                        tracing::warn!("second stop request: aborting {} fetch(es)", self.in_flight);
+                        self.tasks.abort_all();
+                        break;
+                    }
+                }
+                _ = sleep_until_opt(shutdown_deadline), if shutdown_deadline.is_some() => {
+                    tracing::warn!("shutdown timeout: abandoning {} fetch(es)", self.in_flight);
+                    self.tasks.abort_all();
+                    break;
+                }
+                _ = tick.tick() => {
+                    self.idle.expire(Instant::now());
+                    while self.tasks.try_join_next().is_some() {}
+                    if last_save.elapsed() >= SAVE_EVERY && self.stopping.is_none() {
+                        last_save = Instant::now();
+                        self.save_point(writer).await;
+                    }
+                    if last_status.elapsed() >= STATUS_EVERY {
+                        last_status = Instant::now();
+                        self.write_status(writer.bytes_written.load(Ordering::Relaxed), None);
+                    }
+                }
+            }
+            self.progress.update(&Snapshot {
+                pages: self.ledger.tally.pages,
+                queued: self.ledger.frontier.queued(),
+                in_flight: self.in_flight,
+                errors: self.ledger.tally.errors.values().sum(),
+                bytes_written: writer.bytes_written.load(Ordering::Relaxed),
+            });
+        }
+        self.progress.finish();
+    }
+
+    /// Spawns jobs while there is room; returns when to wake for the next one and whether the
+    /// frontier is exhausted.
+    fn dispatch(&mut self) -> (Option<Instant>, bool) {
+        while self.stopping.is_none() && self.in_flight < self.rules.concurrency {
+            match self.ledger.frontier.next(Instant::now()) {
+                Next::Job(job) => {
+                    let conn = self.idle.take(&job.host);
+                    let (jobs, tx) = (self.jobs.clone(), self.results_tx.clone());
+                    self.tasks.spawn(async move {
+                        let result = run_job(jobs, job, conn).await;
+                        // The loop outlives every job unless it aborted them.
+                        let _ = tx.send(result).await;
+                    });
+                    self.in_flight += 1;
+                }
+                Next::Wait(at) => return (Some(at), false),
+                Next::Idle => return (None, false),
+                Next::Exhausted => return (None, true),
+            }
+        }
+        (None, false)
+    }
+
+    /// Applies a finished job.
+    fn finished(&mut self, mut result: JobResult) {
+        self.in_flight -= 1;
+        if let Some(conn) = result.conn.take() {
+            self.idle.put(result.job.host.clone(), conn);
+        }
+        if self.ledger.handle(result, Instant::now()) == Handled::OutputClosed {
+            self.stopping = Some(StopReason::OutputError);
+        }
+        if self.stopping.is_none() && self.jobs.budget.exhausted() {
+            self.stopping = Some(StopReason::TargetReached);
+        }
+    }
+
+    /// Takes a save point; a failure stops the crawl.
+    async fn save_point(&mut self, writer: &WriterHandle) {
+        if let Err(e) = save(&mut self.ledger, writer).await {
+            tracing::error!("stopping: {e}");
+            self.state_error = Some(e);
+            self.stopping = Some(StopReason::OutputError);
+        }
+    }
+
+    /// Rewrites the status file.
+    fn write_status(&self, bytes_written: u64, stop: Option<StopReason>) {
+        let status = status_of(
+            &self.ledger,
+            &self.started_at,
+            self.in_flight,
+            bytes_written,
+            stop,
+        );
+        write_status(&self.rules.out, &status);
+    }
+
+    /// Ends every job and drops the loop's senders (to jobs and, through the job context, to
+    /// the writer), keeping what shutdown needs.
+    pub(super) async fn close(mut self) -> Closed {
+        self.tasks.shutdown().await;
+        self.idle.clear();
+        Closed {
+            ledger: self.ledger,
+            stopping: self.stopping,
+            state_error: self.state_error,
+            started_at: self.started_at,
+            out: self.rules.out,
+        }
+    }
+}
+
+/// What is left of the loop once every job has ended.
+pub(super) struct Closed {
+    /// Frontier, admission rules and counters.
+    pub(super) ledger: Ledger,
+    /// Why the loop stopped, if it was stopped.
+    pub(super) stopping: Option<StopReason>,
+    /// The first save-point failure.
+    pub(super) state_error: Option<StateError>,
+    /// When the crawl started (RFC 3339).
+    pub(super) started_at: String,
+    /// The output directory.
+    pub(super) out: std::path::PathBuf,
+}
+
+/// The status file's snapshot of a crawl.
+pub(super) fn status_of(
+    ledger: &Ledger,
+    started_at: &str,
+    in_flight: usize,
+    bytes_written: u64,
+    stop: Option<StopReason>,
+) -> CrawlStatus {
+    CrawlStatus {
+        pid: std::process::id(),
+        started: started_at.to_string(),
+        updated: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        running: stop.is_none(),
+        pages: ledger.tally.pages,
+        queued: ledger.frontier.queued(),
+        in_flight,
+        errors: ledger.tally.errors.values().sum(),
+        bytes_written,
+        stop_reason: stop.map(|s| {
+            serde_json::to_value(s)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        }),
+    }
+}
+
+async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+    if let Some(at) = at {
+        tokio::time::sleep_until(at).await;
+    }
+}

@@ -1,0 +1,148 @@
+//! One job, start to finish, in its own task: fetch, then the processor chain (filter,
+//! outlinks, content-seen test, record building, write). The result goes back to the crawl
+//! loop, which alone touches the frontier.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::chain::build_records::{build_records, PageFacts, RecordOptions};
+use crate::chain::content_seen::{content_seen, DedupTable};
+use crate::chain::filter::{ArchiveRules, PageBudget, SkipReason, Verdict};
+use crate::chain::outlinks::{outlinks, LinkRules, Outlinks};
+use crate::chain::write::write;
+use crate::exchange::Truncation;
+use crate::fault::FaultKind;
+use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
+use crate::frontier::{Job, JobKind};
+use crate::warc::Batch;
+
+/// What every job shares: the fetcher, the chain's stage options and shared state.
+pub struct JobContext {
+    /// The fetcher (resolver, TLS config).
+    pub fetcher: Fetcher,
+    /// Stage 1 options.
+    pub archive: ArchiveRules,
+    /// Stage 2 options.
+    pub links: LinkRules,
+    /// Stage 3 table (`None`: no deduplication).
+    pub dedup: Option<Arc<DedupTable>>,
+    /// Stage 4 options.
+    pub records: RecordOptions,
+    /// Stage 5: the WARC writer's inbox. Every clone must be dropped for the writer to finish.
+    pub writer: mpsc::Sender<Batch>,
+    /// The page target, shared by all jobs so it is exact.
+    pub budget: PageBudget,
+}
+
+/// What happened to a job.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The response was archived.
+    Archived {
+        /// HTTP status.
+        status: u16,
+        /// A page that counts toward `--max-pages`.
+        page: bool,
+        /// What it points to (links, Location, robots.txt text) and the faults met on the way.
+        found: Outlinks,
+        /// Set when the body was cut short.
+        truncated: Option<Truncation>,
+        /// The fault that cut the body short, if any.
+        body_fault: Option<FaultKind>,
+        /// Body bytes not stored because the capture was written as a revisit.
+        bytes_saved: u64,
+    },
+    /// A response was received but not archived.
+    Skipped {
+        /// HTTP status.
+        status: u16,
+        /// Why.
+        reason: SkipReason,
+    },
+    /// No usable response.
+    Failed(FetchError),
+    /// The WARC writer is gone (output error): the crawl must stop.
+    OutputClosed,
+}
+
+/// The report of one job to the crawl loop.
+pub struct JobResult {
+    /// The job that ran.
+    pub job: Job,
+    /// The connection, when it can be kept alive.
+    pub conn: Option<Connection>,
+    /// What happened.
+    pub outcome: Outcome,
+    /// Response bytes received.
+    pub bytes: u64,
+    /// Fetch time.
+    pub elapsed: Duration,
+}
+
+/// Runs one job.
+pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -> JobResult {
+    let robots = matches!(job.kind, JobKind::Robots { .. });
+    let mut verdict = Verdict::Other;
+    let (result, conn) = ctx
+        .fetcher
+        .fetch(&job.url, idle, |head| {
+            verdict = ctx.archive.decide(head, robots, &ctx.budget);
+            match ctx.archive.body_cap(verdict, robots) {
+                Some(max_body) => BodyPlan::Read { max_body },
+                None => BodyPlan::Skip,
+            }
+        })
+        .await;
+    let fetched = match result {
+        Ok(f) => f,
+        Err(e) => {
+            return JobResult {
+                job,
+                conn,
+                outcome: Outcome::Failed(e),
+                bytes: 0,
+                elapsed: Duration::ZERO,
+            }
+        }
+    };
+    let capture = fetched.capture;
+    let bytes = capture.exchange.response.len() as u64;
+    let elapsed = fetched.elapsed;
+    let status = capture.status();
+    let result = |job, conn, outcome| JobResult {
+        job,
+        conn,
+        outcome,
+        bytes,
+        elapsed,
+    };
+    if let Verdict::Skip(reason) = verdict {
+        return result(job, conn, Outcome::Skipped { status, reason });
+    }
+    let page = verdict == Verdict::Page;
+    let found = outlinks(&ctx.links, &capture, &job.url, page, robots);
+    let dedup = ctx.dedup.as_deref();
+    let seen = content_seen(dedup, &capture, page);
+    let facts = page.then_some(PageFacts {
+        depth: job.depth,
+        elapsed,
+        links: &found.links,
+    });
+    let built = build_records(ctx.records, &capture, &seen, facts);
+    seen.remember(dedup, &capture, &built.response_id);
+    // The job counts as done only once its records are in the file (replay relies on it).
+    if write(&ctx.writer, built.members).await.is_err() {
+        return result(job, conn, Outcome::OutputClosed);
+    }
+    let outcome = Outcome::Archived {
+        status,
+        page,
+        truncated: capture.exchange.truncated,
+        body_fault: fetched.body_fault,
+        bytes_saved: seen.bytes_saved(&capture),
+        found,
+    };
+    result(job, conn, outcome)
+}

@@ -1,0 +1,170 @@
+//! Recovery after an unclean stop: the captures written after the last save point are read
+//! back from the WARC files and handed to the ledger as if their fetches had just finished.
+//!
+//! Each archived record becomes a [`Capture`] again and runs through the same chain stages as a
+//! live fetch: the archive filter (is it a page?), link extraction (links, Location, decode
+//! faults) and the content-seen test (a response becomes an original for later revisits; a
+//! revisit counts the bytes it saved). Only URLs still queued in the saved state are touched,
+//! so replaying a record twice changes nothing, and only the fetches that were truly in flight
+//! at the kill are repeated.
+
+use std::io;
+use std::time::{Duration, SystemTime};
+
+use url::Url;
+
+use super::job::{JobResult, Outcome};
+use super::ledger::Ledger;
+use crate::capture::Capture;
+use crate::chain::content_seen::{content_seen, DedupTable};
+use crate::chain::filter::{ArchiveRules, Verdict};
+use crate::chain::outlinks::{outlinks, LinkRules};
+use crate::exchange::{Exchange, Truncation};
+use crate::frontier::JobKind;
+use crate::http_message::parse_response_head;
+use crate::warc::naming::{list_warc_files, serial_of};
+use crate::warc::reader::{read_records, StoredRecord};
+
+/// The stages replay runs, with their options.
+pub(super) struct ReplayChain<'a> {
+    /// Stage 1.
+    pub(super) archive: &'a ArchiveRules,
+    /// Stage 2.
+    pub(super) links: &'a LinkRules,
+    /// Stage 3.
+    pub(super) dedup: Option<&'a DedupTable>,
+}
+
+/// Replays every capture in the WARC files `prefix` wrote in `dir` with serial `from_serial`
+/// or later; returns how many were applied.
+pub(super) fn replay(
+    ledger: &mut Ledger,
+    chain: &ReplayChain<'_>,
+    dir: &std::path::Path,
+    prefix: &str,
+    from_serial: u64,
+) -> io::Result<usize> {
+    let mut files: Vec<(u64, std::path::PathBuf)> = list_warc_files(&[dir.to_path_buf()])?
+        .into_iter()
+        .filter_map(|p| {
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            let serial = serial_of(&name, prefix)?;
+            (serial >= from_serial).then_some((serial, p))
+        })
+        .collect();
+    files.sort();
+    let mut applied = 0;
+    for (_, path) in files {
+        for record in read_records(&path)? {
+            let kind = record.header("WARC-Type").unwrap_or("");
+            let revisit = match kind {
+                "response" => false,
+                "revisit" => true,
+                _ => continue,
+            };
+            let Some(url) = record
+                .header("WARC-Target-URI")
+                .and_then(|u| Url::parse(u).ok())
+            else {
+                continue;
+            };
+            let Some(job) = ledger.frontier.take_queued(&url) else {
+                continue;
+            };
+            let record_id = record.header("WARC-Record-ID").unwrap_or("").to_string();
+            let digest = record.header("WARC-Payload-Digest").map(str::to_string);
+            let Some(capture) = capture_of(record) else {
+                continue;
+            };
+            let archived = Archived {
+                revisit,
+                record_id: &record_id,
+                payload_digest: digest.as_deref(),
+            };
+            let outcome = examine(chain, &capture, &url, &job.kind, &archived);
+            let result = JobResult {
+                job,
+                conn: None,
+                outcome,
+                bytes: capture.exchange.response.len() as u64,
+                elapsed: Duration::ZERO,
+            };
+            // Replay never writes, so the writer cannot have closed.
+            let _ = ledger.handle(result, std::time::Instant::now());
+            applied += 1;
+        }
+    }
+    Ok(applied)
+}
+
+/// What the WARC record says beyond the capture itself.
+struct Archived<'a> {
+    /// A revisit record (head only).
+    revisit: bool,
+    /// Its WARC-Record-ID.
+    record_id: &'a str,
+    /// Its WARC-Payload-Digest.
+    payload_digest: Option<&'a str>,
+}
+
+/// The outcome a live fetch of this capture had, worked out by the same stages.
+fn examine(
+    chain: &ReplayChain<'_>,
+    capture: &Capture,
+    url: &Url,
+    kind: &JobKind,
+    archived: &Archived<'_>,
+) -> Outcome {
+    let robots = matches!(kind, JobKind::Robots { .. });
+    // It was archived, so the filter let it through: a page now was a page then (the budget
+    // had room, or it would not have been written).
+    let page = chain.archive.classify(&capture.head, robots) == Verdict::Page;
+    // A revisit holds no payload to extract from; its original's links were offered already.
+    let found = outlinks(chain.links, capture, url, page && !archived.revisit, robots);
+    let bytes_saved = if archived.revisit {
+        revisit_saved(chain.dedup, archived.payload_digest)
+    } else {
+        let seen = content_seen(chain.dedup, capture, page);
+        seen.remember(chain.dedup, capture, archived.record_id);
+        0
+    };
+    Outcome::Archived {
+        status: capture.status(),
+        page,
+        found,
+        truncated: capture.exchange.truncated,
+        body_fault: None,
+        bytes_saved,
+    }
+}
+
+/// The bytes a replayed revisit saved: the body length of the original it refers to, when
+/// the content-seen table knows it (see docs/DESIGN.md for when it does not).
+fn revisit_saved(dedup: Option<&DedupTable>, payload_digest: Option<&str>) -> u64 {
+    dedup
+        .zip(payload_digest)
+        .and_then(|(t, d)| t.lookup(d))
+        .and_then(|o| o.body_len)
+        .unwrap_or(0)
+}
+
+/// A capture rebuilt from an archived response or revisit record.
+fn capture_of(record: StoredRecord) -> Option<Capture> {
+    let head = parse_response_head(&record.block)?;
+    let exchange = Exchange {
+        target_uri: record.header("WARC-Target-URI")?.to_string(),
+        ip: record
+            .header("WARC-IP-Address")
+            .and_then(|ip| ip.parse().ok()),
+        date: record
+            .header("WARC-Date")
+            .and_then(|d| humantime::parse_rfc3339(d).ok())
+            .unwrap_or(SystemTime::UNIX_EPOCH),
+        request: Vec::new(),
+        truncated: record
+            .header("WARC-Truncated")
+            .map(Truncation::from_warc_value),
+        response: record.block,
+    };
+    Some(Capture::new(exchange, head))
+}

@@ -1,0 +1,87 @@
+//! The end of a crawl: once every job has ended, the writer closes and renames its last file,
+//! the final state is saved, the status file says why the crawl stopped, and the report is
+//! built.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::dispatch::{status_of, Closed};
+use super::save_point::save_final;
+use super::CrawlOutcome;
+use crate::report::stats::Totals;
+use crate::report::status_file::write_status;
+use crate::report::{CrawlStats, StopReason};
+use crate::warc::{WarcError, WriterHandle};
+
+/// Finishes a crawl whose loop has closed. `start`: when the crawl started; `seed_problems`:
+/// the skipped seed lines, for the report.
+pub(super) async fn finish(
+    closed: Closed,
+    writer: WriterHandle,
+    start: Instant,
+    seed_problems: Vec<String>,
+) -> CrawlOutcome {
+    let Closed {
+        mut ledger,
+        stopping,
+        mut state_error,
+        started_at,
+        out,
+    } = closed;
+    let replay_from = writer.replay_from.load(Ordering::Acquire);
+    // Every sender is gone now (the jobs' context went with the loop): the writer drains its
+    // queue, closes and renames the last file.
+    let writer_result = tokio::task::spawn_blocking(move || writer.finish())
+        .await
+        .unwrap_or_else(|e| {
+            Err(WarcError::Io {
+                path: PathBuf::new(),
+                source: std::io::Error::other(e),
+            })
+        });
+    let (report, output_error) = match writer_result {
+        Ok(report) => (report, None),
+        Err(e) => (Default::default(), Some(e)),
+    };
+    let stop_reason = if output_error.is_some() {
+        StopReason::OutputError
+    } else {
+        stopping.unwrap_or(StopReason::FrontierExhausted)
+    };
+    // Every file is closed: nothing to replay, unless the output failed mid-way.
+    let replay_from = output_error.is_some().then_some(replay_from);
+    if let Err(e) = save_final(&mut ledger, stop_reason, replay_from) {
+        tracing::error!("could not save crawl state: {e}");
+        state_error.get_or_insert(e);
+    }
+    write_status(
+        &out,
+        &status_of(&ledger, &started_at, 0, report.bytes, Some(stop_reason)),
+    );
+    let counters = ledger.frontier.counters().clone();
+    ledger.tally.filtered.robots = counters.robots_denied;
+    ledger.tally.filtered.robots_unavailable = counters.robots_unavailable;
+    let stats = CrawlStats::build(
+        &ledger.tally,
+        Totals {
+            stop_reason,
+            elapsed: start.elapsed(),
+            bytes_written: report.bytes,
+            records_written: report.records,
+            warc_files: report
+                .files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            hosts_seen: ledger.frontier.hosts_seen(),
+            queued_at_end: ledger.frontier.queued(),
+            seed_problems,
+        },
+    );
+    CrawlOutcome {
+        stats,
+        output_error,
+        state_error,
+    }
+}

@@ -1,0 +1,185 @@
+//! The crawl database as the frontier's storage: queue rows per host, the seen set, host and
+//! robots.txt rows, in the layout of [`super::layout`].
+
+use super::layout::{
+    decode_host, decode_queued, decode_robots, encode_host, encode_queued, encode_robots,
+    queue_key, queued_url_of, seen_key, QueueKey,
+};
+use super::CrawlDb;
+use crate::frontier::storage::{
+    fingerprint, Fingerprint, FrontierStorage, QueuedUrl, RobotsVisitor, SavedHost, StoreError,
+};
+
+/// Name of the queue sequence number in the `meta` table.
+const SEQ_META: &str = "queue_seq";
+/// The frontier's blob that held the sequence number before it moved here.
+const LEGACY_SEQ_META: &str = "frontier";
+
+/// The sequence number saved in `db` (0 for a new database).
+pub(super) fn saved_seq(db: &CrawlDb) -> Result<u64, StoreError> {
+    if let Some(bytes) = db.meta_read(SEQ_META)? {
+        return Ok(bytes
+            .get(..8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_le_bytes)
+            .unwrap_or_default());
+    }
+    #[derive(serde::Deserialize)]
+    struct Legacy {
+        seq: u64,
+    }
+    Ok(db
+        .meta_read(LEGACY_SEQ_META)?
+        .and_then(|b| serde_json::from_slice::<Legacy>(&b).ok())
+        .map_or(0, |l| l.seq))
+}
+
+impl CrawlDb {
+    fn next_key(&mut self, host: u32, depth: u32) -> QueueKey {
+        self.seq += 1;
+        queue_key(host, depth, self.seq)
+    }
+
+    /// Queues `entry` under a new key and points its seen row at that key.
+    fn enqueue(
+        &mut self,
+        host: u32,
+        fp: &Fingerprint,
+        entry: &QueuedUrl,
+    ) -> Result<(), StoreError> {
+        let key = self.next_key(host, entry.depth);
+        self.queue_insert(&key, &encode_queued(entry))?;
+        self.seen_insert(&seen_key(host, fp), &key)
+    }
+
+    fn damaged(&self, what: String) -> StoreError {
+        StoreError::Database {
+            path: self.path.clone(),
+            detail: what,
+        }
+    }
+}
+
+impl FrontierStorage for CrawlDb {
+    fn admit(
+        &mut self,
+        host: u32,
+        fp: &Fingerprint,
+        entry: &QueuedUrl,
+    ) -> Result<bool, StoreError> {
+        if self.seen_get(&seen_key(host, fp))?.is_some() {
+            return Ok(false);
+        }
+        self.enqueue(host, fp, entry)?;
+        Ok(true)
+    }
+
+    fn requeue(&mut self, host: u32, entry: &QueuedUrl) -> Result<(), StoreError> {
+        self.enqueue(host, &fingerprint(&entry.url), entry)
+    }
+
+    fn pop(&mut self, host: u32) -> Result<Option<QueuedUrl>, StoreError> {
+        loop {
+            let Some((key, bytes)) = self.queue_pop_first(host)? else {
+                return Ok(None);
+            };
+            // A row this layout cannot read is dropped rather than blocking the host.
+            if let Some(entry) = decode_queued(&key, &bytes) {
+                self.in_flight.insert(host, (key, bytes));
+                return Ok(Some(entry));
+            }
+        }
+    }
+
+    fn put_back(&mut self, host: u32) -> Result<(), StoreError> {
+        match self.in_flight.remove(&host) {
+            Some((key, bytes)) => self.queue_insert(&key, &bytes),
+            None => Ok(()),
+        }
+    }
+
+    fn finish(&mut self, host: u32) {
+        self.in_flight.remove(&host);
+    }
+
+    fn drop_where(
+        &mut self,
+        host: u32,
+        drop: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<usize, StoreError> {
+        self.queue_drop_where(host, |bytes| {
+            std::str::from_utf8(queued_url_of(bytes)).is_ok_and(&mut *drop)
+        })
+    }
+
+    fn take(&mut self, host: u32, url: &str) -> Result<Option<QueuedUrl>, StoreError> {
+        let Some(key) = self.seen_get(&seen_key(host, &fingerprint(url)))? else {
+            return Ok(None);
+        };
+        let Some(bytes) = self.queue_get(&key)? else {
+            return Ok(None);
+        };
+        if queued_url_of(&bytes) != url.as_bytes() {
+            return Ok(None);
+        }
+        self.queue_remove(&key)?;
+        Ok(decode_queued(&key, &bytes))
+    }
+
+    fn save_host(&mut self, host: u32, record: &SavedHost) -> Result<(), StoreError> {
+        let held = u64::from(self.in_flight.contains_key(&host));
+        let row = encode_host(&SavedHost {
+            queued: record.queued + held,
+            ..record.clone()
+        });
+        self.host_put(host, &row)
+    }
+
+    fn hosts(&self) -> Result<Vec<(u32, SavedHost)>, StoreError> {
+        self.host_rows()?
+            .into_iter()
+            .map(|(id, row)| match decode_host(&row) {
+                Some(host) => Ok((id, host)),
+                None => Err(self.damaged(format!("host row {id} is damaged"))),
+            })
+            .collect()
+    }
+
+    fn save_robots(
+        &mut self,
+        origin: &str,
+        host: u32,
+        text: Option<&[u8]>,
+    ) -> Result<(), StoreError> {
+        self.robots_put(origin, &encode_robots(host, text))
+    }
+
+    fn robots(&self, each: &mut RobotsVisitor<'_>) -> Result<(), StoreError> {
+        self.robots_rows(|origin, row| {
+            if let Some((host, text)) = decode_robots(row) {
+                each(origin, host, text);
+            }
+        })
+    }
+
+    fn meta_get(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.meta_read(name)
+    }
+
+    fn meta_put(&mut self, name: &str, value: &[u8]) -> Result<(), StoreError> {
+        self.meta_write(name, value)
+    }
+
+    fn checkpoint(&mut self) -> Result<(), StoreError> {
+        for (key, bytes) in self.in_flight.values() {
+            self.queue_insert(key, bytes)?;
+        }
+        self.meta_write(SEQ_META, &self.seq.to_le_bytes())?;
+        self.commit()?;
+        // Back out of the queue until the next save point.
+        for (key, _) in self.in_flight.values() {
+            self.queue_remove(key)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,174 @@
+//! The byte layout of the crawl database's rows: queue keys and values, seen-set keys, host
+//! rows and robots.txt rows. The one place it is defined. Keys are big-endian so byte order is
+//! the order the frontier wants (per host, lowest depth first, then oldest).
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use crate::frontier::storage::{Fingerprint, QueuedUrl, SavedHost};
+
+/// A queue key: host id, depth, sequence number.
+pub type QueueKey = [u8; 16];
+/// A seen-set key: host id and a URL fingerprint.
+pub type SeenKey = [u8; 16];
+
+/// The queue key of a URL: host id, depth, enqueue sequence number.
+pub fn queue_key(host: u32, depth: u32, seq: u64) -> QueueKey {
+    let mut k = [0u8; 16];
+    k[..4].copy_from_slice(&host.to_be_bytes());
+    k[4..8].copy_from_slice(&depth.to_be_bytes());
+    k[8..].copy_from_slice(&seq.to_be_bytes());
+    k
+}
+
+/// The depth stored in a queue key.
+pub fn key_depth(key: &QueueKey) -> u32 {
+    u32::from_be_bytes(key[4..8].try_into().expect("4 bytes"))
+}
+
+/// The first and last queue keys of a host.
+pub fn host_range(host: u32) -> (QueueKey, QueueKey) {
+    (queue_key(host, 0, 0), queue_key(host, u32::MAX, u64::MAX))
+}
+
+/// The seen-set key of a URL: its host id (so one host's URLs sit together on disk) and its
+/// fingerprint.
+pub fn seen_key(host: u32, fp: &Fingerprint) -> SeenKey {
+    let mut k = [0u8; 16];
+    k[..4].copy_from_slice(&host.to_be_bytes());
+    k[4..].copy_from_slice(fp);
+    k
+}
+
+/// Encodes a queue value: redirects, attempt (u32 LE each), URL bytes (the depth is in the key).
+pub fn encode_queued(entry: &QueuedUrl) -> Vec<u8> {
+    let mut v = Vec::with_capacity(8 + entry.url.len());
+    v.extend_from_slice(&entry.redirects.to_le_bytes());
+    v.extend_from_slice(&entry.attempt.to_le_bytes());
+    v.extend_from_slice(entry.url.as_bytes());
+    v
+}
+
+/// Decodes a queue value stored under `key`; `None` for bytes this layout did not produce.
+pub fn decode_queued(key: &QueueKey, bytes: &[u8]) -> Option<QueuedUrl> {
+    if bytes.len() < 8 {
+        return None;
+    }
+    Some(QueuedUrl {
+        url: String::from_utf8(bytes[8..].to_vec()).ok()?,
+        depth: key_depth(key),
+        redirects: u32::from_le_bytes(bytes[..4].try_into().ok()?),
+        attempt: u32::from_le_bytes(bytes[4..8].try_into().ok()?),
+    })
+}
+
+/// The URL part of an encoded queue value, without decoding the rest.
+pub fn queued_url_of(bytes: &[u8]) -> &[u8] {
+    bytes.get(8..).unwrap_or_default()
+}
+
+/// Encodes a host row: queued (u64 LE), next-allowed in ms since the epoch (u64 LE), name.
+pub fn encode_host(host: &SavedHost) -> Vec<u8> {
+    let ms = host
+        .next_allowed
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as u64;
+    let mut v = Vec::with_capacity(16 + host.name.len());
+    v.extend_from_slice(&host.queued.to_le_bytes());
+    v.extend_from_slice(&ms.to_le_bytes());
+    v.extend_from_slice(host.name.as_bytes());
+    v
+}
+
+/// Decodes a host row; `None` for bytes this layout did not produce.
+pub fn decode_host(bytes: &[u8]) -> Option<SavedHost> {
+    if bytes.len() < 16 {
+        return None;
+    }
+    let ms = u64::from_le_bytes(bytes[8..16].try_into().ok()?);
+    Some(SavedHost {
+        queued: u64::from_le_bytes(bytes[..8].try_into().ok()?),
+        next_allowed: UNIX_EPOCH + Duration::from_millis(ms),
+        name: String::from_utf8(bytes[16..].to_vec()).ok()?,
+    })
+}
+
+/// Encodes a robots.txt row: host id (u32 LE), then 1 and the text, or 0 for allow-all.
+pub fn encode_robots(host: u32, text: Option<&[u8]>) -> Vec<u8> {
+    let mut v = Vec::with_capacity(5 + text.map_or(0, <[u8]>::len));
+    v.extend_from_slice(&host.to_le_bytes());
+    match text {
+        Some(t) => {
+            v.push(1);
+            v.extend_from_slice(t);
+        }
+        None => v.push(0),
+    }
+    v
+}
+
+/// Decodes a robots.txt row into host id and text (`None` for allow-all).
+pub fn decode_robots(bytes: &[u8]) -> Option<(u32, Option<&[u8]>)> {
+    let host = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?);
+    match bytes.get(4)? {
+        0 => Some((host, None)),
+        1 => Some((host, Some(&bytes[5..]))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontier::storage::fingerprint;
+
+    #[test]
+    fn keys_order_by_host_then_depth_then_seq() {
+        let mut keys = vec![
+            queue_key(2, 0, 1),
+            queue_key(1, 1, 0),
+            queue_key(1, 0, 300),
+            queue_key(1, 0, 2),
+        ];
+        keys.sort();
+        assert_eq!(
+            keys,
+            vec![
+                queue_key(1, 0, 2),
+                queue_key(1, 0, 300),
+                queue_key(1, 1, 0),
+                queue_key(2, 0, 1)
+            ]
+        );
+        assert_eq!(key_depth(&queue_key(9, 7, 1)), 7);
+        let fp = fingerprint("http://a.org/x");
+        assert_ne!(seen_key(1, &fp), seen_key(2, &fp));
+        let (lo, hi) = host_range(1);
+        assert!(lo <= queue_key(1, 0, 0) && queue_key(1, 9, 9) <= hi && hi < queue_key(2, 0, 0));
+    }
+
+    #[test]
+    fn rows_round_trip() {
+        let v = QueuedUrl {
+            url: "http://a.org/ü".into(),
+            depth: 3,
+            redirects: 2,
+            attempt: 1,
+        };
+        let key = queue_key(1, 3, 9);
+        assert_eq!(decode_queued(&key, &encode_queued(&v)), Some(v.clone()));
+        assert_eq!(queued_url_of(&encode_queued(&v)), v.url.as_bytes());
+        let h = SavedHost {
+            queued: 12,
+            next_allowed: UNIX_EPOCH + Duration::from_millis(1_700_000_000_123),
+            name: "a.org".into(),
+        };
+        assert_eq!(decode_host(&encode_host(&h)), Some(h));
+        assert_eq!(
+            decode_robots(&encode_robots(3, Some(b"User-agent: *"))),
+            Some((3, Some(&b"User-agent: *"[..])))
+        );
+        assert_eq!(decode_robots(&encode_robots(3, None)), Some((3, None)));
+        assert_eq!(decode_queued(&key, b"short"), None);
+    }
+}

@@ -1,0 +1,253 @@
+//! The robots.txt state machine of one origin (RFC 9309): the states, what a queued URL may
+//! do in each, and the transition a robots.txt fetch result causes.
+//!
+//! 2xx: the rules apply. 4xx: no rules, everything allowed. 5xx or unreachable: everything
+//! disallowed for now and retried later, up to [`MAX_ROBOTS_ATTEMPTS`] times, then the origin is
+//! given up. Redirects are followed up to [`MAX_ROBOTS_REDIRECTS`] hops, after which the file
+//! counts as unavailable (like a 4xx). A fetch refused for a lasting reason (blocked address,
+//! unknown host, bad certificate) gives the origin up at once.
+
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use super::politeness::retry_backoff;
+use super::robots_rules::{parsed_part, RobotsRules};
+
+/// Redirect hops followed for robots.txt (RFC 9309 section 2.3.1.2: at least five).
+pub const MAX_ROBOTS_REDIRECTS: u32 = 5;
+/// Fetch attempts for a robots.txt that is 5xx/unreachable before its origin is given up.
+pub const MAX_ROBOTS_ATTEMPTS: u32 = 3;
+
+/// What fetching robots.txt produced, as reported by the crawl loop.
+#[derive(Debug)]
+pub enum RobotsOutcome {
+    /// A final response: the status and body.
+    Fetched {
+        /// HTTP status.
+        status: u16,
+        /// Body, de-chunked and decoded.
+        body: Vec<u8>,
+    },
+    /// A 3xx with a usable Location.
+    Redirect(url::Url),
+    /// No HTTP response, for a reason that may pass (connection refused, timeout, reset).
+    Unreachable,
+    /// No HTTP response, for a reason that will not pass (address refused by the SSRF guard,
+    /// unknown host, bad certificate, not HTTP): the origin is given up at once.
+    Refused,
+}
+
+/// Where an origin stands with its robots.txt.
+#[derive(Debug)]
+pub enum RobotsState {
+    /// Not fetched yet.
+    Unknown,
+    /// A fetch is in flight (or waiting to follow a redirect).
+    Fetching {
+        /// Earlier failed attempts.
+        attempts: u32,
+    },
+    /// Rules known.
+    Known(RobotsRules),
+    /// 5xx or unreachable: nothing may be fetched before `retry_at`.
+    Unavailable {
+        /// Failed attempts so far.
+        attempts: u32,
+        /// When to try again.
+        retry_at: Instant,
+    },
+    /// Unavailable too many times: the origin's URLs are dropped.
+    GaveUp,
+}
+
+/// What a queued URL of an origin may do now.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// The rules allow it: fetch it.
+    Allowed,
+    /// The rules disallow it: drop it.
+    Denied,
+    /// The origin was given up: drop it.
+    GaveUp,
+    /// Fetch the origin's robots.txt first; this is attempt number `.0` (0-based). The state is
+    /// now `Fetching`.
+    FetchRobots(u32),
+    /// Keep it queued: robots.txt is being fetched, or may be retried at the given time.
+    Wait(Option<Instant>),
+}
+
+/// What a robots.txt result changes.
+#[derive(Debug)]
+pub struct Transition {
+    /// The origin's new state.
+    pub state: RobotsState,
+    /// Rules became known and should be saved with this text (`Some(None)`: allow everything).
+    pub save: Option<Option<Vec<u8>>>,
+    /// Rules were parsed from a 2xx body (their Crawl-delay applies to the host).
+    pub parsed: bool,
+    /// A redirect to follow next, with its hop count.
+    pub follow: Option<(Url, u32)>,
+}
+
+impl RobotsState {
+    /// The state of an origin not seen before.
+    pub fn initial(obey_robots: bool) -> Self {
+        if obey_robots {
+            RobotsState::Unknown
+        } else {
+            RobotsState::Known(RobotsRules::allow_all())
+        }
+    }
+
+    /// What `url` (of this origin) may do at `now`.
+    pub fn gate(&mut self, url: &str, now: Instant) -> Gate {
+        let attempts = match self {
+            RobotsState::Known(rules) if rules.allows(url) => return Gate::Allowed,
+            RobotsState::Known(_) => return Gate::Denied,
+            RobotsState::GaveUp => return Gate::GaveUp,
+            RobotsState::Fetching { .. } => return Gate::Wait(None),
+            RobotsState::Unavailable { retry_at, .. } if now < *retry_at => {
+                return Gate::Wait(Some(*retry_at))
+            }
+            RobotsState::Unavailable { attempts, .. } => *attempts,
+            RobotsState::Unknown => 0,
+        };
+        *self = RobotsState::Fetching { attempts };
+        Gate::FetchRobots(attempts)
+    }
+
+    /// Failed attempts so far of a fetch in progress.
+    pub fn attempts(&self) -> u32 {
+        match self {
+            RobotsState::Fetching { attempts } => *attempts,
+            _ => 0,
+        }
+    }
+}
+
+/// The transition caused by `outcome` of a robots.txt fetch that was `hops` redirects in,
+/// after `attempts` earlier failed attempts. `agent` is our product token; failed fetches are
+/// retried after a backoff doubling from `retry_base`.
+pub fn transition(
+    outcome: RobotsOutcome,
+    attempts: u32,
+    hops: u32,
+    agent: &str,
+    retry_base: Duration,
+    now: Instant,
+) -> Transition {
+    let settled = |state, save| Transition {
+        state,
+        save,
+        parsed: false,
+        follow: None,
+    };
+    match outcome {
+        RobotsOutcome::Fetched { status, body } if (200..300).contains(&status) => Transition {
+            state: RobotsState::Known(RobotsRules::parse(agent, &body)),
+            save: Some(Some(parsed_part(&body).to_vec())),
+            parsed: true,
+            follow: None,
+        },
+        RobotsOutcome::Redirect(url) if hops < MAX_ROBOTS_REDIRECTS => Transition {
+            state: RobotsState::Fetching { attempts },
+            save: None,
+            parsed: false,
+            follow: Some((url, hops + 1)),
+        },
+        // Too many redirects or a 3xx without Location: "unavailable", i.e. like a 4xx.
+        RobotsOutcome::Redirect(_) => {
+            settled(RobotsState::Known(RobotsRules::allow_all()), Some(None))
+        }
+        RobotsOutcome::Fetched { status, .. } if status < 500 => {
+            settled(RobotsState::Known(RobotsRules::allow_all()), Some(None))
+        }
+        RobotsOutcome::Refused => settled(RobotsState::GaveUp, None),
+        RobotsOutcome::Fetched { .. } | RobotsOutcome::Unreachable => {
+            let attempts = attempts + 1;
+            let state = if attempts >= MAX_ROBOTS_ATTEMPTS {
+                RobotsState::GaveUp
+            } else {
+                RobotsState::Unavailable {
+                    attempts,
+                    retry_at: now + retry_backoff(retry_base, attempts),
+                }
+            };
+            settled(state, None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Duration = Duration::from_secs(1);
+
+    fn fetched(status: u16, body: &[u8]) -> RobotsOutcome {
+        RobotsOutcome::Fetched {
+            status,
+            body: body.to_vec(),
+        }
+    }
+
+    #[test]
+    fn unknown_origins_fetch_robots_first_then_obey_the_rules() {
+        let now = Instant::now();
+        let mut state = RobotsState::initial(true);
+        assert_eq!(state.gate("http://a.org/x", now), Gate::FetchRobots(0));
+        assert_eq!(state.gate("http://a.org/y", now), Gate::Wait(None));
+        let t = transition(
+            fetched(200, b"User-agent: *\nDisallow: /x\n"),
+            0,
+            0,
+            "trawl",
+            S,
+            now,
+        );
+        assert!(t.parsed && t.save.is_some());
+        let mut state = t.state;
+        assert_eq!(state.gate("http://a.org/x", now), Gate::Denied);
+        assert_eq!(state.gate("http://a.org/y", now), Gate::Allowed);
+        assert_eq!(
+            RobotsState::initial(false).gate("http://a.org/x", now),
+            Gate::Allowed
+        );
+    }
+
+    #[test]
+    fn failures_back_off_then_give_up_and_4xx_allows_all() {
+        let now = Instant::now();
+        let t = transition(fetched(503, b""), 0, 0, "trawl", S, now);
+        let mut state = t.state;
+        assert_eq!(state.gate("http://a.org/", now), Gate::Wait(Some(now + S)));
+        assert_eq!(state.gate("http://a.org/", now + S), Gate::FetchRobots(1));
+        let t = transition(RobotsOutcome::Unreachable, 2, 0, "trawl", S, now);
+        assert!(matches!(t.state, RobotsState::GaveUp));
+        let t = transition(RobotsOutcome::Refused, 0, 0, "trawl", S, now);
+        assert!(matches!(t.state, RobotsState::GaveUp));
+        let mut t = transition(fetched(404, b""), 0, 0, "trawl", S, now);
+        assert_eq!(t.save, Some(None));
+        assert_eq!(t.state.gate("http://a.org/x", now), Gate::Allowed);
+    }
+
+    #[test]
+    fn redirects_are_followed_up_to_the_limit() {
+        let now = Instant::now();
+        let to = Url::parse("http://b.org/robots.txt").unwrap();
+        let t = transition(RobotsOutcome::Redirect(to.clone()), 1, 0, "trawl", S, now);
+        assert_eq!(t.follow, Some((to.clone(), 1)));
+        assert!(matches!(t.state, RobotsState::Fetching { attempts: 1 }));
+        let mut t = transition(
+            RobotsOutcome::Redirect(to),
+            0,
+            MAX_ROBOTS_REDIRECTS,
+            "trawl",
+            S,
+            now,
+        );
+        assert!(t.follow.is_none());
+        assert_eq!(t.state.gate("http://a.org/x", now), Gate::Allowed);
+    }
+}

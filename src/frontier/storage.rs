@@ -1,0 +1,154 @@
+//! The frontier's storage seam: where queued URLs, the seen set, host records and robots.txt
+//! texts live, and how they become durable. The frontier is pure scheduling logic over it.
+//!
+//! One implementation today, the embedded redb database (`crawl_db`). The trait speaks in
+//! host ids, URL fingerprints and queue entries, never in bytes or keys: the byte layout is the
+//! implementation's business. Every call is synchronous and cheap enough to make from the crawl
+//! loop, except [`FrontierStorage::checkpoint`], which syncs to disk and is run by the loop off
+//! its async thread.
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use sha1::{Digest, Sha1};
+
+/// 96 bits of the SHA-1 of a canonical URL: its identity in the seen set (collisions within
+/// one host are out of reach).
+pub type Fingerprint = [u8; 12];
+
+/// The fingerprint of a canonical URL.
+pub fn fingerprint(url: &str) -> Fingerprint {
+    let digest = Sha1::digest(url.as_bytes());
+    digest[..12].try_into().expect("12 of 20 bytes")
+}
+
+/// A URL waiting to be fetched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedUrl {
+    /// The canonical URL.
+    pub url: String,
+    /// Link hops from a seed; a host's queue is served lowest depth first, then oldest.
+    pub depth: u32,
+    /// Redirect hops that led here.
+    pub redirects: u32,
+    /// Failed attempts so far.
+    pub attempt: u32,
+}
+
+/// What is saved of a host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedHost {
+    /// The politeness key (host name).
+    pub name: String,
+    /// URLs queued for it (the storage adds the entry it holds in flight, if any).
+    pub queued: u64,
+    /// When it may be fetched again, as wall-clock time (an `Instant` does not survive a
+    /// restart).
+    pub next_allowed: SystemTime,
+}
+
+/// Why the storage failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another process has the database open.
+    #[error("crawl state {path} is in use by another process")]
+    Locked {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The state directory could not be created.
+    #[error("crawl state {path}: {source}")]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The database reported an error (I/O, full disk, corruption) or holds damaged data.
+    #[error("crawl state {path}: {detail}")]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// What went wrong.
+        detail: String,
+    },
+}
+
+/// Receives saved robots.txt texts: origin, host id, text (`None`: allow everything).
+pub type RobotsVisitor<'a> = dyn FnMut(&str, u32, Option<&[u8]>) + 'a;
+
+/// Persistence of the frontier. Changes accumulate until [`FrontierStorage::checkpoint`]; a
+/// crash returns the storage to the last checkpoint.
+pub trait FrontierStorage: Send {
+    /// Queues `entry` for host `host` unless a URL with fingerprint `fp` was seen on that host
+    /// before; marks it seen. Returns whether it was queued.
+    fn admit(&mut self, host: u32, fp: &Fingerprint, entry: &QueuedUrl)
+        -> Result<bool, StoreError>;
+
+    /// Queues `entry` again (a retry), whether seen or not.
+    fn requeue(&mut self, host: u32, entry: &QueuedUrl) -> Result<(), StoreError>;
+
+    /// Takes the next entry of `host` (lowest depth, then oldest). The storage holds it as the
+    /// host's entry in flight until [`finish`](Self::finish) or [`put_back`](Self::put_back);
+    /// a checkpoint meanwhile saves it as queued, so a crash never loses it.
+    fn pop(&mut self, host: u32) -> Result<Option<QueuedUrl>, StoreError>;
+
+    /// Returns the host's entry in flight to its place in the queue (it cannot run yet).
+    fn put_back(&mut self, host: u32) -> Result<(), StoreError>;
+
+    /// The host's entry in flight is done.
+    fn finish(&mut self, host: u32);
+
+    /// Removes the queued URLs of `host` for which `drop` is true; returns how many.
+    fn drop_where(
+        &mut self,
+        host: u32,
+        drop: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<usize, StoreError>;
+
+    /// Removes the queued URL `url` of `host` (crash replay: it was done before the crash);
+    /// `None` when it is not queued.
+    fn take(&mut self, host: u32, url: &str) -> Result<Option<QueuedUrl>, StoreError>;
+
+    /// Saves a host's record.
+    fn save_host(&mut self, host: u32, record: &SavedHost) -> Result<(), StoreError>;
+
+    /// Every saved host with its id, in id order.
+    fn hosts(&self) -> Result<Vec<(u32, SavedHost)>, StoreError>;
+
+    /// Saves the robots.txt text of `origin` on host `host` (`None`: allow everything).
+    fn save_robots(
+        &mut self,
+        origin: &str,
+        host: u32,
+        text: Option<&[u8]>,
+    ) -> Result<(), StoreError>;
+
+    /// Calls `each(origin, host, text)` for every saved robots.txt.
+    fn robots(&self, each: &mut RobotsVisitor<'_>) -> Result<(), StoreError>;
+
+    /// Reads a named blob.
+    fn meta_get(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Writes a named blob (made durable by the next checkpoint).
+    fn meta_put(&mut self, name: &str, value: &[u8]) -> Result<(), StoreError>;
+
+    /// Makes every change so far durable. Entries in flight are saved as queued.
+    fn checkpoint(&mut self) -> Result<(), StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprints_are_96_bits_of_sha1() {
+        // Python: hashlib.sha1(b"http://a.org/").hexdigest()[:24]
+        let fp = fingerprint("http://a.org/");
+        assert_eq!(
+            data_encoding::HEXLOWER.encode(&fp),
+            "46ebe0b0bd343dd876bdbfd1"
+        );
+        assert_ne!(fp, fingerprint("http://a.org/x"));
+    }
+}
