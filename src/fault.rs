@@ -69,6 +69,41 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FaultKind; 28] = {
+        use FaultKind::*;
+        [
+            Dns,
+            BlockedAddress,
+            ConnectRefused,
+            ConnectTimeout,
+            ConnectUnreachable,
+            Connect,
+            TlsCertificate,
+            TlsHandshake,
+            Timeout,
+            InvalidStatusLine,
+            NotHttp,
+            InvalidContentLength,
+            InvalidTransferEncoding,
+            HeaderTooLarge,
+            InvalidHeader,
+            Protocol,
+            InvalidUrl,
+            Reset,
+            Closed,
+            FetchTimeout,
+            BodyTimeout,
+            BodyIncomplete,
+            BodyReset,
+            BadChunked,
+            BodyError,
+            DecodedSizeCapped,
+            InvalidContentEncoding,
+            LinksCapped,
+        ]
+    };
+
     /// The stable name used in the report, JSON stats and saved state.
     pub fn name(self) -> &'static str {
         use FaultKind::*;
@@ -117,39 +152,8 @@ mod tests {
 
     #[test]
     fn names_are_snake_case_and_distinct() {
-        use FaultKind::*;
-        let all = [
-            Dns,
-            BlockedAddress,
-            ConnectRefused,
-            ConnectTimeout,
-            ConnectUnreachable,
-            Connect,
-            TlsCertificate,
-            TlsHandshake,
-            Timeout,
-            InvalidStatusLine,
-            NotHttp,
-            InvalidContentLength,
-            InvalidTransferEncoding,
-            HeaderTooLarge,
-            InvalidHeader,
-            Protocol,
-            InvalidUrl,
-            Reset,
-            Closed,
-            FetchTimeout,
-            BodyTimeout,
-            BodyIncomplete,
-            BodyReset,
-            BadChunked,
-            BodyError,
-            DecodedSizeCapped,
-            InvalidContentEncoding,
-            LinksCapped,
-        ];
-        let names: std::collections::HashSet<_> = all.iter().map(|k| k.name()).collect();
-        assert_eq!(names.len(), all.len());
+        let names: std::collections::HashSet<_> = FaultKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(names.len(), FaultKind::ALL.len());
         assert!(names
             .iter()
             .all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));

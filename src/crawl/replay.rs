@@ -20,6 +20,7 @@ use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, Verdict};
 use crate::chain::outlinks::{outlinks, LinkRules};
 use crate::exchange::{Exchange, Truncation};
+use crate::fault::FaultKind;
 use crate::frontier::JobKind;
 use crate::http_message::parse_response_head;
 use crate::warc::naming::{list_warc_files, serial_of};
@@ -133,8 +134,20 @@ fn examine(
         page,
         found,
         truncated: capture.exchange.truncated,
-        body_fault: None,
+        body_fault: replayed_body_fault(capture.exchange.truncated),
         bytes_saved,
+    }
+}
+
+/// The body fault the live fetch counted, as far as the archive tells: WARC-Truncated keeps
+/// the reason (length, time, disconnect) but not which fault caused it. A cut by the server is
+/// counted as `body_incomplete` (on disk a reset or broken chunk framing looks the same), a cut
+/// by time as `body_timeout` (the whole-fetch timeout looks the same). See docs/DESIGN.md.
+fn replayed_body_fault(truncated: Option<Truncation>) -> Option<FaultKind> {
+    match truncated? {
+        Truncation::Length => None,
+        Truncation::Time => Some(FaultKind::BodyTimeout),
+        Truncation::Disconnect => Some(FaultKind::BodyIncomplete),
     }
 }
 

@@ -11,7 +11,9 @@
 //! | one host's counts, clock, robots states | `host.rs` |
 //! | delays and backoff | `politeness.rs` |
 //! | robots.txt rules / state machine | `robots_rules.rs` / `robots_state.rs` |
-//! | persistence (queue, seen set, host rows) | `storage.rs` (the seam), `crate::crawl_db` |
+//! | jobs, candidates, "what next?" | `job.rs` |
+//! | restore, checkpoint, replay's take-out | `persistence.rs` over `storage.rs` (the seam) |
+//! | the storage implementation (redb) | `crate::crawl_db` |
 //! | recently seen URLs | `seen_cache.rs` |
 //!
 //! The queued URLs and the seen set live behind [`FrontierStorage`], so memory does not grow
@@ -19,6 +21,8 @@
 //! [`Frontier::checkpoint`] makes the storage durable at a save point.
 
 pub mod host;
+mod job;
+mod persistence;
 pub mod politeness;
 pub mod robots_rules;
 pub mod robots_state;
@@ -27,79 +31,22 @@ pub mod seen_cache;
 pub mod storage;
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use url::Url;
 
 use host::{HostState, PendingRobots};
+pub use job::{Candidate, Job, JobKind, Next};
+use persistence::{FrontierMeta, META_NAME};
 pub use robots_rules::RobotsRules;
 use robots_state::{transition, Gate};
 pub use robots_state::{RobotsOutcome, RobotsState};
 use scheduler::Scheduler;
 use seen_cache::SeenCache;
-use storage::{fingerprint, FrontierStorage, QueuedUrl, SavedHost, StoreError};
+use storage::{fingerprint, FrontierStorage, QueuedUrl, StoreError};
 
 /// Fingerprints per generation of the seen cache (two tables of 524,288 slots: ~18 MB at most).
 const SEEN_CACHE_GENERATION: usize = 450_000;
-/// A saved next-allowed time further ahead than this is not trusted after a restart.
-const MAX_RESTORED_WAIT: Duration = Duration::from_secs(600);
-/// Name of the frontier's counters in storage.
-const META_NAME: &str = "frontier";
-
-/// A URL offered to the frontier.
-#[derive(Debug, Clone)]
-pub struct Candidate {
-    /// Canonical URL (see [`crate::url_rules::canonicalize`]).
-    pub url: Url,
-    /// Link hops from a seed.
-    pub depth: u32,
-    /// Redirect hops that led here.
-    pub redirects: u32,
-}
-
-/// What a job fetches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JobKind {
-    /// A page URL.
-    Page,
-    /// robots.txt of `origin`, `hops` redirects in.
-    Robots {
-        /// The origin the rules are for.
-        origin: String,
-        /// Redirect hops so far.
-        hops: u32,
-    },
-}
-
-/// One fetch to run.
-#[derive(Debug, Clone)]
-pub struct Job {
-    /// Page or robots.txt.
-    pub kind: JobKind,
-    /// The URL to fetch.
-    pub url: Url,
-    /// The politeness key (host name) this job runs under.
-    pub host: String,
-    /// Link hops from a seed.
-    pub depth: u32,
-    /// Redirect hops that led here.
-    pub redirects: u32,
-    /// Failed attempts before this one.
-    pub attempt: u32,
-}
-
-/// The answer to "what next?".
-#[derive(Debug)]
-pub enum Next {
-    /// Run this job.
-    Job(Job),
-    /// Nothing is ready; ask again at this time.
-    Wait(Instant),
-    /// Nothing is ready or waiting, but fetches are in flight and may add work.
-    Idle,
-    /// No work left at all.
-    Exhausted,
-}
 
 /// Settings of the frontier.
 #[derive(Debug, Clone)]
@@ -123,12 +70,6 @@ pub struct FrontierCounters {
     pub robots_denied: u64,
     /// Dropped because robots.txt stayed unavailable.
     pub robots_unavailable: u64,
-}
-
-/// What the frontier saves besides the storage's own tables.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-struct FrontierMeta {
-    counters: FrontierCounters,
 }
 
 /// The crawl frontier.
@@ -172,48 +113,6 @@ impl Frontier {
         };
         frontier.restore(now)?;
         Ok(frontier)
-    }
-
-    fn restore(&mut self, now: Instant) -> Result<(), StoreError> {
-        let wall = SystemTime::now();
-        for (id, saved) in self.storage.hosts()? {
-            if id as usize != self.hosts.len() {
-                return Err(StoreError::Database {
-                    path: Default::default(),
-                    detail: format!("host ids are not contiguous at {id}"),
-                });
-            }
-            let wait = saved
-                .next_allowed
-                .duration_since(wall)
-                .unwrap_or_default()
-                .min(MAX_RESTORED_WAIT);
-            let mut q = HostState::new(saved.name.clone(), now + wait, self.config.delay);
-            q.queued = saved.queued;
-            q.dirty = false;
-            self.queued += saved.queued;
-            self.ids.insert(saved.name, id);
-            self.hosts.push(q);
-        }
-        let agent = self.config.robots_agent.clone();
-        let (base, max) = (self.config.delay, self.config.max_delay);
-        let hosts = &mut self.hosts;
-        self.storage.robots(&mut |origin, id, text| {
-            let Some(q) = hosts.get_mut(id as usize) else {
-                return;
-            };
-            let rules = match text {
-                Some(text) => RobotsRules::parse(&agent, text),
-                None => RobotsRules::allow_all(),
-            };
-            q.delay = politeness::host_delay(base, rules.crawl_delay(), max);
-            q.robots
-                .insert(origin.to_string(), RobotsState::Known(rules));
-        })?;
-        for id in 0..self.hosts.len() as u32 {
-            self.schedule(id);
-        }
-        Ok(())
     }
 
     /// Makes the shuffle order reproducible (tests).
@@ -520,71 +419,6 @@ impl Frontier {
         self.hosts[id as usize].pending_robots = None;
         let dropped = self.storage.drop_where(id, &mut |_| true);
         self.forget_dropped(id, dropped)
-    }
-
-    /// Makes the frontier durable at a save point, with `meta` (named blobs of the caller's)
-    /// written in the same commit. Pages being fetched are saved as queued, so after a crash
-    /// they are fetched again. Reports the first storage error since the last checkpoint.
-    pub fn checkpoint(&mut self, meta: &[(&str, &[u8])]) -> Result<(), StoreError> {
-        if let Some(e) = self.failure.take() {
-            return Err(e);
-        }
-        let (now, wall) = (Instant::now(), SystemTime::now());
-        for (id, q) in self.hosts.iter().enumerate() {
-            if q.dirty || q.in_flight {
-                let saved = SavedHost {
-                    name: q.name.clone(),
-                    queued: q.queued,
-                    next_allowed: wall + q.next_allowed.saturating_duration_since(now),
-                };
-                self.storage.save_host(id as u32, &saved)?;
-            }
-        }
-        let own = FrontierMeta {
-            counters: self.counters.clone(),
-        };
-        let own = serde_json::to_vec(&own).expect("plain data serializes");
-        self.storage.meta_put(META_NAME, &own)?;
-        for (name, value) in meta {
-            self.storage.meta_put(name, value)?;
-        }
-        self.storage.checkpoint()?;
-        for q in &mut self.hosts {
-            // A host with a fetch in flight was saved with that page counted as queued; its
-            // row is rewritten once the fetch ends.
-            q.dirty = q.in_flight;
-        }
-        Ok(())
-    }
-
-    /// Reads a named blob saved by [`Frontier::checkpoint`].
-    pub fn saved_meta(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.storage.meta_get(name)
-    }
-
-    /// Takes a queued URL out of the frontier (it was completed before a crash, as the WARC
-    /// files show). Returns its queue entry as a job, or `None` when it is not queued.
-    pub fn take_queued(&mut self, url: &Url) -> Option<Job> {
-        let id = *self.ids.get(url.host_str()?)?;
-        let entry = match self.storage.take(id, url.as_str()) {
-            Ok(entry) => entry?,
-            Err(e) => {
-                self.fail(e);
-                return None;
-            }
-        };
-        let q = &mut self.hosts[id as usize];
-        q.queued = q.queued.saturating_sub(1);
-        q.dirty = true;
-        self.queued = self.queued.saturating_sub(1);
-        Some(Job {
-            kind: JobKind::Page,
-            url: url.clone(),
-            host: q.name.clone(),
-            depth: entry.depth,
-            redirects: entry.redirects,
-            attempt: entry.attempt,
-        })
     }
 
     /// URLs waiting to be fetched.

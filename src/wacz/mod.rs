@@ -10,7 +10,9 @@ use sha2::{Digest, Sha256};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
 
-use crate::index::cdxj::{entries_of_file, py_json_string};
+use serde::Serialize;
+
+use crate::index::cdxj::entries_of_file;
 use crate::index::IndexError;
 
 /// The WACZ version written.
@@ -33,6 +35,9 @@ pub enum WaczError {
     /// The zip writer failed.
     #[error("zip: {0}")]
     Zip(#[from] zip::result::ZipError),
+    /// A JSON document could not be serialized.
+    #[error("json: {0}")]
+    Json(#[from] serde_json::Error),
     /// No WARC file was given.
     #[error("no WARC files to package")]
     Empty,
@@ -49,10 +54,71 @@ pub struct WaczSummary {
     pub pages: usize,
 }
 
+/// One file of the package, as datapackage.json lists it.
+#[derive(Serialize)]
 struct Resource {
+    name: String,
     path: String,
     hash: String,
     bytes: u64,
+}
+
+impl Resource {
+    fn new(path: String, hash: String, bytes: u64) -> Self {
+        let name = path
+            .rsplit('/')
+            .next()
+            .unwrap_or(&path)
+            .to_ascii_lowercase();
+        Resource {
+            name,
+            path,
+            hash,
+            bytes,
+        }
+    }
+}
+
+/// datapackage.json (Frictionless Data Package with the WACZ fields).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DataPackage<'a> {
+    profile: &'static str,
+    resources: &'a [Resource],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(rename = "mainPageURL", skip_serializing_if = "Option::is_none")]
+    main_page_url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    main_page_date: Option<&'a str>,
+    created: &'a str,
+    #[serde(rename = "wacz_version")]
+    wacz_version: &'static str,
+    software: String,
+}
+
+/// datapackage-digest.json.
+#[derive(Serialize)]
+struct PackageDigest {
+    path: &'static str,
+    hash: String,
+}
+
+/// The header line of pages.jsonl.
+#[derive(Serialize)]
+struct PagesHeader {
+    format: &'static str,
+    id: &'static str,
+    title: &'static str,
+}
+
+/// One line of pages.jsonl.
+#[derive(Serialize)]
+struct PageLine<'a> {
+    id: &'a str,
+    url: &'a str,
+    ts: &'a str,
+    title: &'a str,
 }
 
 fn stored(size: u64) -> SimpleFileOptions {
@@ -82,9 +148,12 @@ pub fn write_wacz(
     lines.sort();
     let index = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
 
-    let mut pages = String::from(
-        "{\"format\": \"json-pages-1.0\", \"id\": \"pages\", \"title\": \"All Pages\"}\n",
-    );
+    let mut pages = serde_json::to_string(&PagesHeader {
+        format: "json-pages-1.0",
+        id: "pages",
+        title: "All Pages",
+    })?;
+    pages.push('\n');
     let mut seen = HashSet::new();
     let mut first_page = None;
     let mut page_count = 0;
@@ -99,13 +168,13 @@ pub fn write_wacz(
         // "id" and "title" keep every row non-blank for table validators (frictionless reads
         // the columns from the header line, which has id and title).
         let id = format!("{:x}", Sha256::digest(format!("{url} {date}").as_bytes()));
-        pages.push_str(&format!(
-            "{{\"id\": \"{}\", \"url\": {}, \"ts\": {}, \"title\": {}}}\n",
-            &id[..16],
-            py_json_string(url),
-            py_json_string(date),
-            py_json_string(url)
-        ));
+        pages.push_str(&serde_json::to_string(&PageLine {
+            id: &id[..16],
+            url,
+            ts: date,
+            title: url,
+        })?);
+        pages.push('\n');
         page_count += 1;
     }
 
@@ -140,11 +209,11 @@ pub fn write_wacz(
             zip.write_all(&buf[..n]).map_err(io_err(out))?;
             bytes += n as u64;
         }
-        resources.push(Resource {
+        resources.push(Resource::new(
             path,
-            hash: format!("sha256:{:x}", hasher.finalize()),
+            format!("sha256:{:x}", hasher.finalize()),
             bytes,
-        });
+        ));
     }
     for (path, data) in [
         ("indexes/index.cdx", index.as_bytes()),
@@ -152,21 +221,30 @@ pub fn write_wacz(
     ] {
         zip.start_file(path, stored(data.len() as u64))?;
         zip.write_all(data).map_err(io_err(out))?;
-        resources.push(Resource {
-            path: path.to_string(),
-            hash: format!("sha256:{:x}", Sha256::digest(data)),
-            bytes: data.len() as u64,
-        });
+        resources.push(Resource::new(
+            path.to_string(),
+            format!("sha256:{:x}", Sha256::digest(data)),
+            data.len() as u64,
+        ));
     }
 
     let created = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let package = datapackage(&resources, title, first_page.as_ref(), &created);
+    let package = serde_json::to_string_pretty(&DataPackage {
+        profile: "data-package",
+        resources: &resources,
+        title,
+        main_page_url: first_page.as_ref().map(|(url, _)| url.as_str()),
+        main_page_date: first_page.as_ref().map(|(_, date)| date.as_str()),
+        created: &created,
+        wacz_version: WACZ_VERSION,
+        software: format!("trawl {}", env!("CARGO_PKG_VERSION")),
+    })? + "\n";
     zip.start_file("datapackage.json", stored(package.len() as u64))?;
     zip.write_all(package.as_bytes()).map_err(io_err(out))?;
-    let digest = format!(
-        "{{\n  \"path\": \"datapackage.json\",\n  \"hash\": \"sha256:{:x}\"\n}}\n",
-        Sha256::digest(package.as_bytes())
-    );
+    let digest = serde_json::to_string_pretty(&PackageDigest {
+        path: "datapackage.json",
+        hash: format!("sha256:{:x}", Sha256::digest(package.as_bytes())),
+    })? + "\n";
     zip.start_file("datapackage-digest.json", stored(digest.len() as u64))?;
     zip.write_all(digest.as_bytes()).map_err(io_err(out))?;
     zip.finish()?.sync_all().map_err(io_err(out))?;
@@ -175,45 +253,4 @@ pub fn write_wacz(
         index_lines: lines.len(),
         pages: page_count,
     })
-}
-
-fn datapackage(
-    resources: &[Resource],
-    title: Option<&str>,
-    main: Option<&(String, String)>,
-    created: &str,
-) -> String {
-    let items: Vec<String> = resources
-        .iter()
-        .map(|r| {
-            let name = r.path.rsplit('/').next().unwrap_or(&r.path).to_ascii_lowercase();
-            format!(
-                "    {{\n      \"name\": {},\n      \"path\": {},\n      \"hash\": {},\n      \"bytes\": {}\n    }}",
-                py_json_string(&name),
-                py_json_string(&r.path),
-                py_json_string(&r.hash),
-                r.bytes
-            )
-        })
-        .collect();
-    let mut out = format!(
-        "{{\n  \"profile\": \"data-package\",\n  \"resources\": [\n{}\n  ],\n",
-        items.join(",\n")
-    );
-    if let Some(t) = title {
-        out.push_str(&format!("  \"title\": {},\n", py_json_string(t)));
-    }
-    if let Some((url, date)) = main {
-        out.push_str(&format!(
-            "  \"mainPageURL\": {},\n  \"mainPageDate\": {},\n",
-            py_json_string(url),
-            py_json_string(date)
-        ));
-    }
-    out.push_str(&format!(
-        "  \"created\": {},\n  \"wacz_version\": \"{WACZ_VERSION}\",\n  \"software\": \"trawl {}\"\n}}\n",
-        py_json_string(created),
-        env!("CARGO_PKG_VERSION")
-    ));
-    out
 }

@@ -425,3 +425,125 @@ async fn ten_kill_9s_lose_and_corrupt_nothing() {
     let check = run_script("warc_check.py", args![dir.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
 }
+
+/// A site whose crawl exercises every counter replay must rebuild: pages, a redirect, a 404,
+/// a body cut by `--max-body-size` (truncated: length), a body cut by the server (truncated:
+/// disconnect, fault body_incomplete), a gzip body that does not decode (fault
+/// invalid_content_encoding), and a type that is not archived.
+async fn varied_site(ip: &str) -> (Web, Host) {
+    let (web, h) = slow_site(ip, 30, 3_000).await;
+    // The odd pages come first, so they are archived before the kill below.
+    let mut index: String = [
+        "/moved",
+        "/missing",
+        "/big",
+        "/cut",
+        "/bad-gzip",
+        "/data.bin",
+    ]
+    .iter()
+    .map(|path| format!("<a href={path}>x</a>"))
+    .collect();
+    index.extend((0..30).map(|i| format!("<a href=/p{i}>p</a>")));
+    h.route("/", Route::html(&index));
+    h.route("/moved", Route::redirect(301, "/p0"));
+    h.route("/missing", Route::typed(404, "text/html", b"<p>gone</p>"));
+    h.route("/big", Route::html(&"<p>big page</p>".repeat(2_000)));
+    h.behave(
+        "/cut",
+        crate::server::Behavior::Raw {
+            bytes: [
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5000\r\n\r\n"
+                    .as_slice(),
+                b"<p>only the start</p>",
+            ]
+            .concat(),
+            reset: false,
+        },
+    );
+    h.behave(
+        "/bad-gzip",
+        crate::server::Behavior::Raw {
+            bytes: b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: 8\r\n\r\nnot gzip".to_vec(),
+            reset: false,
+        },
+    );
+    h.route(
+        "/data.bin",
+        Route::typed(200, "application/octet-stream", b"01"),
+    );
+    (web, h)
+}
+
+/// The counters a crawl reports, without the ones that measure time or files.
+fn counters(stats: &serde_json::Value) -> serde_json::Value {
+    let mut v = stats.clone();
+    let o = v.as_object_mut().unwrap();
+    for timing in [
+        "elapsed_secs",
+        "pages_per_sec",
+        "mean_request_ms",
+        "warc_files",
+        "bytes_written",
+        "records_written",
+        "peak_rss_bytes",
+    ] {
+        o.remove(timing);
+    }
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn counters_and_truncation_reasons_after_kill_and_resume_equal_an_uninterrupted_crawl() {
+    let crawl = |url: String, dir: &std::path::Path, stats: &std::path::Path| {
+        args![
+            "crawl",
+            url,
+            "--out",
+            dir.display(),
+            "--delay",
+            "40ms",
+            "--max-body-size",
+            "10KiB",
+            "--records-per-file",
+            4,
+            "--stats",
+            stats.display(),
+            "-q"
+        ]
+    };
+    // Uninterrupted.
+    let whole = tempfile::tempdir().unwrap();
+    let whole_stats = whole.path().join("stats.json");
+    {
+        let (_web, h) = varied_site("127.0.0.22").await;
+        let run = trawl(crawl(h.url("/"), &whole.path().join("out"), &whole_stats)).await;
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    }
+    let expected = crate::harness::read_json(&whole_stats);
+    assert_eq!(expected["truncated"]["length"], 1, "{expected}");
+    assert_eq!(expected["truncated"]["disconnect"], 1, "{expected}");
+    assert_eq!(
+        expected["errors"]["invalid_content_encoding"], 1,
+        "{expected}"
+    );
+
+    // Killed with -9 before its first periodic save point (5 s), so everything it archived
+    // is recovered by replaying the WARC files, then resumed.
+    let (web, h) = varied_site("127.0.0.22").await;
+    let parts = tempfile::tempdir().unwrap();
+    let out = parts.path().join("out");
+    let stats = parts.path().join("stats.json");
+    let mut child = spawn_trawl(crawl(h.url("/"), &out, &stats));
+    wait_for(|| web.paths_of(&h).len() >= 12, "12 requests").await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        warc_files(&out).len() >= 2,
+        "the killed crawl archived the odd pages"
+    );
+    let run = trawl(crawl(h.url("/"), &out, &stats)).await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let got = crate::harness::read_json(&stats);
+    assert_eq!(counters(&got), counters(&expected));
+}

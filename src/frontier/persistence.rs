@@ -1,0 +1,131 @@
+//! The frontier's side of persistence: rebuilding per-host state from storage when a crawl
+//! opens, saving it at each save point, and taking out the URLs that crash replay finds
+//! archived already. Everything goes through the [`FrontierStorage`] seam.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use url::Url;
+
+use super::host::HostState;
+use super::storage::{SavedHost, StoreError};
+use super::{politeness, Frontier, FrontierCounters, Job, JobKind, RobotsRules, RobotsState};
+
+/// A saved next-allowed time further ahead than this is not trusted after a restart.
+const MAX_RESTORED_WAIT: Duration = Duration::from_secs(600);
+/// Name of the frontier's counters in storage.
+pub(super) const META_NAME: &str = "frontier";
+
+/// What the frontier saves besides the storage's own tables.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(super) struct FrontierMeta {
+    pub(super) counters: FrontierCounters,
+}
+
+impl Frontier {
+    pub(super) fn restore(&mut self, now: Instant) -> Result<(), StoreError> {
+        let wall = SystemTime::now();
+        for (id, saved) in self.storage.hosts()? {
+            if id as usize != self.hosts.len() {
+                return Err(StoreError::Database {
+                    path: Default::default(),
+                    detail: format!("host ids are not contiguous at {id}"),
+                });
+            }
+            let wait = saved
+                .next_allowed
+                .duration_since(wall)
+                .unwrap_or_default()
+                .min(MAX_RESTORED_WAIT);
+            let mut q = HostState::new(saved.name.clone(), now + wait, self.config.delay);
+            q.queued = saved.queued;
+            q.dirty = false;
+            self.queued += saved.queued;
+            self.ids.insert(saved.name, id);
+            self.hosts.push(q);
+        }
+        let agent = self.config.robots_agent.clone();
+        let (base, max) = (self.config.delay, self.config.max_delay);
+        let hosts = &mut self.hosts;
+        self.storage.robots(&mut |origin, id, text| {
+            let Some(q) = hosts.get_mut(id as usize) else {
+                return;
+            };
+            let rules = match text {
+                Some(text) => RobotsRules::parse(&agent, text),
+                None => RobotsRules::allow_all(),
+            };
+            q.delay = politeness::host_delay(base, rules.crawl_delay(), max);
+            q.robots
+                .insert(origin.to_string(), RobotsState::Known(rules));
+        })?;
+        for id in 0..self.hosts.len() as u32 {
+            self.schedule(id);
+        }
+        Ok(())
+    }
+
+    /// Makes the frontier durable at a save point, with `meta` (named blobs of the caller's)
+    /// written in the same commit. Pages being fetched are saved as queued, so after a crash
+    /// they are fetched again. Reports the first storage error since the last checkpoint.
+    pub fn checkpoint(&mut self, meta: &[(&str, &[u8])]) -> Result<(), StoreError> {
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        for (id, q) in self.hosts.iter().enumerate() {
+            if q.dirty || q.in_flight {
+                let saved = SavedHost {
+                    name: q.name.clone(),
+                    queued: q.queued,
+                    next_allowed: wall + q.next_allowed.saturating_duration_since(now),
+                };
+                self.storage.save_host(id as u32, &saved)?;
+            }
+        }
+        let own = FrontierMeta {
+            counters: self.counters.clone(),
+        };
+        let own = serde_json::to_vec(&own).expect("plain data serializes");
+        self.storage.meta_put(META_NAME, &own)?;
+        for (name, value) in meta {
+            self.storage.meta_put(name, value)?;
+        }
+        self.storage.checkpoint()?;
+        for q in &mut self.hosts {
+            // A host with a fetch in flight was saved with that page counted as queued; its
+            // row is rewritten once the fetch ends.
+            q.dirty = q.in_flight;
+        }
+        Ok(())
+    }
+
+    /// Reads a named blob saved by [`Frontier::checkpoint`].
+    pub fn saved_meta(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.storage.meta_get(name)
+    }
+
+    /// Takes a queued URL out of the frontier (it was completed before a crash, as the WARC
+    /// files show). Returns its queue entry as a job, or `None` when it is not queued.
+    pub fn take_queued(&mut self, url: &Url) -> Option<Job> {
+        let id = *self.ids.get(url.host_str()?)?;
+        let entry = match self.storage.take(id, url.as_str()) {
+            Ok(entry) => entry?,
+            Err(e) => {
+                self.fail(e);
+                return None;
+            }
+        };
+        let q = &mut self.hosts[id as usize];
+        q.queued = q.queued.saturating_sub(1);
+        q.dirty = true;
+        self.queued = self.queued.saturating_sub(1);
+        Some(Job {
+            kind: JobKind::Page,
+            url: url.clone(),
+            host: q.name.clone(),
+            depth: entry.depth,
+            redirects: entry.redirects,
+            attempt: entry.attempt,
+        })
+    }
+}
