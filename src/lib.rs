@@ -32,24 +32,24 @@
 //! examples (benchmarks) use them; the rest is crate-private.
 
 pub mod app;
-pub mod capture;
-pub mod chain;
+pub(crate) mod capture;
+pub(crate) mod chain;
 pub mod cli;
-pub mod config;
-pub mod crawl;
+pub(crate) mod config;
+pub(crate) mod crawl;
 pub mod crawl_db;
 pub mod exchange;
 pub mod exit;
 pub mod extract;
-pub mod fault;
-pub mod fetch;
+pub(crate) mod fault;
+pub(crate) mod fetch;
 pub mod frontier;
 pub mod http_message;
-pub mod index;
-pub mod out_lock;
+pub(crate) mod index;
+pub(crate) mod out_lock;
 pub mod record;
-pub mod report;
-pub mod seeds;
+pub(crate) mod report;
+pub(crate) mod seeds;
 pub mod url_rules;
-pub mod wacz;
+pub(crate) mod wacz;
 pub mod warc;

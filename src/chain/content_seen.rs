@@ -3,7 +3,7 @@
 //! revisit record that refers to the original.
 //!
 //! The table maps payload digests to the capture holding that payload. It is shared by all
-//! workers behind a plain mutex: one short lookup or insert per page, never held across an
+//! jobs behind a plain mutex: one short lookup or insert per page, never held across an
 //! await. Two identical pages fetched at the same moment may both be stored in full; that costs
 //! bytes, never correctness. Only complete, non-empty page payloads take part.
 

@@ -85,7 +85,7 @@ impl ArchiveRules {
     }
 }
 
-/// Counts archived pages against `--max-pages`, shared by all workers so the target is exact.
+/// Counts archived pages against `--max-pages`, shared by all jobs so the target is exact.
 #[derive(Debug)]
 pub struct PageBudget {
     limit: Option<u64>,

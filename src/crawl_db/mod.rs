@@ -92,6 +92,7 @@ impl CrawlDb {
     }
 
     /// A store in memory, for tests of logic that does not care where data lives.
+    #[cfg(test)]
     pub fn in_memory() -> CrawlDb {
         let db = redb::Database::builder()
             .create_with_backend(redb::backends::InMemoryBackend::new())
@@ -148,11 +149,6 @@ impl CrawlDb {
         }
         self.txn = Some(self.db.begin_write().map_err(|e| self.error(e))?);
         Ok(())
-    }
-
-    /// The database file.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Adds a queue entry.

@@ -7,4 +7,4 @@ pub mod charset;
 pub mod links;
 
 pub use charset::decode_html;
-pub use links::{extract_links, Links};
+pub use links::extract_links;

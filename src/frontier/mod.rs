@@ -116,6 +116,7 @@ impl Frontier {
     }
 
     /// Makes the shuffle order reproducible (tests).
+    #[cfg(test)]
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.scheduler.set_rng(fastrand::Rng::with_seed(seed));
         self
@@ -437,6 +438,7 @@ impl Frontier {
     }
 
     /// The current delay of a host (configured delay raised by Crawl-delay).
+    #[cfg(test)]
     pub fn host_delay(&self, host: &str) -> Option<Duration> {
         self.ids.get(host).map(|&id| self.hosts[id as usize].delay)
     }

@@ -66,6 +66,7 @@ impl Scheduler {
     }
 
     /// Seeds the shuffle (tests).
+    #[cfg(test)]
     pub fn set_rng(&mut self, rng: fastrand::Rng) {
         self.rng = rng;
     }

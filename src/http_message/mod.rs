@@ -11,6 +11,5 @@ pub mod content_encoding;
 pub mod head;
 pub mod media_type;
 
-pub use chunked::dechunk;
-pub use content_encoding::{decode_content, DecodeError, Decoded};
+pub use content_encoding::decode_content;
 pub use head::{message_length, parse_response_head, parse_response_head_with_limit, ResponseHead};

@@ -10,7 +10,7 @@ pub mod gzip;
 
 pub use builder::{
     exchange_records, exchange_records_as, metadata_record, warc_date, warcinfo_record, Original,
-    RecordIds, ResponseForm, WarcRecord, REVISIT_PROFILE,
+    ResponseForm,
 };
 pub use digest::{payload_of_response, sha1_digest};
 pub use gzip::gzip_member;

@@ -6,5 +6,5 @@ pub mod status_file;
 pub mod table;
 
 pub use progress::{Progress, Snapshot};
-pub use stats::{CrawlStats, Filtered, StopReason, Tally};
+pub use stats::{CrawlStats, StopReason, Tally};
 pub use table::render_table;

@@ -8,4 +8,4 @@ pub mod scope;
 
 pub use canonical::{canonicalize, resolve_link};
 pub use filter::{has_non_html_extension, UrlFilter};
-pub use scope::{registrable_domain, Scope, ScopeKind};
+pub use scope::{Scope, ScopeKind};

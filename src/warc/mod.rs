@@ -11,6 +11,5 @@ pub mod recovery;
 pub mod rotation;
 pub mod writer;
 
-pub use naming::WarcNaming;
 pub use rotation::Rotation;
-pub use writer::{spawn_writer, Batch, WarcError, WriterConfig, WriterHandle, WriterReport};
+pub use writer::{spawn_writer, Batch, WarcError, WriterConfig, WriterHandle};
