@@ -181,14 +181,9 @@ fn run_crawl(args: CrawlArgs) -> ExitCode {
     for p in &config.seed_problems {
         eprintln!("trawl: skipping seed {p}");
     }
-    for class in config
-        .unlocked_classes
-        .iter()
-        .filter(|_| !config.report.quiet)
-    {
+    for (addr, class) in config.unlocked.iter().filter(|_| !config.report.quiet) {
         eprintln!(
-            "trawl: note: a seed is a {} IP address, so {} addresses are allowed for this crawl",
-            class.name(),
+            "trawl: note: a seed is a {} IP address, so {addr} (that address and port only) is allowed for this crawl",
             class.name()
         );
     }

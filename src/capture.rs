@@ -82,6 +82,7 @@ mod tests {
             request: Vec::new(),
             response: response.to_vec(),
             truncated: None,
+            interim: Vec::new(),
         };
         let head = parse_response_head(response).unwrap();
         Capture::new(exchange, head)

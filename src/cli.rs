@@ -182,8 +182,9 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub max_redirects: u32,
 
-    /// Allow connections to loopback, private, link-local and other non-public addresses
-    /// (refused by default; an IP-literal seed of such a class allows that class).
+    /// Allow connections to loopback, private, link-local and other non-public addresses, for
+    /// whole-network crawls (refused by default; an IP-literal seed allows exactly its own
+    /// address and port, never its whole class).
     #[arg(long)]
     pub allow_private: bool,
 

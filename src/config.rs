@@ -5,6 +5,7 @@
 //! grouped by the part of the crawl that uses it; files and directories it names are opened
 //! or created by the crawl's set-up (`crawl/setup.rs`).
 
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -76,6 +77,49 @@ pub struct Limits {
     pub max_path_repeats: usize,
     /// Refused ports.
     pub ports: PortPolicy,
+}
+
+impl Limits {
+    /// True when the URL is longer than `--max-url-length`.
+    pub fn too_long(&self, url: &url::Url) -> bool {
+        url.as_str().len() > self.max_url_length
+    }
+
+    /// True when the path has more than `--max-path-depth` segments or one segment more than
+    /// `--max-path-repeats` times (e.g. `/a/b/a/b/a/b/a/b/` from relative links on an error
+    /// page).
+    pub fn is_path_trap(&self, url: &url::Url) -> bool {
+        let segments: Vec<&str> = url.path().split('/').filter(|s| !s.is_empty()).collect();
+        if segments.len() > self.max_path_depth {
+            return true;
+        }
+        let mut counts: std::collections::HashMap<&str, usize> = Default::default();
+        segments.iter().any(|s| {
+            let c = counts.entry(s).or_default();
+            *c += 1;
+            *c > self.max_path_repeats
+        })
+    }
+
+    /// Why a seed breaks these limits, if it does.
+    pub fn seed_violation(&self, url: &url::Url) -> Option<String> {
+        if self.too_long(url) {
+            Some(format!(
+                "longer than --max-url-length ({} > {} characters)",
+                url.as_str().len(),
+                self.max_url_length
+            ))
+        } else if !self.ports.allows(url) {
+            Some("its port is refused by --deny-ports".to_string())
+        } else if self.is_path_trap(url) {
+            Some(format!(
+                "its path is deeper than --max-path-depth ({}) or repeats a segment more than --max-path-repeats ({})",
+                self.max_path_depth, self.max_path_repeats
+            ))
+        } else {
+            None
+        }
+    }
 }
 
 /// What may enter the frontier (see `crawl/admission.rs`).
@@ -161,8 +205,9 @@ pub struct Config {
     pub seeds: Vec<Seed>,
     /// Seed lines that were skipped, for the report.
     pub seed_problems: Vec<SeedProblem>,
-    /// Address classes allowed because a seed is an IP literal of that class (for a note).
-    pub unlocked_classes: Vec<AddressClass>,
+    /// Socket addresses of IP-literal seeds in a refused class, allowed for this crawl (for a
+    /// note).
+    pub unlocked: Vec<(SocketAddr, AddressClass)>,
     /// Fetch identity, timeouts and the SSRF guard.
     pub fetch: FetchOptions,
     /// Frontier settings.
@@ -210,7 +255,18 @@ impl Config {
             return Err(bad("--accept needs at least one content type".into()));
         }
 
-        let (seeds, seed_problems) = collect_seeds(&args)?;
+        let ports = match args.deny_ports.clone() {
+            None => PortPolicy::AllowAll,
+            Some(list) if list.is_empty() => PortPolicy::DefaultOnly,
+            Some(list) => PortPolicy::Deny(list),
+        };
+        let limits = Limits {
+            max_url_length: args.max_url_length,
+            max_path_depth: args.max_path_depth,
+            max_path_repeats: args.max_path_repeats.max(1),
+            ports,
+        };
+        let (seeds, seed_problems) = collect_seeds(&args, &limits)?;
         if seeds.is_empty() {
             return Err(ConfigError::NoSeeds(seed_problems));
         }
@@ -221,24 +277,16 @@ impl Config {
             .unwrap_or_else(|| args.out.join(".trawl-state"));
         let robots_agent = product_token(&args.user_agent);
         let mut guard = AddressGuard::new(args.allow_private);
-        let unlocked_classes = seeds
+        let unlocked = seeds
             .iter()
-            .filter_map(|s| match s.url.host() {
-                Some(url::Host::Ipv4(ip)) => guard.allow_seed_literal(ip.into()),
-                Some(url::Host::Ipv6(ip)) => guard.allow_seed_literal(ip.into()),
-                _ => None,
-            })
+            .flat_map(seed_socket_addrs)
+            .filter_map(|addr| Some((addr, guard.allow_seed_literal(addr)?)))
             .collect();
-        let ports = match args.deny_ports {
-            None => PortPolicy::AllowAll,
-            Some(list) if list.is_empty() => PortPolicy::DefaultOnly,
-            Some(list) => PortPolicy::Deny(list),
-        };
         let max_decoded_size = usize::try_from(args.max_decoded_size).unwrap_or(usize::MAX);
         Ok(Config {
             seeds,
             seed_problems,
-            unlocked_classes,
+            unlocked,
             fetch: FetchOptions {
                 user_agent: args.user_agent,
                 connect_timeout: args.connect_timeout,
@@ -261,12 +309,7 @@ impl Config {
                 filter,
                 max_depth: args.max_depth,
                 max_redirects: args.max_redirects,
-                limits: Limits {
-                    max_url_length: args.max_url_length,
-                    max_path_depth: args.max_path_depth,
-                    max_path_repeats: args.max_path_repeats.max(1),
-                    ports,
-                },
+                limits,
             },
             chain: ChainConfig {
                 archive: ArchiveRules {
@@ -314,15 +357,39 @@ impl Config {
     }
 }
 
-fn collect_seeds(args: &CrawlArgs) -> Result<(Vec<Seed>, Vec<SeedProblem>), ConfigError> {
+/// The socket addresses an IP-literal seed is fetched from: its own, and port 80 too for a
+/// bare address that may fall back from https to http.
+fn seed_socket_addrs(seed: &Seed) -> Vec<SocketAddr> {
+    let ip: IpAddr = match seed.url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.into(),
+        Some(url::Host::Ipv6(ip)) => ip.into(),
+        _ => return Vec::new(),
+    };
+    let mut ports = vec![seed.url.port_or_known_default().unwrap_or(80)];
+    if seed.http_fallback {
+        ports.push(80);
+    }
+    ports.into_iter().map(|p| SocketAddr::new(ip, p)).collect()
+}
+
+/// The seeds of the command line and the seeds file, each checked against `limits` as links
+/// are, without duplicates.
+fn collect_seeds(
+    args: &CrawlArgs,
+    limits: &Limits,
+) -> Result<(Vec<Seed>, Vec<SeedProblem>), ConfigError> {
+    let check = |seed: Seed| match limits.seed_violation(&seed.url) {
+        Some(reason) => Err(reason),
+        None => Ok(seed),
+    };
     let mut seeds = Vec::new();
     let mut problems = Vec::new();
     for text in &args.seeds {
-        match parse_seed(text) {
+        match parse_seed(text).and_then(check) {
             Ok(seed) => seeds.push(seed),
             Err(reason) => problems.push(SeedProblem {
                 line: 0,
-                text: text.clone(),
+                text: text.chars().take(200).collect(),
                 reason,
             }),
         }
@@ -332,7 +399,8 @@ fn collect_seeds(args: &CrawlArgs) -> Result<(Vec<Seed>, Vec<SeedProblem>), Conf
             path: path.clone(),
             source,
         })?;
-        let (file_seeds, file_problems) = parse_seed_lines(&String::from_utf8_lossy(&bytes));
+        let (file_seeds, file_problems) =
+            parse_seed_lines(&String::from_utf8_lossy(&bytes), &check);
         seeds.extend(file_seeds);
         problems.extend(file_problems);
     }

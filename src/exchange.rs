@@ -51,8 +51,12 @@ pub struct Exchange {
     pub date: SystemTime,
     /// Request bytes exactly as sent.
     pub request: Vec<u8>,
-    /// Response bytes exactly as received: status line, headers, body as transferred.
+    /// Response bytes exactly as received: status line, headers, body as transferred. This is
+    /// the final response; any 1xx interim responses before it are in `interim`.
     pub response: Vec<u8>,
+    /// The 1xx interim responses (100 Continue, 103 Early Hints) received before the final
+    /// response, exactly as received; usually empty.
+    pub interim: Vec<u8>,
     /// Set when the response is not complete.
     pub truncated: Option<Truncation>,
 }

@@ -74,7 +74,11 @@ pub fn parse_seed(text: &str) -> Result<Seed, String> {
 }
 
 /// Parses a seeds file: blank lines and `#` comments are skipped, bad lines reported.
-pub fn parse_seed_lines(content: &str) -> (Vec<Seed>, Vec<SeedProblem>) {
+/// Each usable seed is passed through `check` (the crawl's URL limits), which may refuse it.
+pub fn parse_seed_lines(
+    content: &str,
+    check: &dyn Fn(Seed) -> Result<Seed, String>,
+) -> (Vec<Seed>, Vec<SeedProblem>) {
     let mut seeds = Vec::new();
     let mut problems = Vec::new();
     for (index, raw) in content.lines().enumerate() {
@@ -82,7 +86,7 @@ pub fn parse_seed_lines(content: &str) -> (Vec<Seed>, Vec<SeedProblem>) {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        match parse_seed(line) {
+        match parse_seed(line).and_then(check) {
             Ok(seed) => seeds.push(seed),
             Err(reason) => problems.push(SeedProblem {
                 line: index + 1,
@@ -119,7 +123,7 @@ mod tests {
     #[test]
     fn file_parsing_reports_line_numbers_and_skips_comments() {
         let content = "# seeds\n\nhttp://a.org/\nftp://b.org/\n  c.org  \nnot a url\nhttp://\nhttp://d.org/x y\n";
-        let (seeds, problems) = parse_seed_lines(content);
+        let (seeds, problems) = parse_seed_lines(content, &Ok);
         let urls: Vec<&str> = seeds.iter().map(|s| s.url.as_str()).collect();
         assert_eq!(urls, ["http://a.org/", "https://c.org/"]);
         let lines: Vec<usize> = problems.iter().map(|p| p.line).collect();

@@ -30,6 +30,7 @@ fuzz_target!(|data: &[u8]| {
         request: b"GET / HTTP/1.1\r\n\r\n".to_vec(),
         response: data.to_vec(),
         truncated: None,
+        interim: Vec::new(),
     };
     let (_, resp) = exchange_records(&ex);
     let bytes = &resp.bytes;

@@ -1,6 +1,12 @@
 //! Stage 4, record building: the WARC records of one capture, serialized and compressed in the
 //! fetching task so the single writer only appends. Request, then response (or a revisit when
-//! the content-seen test found the payload), then the page's metadata record if asked for.
+//! the content-seen test found the payload), then a metadata record of the 1xx interim
+//! responses if there were any, then the page's metadata record if asked for.
+//!
+//! The response record holds the final response only: warcio, pywb and cdxj-indexer read the
+//! first status line of the block as the response, so interim heads there would replace the
+//! real status and headers. The interim heads are kept, line by line, in an
+//! `application/warc-fields` metadata record, which those readers skip (docs/DESIGN.md).
 
 use std::time::Duration;
 
@@ -60,6 +66,15 @@ pub fn build_records(
         gzip_member(&request.bytes, level),
         gzip_member(&response.bytes, level),
     ];
+    if !ex.interim.is_empty() {
+        let meta = metadata_record(
+            &ex.target_uri,
+            ex.date,
+            &response.id,
+            &interim_fields(&ex.interim),
+        );
+        members.push(gzip_member(&meta.bytes, level));
+    }
     if let (true, Some(facts)) = (options.metadata_records, page) {
         let mut fields: Vec<(&str, String)> = vec![
             ("hopsFromSeed", facts.depth.to_string()),
@@ -72,5 +87,41 @@ pub fn build_records(
     BuiltRecords {
         members,
         response_id: response.id,
+    }
+}
+
+/// The interim responses as warc-fields: each status line as `interimResponse`, each header
+/// line after it as `interimHeader`, in received order.
+fn interim_fields(interim: &[u8]) -> Vec<(&'static str, String)> {
+    String::from_utf8_lossy(interim)
+        .split('\n')
+        .map(|line| line.trim_end_matches('\r'))
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let name = if line.starts_with("HTTP/") {
+                "interimResponse"
+            } else {
+                "interimHeader"
+            };
+            (name, line.to_string())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interim_heads_become_fields() {
+        let fields = interim_fields(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n");
+        assert_eq!(
+            fields,
+            [
+                ("interimResponse", "HTTP/1.1 100 Continue".to_string()),
+                ("interimResponse", "HTTP/1.1 103 Early Hints".to_string()),
+                ("interimHeader", "Link: </s.css>; rel=preload".to_string()),
+            ]
+        );
     }
 }

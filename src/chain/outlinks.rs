@@ -12,6 +12,7 @@ use crate::extract::{decode_html, extract_links};
 use crate::fault::FaultKind;
 use crate::http_message::decode_content;
 use crate::http_message::media_type::is_html;
+use crate::url_rules::canonical::{unresolved, Unresolved};
 use crate::url_rules::resolve_link;
 
 /// The stage's options.
@@ -25,6 +26,17 @@ pub struct LinkRules {
     pub robots_max_decoded: usize,
 }
 
+/// Links of a page that were not taken, by reason.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Declined {
+    /// Past `--max-links-per-page`.
+    pub over_cap: u64,
+    /// Longer than any URL trawl handles (16 KiB).
+    pub too_long: u64,
+    /// Not http(s) URLs (mailto:, javascript:, unparseable).
+    pub not_http: u64,
+}
+
 /// What a capture points to.
 #[derive(Debug, Default)]
 pub struct Outlinks {
@@ -34,6 +46,8 @@ pub struct Outlinks {
     pub location: Option<Url>,
     /// The decoded body of a robots.txt response.
     pub robots_body: Option<Vec<u8>>,
+    /// Links declined here, by reason (each must be counted somewhere).
+    pub declined: Declined,
     /// Faults met while decoding or extracting.
     pub faults: Vec<FaultKind>,
 }
@@ -47,10 +61,8 @@ pub fn outlinks(
     page: bool,
     robots: bool,
 ) -> Outlinks {
-    let mut out = Outlinks {
-        location: location(capture, url),
-        ..Outlinks::default()
-    };
+    let mut out = Outlinks::default();
+    out.location = location(capture, url, &mut out.declined);
     if robots {
         out.robots_body = Some(decoded_body(
             capture,
@@ -64,17 +76,30 @@ pub fn outlinks(
         if links.dropped > 0 {
             out.faults.push(FaultKind::LinksCapped);
         }
+        out.declined.over_cap += links.dropped as u64;
+        out.declined.too_long += links.too_long as u64;
+        out.declined.not_http += links.unusable as u64;
         out.links = links.urls;
     }
     out
 }
 
-/// The resolved Location of a 3xx response.
-fn location(capture: &Capture, url: &Url) -> Option<Url> {
+/// The resolved Location of a 3xx response; a Location that is not a URL trawl can follow is
+/// counted in `declined`.
+fn location(capture: &Capture, url: &Url, declined: &mut Declined) -> Option<Url> {
     if !(300..400).contains(&capture.status()) {
         return None;
     }
-    resolve_link(url, &capture.head.header_str("location")?)
+    let target = capture.head.header_str("location")?;
+    let resolved = resolve_link(url, &target);
+    if resolved.is_none() {
+        match unresolved(url, &target) {
+            Some(Unresolved::TooLong) => declined.too_long += 1,
+            Some(Unresolved::NotHttp) => declined.not_http += 1,
+            None => {}
+        }
+    }
+    resolved
 }
 
 /// The payload with content coding removed, at most `cap` bytes; empty when it cannot be
@@ -111,6 +136,7 @@ mod tests {
             request: Vec::new(),
             response: response.as_bytes().to_vec(),
             truncated: None,
+            interim: Vec::new(),
         };
         let head = parse_response_head(&exchange.response).unwrap();
         Capture::new(exchange, head)
@@ -140,6 +166,9 @@ mod tests {
         let moved = capture("HTTP/1.1 301 Moved\r\nLocation: ../z\r\n\r\n");
         let out = outlinks(&rules(9), &moved, &url, false, false);
         assert_eq!(out.location, Some(Url::parse("http://a.org/z").unwrap()));
+        let away = capture("HTTP/1.1 302 Found\r\nLocation: mailto:x@a.org\r\n\r\n");
+        let out = outlinks(&rules(9), &away, &url, false, false);
+        assert_eq!((out.location, out.declined.not_http), (None, 1));
         let robots = capture("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\nnot gzip");
         let out = outlinks(&rules(9), &robots, &url, false, true);
         assert_eq!(out.robots_body.as_deref(), Some(&b""[..]));

@@ -1,8 +1,6 @@
 //! Which discovered URLs may enter the frontier: scope, depth, redirect hops, user patterns,
 //! trap limits, ports and the extension pre-filter. Deduplication is the frontier's job.
 
-use std::collections::HashMap;
-
 use url::Url;
 
 use crate::config::Limits;
@@ -66,7 +64,7 @@ impl Admission {
         if redirects > self.max_redirects {
             return Err(Rejection::Redirects);
         }
-        if url.as_str().len() > self.limits.max_url_length {
+        if self.limits.too_long(url) {
             return Err(Rejection::UrlLength);
         }
         if !self.limits.ports.allows(url) {
@@ -78,11 +76,7 @@ impl Admission {
         if !self.filter.allows(url) {
             return Err(Rejection::Pattern);
         }
-        if is_path_trap(
-            url,
-            self.limits.max_path_depth,
-            self.limits.max_path_repeats,
-        ) {
+        if self.limits.is_path_trap(url) {
             return Err(Rejection::PathTrap);
         }
         if has_non_html_extension(url) {
@@ -90,21 +84,6 @@ impl Admission {
         }
         Ok(())
     }
-}
-
-/// True when the path has more than `max_depth` segments or one segment more than
-/// `max_repeats` times (e.g. `/a/b/a/b/a/b/a/b/` from relative links on an error page).
-fn is_path_trap(url: &Url, max_depth: usize, max_repeats: usize) -> bool {
-    let segments: Vec<&str> = url.path().split('/').filter(|s| !s.is_empty()).collect();
-    if segments.len() > max_depth {
-        return true;
-    }
-    let mut counts: HashMap<&str, usize> = HashMap::new();
-    segments.iter().any(|s| {
-        let c = counts.entry(s).or_default();
-        *c += 1;
-        *c > max_repeats
-    })
 }
 
 #[cfg(test)]

@@ -175,6 +175,11 @@ impl Ledger {
                         self.tally.filtered.host_quota += dropped as u64;
                     }
                 }
+                let declined = found.declined;
+                let filtered = &mut self.tally.filtered;
+                filtered.url_length += declined.too_long;
+                filtered.link_cap += declined.over_cap;
+                filtered.not_http += declined.not_http;
                 for link in found.links {
                     self.offer(link, job.depth + 1, 0, false, now);
                 }

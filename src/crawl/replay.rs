@@ -174,6 +174,7 @@ fn capture_of(record: StoredRecord) -> Option<Capture> {
             .and_then(|d| humantime::parse_rfc3339(d).ok())
             .unwrap_or(SystemTime::UNIX_EPOCH),
         request: Vec::new(),
+        interim: Vec::new(),
         truncated: record
             .header("WARC-Truncated")
             .map(Truncation::from_warc_value),

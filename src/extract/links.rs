@@ -15,6 +15,7 @@ use html5ever::tokenizer::{
 };
 use url::Url;
 
+use crate::url_rules::canonical::{unresolved, Unresolved};
 use crate::url_rules::resolve_link;
 
 /// The links of one page.
@@ -22,14 +23,31 @@ use crate::url_rules::resolve_link;
 pub struct Links {
     /// Absolute, canonical, deduplicated http(s) URLs in document order.
     pub urls: Vec<Url>,
-    /// How many distinct links were dropped because of the per-page cap.
+    /// How many links were dropped because of the per-page cap (distinct ones past the cap,
+    /// plus raw ones past the bound on collected hrefs).
     pub dropped: usize,
+    /// Links longer than the longest URL trawl handles (16 KiB).
+    pub too_long: usize,
+    /// Non-empty hrefs that are not http(s) URLs (mailto:, javascript:, unparseable).
+    pub unusable: usize,
 }
 
 #[derive(Default)]
 struct Collected {
     hrefs: Vec<String>,
+    /// Raw hrefs not collected because `max_raw` was reached.
+    over_raw: usize,
     base_href: Option<String>,
+}
+
+impl Collected {
+    fn push(&mut self, href: &str, max_raw: usize) {
+        if self.hrefs.len() < max_raw {
+            self.hrefs.push(href.to_string());
+        } else {
+            self.over_raw += 1;
+        }
+    }
 }
 
 struct LinkSink {
@@ -40,10 +58,7 @@ struct LinkSink {
 impl LinkSink {
     fn take_attr(&self, tag: &Tag, name: &str) {
         if let Some(attr) = tag.attrs.iter().find(|a| &*a.name.local == name) {
-            let mut c = self.collected.borrow_mut();
-            if c.hrefs.len() < self.max_raw {
-                c.hrefs.push(attr.value.to_string());
-            }
+            self.collected.borrow_mut().push(&attr.value, self.max_raw);
         }
     }
 
@@ -73,7 +88,7 @@ impl LinkSink {
                     .is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh"));
                 if let (true, Some(content)) = (refresh, Self::attr(tag, "content")) {
                     if let Some(target) = meta_refresh_url(content) {
-                        self.collected.borrow_mut().hrefs.push(target.to_string());
+                        self.collected.borrow_mut().push(target, self.max_raw);
                     }
                 }
             }
@@ -141,9 +156,17 @@ pub fn extract_links(html: &str, page_url: &Url, max_links: usize) -> Links {
         .filter(|b| matches!(b.scheme(), "http" | "https"))
         .unwrap_or_else(|| page_url.clone());
     let mut seen = HashSet::new();
-    let mut links = Links::default();
+    let mut links = Links {
+        dropped: collected.over_raw,
+        ..Links::default()
+    };
     for href in &collected.hrefs {
         let Some(url) = resolve_link(&base, href) else {
+            match unresolved(&base, href) {
+                Some(Unresolved::TooLong) => links.too_long += 1,
+                Some(Unresolved::NotHttp) => links.unusable += 1,
+                None => {}
+            }
             continue;
         };
         if !seen.insert(url.as_str().to_string()) {

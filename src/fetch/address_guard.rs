@@ -4,12 +4,13 @@
 //! to a private address (DNS rebinding) is refused too. By default loopback, private (RFC 1918,
 //! CGNAT, unique local), link-local (incl. 169.254.169.254), multicast, broadcast, reserved and
 //! unspecified addresses are refused. `--allow-private` allows everything. A seed that is itself
-//! an IP literal of a refused class (e.g. `http://127.0.0.2/`) states the user's intent to crawl
-//! that class, so the class is allowed for the whole crawl (and a note is logged); host names are
-//! never trusted that way.
+//! an IP literal of a refused class (e.g. `http://127.0.0.2:8000/`) states the user's intent to
+//! crawl exactly that address and port, so that one socket address is allowed (and a note is
+//! logged): a page there that links to `http://127.0.0.1:6379/` or `http://localhost:9200/`
+//! still cannot make the crawler talk to other local services. Host names never unlock anything.
 
 use std::collections::HashSet;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 /// Address classes the guard refuses by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,7 +94,8 @@ fn class_v6(ip: Ipv6Addr) -> Option<AddressClass> {
 #[derive(Debug, Clone, Default)]
 pub struct AddressGuard {
     allow_all: bool,
-    allowed: HashSet<AddressClass>,
+    /// Socket addresses of IP-literal seeds, allowed whatever their class.
+    allowed: HashSet<SocketAddr>,
 }
 
 impl AddressGuard {
@@ -105,16 +107,17 @@ impl AddressGuard {
         }
     }
 
-    /// Allows the class of an IP-literal seed; returns the class when it was refused before.
-    pub fn allow_seed_literal(&mut self, ip: IpAddr) -> Option<AddressClass> {
-        let class = AddressClass::of(ip)?;
-        (!self.allow_all && self.allowed.insert(class)).then_some(class)
+    /// Allows the socket address of an IP-literal seed; returns its class when it was
+    /// refused before.
+    pub fn allow_seed_literal(&mut self, addr: SocketAddr) -> Option<AddressClass> {
+        let class = AddressClass::of(addr.ip())?;
+        (!self.allow_all && self.allowed.insert(addr)).then_some(class)
     }
 
-    /// `Err(class)` when connecting to `ip` is refused.
-    pub fn check(&self, ip: IpAddr) -> Result<(), AddressClass> {
-        match AddressClass::of(ip) {
-            Some(class) if !self.allow_all && !self.allowed.contains(&class) => Err(class),
+    /// `Err(class)` when connecting to `addr` is refused.
+    pub fn check(&self, addr: SocketAddr) -> Result<(), AddressClass> {
+        match AddressClass::of(addr.ip()) {
+            Some(class) if !self.allow_all && !self.allowed.contains(&addr) => Err(class),
             _ => Ok(()),
         }
     }
@@ -159,25 +162,30 @@ mod tests {
         }
     }
 
+    fn addr(s: &str) -> SocketAddr {
+        s.parse().unwrap()
+    }
+
     #[test]
-    fn default_refuses_and_seed_literal_unlocks_only_its_class() {
+    fn default_refuses_and_seed_literal_unlocks_only_its_address_and_port() {
         let mut g = AddressGuard::new(false);
+        assert_eq!(g.check(addr("127.0.0.1:80")), Err(AddressClass::Loopback));
+        assert_eq!(g.check(addr("93.184.216.34:80")), Ok(()));
         assert_eq!(
-            g.check("127.0.0.1".parse().unwrap()),
-            Err(AddressClass::Loopback)
-        );
-        assert_eq!(g.check("93.184.216.34".parse().unwrap()), Ok(()));
-        assert_eq!(
-            g.allow_seed_literal("127.0.0.2".parse().unwrap()),
+            g.allow_seed_literal(addr("127.0.0.2:8000")),
             Some(AddressClass::Loopback)
         );
-        assert_eq!(g.check("127.0.0.1".parse().unwrap()), Ok(()));
+        assert_eq!(g.allow_seed_literal(addr("127.0.0.2:8000")), None);
+        assert_eq!(g.check(addr("127.0.0.2:8000")), Ok(()));
+        assert_eq!(g.check(addr("127.0.0.2:6379")), Err(AddressClass::Loopback));
+        assert_eq!(g.check(addr("127.0.0.1:8000")), Err(AddressClass::Loopback));
+        assert_eq!(g.check(addr("[::1]:8000")), Err(AddressClass::Loopback));
         assert_eq!(
-            g.check("169.254.169.254".parse().unwrap()),
+            g.check(addr("169.254.169.254:80")),
             Err(AddressClass::LinkLocal)
         );
         assert!(AddressGuard::new(true)
-            .check("169.254.169.254".parse().unwrap())
+            .check(addr("169.254.169.254:80"))
             .is_ok());
     }
 }

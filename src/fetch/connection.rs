@@ -84,7 +84,7 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
     let mut refused = None;
     let allowed: Vec<SocketAddr> = addrs
         .iter()
-        .filter(|a| match c.guard.check(a.ip()) {
+        .filter(|a| match c.guard.check(**a) {
             Ok(()) => true,
             Err(class) => {
                 refused = Some((a.ip(), class));
@@ -130,6 +130,8 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
     let io = TokioIo::new(Recorder::new(stream, tape.clone()));
     let (sender, conn) = Builder::new()
         .title_case_headers(true)
+        // RFC 9112 section 5.2: accept obs-fold (unfolded to spaces when interpreted).
+        .allow_obsolete_multiline_headers_in_responses(true)
         .max_buf_size(c.max_head_bytes.max(8192))
         .max_headers(c.max_headers)
         .handshake::<_, Empty<Bytes>>(io)

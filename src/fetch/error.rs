@@ -156,6 +156,10 @@ impl FetchError {
         if e.is_timeout() {
             return FetchError::Timeout("response head");
         }
+        // The recorder stops reading once a head (with interim responses) outgrows the limit.
+        if received.len() > limits.max_bytes {
+            return protocol(FaultKind::HeaderTooLarge);
+        }
         let reset = io_kind(e) == Some(io::ErrorKind::ConnectionReset);
         FetchError::Disconnected {
             kind: if reset {

@@ -25,7 +25,7 @@ use url::Url;
 use crate::capture::Capture;
 use crate::exchange::{Exchange, Truncation};
 use crate::fault::FaultKind;
-use crate::http_message::{message_length, parse_response_head_with_limit, ResponseHead};
+use crate::http_message::{message_length, parse_final_head, ResponseHead};
 pub use address_guard::{AddressClass, AddressGuard};
 pub use connection::{origin_key, Connection};
 pub use dns::Dns;
@@ -132,6 +132,8 @@ impl Fetcher {
                 Err(e) => return (Err(e), Some(c)),
             };
             c.tape.clear();
+            c.tape
+                .set_head_limit(Some(self.head_limits().max_bytes * 2));
             let date = SystemTime::now();
             let head_deadline =
                 deadline.min(tokio::time::Instant::now() + self.options.read_timeout);
@@ -148,11 +150,7 @@ impl Fetcher {
                         reused = false;
                         continue;
                     }
-                    let limits = HeadLimits {
-                        // hyper's buffer is never below 8 KiB (see connection.rs).
-                        max_bytes: self.options.max_head_bytes.max(8192),
-                        max_headers: self.options.max_headers,
-                    };
+                    let limits = self.head_limits();
                     let error = c
                         .tape
                         .with_received(|r| FetchError::from_hyper(&e, r, limits));
@@ -184,11 +182,13 @@ impl Fetcher {
     where
         F: FnOnce(&ResponseHead) -> BodyPlan,
     {
-        // hyper has read the whole head through the recorder: parse it once, here.
+        // hyper has read the whole head through the recorder (and skipped any 1xx interim
+        // responses before it): parse it once, here.
+        conn.tape.set_head_limit(None);
         let max_headers = self.options.max_headers;
-        let Some(head) = conn
+        let Some((interim, head)) = conn
             .tape
-            .with_received(|r| parse_response_head_with_limit(r, max_headers))
+            .with_received(|r| parse_final_head(r, max_headers, MAX_INTERIM))
         else {
             return (Err(FetchError::unreadable_head(response.status())), None);
         };
@@ -197,7 +197,7 @@ impl Fetcher {
             BodyPlan::Skip => {
                 drop(response);
                 let tape = conn.tape.take();
-                let exchange = self.exchange(url, &conn, date, tape, None);
+                let exchange = self.exchange(url, &conn, date, (tape, interim), None);
                 return (Ok(fetched(Capture::new(exchange, head), None)), None);
             }
         };
@@ -237,24 +237,24 @@ impl Fetcher {
         }
         drop(body);
         let mut tape = conn.tape.take();
+        // The final response starts after the interim ones; offsets in `head` count from there.
         let mut reusable = truncated.is_none() && conn.is_reusable();
         if truncated == Some(Truncation::Length) {
             // hyper may have read past the cap; store exactly head + cap bytes as transferred.
-            let limit = head
-                .len
+            let limit = (interim + head.len)
                 .saturating_add(usize::try_from(max_body).unwrap_or(usize::MAX));
             tape.received.truncate(limit);
         } else if truncated.is_none() {
             // Bytes after the end of this message (a body longer than its Content-Length, or
             // garbage) are not part of this response, and poison the connection.
-            if let Some(len) = message_length(&head, &tape.received) {
-                if tape.received.len() > len {
-                    tape.received.truncate(len);
+            if let Some(len) = message_length(&head, &tape.received[interim..]) {
+                if tape.received.len() > interim + len {
+                    tape.received.truncate(interim + len);
                     reusable = false;
                 }
             }
         }
-        let exchange = self.exchange(url, &conn, date, tape, truncated);
+        let exchange = self.exchange(url, &conn, date, (tape, interim), truncated);
         let keep = reusable.then_some(conn);
         (
             Ok(fetched(Capture::new(exchange, head), body_fault)),
@@ -265,21 +265,35 @@ impl Fetcher {
         )
     }
 
+    /// The exchange recorded on `tape`, whose first `interim` received bytes are 1xx interim
+    /// responses.
     fn exchange(
         &self,
         url: &Url,
         conn: &Connection,
         date: SystemTime,
-        tape: recorder::Tape,
+        (tape, interim): (recorder::Tape, usize),
         truncated: Option<Truncation>,
     ) -> Exchange {
+        let mut response = tape.received;
+        let interim: Vec<u8> = response.drain(..interim.min(response.len())).collect();
         Exchange {
             target_uri: url.as_str().to_string(),
             ip: Some(conn.ip),
             date,
             request: tape.sent,
-            response: tape.received,
+            response,
+            interim,
             truncated,
+        }
+    }
+
+    /// The limits hyper reads a response head under (its buffer is never below 8 KiB, see
+    /// connection.rs).
+    fn head_limits(&self) -> HeadLimits {
+        HeadLimits {
+            max_bytes: self.options.max_head_bytes.max(8192),
+            max_headers: self.options.max_headers,
         }
     }
 
@@ -305,6 +319,9 @@ impl Fetcher {
             })
     }
 }
+
+/// Most 1xx interim responses accepted before the final response.
+const MAX_INTERIM: usize = 16;
 
 /// A fetch result before its elapsed time is known.
 fn fetched(capture: Capture, body_fault: Option<FaultKind>) -> Fetched {

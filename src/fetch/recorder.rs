@@ -19,6 +19,11 @@ pub struct Tape {
     pub sent: Vec<u8>,
     /// Bytes read from the peer.
     pub received: Vec<u8>,
+    /// While set, reading fails once more than this many bytes were received: the response
+    /// head (with any 1xx interim responses before it) must arrive within it. hyper skips
+    /// interim responses without a limit of its own, so an endless stream of them would
+    /// otherwise grow the tape until the fetch times out.
+    pub head_limit: Option<usize>,
 }
 
 /// A tape shared between the recorder (inside hyper's connection task) and the fetcher.
@@ -42,6 +47,11 @@ impl SharedTape {
     /// Takes the recorded bytes, leaving the tape empty.
     pub fn take(&self) -> Tape {
         std::mem::take(&mut *self.lock())
+    }
+
+    /// Sets or lifts the limit on bytes received before the response head is complete.
+    pub fn set_head_limit(&self, limit: Option<usize>) {
+        self.lock().head_limit = limit;
     }
 
     /// Bytes received so far.
@@ -79,7 +89,17 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
         if let Poll::Ready(Ok(())) = poll {
             let new = &buf.filled()[before..];
             if !new.is_empty() {
-                self.tape.lock().received.extend_from_slice(new);
+                let mut tape = self.tape.lock();
+                tape.received.extend_from_slice(new);
+                if tape
+                    .head_limit
+                    .is_some_and(|limit| tape.received.len() > limit)
+                {
+                    return Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "response head (with interim responses) over the size limit",
+                    )));
+                }
             }
         }
         poll

@@ -97,20 +97,69 @@ pub fn parse_response_head(bytes: &[u8]) -> Option<ResponseHead> {
 pub fn parse_response_head_with_limit(bytes: &[u8], max_headers: usize) -> Option<ResponseHead> {
     let mut storage = vec![httparse::EMPTY_HEADER; max_headers.max(MAX_PARSED_HEADERS)];
     let mut response = httparse::Response::new(&mut storage);
-    let len = match response.parse(bytes) {
+    // RFC 9112 section 5.2: a user agent must accept obs-fold and replace it with spaces
+    // before interpreting the field (the recorded bytes keep it as received).
+    let parsed = httparse::ParserConfig::default()
+        .allow_obsolete_multiline_headers_in_responses(true)
+        .parse_response(&mut response, bytes);
+    let len = match parsed {
         Ok(httparse::Status::Complete(len)) => len,
         _ => return None,
     };
     let headers = response
         .headers
         .iter()
-        .map(|h| (h.name.to_string(), h.value.to_vec()))
+        .map(|h| (h.name.to_string(), unfold(h.value)))
         .collect();
     Some(ResponseHead {
         status: response.code?,
         len,
         headers,
     })
+}
+
+/// A field value with each obs-fold (CRLF or LF followed by spaces or tabs) replaced by a space.
+fn unfold(value: &[u8]) -> Vec<u8> {
+    if !value.contains(&b'\n') {
+        return value.to_vec();
+    }
+    let mut out = Vec::with_capacity(value.len());
+    let mut i = 0;
+    while i < value.len() {
+        match value[i] {
+            b'\r' | b'\n' => {
+                while i < value.len() && matches!(value[i], b'\r' | b'\n' | b' ' | b'\t') {
+                    i += 1;
+                }
+                out.push(b' ');
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Skips the 1xx interim responses (100 Continue, 103 Early Hints, ...; RFC 9110 section 15.2)
+/// at the start of `bytes` and parses the final response head. Returns the length of the
+/// interim part and the final head, whose offsets count from the end of the interim part.
+/// 101 Switching Protocols is final. At most `max_interim` interim responses are skipped.
+pub fn parse_final_head(
+    bytes: &[u8],
+    max_headers: usize,
+    max_interim: usize,
+) -> Option<(usize, ResponseHead)> {
+    let mut offset = 0;
+    for _ in 0..=max_interim {
+        let head = parse_response_head_with_limit(&bytes[offset..], max_headers)?;
+        if !(100..200).contains(&head.status) || head.status == 101 {
+            return Some((offset, head));
+        }
+        offset += head.len;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -156,6 +205,27 @@ mod tests {
             message_length(&parse_response_head(dup).unwrap(), dup),
             None
         );
+    }
+
+    #[test]
+    fn obs_fold_is_unfolded_for_interpretation() {
+        let raw = b"HTTP/1.1 200 OK\r\nX-A: 1\r\n  continued\r\nContent-Type: text/html;\r\n\tcharset=utf-8\r\n\r\n";
+        let head = parse_response_head(raw).unwrap();
+        assert_eq!(head.header_str("x-a").as_deref(), Some("1 continued"));
+        assert_eq!(head.media_type().as_deref(), Some("text/html"));
+        assert_eq!(head.charset().as_deref(), Some("utf-8"));
+        assert_eq!(head.len, raw.len());
+    }
+
+    #[test]
+    fn interim_responses_are_skipped() {
+        let raw = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        let (interim, head) = parse_final_head(raw, 100, 8).unwrap();
+        assert!(raw[interim..].starts_with(b"HTTP/1.1 200 OK"));
+        assert_eq!((head.status, &raw[interim + head.len..]), (200, &b"ok"[..]));
+        assert!(parse_final_head(raw, 100, 1).is_none());
+        let plain = b"HTTP/1.1 204 No Content\r\n\r\n";
+        assert_eq!(parse_final_head(plain, 100, 8).unwrap().0, 0);
     }
 
     #[test]

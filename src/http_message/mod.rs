@@ -12,4 +12,7 @@ pub mod head;
 pub mod media_type;
 
 pub use content_encoding::decode_content;
-pub use head::{message_length, parse_response_head, parse_response_head_with_limit, ResponseHead};
+pub use head::{
+    message_length, parse_final_head, parse_response_head, parse_response_head_with_limit,
+    ResponseHead,
+};

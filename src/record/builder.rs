@@ -217,6 +217,7 @@ mod tests {
             request: b"GET /x HTTP/1.1\r\nHost: a.org\r\n\r\n".to_vec(),
             response: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n".to_vec(),
             truncated: Some(Truncation::Length),
+            interim: Vec::new(),
         }
     }
 

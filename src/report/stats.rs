@@ -38,8 +38,14 @@ pub struct Filtered {
     pub pattern: u64,
     /// Redirect chains longer than the hop limit.
     pub redirects: u64,
-    /// URLs longer than `--max-url-length`.
+    /// URLs longer than `--max-url-length` (links over 16 KiB included).
     pub url_length: u64,
+    /// Links past `--max-links-per-page`.
+    #[serde(default)]
+    pub link_cap: u64,
+    /// Links that are not http(s) URLs (mailto:, javascript:, unparseable).
+    #[serde(default)]
+    pub not_http: u64,
     /// Crawler-trap paths (too deep, repeated segments).
     pub path_trap: u64,
     /// Ports refused by `--deny-ports`.

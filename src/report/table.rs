@@ -45,8 +45,8 @@ pub fn render_table(s: &CrawlStats) -> String {
     row(
         "filtered",
         format!(
-            "content-type:{} robots:{} robots-unavailable:{} scope:{} extension:{} depth:{} pattern:{} redirects:{} url-length:{} path-trap:{} port:{} host-quota:{} target-reached:{}",
-            f.content_type, f.robots, f.robots_unavailable, f.scope, f.extension, f.depth, f.pattern, f.redirects, f.url_length, f.path_trap, f.port, f.host_quota, f.target_reached
+            "content-type:{} robots:{} robots-unavailable:{} scope:{} extension:{} depth:{} pattern:{} redirects:{} url-length:{} link-cap:{} not-http:{} path-trap:{} port:{} host-quota:{} target-reached:{}",
+            f.content_type, f.robots, f.robots_unavailable, f.scope, f.extension, f.depth, f.pattern, f.redirects, f.url_length, f.link_cap, f.not_http, f.path_trap, f.port, f.host_quota, f.target_reached
         ),
     );
     let errors: Vec<String> = s.errors.iter().map(|(k, v)| format!("{k}:{v}")).collect();

@@ -48,6 +48,32 @@ pub fn resolve_link(base: &Url, href: &str) -> Option<Url> {
     canonicalize(&joined)
 }
 
+/// Why [`resolve_link`] found no URL in a non-empty href.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unresolved {
+    /// The link, or the URL it resolves to, is longer than [`MAX_URL_LEN`].
+    TooLong,
+    /// Not an http(s) URL (mailto:, javascript:, data:, unparseable).
+    NotHttp,
+}
+
+/// Why `resolve_link(base, href)` returned `None`; `None` for an empty href (a link to the
+/// page itself, not a URL declined). Called only on that failure path.
+pub fn unresolved(base: &Url, href: &str) -> Option<Unresolved> {
+    let href = href.trim();
+    if href.is_empty() {
+        None
+    } else if href.len() > MAX_URL_LEN
+        || base
+            .join(href)
+            .is_ok_and(|u| u.as_str().len() > MAX_URL_LEN)
+    {
+        Some(Unresolved::TooLong)
+    } else {
+        Some(Unresolved::NotHttp)
+    }
+}
+
 fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }

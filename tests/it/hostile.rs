@@ -189,6 +189,16 @@ async fn hostile_site() -> Hostile {
         );
     }
 
+    let elsewhere: Vec<String> = [
+        hang.url("/never-answers"),
+        slow_head.url("/slow-head"),
+        slow_body.url("/slow-body"),
+        format!("http://127.0.0.7:{}/refused", closed_port()),
+        format!("https://{}/", tls.addr),
+    ]
+    .into_iter()
+    .chain(robots_hosts.iter().map(|h| h.url("/")))
+    .collect();
     let faults: Vec<String> = [
         "/reset-mid-body",
         "/short-body",
@@ -210,20 +220,19 @@ async fn hostile_site() -> Hostile {
     ]
     .iter()
     .map(|p| m(p))
+    .chain(elsewhere.iter().cloned())
     .chain([
-        hang.url("/never-answers"),
-        slow_head.url("/slow-head"),
-        slow_body.url("/slow-body"),
-        format!("http://127.0.0.7:{}/refused", closed_port()),
         "http://nonexistent.invalid/".to_string(),
         "http://169.254.169.254/latest/meta-data/".to_string(),
-        format!("https://{}/", tls.addr),
     ])
-    .chain(robots_hosts.iter().map(|h| h.url("/")))
     .collect();
     main.route("/", Route::html(&links(&faults)));
+    // The other loopback hosts are seeds too: an IP-literal seed unlocks only its own address
+    // and port, and these hosts must be reached to show their faults. 169.254.169.254 is not a
+    // seed: it must stay blocked.
+    let seeds = std::iter::once(m("/")).chain(elsewhere).collect();
     Hostile {
-        seeds: vec![m("/")],
+        seeds,
         web,
         main,
         robots_hosts,

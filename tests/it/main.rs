@@ -7,5 +7,6 @@ mod crawl_site;
 mod durability;
 mod harness;
 mod hostile;
+mod hostile_cases;
 mod server;
 mod third_party;

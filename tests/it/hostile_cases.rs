@@ -1,0 +1,256 @@
+//! Hostile and unusual servers, one case each, beyond the fault sweep of `hostile.rs`: 1xx
+//! interim responses before the final one, links too long to handle, folded header lines, and
+//! a crawled page that points at other local services.
+
+use std::path::Path;
+
+use crate::args;
+use crate::harness::{python, read_json, read_records, run_script, text, trawl, Rec};
+use crate::server::{Behavior, Route, Web};
+
+fn raw(bytes: &[u8]) -> Behavior {
+    Behavior::Raw {
+        bytes: bytes.to_vec(),
+        reset: false,
+    }
+}
+
+fn responses<'a>(records: &'a [Rec], path: &str) -> Vec<&'a Rec> {
+    records
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.path() == path)
+        .collect()
+}
+
+fn body(rec: &Rec) -> &[u8] {
+    let end = rec.block.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    &rec.block[end + 4..]
+}
+
+async fn run(cmd: std::path::PathBuf, args: Vec<String>) -> std::process::Output {
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(cmd).args(args).output().unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+async fn crawl(seed: String, out: &Path, extra: &[&str]) -> serde_json::Value {
+    let stats = out.join("stats.json");
+    let mut a = args![
+        "crawl",
+        seed,
+        "--out",
+        out.join("warcs").display(),
+        "--stats",
+        stats.display(),
+        "--delay",
+        "10ms",
+        "-q"
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    let result = trawl(a).await;
+    assert!(
+        matches!(result.status.code(), Some(0 | 4)),
+        "{}",
+        text(&result)
+    );
+    read_json(&stats)
+}
+
+const FINAL_PAGE: &str = "<p>the final response</p><a href=/after-interim>next</a>";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interim_1xx_responses_leave_the_final_response_in_the_record() {
+    let web = Web::default();
+    let h = web.host("127.0.0.40").await;
+    h.route(
+        "/",
+        Route::html("<a href=/interim>i</a><a href=/flood>f</a>"),
+    );
+    let interim = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n";
+    h.behave(
+        "/interim",
+        raw(format!(
+            "{interim}HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{FINAL_PAGE}",
+            FINAL_PAGE.len()
+        )
+        .as_bytes()),
+    );
+    h.route("/after-interim", Route::html("<p>reached</p>"));
+    // An endless stream of interim responses: refused once over the head limit.
+    h.behave(
+        "/flood",
+        raw(&b"HTTP/1.1 100 Continue\r\n\r\n".repeat(200_000)),
+    );
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &["--max-header-size", "16KiB"]).await;
+    let dir = out.path().join("warcs");
+    let records = read_records(&dir);
+
+    let pages = responses(&records, "/interim");
+    assert_eq!(pages.len(), 1);
+    let page = pages[0];
+    assert_eq!(page.status(), Some(200));
+    assert!(page.block.starts_with(b"HTTP/1.1 200 OK\r\n"));
+    assert_eq!(body(page), FINAL_PAGE.as_bytes());
+    // The interim heads are kept in a metadata record tied to the response.
+    let meta: Vec<&Rec> = records
+        .iter()
+        .filter(|r| r.warc_type == "metadata" && r.concurrent_to.as_deref() == Some(&page.id))
+        .collect();
+    assert_eq!(meta.len(), 1);
+    let fields = String::from_utf8_lossy(&meta[0].block);
+    assert!(
+        fields.contains("interimResponse: HTTP/1.1 100 Continue\r\n"),
+        "{fields}"
+    );
+    assert!(fields.contains("interimResponse: HTTP/1.1 103 Early Hints\r\n"));
+    assert!(fields.contains("interimHeader: Link: </style.css>; rel=preload\r\n"));
+    // Links and status come from the final response.
+    assert_eq!(responses(&records, "/after-interim").len(), 1);
+    assert_eq!(stats["status_codes"]["200"], 3, "{stats}");
+    assert!(stats["status_codes"].get("100").is_none(), "{stats}");
+    assert_eq!(stats["errors"]["header_too_large"], 1, "{stats}");
+    assert!(responses(&records, "/flood").is_empty());
+
+    // Readers agree: trawl index equals cdxj-indexer, pywb replays the final response.
+    let index = trawl(args!["index", dir.display()]).await;
+    assert!(index.status.success(), "{}", text(&index));
+    let mut indexer_args = vec!["-s".to_string()];
+    indexer_args.extend(
+        crate::harness::warc_files(&dir)
+            .iter()
+            .map(|p| p.display().to_string()),
+    );
+    let indexer = python().parent().unwrap().join("cdxj-indexer");
+    let theirs = run(indexer, indexer_args).await;
+    assert!(theirs.status.success(), "{}", text(&theirs));
+    assert_eq!(
+        String::from_utf8_lossy(&index.stdout),
+        String::from_utf8_lossy(&theirs.stdout)
+    );
+    assert!(String::from_utf8_lossy(&index.stdout).contains("\"status\": \"200\""));
+    let expect = out.path().join("expect");
+    std::fs::write(&expect, FINAL_PAGE).unwrap();
+    let replay = run_script(
+        "pywb_replay.py",
+        args![
+            "--warcs",
+            dir.display(),
+            "--url",
+            h.url("/interim"),
+            "--expect",
+            expect.display(),
+            "--expect-status",
+            200
+        ],
+    )
+    .await;
+    assert!(replay.status.success(), "{}", text(&replay));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_declined_link_is_counted_and_seeds_obey_the_url_limits() {
+    let web = Web::default();
+    let h = web.host("127.0.0.41").await;
+    let huge = format!("/{}", "h".repeat(17 * 1024));
+    let long = format!("/{}", "l".repeat(3 * 1024));
+    h.route(
+        "/",
+        Route::html(&format!(
+            "<a href={huge}>16 KiB+</a><a href={long}>3 KiB</a><a href='mailto:x@example.org'>m</a><a href=/ok>ok</a><a href=/ok2>ok</a>"
+        )),
+    );
+    h.route("/ok", Route::html("<p>ok</p>"));
+    h.route("/ok2", Route::html("<p>ok</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &["--max-links-per-page", "2"]).await;
+    let filtered = &stats["filtered"];
+    assert_eq!(filtered["url_length"], 2, "{filtered}");
+    assert_eq!(filtered["not_http"], 1, "{filtered}");
+    assert_eq!(filtered["link_cap"], 1, "{filtered}");
+    assert!(web.paths_of(&h).iter().all(|p| p.len() < 1000));
+
+    // A seed longer than --max-url-length is refused with its line number, and never fetched.
+    let seeds = out.path().join("seeds.txt");
+    let long_seed = h.url(&format!("/{}", "s".repeat(5000)));
+    std::fs::write(&seeds, format!("{}\n{long_seed}\n", h.url("/ok"))).unwrap();
+    let result = trawl(args![
+        "crawl",
+        "--seeds",
+        seeds.display(),
+        "--out",
+        out.path().join("second").display(),
+        "--delay",
+        "10ms",
+        "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let err = String::from_utf8_lossy(&result.stderr);
+    assert!(
+        err.contains("line 2") && err.contains("--max-url-length"),
+        "{err}"
+    );
+    assert!(web.paths_of(&h).iter().all(|p| p.len() < 1000));
+    // Only seed, and too long: no usable seed.
+    let alone = trawl(args![
+        "crawl",
+        long_seed,
+        "--out",
+        out.path().join("third").display(),
+        "-q"
+    ])
+    .await;
+    assert_eq!(alone.status.code(), Some(3), "{}", text(&alone));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn folded_header_lines_are_archived_as_received_and_read_unfolded() {
+    let web = Web::default();
+    let h = web.host("127.0.0.42").await;
+    let page = "<a href=/after-fold>next</a>";
+    let folded = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html;\r\n charset=utf-8\r\nX-A: 1\r\n  continued\r\nContent-Length: {}\r\n\r\n{page}",
+        page.len()
+    );
+    h.route("/", Route::html("<a href=/folded>f</a>"));
+    h.behave("/folded", raw(folded.as_bytes()));
+    h.route("/after-fold", Route::html("<p>reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    assert!(stats["errors"].get("invalid_header").is_none(), "{stats}");
+    let records = read_records(&out.path().join("warcs"));
+    let rec = responses(&records, "/folded");
+    assert_eq!(rec.len(), 1);
+    assert_eq!(rec[0].block, folded.as_bytes(), "bytes as received");
+    assert_eq!(responses(&records, "/after-fold").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ip_literal_seed_unlocks_only_its_own_address_and_port() {
+    let web = Web::default();
+    let seed = web.host("127.0.0.1").await;
+    let other = web.host("127.0.0.1").await;
+    let port = other.addr.port();
+    seed.route(
+        "/",
+        Route::html(&format!(
+            "<a href=http://127.0.0.1:{port}/other-port>p</a><a href=http://localhost:{port}/by-name>n</a><a href=/same>s</a>"
+        )),
+    );
+    seed.route("/same", Route::html("<p>same address and port</p>"));
+    other.route("/other-port", Route::html("<p>must not be fetched</p>"));
+    other.route("/by-name", Route::html("<p>must not be fetched</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(seed.url("/"), out.path(), &["--scope", "any"]).await;
+    // The server side saw nothing on the other port.
+    assert!(
+        web.paths_of(&other).is_empty(),
+        "{:?}",
+        web.paths_of(&other)
+    );
+    assert!(web.paths_of(&seed).contains(&"/same".to_string()));
+    assert_eq!(stats["errors"]["blocked_address"], 2, "{stats}");
+}
