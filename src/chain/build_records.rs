@@ -12,9 +12,8 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::content_seen::ContentSeen;
 use crate::capture::Capture;
-use crate::record::{exchange_records_as, gzip_member, metadata_record, ResponseForm};
+use crate::record::{exchange_records_as, gzip_member, metadata_record, Original, ResponseForm};
 
 /// The stage's options.
 #[derive(Debug, Clone, Copy)]
@@ -45,14 +44,16 @@ pub struct BuiltRecords {
     pub response_id: String,
 }
 
-/// Builds the records of `capture`; `page` is set for pages.
+/// Builds the records of `capture`, whose payload digest is `payload_digest`: a revisit of
+/// `original` when the content-seen test found one. `page` is set for pages.
 pub fn build_records(
     options: RecordOptions,
     capture: &Capture,
-    seen: &ContentSeen,
+    payload_digest: &str,
+    original: Option<&Original>,
     page: Option<PageFacts<'_>>,
 ) -> BuiltRecords {
-    let form = match &seen.original {
+    let form = match original {
         Some(original) => ResponseForm::Revisit {
             head_len: capture.head.len,
             original,
@@ -60,7 +61,7 @@ pub fn build_records(
         None => ResponseForm::Response,
     };
     let ex = &capture.exchange;
-    let (request, response) = exchange_records_as(ex, Some(&seen.digest), form);
+    let (request, response) = exchange_records_as(ex, Some(payload_digest), form);
     let level = options.gzip_level;
     let mut members = vec![
         gzip_member(&request.bytes, level),

@@ -130,7 +130,13 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         elapsed,
         links: &found.links,
     });
-    let built = build_records(ctx.records, &capture, &seen, facts);
+    let built = build_records(
+        ctx.records,
+        &capture,
+        &seen.digest,
+        seen.original.as_ref(),
+        facts,
+    );
     seen.remember(dedup, &capture, &built.response_id);
     // The job counts as done only once its records are in the file (replay relies on it).
     if write(&ctx.writer, built.members).await.is_err() {
