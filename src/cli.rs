@@ -28,6 +28,18 @@ pub enum Command {
     Wacz(WaczArgs),
     /// Show the progress of a running or stopped crawl in an output directory.
     Status(StatusArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), e.g. `trawl man > trawl.1`.
+    Man,
+}
+
+/// Flags of `trawl completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Flags of `trawl status`.
@@ -66,9 +78,40 @@ pub struct WaczArgs {
     pub title: Option<String>,
 }
 
+/// What `trawl crawl --help` says after the flags.
+const CRAWL_AFTER_HELP: &str = "\
+Re-using an output directory:
+  interrupted crawl (signal, kill, crash, --time-limit)  resumed where it stopped
+  finished crawl (all done, or --max-pages/--max-bytes)  refused (exit 7) unless
+      --recrawl   a new crawl in the same --out: WARC serials continue, the old state is
+                  kept as .trawl-state.previous, and with --dedup pages unchanged since
+                  the earlier crawls become revisit records
+      --fresh     the saved state is discarded and the crawl starts over (WARCs kept)
+
+Durations need a unit: 500ms, 2s, 1m 30s, 1h. Sizes: 20MiB, 1GB, 65536 (bytes).
+
+Exit codes:
+  0    finished: all queued URLs done, or a page/byte target reached
+  1    internal error
+  2    bad arguments, or an input file that cannot be read
+  3    no usable seed
+  4    finished, but some URLs failed for good or hosts were given up (see the report)
+  5    output error: an output file or directory cannot be written (disk full, permissions)
+  6    another trawl process uses this output directory or state
+  7    the output directory holds a finished crawl (use --recrawl or --fresh)
+  8    stopped at --time-limit; state saved, the next run resumes
+  130  stopped by SIGINT/SIGTERM; state saved, the next run resumes";
+
 /// Flags of `trawl crawl`. Names are a contract with users' scripts: add aliases, never rename.
 #[derive(Debug, Args)]
+#[command(after_help = CRAWL_AFTER_HELP)]
 pub struct CrawlArgs {
+    /// Read flags from a TOML file: every crawl flag by its long name (`delay = "2s"`,
+    /// `exclude = ["/cal/"]`, `dedup = true`, `seeds = "seeds.txt"`), seed URLs as
+    /// `urls = ["https://a.org/"]`. Flags on the command line win.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     /// Seed URLs or bare hosts (bare hosts try https, then http).
     #[arg(value_name = "SEED")]
     pub seeds: Vec<String>,
@@ -84,6 +127,24 @@ pub struct CrawlArgs {
     /// Stop after this many pages are archived (a page: 2xx response of an accepted type).
     #[arg(long, value_name = "N")]
     pub max_pages: Option<u64>,
+
+    /// Stop after this many response bytes were downloaded (e.g. 10GB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_bytes: Option<u64>,
+
+    /// Stop gracefully after this long (e.g. 6h), saving state; the next run resumes
+    /// (exit code 8). Keeps a cron window.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub time_limit: Option<Duration>,
+
+    /// Start a new crawl in an output directory that holds a finished one (WARCs kept, serials
+    /// continue; with --dedup, unchanged pages become revisits of the earlier crawls).
+    #[arg(long, conflicts_with = "fresh")]
+    pub recrawl: bool,
+
+    /// Discard the saved crawl state in the output directory and start over (WARCs kept).
+    #[arg(long)]
+    pub fresh: bool,
 
     /// Simultaneous fetches (never more than one per host).
     #[arg(long, short = 'c', value_name = "N", default_value_t = 32)]
@@ -188,8 +249,15 @@ pub struct CrawlArgs {
     #[arg(long)]
     pub allow_private: bool,
 
-    /// Refuse URLs on non-default ports; with a list, refuse exactly those ports.
-    #[arg(long, value_name = "PORTS", num_args = 0.., value_delimiter = ',')]
+    /// Refuse URLs on non-default ports; with a list (--deny-ports=22,25), refuse exactly those
+    /// ports. The list needs '=', so a seed after the flag is never taken for a port.
+    #[arg(
+        long,
+        value_name = "PORTS",
+        num_args = 0..=1,
+        require_equals = true,
+        value_delimiter = ','
+    )]
     pub deny_ports: Option<Vec<u16>>,
 
     /// Accept invalid TLS certificates (expired, self-signed, wrong name).
@@ -255,7 +323,8 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub shutdown_timeout: Duration,
 
-    /// Append log messages and the periodic status line to this file instead of stderr.
+    /// Append everything trawl says (log messages, notes, the status line, the final report) to
+    /// this file instead of stderr; errors also go to stderr.
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
 
@@ -276,15 +345,32 @@ pub struct CrawlArgs {
     pub verbose: u8,
 }
 
-/// Parses human durations such as `250ms`, `2s`, `1m 30s`; a bare number means seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    if let Ok(secs) = s.parse::<f64>() {
-        if secs.is_finite() && secs >= 0.0 {
-            return Ok(Duration::from_secs_f64(secs));
+/// Parses the process's command line, with the values of a `crawl --config FILE` merged in;
+/// exits with code 2 and a message when the file cannot be used (as clap does for bad flags).
+pub fn parse() -> Cli {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match crate::config_file::merge_config_file(argv) {
+        Ok(argv) => Cli::parse_from(argv),
+        Err(e) => {
+            eprintln!("trawl: error: {e}");
+            std::process::exit(crate::exit::ExitCode::BadArguments as i32);
         }
     }
-    humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 250ms, 2s, 1m)"))
+}
+
+/// Parses human durations such as `250ms`, `2s`, `1m 30s`. A unit is required (`0` alone is
+/// allowed): a bare `500` is ambiguous between seconds and milliseconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    if let Ok(n) = s.parse::<f64>() {
+        if n == 0.0 {
+            return Ok(Duration::ZERO);
+        }
+        return Err(format!(
+            "a duration needs a unit: write {s}ms or {s}s (examples: 250ms, 2s, 1m 30s)"
+        ));
+    }
+    humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 250ms, 2s, 1m 30s)"))
 }
 
 /// Parses human sizes such as `1GB`, `500MiB`, `64k`; a bare number means bytes.
@@ -302,7 +388,9 @@ mod tests {
     #[test]
     fn durations() {
         assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
+        let bare = parse_duration("500").unwrap_err();
+        assert!(bare.contains("500ms"), "{bare}");
         assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("-1").is_err());

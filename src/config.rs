@@ -167,6 +167,19 @@ pub struct OutputConfig {
     pub cdxj: bool,
     /// Crawl state directory.
     pub state_dir: PathBuf,
+    /// What to do with a crawl state already there.
+    pub existing_state: ExistingState,
+}
+
+/// What to do with the crawl state found in the state directory (`--recrawl`, `--fresh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExistingState {
+    /// Resume an interrupted crawl; refuse a finished one.
+    Resume,
+    /// Resume an interrupted crawl; start a new crawl over a finished one.
+    Recrawl,
+    /// Discard it and start over.
+    Fresh,
 }
 
 /// How the crawl loop runs jobs.
@@ -182,6 +195,10 @@ pub struct RunConfig {
     pub retries: u32,
     /// Grace period for in-flight fetches after a stop request.
     pub shutdown_timeout: Duration,
+    /// Stop (resumably) after this long.
+    pub time_limit: Option<Duration>,
+    /// Stop after this many response bytes.
+    pub max_bytes: Option<u64>,
 }
 
 /// What the crawl tells its user, and where.
@@ -231,6 +248,21 @@ impl Config {
         let bad = |m: String| ConfigError::BadArgument(m);
         if args.concurrency == 0 {
             return Err(bad("--concurrency must be at least 1".into()));
+        }
+        if args.max_pages == Some(0) {
+            return Err(bad(
+                "--max-pages must be at least 1 (leave it out for no page limit)".into(),
+            ));
+        }
+        if args.max_bytes == Some(0) {
+            return Err(bad(
+                "--max-bytes must be more than 0 (leave it out for no byte limit)".into(),
+            ));
+        }
+        if args.time_limit == Some(Duration::ZERO) {
+            return Err(bad(
+                "--time-limit must be longer than 0 (leave it out for no time limit)".into(),
+            ));
         }
         if args.records_per_file == 0 {
             return Err(bad("--records-per-file must be at least 1".into()));
@@ -339,6 +371,13 @@ impl Config {
                 operator: args.operator,
                 cdxj: args.cdxj,
                 state_dir,
+                existing_state: if args.fresh {
+                    ExistingState::Fresh
+                } else if args.recrawl {
+                    ExistingState::Recrawl
+                } else {
+                    ExistingState::Resume
+                },
             },
             run: RunConfig {
                 concurrency: args.concurrency,
@@ -346,6 +385,8 @@ impl Config {
                 max_pages_per_host: args.max_pages_per_host,
                 retries: args.retries,
                 shutdown_timeout: args.shutdown_timeout,
+                time_limit: args.time_limit,
+                max_bytes: args.max_bytes,
             },
             report: ReportConfig {
                 stats: args.stats,

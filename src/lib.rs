@@ -9,6 +9,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`cli`] / [`config`] | raw flags / validated configuration (plain data) |
+//! | [`config_file`] | `--config trawl.toml` merged into the command line |
 //! | [`app`] / [`exit`] | the command, its messages and exit codes |
 //! | [`seeds`] | seed-file parsing |
 //! | [`url_rules`] | canonical URLs, scope, URL filters |
@@ -36,6 +37,7 @@ pub(crate) mod capture;
 pub(crate) mod chain;
 pub mod cli;
 pub(crate) mod config;
+pub(crate) mod config_file;
 pub(crate) mod crawl;
 pub mod crawl_db;
 pub mod exchange;

@@ -26,9 +26,15 @@ impl DedupTable {
         self.lock().get(digest).cloned()
     }
 
-    /// Remembers a full capture, unless the digest is known already.
-    pub fn insert(&self, digest: String, original: Original) {
-        self.lock().entry(digest).or_insert(original);
+    /// Remembers a full capture, unless the digest is known already; true when it was new.
+    pub fn insert(&self, digest: String, original: Original) -> bool {
+        match self.lock().entry(digest) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(original);
+                true
+            }
+            std::collections::hash_map::Entry::Occupied(_) => false,
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Original>> {

@@ -28,6 +28,14 @@ const TICK: Duration = Duration::from_millis(250);
 /// Loop settings.
 #[derive(Debug, Clone)]
 pub(super) struct DispatchRules {
+    /// The crawl's name (saved with the state).
+    pub(super) crawl_id: String,
+    /// When the crawl (this run of it) started.
+    pub(super) start: Instant,
+    /// `--time-limit`: stop resumably after this long.
+    pub(super) time_limit: Option<Duration>,
+    /// `--max-bytes`: stop after this many response bytes.
+    pub(super) max_bytes: Option<u64>,
     /// Simultaneous jobs.
     pub(super) concurrency: usize,
     /// Grace period for in-flight jobs after the first stop request.
@@ -106,6 +114,10 @@ impl Dispatcher {
         let mut last_status = Instant::now();
         let mut signals_open = true;
         let mut shutdown_deadline: Option<tokio::time::Instant> = None;
+        let time_limit = self
+            .rules
+            .time_limit
+            .map(|limit| tokio::time::Instant::from_std(self.rules.start + limit));
         self.write_status(0, None);
         loop {
             let (wake, exhausted) = self.dispatch();
@@ -131,6 +143,14 @@ impl Dispatcher {
                         self.tasks.abort_all();
                         break;
                     }
+                }
+                _ = sleep_until_opt(time_limit), if time_limit.is_some() && self.stopping.is_none() => {
+                    tracing::warn!(
+                        "time limit reached: finishing {} fetch(es) within {:?}; the next run resumes",
+                        self.in_flight, self.rules.shutdown_timeout
+                    );
+                    self.stopping = Some(StopReason::TimeLimit);
+                    shutdown_deadline = Some(tokio::time::Instant::now() + self.rules.shutdown_timeout);
                 }
                 _ = sleep_until_opt(shutdown_deadline), if shutdown_deadline.is_some() => {
                     tracing::warn!("shutdown timeout: abandoning {} fetch(es)", self.in_flight);
@@ -196,11 +216,15 @@ impl Dispatcher {
         if self.stopping.is_none() && self.jobs.budget.exhausted() {
             self.stopping = Some(StopReason::TargetReached);
         }
+        let downloaded = self.ledger.tally.bytes_downloaded;
+        if self.stopping.is_none() && self.rules.max_bytes.is_some_and(|max| downloaded >= max) {
+            self.stopping = Some(StopReason::ByteLimit);
+        }
     }
 
     /// Takes a save point; a failure stops the crawl.
     async fn save_point(&mut self, writer: &WriterHandle) {
-        if let Err(e) = save(&mut self.ledger, writer).await {
+        if let Err(e) = save(&mut self.ledger, writer, &self.rules.crawl_id).await {
             tracing::error!("stopping: {e}");
             self.state_error = Some(e);
             self.stopping = Some(StopReason::OutputError);
@@ -230,6 +254,7 @@ impl Dispatcher {
             state_error: self.state_error,
             started_at: self.started_at,
             out: self.rules.out,
+            crawl_id: self.rules.crawl_id,
         }
     }
 }
@@ -246,6 +271,8 @@ pub(super) struct Closed {
     pub(super) started_at: String,
     /// The output directory.
     pub(super) out: std::path::PathBuf,
+    /// The crawl's name.
+    pub(super) crawl_id: String,
 }
 
 /// The status file's snapshot of a crawl.

@@ -156,9 +156,14 @@ impl Ledger {
                         .or_default() += 1;
                 }
                 tracing::info!(status, url = %job.url, "archived");
-                if let JobKind::Robots { .. } = job.kind {
+                if let JobKind::Robots { origin, .. } = &job.kind {
                     let outcome = robots_outcome(status, found.location, found.robots_body);
-                    self.frontier.robots_result(&job, outcome, now);
+                    if self.frontier.robots_result(&job, outcome, now) {
+                        // Visible without -v: a whole host is dropped.
+                        tracing::warn!(
+                            "giving up {origin}: its robots.txt answered {status} on every try, so none of its URLs may be fetched"
+                        );
+                    }
                     return Handled::Done;
                 }
                 if page {
@@ -270,14 +275,19 @@ impl Ledger {
                 return;
             }
         }
-        match job.kind {
-            JobKind::Robots { .. } => {
+        match &job.kind {
+            JobKind::Robots { origin, .. } => {
                 let outcome = if error.is_retryable() {
                     RobotsOutcome::Unreachable
                 } else {
                     RobotsOutcome::Refused
                 };
-                self.frontier.robots_result(&job, outcome, now)
+                if self.frontier.robots_result(&job, outcome, now) {
+                    // Visible without -v: a whole host is dropped.
+                    tracing::warn!(
+                        "giving up {origin}: its robots.txt could not be fetched ({error}), so none of its URLs may be fetched"
+                    );
+                }
             }
             JobKind::Page if error.is_retryable() && job.attempt < self.rules.retries => {
                 self.tally.retries += 1;
@@ -287,6 +297,10 @@ impl Ledger {
             }
             JobKind::Page => {
                 self.tally.failed_urls += 1;
+                if job.depth == 0 && job.redirects == 0 {
+                    // A seed that cannot be fetched is always reported, with the reason.
+                    tracing::warn!("seed {} could not be fetched: {error}", job.url);
+                }
                 self.frontier.complete(&job.host, now);
             }
         }

@@ -93,6 +93,10 @@ pub async fn run(
         log,
     );
     let rules = DispatchRules {
+        crawl_id: started.crawl_id,
+        start,
+        time_limit: config.run.time_limit,
+        max_bytes: config.run.max_bytes,
         concurrency: config.run.concurrency,
         shutdown_timeout: config.run.shutdown_timeout,
         out: config.output.out.clone(),

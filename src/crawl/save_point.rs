@@ -36,6 +36,9 @@ pub struct SavedCrawl {
     pub replay_from_serial: Option<u64>,
     /// Set when the crawl ended (rather than being saved mid-way).
     pub stopped: Option<StopReason>,
+    /// The crawl's name in warcinfo records, kept across resumes.
+    #[serde(default)]
+    pub crawl_id: String,
 }
 
 /// Why state could not be read or written.
@@ -88,7 +91,11 @@ impl SavedCrawl {
 /// Saves crawl state mid-crawl: first the writer syncs the current file (every job the ledger
 /// counts as done has its records written already), then the crawl database commits the
 /// frontier and the counters, naming that file as the place to replay from after a crash.
-pub(super) async fn save(ledger: &mut Ledger, writer: &WriterHandle) -> Result<(), StateError> {
+pub(super) async fn save(
+    ledger: &mut Ledger,
+    writer: &WriterHandle,
+    crawl_id: &str,
+) -> Result<(), StateError> {
     let replay_from = writer.replay_from.load(Ordering::Acquire);
     let (request, synced) = Batch::sync_request();
     if writer.sender.send(request).await.is_err() || synced.await.is_err() {
@@ -100,6 +107,7 @@ pub(super) async fn save(ledger: &mut Ledger, writer: &WriterHandle) -> Result<(
         tally: ledger.tally.clone(),
         replay_from_serial: Some(replay_from),
         stopped: None,
+        crawl_id: crawl_id.to_string(),
     };
     // The commit writes and syncs the pages changed since the last one (about a second for
     // 100,000 new URLs on a 10-million-URL store); other tasks move off this thread meanwhile.
@@ -121,12 +129,14 @@ pub(super) fn save_final(
     ledger: &mut Ledger,
     stop: StopReason,
     replay_from: Option<u64>,
+    crawl_id: &str,
 ) -> Result<(), StateError> {
     let saved = SavedCrawl {
         version: STATE_VERSION,
         tally: ledger.tally.clone(),
         replay_from_serial: replay_from,
         stopped: Some(stop),
+        crawl_id: crawl_id.to_string(),
     };
     // Jobs abandoned at a forced stop are still in flight: the checkpoint saves them as queued.
     ledger

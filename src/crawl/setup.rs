@@ -1,7 +1,9 @@
 //! Start-up: everything the crawl does on disk before the first fetch. Create the output
-//! directory, load the `--dedup-index` files, open the crawl database and the frontier, read the
-//! saved counters, replay the WARC records written after the last save point, and start the
-//! WARC writer.
+//! directory; decide what to do with a crawl state already there (resume an interrupted crawl;
+//! refuse a finished one unless `--recrawl`, which sets it aside; `--fresh` discards it); load
+//! the content-seen table (`--dedup-index` files and the WARC files already in the output
+//! directory); open the crawl database and the frontier, read the saved counters, replay the
+//! WARC records written after the last save point, and start the WARC writer.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,10 +16,14 @@ use super::save_point::{SavedCrawl, StateError, STATE_META};
 use super::CrawlError;
 use crate::chain::content_seen::DedupTable;
 use crate::chain::filter::PageBudget;
-use crate::config::Config;
-use crate::crawl_db::CrawlDb;
+use crate::config::{Config, ExistingState, OutputConfig};
+use crate::crawl_db::{CrawlDb, FrontierStorage, STORE_FILE};
 use crate::fetch::Fetcher;
 use crate::frontier::Frontier;
+use crate::http_message::parse_response_head;
+use crate::record::Original;
+use crate::warc::naming::list_warc_files;
+use crate::warc::reader::read_records;
 use crate::warc::{spawn_writer, WriterConfig, WriterHandle};
 
 /// Why start-up failed before any crawl state was touched.
@@ -39,6 +45,31 @@ pub enum SetupError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The output directory holds a finished crawl and neither `--recrawl` nor `--fresh` was
+    /// given.
+    #[error("the crawl in {out} has finished ({reason}); run again with --recrawl for a new crawl in the same directory (with --dedup, pages unchanged since are stored as revisits), or --fresh to start over")]
+    Finished {
+        /// The output directory.
+        out: PathBuf,
+        /// How it ended, in words.
+        reason: &'static str,
+    },
+    /// The saved state could not be set aside or removed.
+    #[error("crawl state {path}: {source}")]
+    StateDir {
+        /// The state directory.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The WARC files already in the output directory could not be read for `--dedup`.
+    #[error("reading {path} for --dedup: {source}")]
+    EarlierWarc {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
 }
 
 /// Creates the output directory (and its parents).
@@ -57,15 +88,27 @@ pub(super) struct Started {
     pub(super) jobs: Arc<JobContext>,
     /// The WARC writer.
     pub(super) writer: WriterHandle,
+    /// The crawl's name (warcinfo `crawlId`), kept across resumes.
+    pub(super) crawl_id: String,
 }
 
 /// Runs start-up.
 pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
+    let output = &config.output;
+    prepare_state(output)?;
     let dedup = match &config.chain.dedup {
-        Some(files) => Some(Arc::new(load_dedup_index(files)?)),
+        Some(files) => {
+            let table = load_dedup_index(files)?;
+            let earlier = load_earlier_captures(&table, &output.out)?;
+            if earlier > 0 {
+                tracing::info!(
+                    "--dedup: {earlier} payload(s) already archived in the output directory"
+                );
+            }
+            Some(Arc::new(table))
+        }
         None => None,
     };
-    let output = &config.output;
     let db = CrawlDb::open(&output.state_dir).map_err(StateError::from)?;
     let frontier = Frontier::open(config.frontier.clone(), Box::new(db), Instant::now())
         .map_err(StateError::from)?;
@@ -80,6 +123,11 @@ pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
         );
     }
     let replay_from = saved.as_ref().and_then(|s| s.replay_from_serial);
+    let crawl_id = saved
+        .as_ref()
+        .map(|s| s.crawl_id.clone())
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| new_crawl_id(&output.warc_prefix));
     let rules = LedgerRules {
         max_pages_per_host: config.run.max_pages_per_host,
         retries: config.run.retries,
@@ -110,7 +158,7 @@ pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
         prefix: output.warc_prefix.clone(),
         rotation: output.rotation,
         gzip_level: output.gzip_level,
-        info: warcinfo_fields(config),
+        info: warcinfo_fields(config, &crawl_id),
         queue: config.run.concurrency.max(8) * 2,
     })?;
     let jobs = Arc::new(JobContext {
@@ -126,7 +174,105 @@ pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
         ledger,
         jobs,
         writer,
+        crawl_id,
     })
+}
+
+/// Acts on a crawl state already in the state directory, before it is opened for the crawl.
+fn prepare_state(output: &OutputConfig) -> Result<(), CrawlError> {
+    let dir = &output.state_dir;
+    if !dir.join(STORE_FILE).exists() {
+        return Ok(());
+    }
+    let state_dir_error = |source| SetupError::StateDir {
+        path: dir.clone(),
+        source,
+    };
+    if output.existing_state == ExistingState::Fresh {
+        std::fs::remove_dir_all(dir).map_err(state_dir_error)?;
+        tracing::warn!(
+            "--fresh: discarded the saved crawl state in {}; starting over",
+            dir.display()
+        );
+        return Ok(());
+    }
+    let stopped = {
+        let db = CrawlDb::open(dir).map_err(StateError::from)?;
+        let blob = db.meta_get(STATE_META).map_err(StateError::from)?;
+        SavedCrawl::decode(dir, blob.as_deref())?.and_then(|s| s.stopped)
+    };
+    let Some(reason) = stopped.filter(|r| r.is_finished()) else {
+        return Ok(());
+    };
+    if output.existing_state != ExistingState::Recrawl {
+        return Err(SetupError::Finished {
+            out: output.out.clone(),
+            reason: reason.describe(),
+        }
+        .into());
+    }
+    let previous = PathBuf::from(format!("{}.previous", dir.display()));
+    if previous.exists() {
+        std::fs::remove_dir_all(&previous).map_err(state_dir_error)?;
+    }
+    std::fs::rename(dir, &previous).map_err(state_dir_error)?;
+    tracing::warn!(
+        "--recrawl: the crawl in {} had finished ({}); starting a new one (its state is kept in {})",
+        output.out.display(),
+        reason.describe(),
+        previous.display()
+    );
+    Ok(())
+}
+
+/// A new crawl's name: the WARC prefix and the start time.
+fn new_crawl_id(prefix: &str) -> String {
+    let now = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let stamp: String = now.chars().filter(char::is_ascii_digit).collect();
+    format!("{prefix}-{stamp}")
+}
+
+/// Adds the full, complete 2xx responses of the finished WARC files in `out` to `table`, so
+/// `--dedup` finds what earlier runs (before a restart, or earlier crawls before a
+/// `--recrawl`) archived. Reads every such file once at start-up. Returns how many were added.
+fn load_earlier_captures(table: &DedupTable, out: &Path) -> Result<usize, SetupError> {
+    let files = list_warc_files(&[out.to_path_buf()]).unwrap_or_default();
+    let mut added = 0;
+    for path in files {
+        let records = read_records(&path).map_err(|source| SetupError::EarlierWarc {
+            path: path.clone(),
+            source,
+        })?;
+        for record in records {
+            if record.header("WARC-Type") != Some("response")
+                || record.header("WARC-Truncated").is_some()
+            {
+                continue;
+            }
+            let (Some(digest), Some(uri), Some(date)) = (
+                record.header("WARC-Payload-Digest"),
+                record.header("WARC-Target-URI"),
+                record.header("WARC-Date"),
+            ) else {
+                continue;
+            };
+            let Some(head) = parse_response_head(&record.block) else {
+                continue;
+            };
+            let body_len = record.block.len().saturating_sub(head.len) as u64;
+            if !(200..300).contains(&head.status) || body_len == 0 {
+                continue;
+            }
+            let original = Original {
+                target_uri: uri.to_string(),
+                date: date.to_string(),
+                record_id: record.header("WARC-Record-ID").map(str::to_string),
+                body_len: Some(body_len),
+            };
+            added += usize::from(table.insert(digest.to_string(), original));
+        }
+    }
+    Ok(added)
 }
 
 /// The content-seen table preloaded from CDXJ indexes of earlier crawls.
@@ -144,7 +290,7 @@ fn load_dedup_index(files: &[PathBuf]) -> Result<DedupTable, SetupError> {
 }
 
 /// The fields of the warcinfo record that opens every file.
-fn warcinfo_fields(config: &Config) -> Vec<(String, String)> {
+fn warcinfo_fields(config: &Config, crawl_id: &str) -> Vec<(String, String)> {
     let hostname = gethostname::gethostname().to_string_lossy().to_string();
     let robots = if config.frontier.obey_robots {
         "obey"
@@ -169,6 +315,7 @@ fn warcinfo_fields(config: &Config) -> Vec<(String, String)> {
         ("http-header-user-agent", config.fetch.user_agent.clone()),
         ("robots", robots.to_string()),
         ("isPartOf", config.output.warc_prefix.clone()),
+        ("crawlId", crawl_id.to_string()),
         (
             "started",
             humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),

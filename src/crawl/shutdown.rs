@@ -28,6 +28,7 @@ pub(super) async fn finish(
         mut state_error,
         started_at,
         out,
+        crawl_id,
     } = closed;
     let replay_from = writer.replay_from.load(Ordering::Acquire);
     // Every sender is gone now (the jobs' context went with the loop): the writer drains its
@@ -51,7 +52,7 @@ pub(super) async fn finish(
     };
     // Every file is closed: nothing to replay, unless the output failed mid-way.
     let replay_from = output_error.is_some().then_some(replay_from);
-    if let Err(e) = save_final(&mut ledger, stop_reason, replay_from) {
+    if let Err(e) = save_final(&mut ledger, stop_reason, replay_from, &crawl_id) {
         tracing::error!("could not save crawl state: {e}");
         state_error.get_or_insert(e);
     }
@@ -77,6 +78,7 @@ pub(super) async fn finish(
             hosts_seen: ledger.frontier.hosts_seen(),
             queued_at_end: ledger.frontier.queued(),
             seed_problems,
+            origins_given_up: counters.origins_given_up,
         },
     );
     CrawlOutcome {

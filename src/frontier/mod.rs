@@ -70,6 +70,9 @@ pub struct FrontierCounters {
     pub robots_denied: u64,
     /// Dropped because robots.txt stayed unavailable.
     pub robots_unavailable: u64,
+    /// Origins given up because their robots.txt stayed unreachable or was refused.
+    #[serde(default)]
+    pub origins_given_up: u64,
 }
 
 /// The crawl frontier.
@@ -321,13 +324,14 @@ impl Frontier {
         self.complete(&job.host, now);
     }
 
-    /// Applies the result of a robots.txt job and completes it.
-    pub fn robots_result(&mut self, job: &Job, outcome: RobotsOutcome, now: Instant) {
+    /// Applies the result of a robots.txt job and completes it. Returns true when the origin
+    /// was given up by it (its URLs will be dropped).
+    pub fn robots_result(&mut self, job: &Job, outcome: RobotsOutcome, now: Instant) -> bool {
         let JobKind::Robots { origin, hops } = &job.kind else {
-            return;
+            return false;
         };
         let Some(&id) = self.ids.get(&job.host) else {
-            return;
+            return false;
         };
         let q = &mut self.hosts[id as usize];
         let attempts = q.robots.get(origin).map_or(0, RobotsState::attempts);
@@ -353,6 +357,10 @@ impl Frontier {
                 hops,
             });
         }
+        let gave_up = matches!(t.state, RobotsState::GaveUp);
+        if gave_up {
+            self.counters.origins_given_up += 1;
+        }
         q.robots.insert(origin.clone(), t.state);
         if let Some(text) = t.save {
             if let Err(e) = self.storage.save_robots(origin, id, text.as_deref()) {
@@ -361,6 +369,7 @@ impl Frontier {
         }
         let host = job.host.clone();
         self.complete(&host, now);
+        gave_up
     }
 
     /// Drops every queued URL of `origin` on `host` (e.g. an https seed that falls back to

@@ -17,6 +17,33 @@ pub enum StopReason {
     Interrupted,
     /// The WARC output failed.
     OutputError,
+    /// `--time-limit` reached.
+    TimeLimit,
+    /// `--max-bytes` reached.
+    ByteLimit,
+}
+
+impl StopReason {
+    /// Words for people (the JSON keeps the snake_case name).
+    pub fn describe(self) -> &'static str {
+        match self {
+            StopReason::TargetReached => "page target reached (--max-pages)",
+            StopReason::FrontierExhausted => "all queued URLs done",
+            StopReason::Interrupted => "stopped by a signal (resumable)",
+            StopReason::OutputError => "output error",
+            StopReason::TimeLimit => "time limit reached (--time-limit; resumable)",
+            StopReason::ByteLimit => "byte target reached (--max-bytes)",
+        }
+    }
+
+    /// True when the crawl is over: running it again needs `--recrawl` or `--fresh`. A crawl
+    /// stopped by a signal, the time limit or an output error is resumed instead.
+    pub fn is_finished(self) -> bool {
+        matches!(
+            self,
+            StopReason::TargetReached | StopReason::FrontierExhausted | StopReason::ByteLimit
+        )
+    }
 }
 
 /// URLs not fetched or not archived, by reason.
@@ -139,6 +166,8 @@ pub struct CrawlStats {
     pub failed_urls: u64,
     /// Retries scheduled.
     pub retries: u64,
+    /// Origins given up because their robots.txt stayed unreachable or was refused.
+    pub origins_given_up: u64,
     /// Truncated records by reason.
     pub truncated: BTreeMap<String, u64>,
     /// Pages written as revisit records.
@@ -171,6 +200,8 @@ pub struct Totals {
     pub queued_at_end: usize,
     /// Seed problems as text.
     pub seed_problems: Vec<String>,
+    /// Origins given up (robots.txt unreachable or refused).
+    pub origins_given_up: u64,
 }
 
 impl CrawlStats {
@@ -218,6 +249,7 @@ impl CrawlStats {
             errors: tally.errors.clone(),
             failed_urls: tally.failed_urls,
             retries: tally.retries,
+            origins_given_up: totals.origins_given_up,
             truncated: tally.truncated.clone(),
             revisits: tally.revisits,
             bytes_saved: tally.bytes_saved,

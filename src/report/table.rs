@@ -14,8 +14,11 @@ pub fn render_table(s: &CrawlStats) -> String {
     let mut row = |k: &str, v: String| {
         let _ = writeln!(out, "  {k:<22} {v}");
     };
-    row("stop reason", format!("{:?}", s.stop_reason));
-    row("pages archived", s.pages_archived.to_string());
+    row("stop reason", s.stop_reason.describe().to_string());
+    row(
+        "pages archived",
+        format!("{} (2xx responses of an accepted type)", s.pages_archived),
+    );
     row("elapsed", format!("{:.1} s", s.elapsed_secs));
     row("pages/s", format!("{:.2}", s.pages_per_sec));
     row("requests", s.requests.to_string());
@@ -40,13 +43,15 @@ pub fn render_table(s: &CrawlStats) -> String {
         .iter()
         .map(|(k, v)| format!("{k}:{v}"))
         .collect();
-    row("status codes", codes.join(" "));
+    if !codes.is_empty() {
+        row("status codes", codes.join(" "));
+    }
     let f = &s.filtered;
     row(
         "filtered",
         format!(
-            "content-type:{} robots:{} robots-unavailable:{} scope:{} extension:{} depth:{} pattern:{} redirects:{} url-length:{} link-cap:{} not-http:{} path-trap:{} port:{} host-quota:{} target-reached:{}",
-            f.content_type, f.robots, f.robots_unavailable, f.scope, f.extension, f.depth, f.pattern, f.redirects, f.url_length, f.link_cap, f.not_http, f.path_trap, f.port, f.host_quota, f.target_reached
+            "content-type:{} robots:{} robots-unavailable:{} scope:{} extension:{} depth:{} pattern:{} redirects:{} url-length:{} link-cap:{} not-http:{} path-trap:{} port:{} host-quota:{} target-reached:{} duplicate:{}",
+            f.content_type, f.robots, f.robots_unavailable, f.scope, f.extension, f.depth, f.pattern, f.redirects, f.url_length, f.link_cap, f.not_http, f.path_trap, f.port, f.host_quota, f.target_reached, f.duplicate
         ),
     );
     let errors: Vec<String> = s.errors.iter().map(|(k, v)| format!("{k}:{v}")).collect();
@@ -86,6 +91,24 @@ pub fn render_table(s: &CrawlStats) -> String {
         .take(5)
         .map(|h| format!("{} ({})", h.host, h.pages))
         .collect();
-    row("top hosts", top.join(", "));
+    if !top.is_empty() {
+        row("top hosts", top.join(", "));
+    }
+    if s.failed_urls > 0 || f.robots_unavailable > 0 {
+        let mut why = Vec::new();
+        if s.failed_urls > 0 {
+            why.push(format!(
+                "{} URL(s) failed after their retries",
+                s.failed_urls
+            ));
+        }
+        if f.robots_unavailable > 0 {
+            why.push(format!(
+                "{} URL(s) dropped because robots.txt stayed unreachable ({} host(s) given up)",
+                f.robots_unavailable, s.origins_given_up
+            ));
+        }
+        row("exit code 4 because", why.join("; "));
+    }
     format!("trawl crawl report\n{out}")
 }

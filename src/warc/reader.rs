@@ -67,6 +67,9 @@ pub fn read_records(path: &Path) -> io::Result<Vec<StoredRecord>> {
     };
     // Gzip by content, not by name: `.warc.gz.open` files are read during repair.
     let gzipped = reader.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    if !gzipped && !reader.fill_buf()?.is_empty() && !reader.fill_buf()?.starts_with(b"WARC/") {
+        return Err(not_warc());
+    }
     let mut records = Vec::new();
     loop {
         if reader.fill_buf()?.is_empty() {
@@ -80,6 +83,9 @@ pub fn read_records(path: &Path) -> io::Result<Vec<StoredRecord>> {
         } else {
             read_plain_record(&mut reader)?
         };
+        if records.is_empty() && !raw.starts_with(b"WARC/") {
+            return Err(not_warc());
+        }
         let length = reader.consumed - offset;
         records.push(parse_record(&raw, offset, length)?);
     }
@@ -102,6 +108,11 @@ fn read_plain_record(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
     reader.read_exact(&mut block)?;
     raw.extend_from_slice(&block);
     Ok(raw)
+}
+
+/// The error for a file that does not start with a WARC record.
+fn not_warc() -> io::Error {
+    invalid("not a WARC file (or not gzip): it does not start with a WARC/1.x record")
 }
 
 fn invalid(msg: &str) -> io::Error {
@@ -161,6 +172,19 @@ fn parse_record(raw: &[u8], offset: u64, length: u64) -> io::Result<StoredRecord
 mod tests {
     use super::*;
     use crate::record::gzip_member;
+
+    #[test]
+    fn other_files_are_not_warc() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("notes.warc");
+        std::fs::write(&text, b"just some text\nmore\n").unwrap();
+        let err = read_records(&text).unwrap_err().to_string();
+        assert!(err.contains("not a WARC file"), "{err}");
+        let gz = dir.path().join("data.warc.gz");
+        std::fs::write(&gz, gzip_member(b"{\"json\": true}", 6)).unwrap();
+        let err = read_records(&gz).unwrap_err().to_string();
+        assert!(err.contains("not a WARC file"), "{err}");
+    }
 
     #[test]
     fn reads_members_with_offsets_and_lengths() {

@@ -8,5 +8,6 @@ mod durability;
 mod harness;
 mod hostile;
 mod hostile_cases;
+mod nightly;
 mod server;
 mod third_party;

@@ -1,0 +1,298 @@
+//! `trawl crawl`: validate, check every output and input before the first fetch, lock the
+//! output directory, repair what a crash left, crawl, report, and pick the exit code.
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use super::messages::Messages;
+use crate::cli::CrawlArgs;
+use crate::config::{Config, ConfigError};
+use crate::crawl;
+use crate::crawl::save_point::StateError;
+use crate::crawl::setup::{create_output_dir, SetupError};
+use crate::exit::ExitCode;
+use crate::frontier::storage::StoreError;
+use crate::index::index_files;
+use crate::out_lock::{DirLock, LockError};
+use crate::report::{render_table, CrawlStats, StopReason};
+use crate::warc::naming::list_warc_files;
+use crate::warc::recovery::repair_open_files;
+
+pub(super) fn run_crawl(args: CrawlArgs) -> ExitCode {
+    let (quiet, verbose) = (args.quiet, args.verbose);
+    let config = match Config::from_args(args) {
+        Ok(c) => c,
+        Err(e) => return config_error(e),
+    };
+    let log_file = config.report.log_file.as_deref();
+    let messages = match Messages::open(log_file, quiet) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!(
+                "trawl: error: cannot open --log-file {}: {e}",
+                log_file
+                    .map(Path::display)
+                    .map(|d| d.to_string())
+                    .unwrap_or_default()
+            );
+            return ExitCode::OutputError;
+        }
+    };
+    init_logging(quiet, verbose, log_file);
+    for p in &config.seed_problems {
+        messages.warn(&format!("trawl: skipping seed {p}\n"));
+    }
+    for (addr, class) in &config.unlocked {
+        messages.say(&format!(
+            "trawl: note: a seed is a {} IP address, so {addr} (that address and port only) is allowed for this crawl\n",
+            class.name()
+        ));
+    }
+    if let Err((code, e)) = preflight(&config) {
+        messages.error(&format!("trawl: error: {e}\n"));
+        return code;
+    }
+    let _lock = match DirLock::acquire(&config.output.out) {
+        Ok(lock) => lock,
+        Err(e @ LockError::Busy { .. }) => {
+            messages.error(&format!("trawl: error: {e}\n"));
+            return ExitCode::Locked;
+        }
+        Err(e) => {
+            messages.error(&format!("trawl: error: {e}\n"));
+            return ExitCode::OutputError;
+        }
+    };
+    match repair_open_files(&config.output.out) {
+        Ok(repairs) => {
+            for r in repairs {
+                messages.warn(&match &r.final_path {
+                    Some(p) => format!(
+                        "trawl: repaired {} after an unclean stop: kept {} records, cut {} bytes\n",
+                        p.display(),
+                        r.records,
+                        r.cut_bytes
+                    ),
+                    None => format!(
+                        "trawl: removed {}: no complete capture in it\n",
+                        r.open_path.display()
+                    ),
+                });
+            }
+        }
+        Err(e) => {
+            messages.error(&format!(
+                "trawl: error: repairing open WARC files in {}: {e}\n",
+                config.output.out.display()
+            ));
+            return ExitCode::OutputError;
+        }
+    }
+    match crawl_and_report(config, &messages) {
+        Ok(code) => code,
+        Err(e) => {
+            messages.error(&format!("trawl: error: {e:#}\n"));
+            ExitCode::Internal
+        }
+    }
+}
+
+/// Checks, before anything is fetched, every path the crawl will write or read: the output
+/// directory, the `--stats` file and the `--dedup-index` files. (The seeds file is read by
+/// `Config::from_args`, the log file opened by the caller.)
+fn preflight(config: &Config) -> Result<(), (ExitCode, String)> {
+    let out = &config.output.out;
+    create_output_dir(out).map_err(|e| (ExitCode::OutputError, e.to_string()))?;
+    let probe = out.join(".trawl-write-test");
+    std::fs::write(&probe, b"")
+        .and_then(|()| std::fs::remove_file(&probe))
+        .map_err(|e| {
+            (
+                ExitCode::OutputError,
+                format!("cannot write to output directory {}: {e}", out.display()),
+            )
+        })?;
+    if let Some(stats) = &config.report.stats {
+        let existed = stats.exists();
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(stats)
+            .map_err(|e| {
+                (
+                    ExitCode::OutputError,
+                    format!("cannot write --stats {}: {e}", stats.display()),
+                )
+            })?;
+        if !existed {
+            let _ = std::fs::remove_file(stats);
+        }
+    }
+    for index in config.chain.dedup.iter().flatten() {
+        std::fs::File::open(index).map_err(|e| {
+            (
+                ExitCode::BadArguments,
+                format!("cannot read --dedup-index {}: {e}", index.display()),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+fn init_logging(quiet: bool, verbose: u8, log_file: Option<&Path>) {
+    let level = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, _) => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TRAWL_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("trawl={level}")));
+    // The caller opened the file already (and stops when it cannot).
+    let file = log_file.and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false);
+    let _ = match file {
+        Some(f) => builder
+            .with_writer(std::sync::Mutex::new(f))
+            .with_ansi(false)
+            .try_init(),
+        None => builder
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .try_init(),
+    };
+}
+
+fn config_error(e: ConfigError) -> ExitCode {
+    match &e {
+        ConfigError::NoSeeds(problems) => {
+            for p in problems {
+                eprintln!("trawl: bad seed {p}");
+            }
+            eprintln!("trawl: error: {e}");
+            ExitCode::NoSeeds
+        }
+        _ => {
+            eprintln!("trawl: error: {e}");
+            ExitCode::BadArguments
+        }
+    }
+}
+
+fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("trawl")
+        .build()
+        .context("starting the async runtime")?;
+    let stats_path = config.report.stats.clone();
+    let cdxj_dir = config.output.cdxj.then(|| config.output.out.clone());
+    let outcome = runtime.block_on(async move {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(forward_signals(tx));
+        crawl::run(config, rx).await
+    });
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => {
+            messages.error(&format!("trawl: error: {e}\n"));
+            return Ok(match e {
+                crawl::CrawlError::State(StateError::Store(StoreError::Locked { .. })) => {
+                    ExitCode::Locked
+                }
+                crawl::CrawlError::Setup(SetupError::DedupIndex { .. }) => ExitCode::BadArguments,
+                crawl::CrawlError::Setup(SetupError::Finished { .. }) => ExitCode::AlreadyFinished,
+                _ => ExitCode::OutputError,
+            });
+        }
+    };
+    let code = exit_code(&outcome.stats);
+    messages.say(&render_table(&outcome.stats));
+    messages.say(&format!("  {:<22} {}\n", "exit code", code as u8));
+    if let Some(path) = stats_path {
+        let json = serde_json::to_vec_pretty(&outcome.stats)?;
+        if let Err(e) = std::fs::write(&path, json) {
+            messages.error(&format!(
+                "trawl: error: cannot write stats to {}: {e}\n",
+                path.display()
+            ));
+            return Ok(ExitCode::OutputError);
+        }
+    }
+    if let Some(e) = &outcome.output_error {
+        messages.error(&format!("trawl: error: {e}\n"));
+    }
+    if let Some(e) = &outcome.state_error {
+        messages.error(&format!("trawl: error: {e}\n"));
+    }
+    if let Some(dir) = cdxj_dir {
+        if let Err(e) = write_directory_index(&dir) {
+            messages.error(&format!("trawl: error: writing the CDXJ index: {e:#}\n"));
+            return Ok(ExitCode::OutputError);
+        }
+    }
+    Ok(code)
+}
+
+/// The exit code a finished crawl's report stands for (the report names its causes).
+fn exit_code(stats: &CrawlStats) -> ExitCode {
+    match stats.stop_reason {
+        StopReason::OutputError => ExitCode::OutputError,
+        StopReason::Interrupted => ExitCode::Interrupted,
+        StopReason::TimeLimit => ExitCode::TimeLimit,
+        _ if stats.failed_urls > 0 || stats.filtered.robots_unavailable > 0 => {
+            ExitCode::FetchErrors
+        }
+        _ => ExitCode::Success,
+    }
+}
+
+/// Sends one message per SIGINT or SIGTERM.
+async fn forward_signals(tx: tokio::sync::mpsc::UnboundedSender<()>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut int), Ok(mut term)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return;
+        };
+        loop {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            if tx.send(()).is_err() {
+                return;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    while tokio::signal::ctrl_c().await.is_ok() {
+        if tx.send(()).is_err() {
+            return;
+        }
+    }
+}
+
+/// Indexes every finished WARC file in `dir` into `dir/index.cdxj` (written aside, then
+/// renamed, so a reader never sees half an index).
+fn write_directory_index(dir: &Path) -> anyhow::Result<()> {
+    let files = list_warc_files(&[dir.to_path_buf()])?;
+    let lines = index_files(&files)?;
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let tmp = dir.join("index.cdxj.tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, dir.join("index.cdxj")).context("renaming the index into place")?;
+    Ok(())
+}

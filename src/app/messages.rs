@@ -1,0 +1,63 @@
+//! Where the crawl command's own words go: notes, warnings and the final report to the log file
+//! when `--log-file` is given (so a cron job's file holds everything), else to stderr; errors
+//! to stderr always, and to the log file too.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// The crawl command's message sink.
+pub(super) struct Messages {
+    /// The `--log-file`, opened for appending (shared with the logger and progress, which
+    /// append through their own handles; each message is one write).
+    log: Option<Mutex<File>>,
+    quiet: bool,
+}
+
+impl Messages {
+    /// Messages to stderr, or appended to `log_file`.
+    pub(super) fn open(log_file: Option<&Path>, quiet: bool) -> std::io::Result<Self> {
+        let log = match log_file {
+            Some(path) => Some(Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)?,
+            )),
+            None => None,
+        };
+        Ok(Messages { log, quiet })
+    }
+
+    fn to_log(&self, text: &str) -> bool {
+        match &self.log {
+            Some(file) => {
+                let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = f.write_all(text.as_bytes());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A note or the report: not shown on stderr with `-q`.
+    pub(super) fn say(&self, text: &str) {
+        if !self.to_log(text) && !self.quiet {
+            eprint!("{text}");
+        }
+    }
+
+    /// A warning about the user's input (a skipped seed): shown even with `-q`.
+    pub(super) fn warn(&self, text: &str) {
+        if !self.to_log(text) {
+            eprint!("{text}");
+        }
+    }
+
+    /// An error: on stderr always, and in the log file.
+    pub(super) fn error(&self, text: &str) {
+        self.to_log(text);
+        eprint!("{text}");
+    }
+}

@@ -1,0 +1,37 @@
+//! The `trawl` command: turns parsed arguments into a run and a run into an exit code.
+//! Everything user-facing at the top level (messages, report, JSON stats) happens here, one
+//! file per command.
+
+mod archive_commands;
+mod crawl_command;
+mod messages;
+mod status_command;
+
+use clap::CommandFactory;
+
+use crate::cli::{Cli, Command};
+use crate::exit::ExitCode;
+
+/// Runs the command and returns the exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Crawl(args) => crawl_command::run_crawl(*args),
+        Command::Index(args) => archive_commands::run_index(args),
+        Command::Wacz(args) => archive_commands::run_wacz(args),
+        Command::Status(args) => status_command::run_status(args),
+        Command::Completions(args) => {
+            let mut command = Cli::command();
+            clap_complete::generate(args.shell, &mut command, "trawl", &mut std::io::stdout());
+            ExitCode::Success
+        }
+        Command::Man => {
+            match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
+                Ok(()) => ExitCode::Success,
+                Err(e) => {
+                    eprintln!("trawl: error: writing the man page: {e}");
+                    ExitCode::OutputError
+                }
+            }
+        }
+    }
+}

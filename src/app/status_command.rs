@@ -1,0 +1,67 @@
+//! `trawl status DIR`: the progress of a running or stopped crawl, from its status file.
+
+use crate::cli::StatusArgs;
+use crate::exit::ExitCode;
+use crate::out_lock::DirLock;
+use crate::report::status_file::read_status;
+use crate::warc::naming::list_warc_files;
+
+pub(super) fn run_status(args: StatusArgs) -> ExitCode {
+    let dir = &args.dir;
+    if !dir.is_dir() {
+        eprintln!("trawl: error: {} is not a directory", dir.display());
+        return ExitCode::BadArguments;
+    }
+    let running = DirLock::is_held(dir);
+    let files = list_warc_files(&[dir.to_path_buf()]).unwrap_or_default();
+    let bytes: u64 = files
+        .iter()
+        .filter_map(|f| f.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    let open = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".open"))
+                .count()
+        })
+        .unwrap_or(0);
+    match read_status(dir) {
+        Some(s) => {
+            let state = match (running, s.running) {
+                (true, _) => format!("running (pid {})", s.pid),
+                (false, false) => format!("stopped: {}", s.stop_reason.as_deref().unwrap_or("unknown")),
+                (false, true) => "not running, and it did not stop cleanly (killed or crashed); the next run repairs and continues".to_string(),
+            };
+            println!("crawl in {}: {state}", dir.display());
+            println!("  started {}, last update {}", s.started, s.updated);
+            println!(
+                "  pages {}, queued {}, in flight {}, errors {}, WARC bytes written {}",
+                s.pages, s.queued, s.in_flight, s.errors, s.bytes_written
+            );
+        }
+        None if running => println!(
+            "crawl in {}: running (it has not written its status yet)",
+            dir.display()
+        ),
+        None => {
+            eprintln!(
+                "trawl: error: no trawl crawl in {} (no {} file); give the crawl's --out",
+                dir.display(),
+                crate::report::status_file::STATUS_FILE
+            );
+            return ExitCode::BadArguments;
+        }
+    }
+    println!(
+        "  {} WARC file(s), {} bytes{}",
+        files.len(),
+        bytes,
+        if open > 0 {
+            format!(", {open} open file(s)")
+        } else {
+            String::new()
+        }
+    );
+    ExitCode::Success
+}

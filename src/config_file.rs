@@ -1,0 +1,133 @@
+//! `trawl crawl --config FILE`: crawl flags from a TOML file, so a cron job's long command line
+//! becomes a reviewed file. Every crawl flag is a key, by its long name (`max-pages = 100`,
+//! `max_pages` also works); `urls` holds seed URLs (the positional arguments). A flag given on
+//! the command line wins over the file. The file's values become command-line arguments that
+//! clap then parses and validates like any others, so the two can never disagree.
+
+use std::ffi::OsString;
+
+use clap::parser::ValueSource;
+use clap::CommandFactory;
+
+use crate::cli::Cli;
+
+/// The key of the positional seed URLs.
+const URLS_KEY: &str = "urls";
+
+/// `argv` with the values of the `--config` file of a `crawl` command added for every flag the
+/// command line does not set. Unchanged when there is no `--config` (or the command line does
+/// not parse: clap reports that).
+pub fn merge_config_file(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
+    let command = Cli::command();
+    let Ok(matches) = command.clone().try_get_matches_from(argv.clone()) else {
+        return Ok(argv);
+    };
+    let Some(("crawl", crawl)) = matches.subcommand() else {
+        return Ok(argv);
+    };
+    let Some(path) = crawl.get_one::<std::path::PathBuf>("config") else {
+        return Ok(argv);
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read --config {}: {e}", path.display()))?;
+    let table: toml::Table =
+        toml::from_str(&text).map_err(|e| format!("--config {}: {e}", path.display()))?;
+    let sub = command
+        .find_subcommand("crawl")
+        .expect("the crawl subcommand exists");
+    let mut added = Vec::new();
+    let mut urls = Vec::new();
+    for (key, value) in &table {
+        let name = key.replace('_', "-");
+        if name == URLS_KEY {
+            if crawl.value_source("seeds") != Some(ValueSource::CommandLine) {
+                urls.extend(values(key, value)?);
+            }
+            continue;
+        }
+        let arg = sub
+            .get_arguments()
+            .find(|a| a.get_long() == Some(name.as_str()) && name != "config")
+            .ok_or_else(|| format!("--config {}: unknown key {key:?}", path.display()))?;
+        if crawl.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine) {
+            continue;
+        }
+        let takes_value = arg.get_num_args().is_some_and(|n| n.takes_values());
+        match value {
+            toml::Value::Boolean(on) if !takes_value => {
+                if *on {
+                    added.push(OsString::from(format!("--{name}")));
+                }
+            }
+            _ => {
+                for v in values(key, value)? {
+                    added.push(OsString::from(format!("--{name}={v}")));
+                }
+            }
+        }
+    }
+    let mut out = argv;
+    out.extend(added);
+    out.extend(urls.into_iter().map(OsString::from));
+    Ok(out)
+}
+
+/// The values of a key as text: a scalar, or each element of an array.
+fn values(key: &str, value: &toml::Value) -> Result<Vec<String>, String> {
+    match value {
+        toml::Value::Array(items) => items.iter().map(|v| scalar(key, v)).collect(),
+        v => Ok(vec![scalar(key, v)?]),
+    }
+}
+
+fn scalar(key: &str, value: &toml::Value) -> Result<String, String> {
+    match value {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Ok(f.to_string()),
+        toml::Value::Boolean(b) => Ok(b.to_string()),
+        other => Err(format!(
+            "config key {key:?}: a {} is not a flag value",
+            other.type_str()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn file_values_fill_in_and_the_command_line_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("trawl.toml");
+        std::fs::write(
+            &file,
+            "delay = \"2s\"\nmax_pages = 5\nexclude = [\"/a,b/\", \"/c/\"]\ndedup = true\nquiet = false\ndeny-ports = [22, 25]\nurls = [\"http://a.org/\"]\nout = \"from-file\"\n",
+        )
+        .unwrap();
+        let config = file.display().to_string();
+        let argv = merge_config_file(os(&["trawl", "crawl", "--config", &config, "--out", "cli"]))
+            .unwrap();
+        let cli = Cli::try_parse_from(argv).unwrap();
+        let crate::cli::Command::Crawl(args) = cli.command else {
+            panic!("not a crawl")
+        };
+        assert_eq!(args.delay, std::time::Duration::from_secs(2));
+        assert_eq!(args.max_pages, Some(5));
+        assert_eq!(args.exclude, ["/a,b/", "/c/"]);
+        assert!(args.dedup && !args.quiet);
+        assert_eq!(args.deny_ports, Some(vec![22, 25]));
+        assert_eq!(args.seeds, ["http://a.org/"]);
+        assert_eq!(args.out, std::path::PathBuf::from("cli"));
+
+        std::fs::write(&file, "dealy = \"2s\"\n").unwrap();
+        let err = merge_config_file(os(&["trawl", "crawl", "--config", &config])).unwrap_err();
+        assert!(err.contains("unknown key \"dealy\""), "{err}");
+    }
+}

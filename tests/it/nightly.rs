@@ -1,0 +1,385 @@
+//! Nightly (cron) runs and first runs: finished vs interrupted crawls in an output directory,
+//! `--recrawl` / `--fresh`, `--time-limit` / `--max-bytes`, checks before the first fetch,
+//! `--log-file`, exit codes named in the report, and the messages a new user meets.
+
+use std::path::Path;
+
+use crate::args;
+use crate::harness::{closed_port, read_json, read_records, text, trawl, warc_files};
+use crate::server::{Host, Route, Web};
+
+async fn small_site(ip: &str, pages: usize) -> (Web, Host) {
+    let web = Web::default();
+    let h = web.host(ip).await;
+    h.route(
+        "/",
+        Route::html(
+            &(0..pages)
+                .map(|i| format!("<a href=/p{i}>p</a>"))
+                .collect::<String>(),
+        ),
+    );
+    for i in 0..pages {
+        h.route(&format!("/p{i}"), Route::html(&format!("<p>page {i}</p>")));
+    }
+    (web, h)
+}
+
+fn crawl_args(seed: String, out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut a = args![
+        "crawl",
+        seed,
+        "--out",
+        out.display(),
+        "--stats",
+        out.join("stats.json").display()
+    ];
+    if !extra.contains(&"--delay") {
+        a.extend(args!["--delay", "10ms"]);
+    }
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn crawl_ids(out: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = read_records(out)
+        .iter()
+        .filter(|r| r.warc_type == "warcinfo")
+        .filter_map(|r| {
+            String::from_utf8_lossy(&r.block)
+                .lines()
+                .find_map(|l| l.strip_prefix("crawlId: ").map(str::to_string))
+        })
+        .collect();
+    ids.dedup();
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_crawl_is_refused_then_recrawled_with_dedup_or_started_fresh() {
+    let (web, h) = small_site("127.0.0.50", 4).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let first = trawl(crawl_args(h.url("/"), &out, &["--dedup"])).await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let requests = web.hits().len();
+
+    // The same command again: refused with exit 7, nothing fetched, nothing written.
+    let files = warc_files(&out).len();
+    let again = trawl(crawl_args(h.url("/"), &out, &["--dedup", "-q"])).await;
+    assert_eq!(again.status.code(), Some(7), "{}", text(&again));
+    assert!(stderr(&again).contains("--recrawl"), "{}", stderr(&again));
+    assert_eq!(web.hits().len(), requests);
+    assert_eq!(warc_files(&out).len(), files);
+
+    // --recrawl: a new crawl; serials continue, a new crawl id, and with --dedup every
+    // unchanged page is a revisit of the first crawl's capture.
+    let recrawl = trawl(crawl_args(h.url("/"), &out, &["--dedup", "--recrawl"])).await;
+    assert_eq!(recrawl.status.code(), Some(0), "{}", text(&recrawl));
+    assert!(web.hits().len() > requests);
+    let stats = read_json(&out.join("stats.json"));
+    assert_eq!(stats["pages_archived"], 5, "{stats}");
+    assert_eq!(stats["revisits"], 5, "{stats}");
+    assert_eq!(crawl_ids(&out).len(), 2, "{:?}", crawl_ids(&out));
+    assert!(out.join(".trawl-state.previous").is_dir());
+    let names: Vec<String> = warc_files(&out)
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.len() > files, "{names:?}");
+    let serials: std::collections::HashSet<&str> =
+        names.iter().filter_map(|n| n.rsplit('-').next()).collect();
+    assert_eq!(serials.len(), names.len(), "serials continue: {names:?}");
+
+    // --fresh: the state is discarded and the crawl starts over.
+    let before = web.hits().len();
+    let fresh = trawl(crawl_args(h.url("/"), &out, &["--fresh"])).await;
+    assert_eq!(fresh.status.code(), Some(0), "{}", text(&fresh));
+    assert_eq!(read_json(&out.join("stats.json"))["pages_archived"], 5);
+    assert!(web.hits().len() > before);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_limit_stops_resumably_and_max_bytes_finishes() {
+    let (web, h) = small_site("127.0.0.51", 30).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let slow = ["--delay", "100ms", "--time-limit", "1s"];
+    let cut = trawl(crawl_args(h.url("/"), &out, &slow)).await;
+    assert_eq!(cut.status.code(), Some(8), "{}", text(&cut));
+    let stats = read_json(&out.join("stats.json"));
+    assert_eq!(stats["stop_reason"], "time_limit", "{stats}");
+    let done = stats["pages_archived"].as_u64().unwrap();
+    assert!(done > 0 && done < 31, "{stats}");
+    // The next run (same command) resumes until the time limit or the end.
+    let mut runs = 0;
+    loop {
+        let next = trawl(crawl_args(h.url("/"), &out, &slow)).await;
+        runs += 1;
+        match next.status.code() {
+            Some(8) if runs < 10 => continue,
+            Some(0) => break,
+            other => panic!("{other:?}: {}", text(&next)),
+        }
+    }
+    assert_eq!(read_json(&out.join("stats.json"))["pages_archived"], 31);
+    let pages: Vec<String> = web
+        .paths_of(&h)
+        .into_iter()
+        .filter(|p| p.starts_with("/p"))
+        .collect();
+    assert_eq!(pages.len(), 30, "each page fetched once: {pages:?}");
+
+    // --max-bytes: stops once that much was downloaded; a finished crawl.
+    let out2 = dir.path().join("out2");
+    let capped = trawl(crawl_args(h.url("/"), &out2, &["--max-bytes", "1000"])).await;
+    assert_eq!(capped.status.code(), Some(0), "{}", text(&capped));
+    let stats = read_json(&out2.join("stats.json"));
+    assert_eq!(stats["stop_reason"], "byte_limit", "{stats}");
+    assert!(stats["pages_archived"].as_u64().unwrap() < 31, "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn outputs_and_inputs_are_checked_before_the_first_fetch() {
+    let (web, h) = small_site("127.0.0.52", 2).await;
+    let dir = tempfile::tempdir().unwrap();
+    let nowhere = dir.path().join("missing-dir").join("stats.json");
+    let out = dir.path().join("out");
+    let bad_stats = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.display(),
+        "--stats",
+        nowhere.display(),
+        "-q"
+    ])
+    .await;
+    assert_eq!(bad_stats.status.code(), Some(5), "{}", text(&bad_stats));
+    assert!(
+        stderr(&bad_stats).contains("--stats"),
+        "{}",
+        stderr(&bad_stats)
+    );
+    let bad_log = trawl(crawl_args(
+        h.url("/"),
+        &out,
+        &["--log-file", "/nonexistent-dir/trawl.log"],
+    ))
+    .await;
+    assert_eq!(bad_log.status.code(), Some(5), "{}", text(&bad_log));
+    let bad_index = trawl(crawl_args(
+        h.url("/"),
+        &out,
+        &["--dedup-index", "/nonexistent.cdxj"],
+    ))
+    .await;
+    assert_eq!(bad_index.status.code(), Some(2), "{}", text(&bad_index));
+    assert!(
+        web.hits().is_empty(),
+        "fetched before failing: {:?}",
+        web.hits()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_log_file_gets_the_report_and_notes() {
+    let (_web, h) = small_site("127.0.0.53", 2).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let log = dir.path().join("trawl.log");
+    let run = trawl(crawl_args(
+        h.url("/"),
+        &out,
+        &["--log-file", &log.display().to_string()],
+    ))
+    .await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(stderr(&run).is_empty(), "stderr: {}", stderr(&run));
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("trawl crawl report"), "{logged}");
+    assert!(
+        logged.contains("note: a seed is a loopback IP address"),
+        "{logged}"
+    );
+    assert!(logged.contains("all queued URLs done"), "{logged}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_names_what_made_the_exit_code_and_speaks_words() {
+    // A seed host whose robots.txt never answers: exit 4, and the report says why.
+    let dead = format!("http://127.0.0.54:{}/", closed_port());
+    let dir = tempfile::tempdir().unwrap();
+    let run = trawl(crawl_args(
+        dead.clone(),
+        &dir.path().join("a"),
+        &["--robots-retry", "10ms"],
+    ))
+    .await;
+    assert_eq!(run.status.code(), Some(4), "{}", text(&run));
+    let err = stderr(&run);
+    assert!(err.contains("exit code 4 because"), "{err}");
+    assert!(err.contains("robots.txt stayed unreachable"), "{err}");
+    assert!(err.contains("giving up http://127.0.0.54"), "{err}");
+    assert!(!err.contains("status codes"), "empty line printed: {err}");
+    assert!(!err.contains("top hosts"), "empty line printed: {err}");
+    assert!(!err.contains("FrontierExhausted"), "{err}");
+
+    // A seed that cannot be connected to is reported at default verbosity, with the reason.
+    let run = trawl(crawl_args(
+        dead,
+        &dir.path().join("b"),
+        &["--ignore-robots", "--retries", "0"],
+    ))
+    .await;
+    assert_eq!(run.status.code(), Some(4), "{}", text(&run));
+    let err = stderr(&run);
+    assert!(
+        err.contains("could not be fetched") && err.contains("refused"),
+        "{err}"
+    );
+
+    let (_web, h) = small_site("127.0.0.55", 1).await;
+    let ok = trawl(crawl_args(h.url("/"), &dir.path().join("c"), &[])).await;
+    let err = stderr(&ok);
+    assert!(err.contains("all queued URLs done"), "{err}");
+    assert!(err.contains("2xx responses of an accepted type"), "{err}");
+    assert!(err.contains("duplicate:"), "{err}");
+}
+
+#[tokio::test]
+async fn first_run_mistakes_get_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o").display().to_string();
+    // A bare number is not a duration.
+    let bare = trawl(args![
+        "crawl",
+        "http://127.0.0.1:1/",
+        "--out",
+        out,
+        "--delay",
+        "500"
+    ])
+    .await;
+    assert_eq!(bare.status.code(), Some(2), "{}", text(&bare));
+    assert!(stderr(&bare).contains("500ms"), "{}", stderr(&bare));
+    // --max-pages 0 is refused.
+    let zero = trawl(args![
+        "crawl",
+        "http://127.0.0.1:1/",
+        "--out",
+        out,
+        "--max-pages",
+        0
+    ])
+    .await;
+    assert_eq!(zero.status.code(), Some(2), "{}", text(&zero));
+    // --deny-ports never takes the seed after it as its value.
+    let ports = trawl(args![
+        "crawl",
+        "--deny-ports",
+        "http://127.0.0.1:1/",
+        "--out",
+        out
+    ])
+    .await;
+    assert_eq!(ports.status.code(), Some(3), "{}", text(&ports));
+    assert!(
+        stderr(&ports).contains("--deny-ports"),
+        "{}",
+        stderr(&ports)
+    );
+    // trawl index: one clear message per problem.
+    let missing = trawl(args!["index", dir.path().join("nope.warc.gz").display()]).await;
+    assert_eq!(missing.status.code(), Some(2));
+    let err = stderr(&missing);
+    assert_eq!(err.matches("o such file").count(), 1, "{err}");
+    let text_file = dir.path().join("notes.warc");
+    std::fs::write(&text_file, "hello\n").unwrap();
+    let not_warc = trawl(args!["index", text_file.display()]).await;
+    assert_eq!(not_warc.status.code(), Some(2));
+    assert!(
+        stderr(&not_warc).contains("not a WARC file"),
+        "{}",
+        stderr(&not_warc)
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let none = trawl(args!["index", empty.path().display()]).await;
+    assert_eq!(none.status.code(), Some(2));
+    assert!(stderr(&none).contains("no WARC files"), "{}", stderr(&none));
+    let status = trawl(args!["status", empty.path().display()]).await;
+    assert_eq!(status.status.code(), Some(2));
+    assert!(
+        stderr(&status).contains("no trawl crawl"),
+        "{}",
+        stderr(&status)
+    );
+}
+
+#[tokio::test]
+async fn help_completions_man_page_and_config_file() {
+    let help = trawl(args!["crawl", "--help"]).await;
+    let out = String::from_utf8_lossy(&help.stdout);
+    for needle in [
+        "resumed",
+        "--recrawl",
+        "--fresh",
+        "--time-limit",
+        "--max-bytes",
+        "Exit codes",
+        "130",
+    ] {
+        assert!(out.contains(needle), "{needle} missing from --help");
+    }
+    let bash = trawl(args!["completions", "bash"]).await;
+    assert!(String::from_utf8_lossy(&bash.stdout).contains("_trawl"));
+    let man = trawl(args!["man"]).await;
+    assert!(String::from_utf8_lossy(&man.stdout).contains(".TH trawl"));
+
+    // A config file: its values apply, the command line wins.
+    let (web, h) = small_site("127.0.0.56", 3).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("trawl.toml");
+    let out = dir.path().join("out");
+    std::fs::write(
+        &config,
+        format!(
+            "urls = [\"{}\"]\nout = \"{}\"\nmax-pages = 2\ndelay = \"10ms\"\nexclude = [\"/p2\"]\nquiet = true\n",
+            h.url("/"),
+            out.display()
+        ),
+    )
+    .unwrap();
+    let run = trawl(args![
+        "crawl",
+        "--config",
+        config.display(),
+        "--max-pages",
+        3
+    ])
+    .await;
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert!(
+        stderr(&run).is_empty(),
+        "quiet from the file: {}",
+        stderr(&run)
+    );
+    let paths = web.paths_of(&h);
+    assert!(!paths.contains(&"/p2".to_string()), "{paths:?}");
+    let pages = read_records(&out)
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .count();
+    assert_eq!(pages, 3, "the command line's --max-pages wins");
+    let bad = trawl(args![
+        "crawl",
+        "--config",
+        dir.path().join("none.toml").display()
+    ])
+    .await;
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
+}
