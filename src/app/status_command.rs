@@ -4,6 +4,7 @@ use crate::cli::StatusArgs;
 use crate::exit::ExitCode;
 use crate::out_lock::DirLock;
 use crate::report::status_file::read_status;
+use crate::report::StopReason;
 use crate::warc::naming::list_warc_files;
 
 pub(super) fn run_status(args: StatusArgs) -> ExitCode {
@@ -30,7 +31,7 @@ pub(super) fn run_status(args: StatusArgs) -> ExitCode {
         Some(s) => {
             let state = match (running, s.running) {
                 (true, _) => format!("running (pid {})", s.pid),
-                (false, false) => format!("stopped: {}", s.stop_reason.as_deref().unwrap_or("unknown")),
+                (false, false) => format!("stopped: {}", stop_words(s.stop_reason.as_deref())),
                 (false, true) => "not running, and it did not stop cleanly (killed or crashed); the next run repairs and continues".to_string(),
             };
             println!("crawl in {}: {state}", dir.display());
@@ -64,4 +65,14 @@ pub(super) fn run_status(args: StatusArgs) -> ExitCode {
         }
     );
     ExitCode::Success
+}
+
+/// The stop reason of a status file (its snake_case name) in words.
+fn stop_words(name: Option<&str>) -> String {
+    let Some(name) = name else {
+        return "unknown".to_string();
+    };
+    serde_json::from_value::<StopReason>(serde_json::Value::String(name.to_string()))
+        .map(|r| r.describe().to_string())
+        .unwrap_or_else(|_| name.to_string())
 }

@@ -29,7 +29,7 @@ impl StopReason {
         match self {
             StopReason::TargetReached => "page target reached (--max-pages)",
             StopReason::FrontierExhausted => "all queued URLs done",
-            StopReason::Interrupted => "stopped by a signal (resumable)",
+            StopReason::Interrupted => "interrupted by a signal (resumable)",
             StopReason::OutputError => "output error",
             StopReason::TimeLimit => "time limit reached (--time-limit; resumable)",
             StopReason::ByteLimit => "byte target reached (--max-bytes)",

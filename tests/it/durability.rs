@@ -188,13 +188,13 @@ async fn sigterm_stops_within_the_timeout_and_closes_cleanly() {
         sent.elapsed()
     );
     assert_eq!(output.status.code(), Some(130));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("stopped by a signal"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted by a signal"));
     assert_eq!(open_files(&dir), 0);
     let check = run_script("warc_check.py", args![dir.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
     let status = trawl(args!["status", dir.display()]).await;
     assert!(
-        String::from_utf8_lossy(&status.stdout).contains("stopped: interrupted"),
+        String::from_utf8_lossy(&status.stdout).contains("stopped: interrupted by a signal"),
         "{}",
         text(&status)
     );
