@@ -225,11 +225,13 @@ fn prepare_state(output: &OutputConfig) -> Result<(), CrawlError> {
     Ok(())
 }
 
-/// A new crawl's name: the WARC prefix and the start time.
+/// A new crawl's name: the WARC prefix, the start time and a random part (two crawls may
+/// start within one second).
 fn new_crawl_id(prefix: &str) -> String {
     let now = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let stamp: String = now.chars().filter(char::is_ascii_digit).collect();
-    format!("{prefix}-{stamp}")
+    let random = uuid::Uuid::new_v4().simple().to_string();
+    format!("{prefix}-{stamp}-{}", &random[..8])
 }
 
 /// Adds the full, complete 2xx responses of the finished WARC files in `out` to `table`, so
