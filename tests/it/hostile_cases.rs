@@ -114,6 +114,10 @@ async fn interim_1xx_responses_leave_the_final_response_in_the_record() {
     assert_eq!(stats["errors"]["header_too_large"], 1, "{stats}");
     assert!(responses(&records, "/flood").is_empty());
 
+    // Valid for strict readers (warcio and independent digests).
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+
     // Readers agree: trawl index equals cdxj-indexer, pywb replays the final response.
     let index = trawl(args!["index", dir.display()]).await;
     assert!(index.status.success(), "{}", text(&index));
