@@ -4,6 +4,7 @@
 //! WARC-Payload-Digest), and tokenize it for links (trawl's extractor, html5ever tokenizer).
 //!
 //! Usage: bench_floor --hosts 2000 --pages 30 --port 8080 --gzip-level 6 [--sample N]
+//!        [--profile standard|small]
 //! Prints one JSON line: pages, bytes, cpu_seconds, us_per_page (thread CPU time).
 
 #[path = "bench/web.rs"]
@@ -12,7 +13,7 @@ mod web;
 use std::time::Duration;
 
 use url::Url;
-use web::{fillers, host_ip, page_response, Shape};
+use web::{fillers, host_ip, page_response, Profile, Shape};
 
 fn arg(args: &[String], name: &str, default: &str) -> String {
     args.iter()
@@ -38,10 +39,11 @@ fn main() {
         pages: arg(&args, "--pages", "30").parse().unwrap(),
         seed: arg(&args, "--seed", "1").parse().unwrap(),
         port: arg(&args, "--port", "8080").parse().unwrap(),
+        profile: Profile::parse(&arg(&args, "--profile", "standard")),
     };
     let level: u32 = arg(&args, "--gzip-level", "6").parse().unwrap();
     let sample: usize = arg(&args, "--sample", "6000").parse().unwrap();
-    let fill = fillers(shape.seed);
+    let fill = fillers(shape.seed, shape.profile);
     let total = shape.hosts * shape.pages;
     // A spread sample over hosts and both size classes (7919 is prime, so the stride visits
     // every residue of the page index).

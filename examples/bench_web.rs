@@ -1,7 +1,8 @@
 //! The benchmark web server: thousands of hosts on 127.1.x.y, pages generated once into memory
 //! (per-page heads plus a shared filler pool), HTTP/1.1 keep-alive, one write per response.
 //!
-//! Usage: bench_web --hosts 2000 --pages 30 --port 8080 [--seed 1] [--seeds-out FILE]
+//! Usage: bench_web --hosts 2000 --pages 30 --port 8080 [--profile standard|small] [--seed 1]
+//!        [--seeds-out FILE]
 //! Prints `ready` when every host listens. On SIGINT/SIGTERM prints a JSON line to stdout with
 //! requests served by kind, robots.txt violations, and the smallest gap seen between two
 //! requests to one host (politeness check).
@@ -16,7 +17,7 @@ use std::time::Instant;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use web::{fillers, host_ip, page_head, Shape};
+use web::{fillers, host_ip, page_head, Profile, Shape};
 
 #[derive(Default)]
 struct Counters {
@@ -53,10 +54,11 @@ fn main() {
         pages: arg(&args, "--pages", "30").parse().expect("--pages"),
         seed: arg(&args, "--seed", "1").parse().expect("--seed"),
         port: arg(&args, "--port", "8080").parse().expect("--port"),
+        profile: Profile::parse(&arg(&args, "--profile", "standard")),
     };
     let seeds_out = arg(&args, "--seeds-out", "");
     let threads: usize = arg(&args, "--threads", "1").parse().expect("--threads");
-    let (small, large) = fillers(shape.seed);
+    let (small, large) = fillers(shape.seed, shape.profile);
     let heads = (0..shape.hosts)
         .map(|h| {
             (0..shape.pages)

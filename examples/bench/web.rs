@@ -1,7 +1,10 @@
 //! The deterministic benchmark web, shared by the bench server and the floor measurement.
 //!
-//! `hosts` hosts on 127.1.x.y, `pages` pages each at `/p/N.html`, two size classes (about 15 KB
-//! and about 60 KB), 20-100 links per page (same-host and cross-host), plus per host a
+//! Two profiles. `standard`: `hosts` hosts on 127.1.x.y, `pages` pages each at `/p/N.html`, two
+//! size classes (about 15 KB and about 60 KB), 20-100 links per page (same-host and cross-host).
+//! `small`: pages of about 8 KB and 15 KB with 30-40 links, 30% of which lead to redirects, 404s
+//! or robots-disallowed URLs (the real web's small pages, where the per-request cost shows).
+//! Both have per host a
 //! robots.txt disallowing `/private/`, redirects `/r/N` → `/p/N.html`, 404s under `/missing/`,
 //! PDFs under `/files/` and an extension-less octet-stream under `/data/` (a few of each per
 //! host, so that, as on the real web, most fetches are pages). Page bodies are a
@@ -15,6 +18,34 @@ use std::net::Ipv4Addr;
 /// Size of the filler pool per size class.
 const FILLERS: usize = 32;
 
+/// Which kind of web.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// Pages of ~15 KB and ~60 KB, 20-100 links, most of them to pages.
+    Standard,
+    /// Pages of ~8 KB and ~15 KB, 30-40 links, 30% to redirects, 404s and disallowed URLs.
+    Small,
+}
+
+impl Profile {
+    /// From `--profile standard|small`.
+    pub fn parse(s: &str) -> Profile {
+        match s {
+            "small" => Profile::Small,
+            "standard" => Profile::Standard,
+            other => panic!("--profile {other}: standard or small"),
+        }
+    }
+
+    /// Filler sizes of the two size classes.
+    fn filler_sizes(self) -> (usize, usize) {
+        match self {
+            Profile::Standard => (12_000, 57_000),
+            Profile::Small => (5_500, 12_500),
+        }
+    }
+}
+
 /// Shape of the web.
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
@@ -22,6 +53,7 @@ pub struct Shape {
     pub pages: usize,
     pub seed: u64,
     pub port: u16,
+    pub profile: Profile,
 }
 
 /// splitmix64: a tiny deterministic generator.
@@ -140,8 +172,9 @@ fn paragraph(rng: &mut Rng, out: &mut String) {
     out.push_str(".</p></div>\n");
 }
 
-/// The filler pool: (small, large) bodies tails of about 12 KB and 57 KB.
-pub fn fillers(seed: u64) -> (Vec<String>, Vec<String>) {
+/// The filler pool: (small, large) bodies tails, of the profile's two sizes.
+pub fn fillers(seed: u64, profile: Profile) -> (Vec<String>, Vec<String>) {
+    let (small, large) = profile.filler_sizes();
     let make = |size: usize, salt: u64| -> Vec<String> {
         (0..FILLERS)
             .map(|k| {
@@ -164,7 +197,7 @@ pub fn fillers(seed: u64) -> (Vec<String>, Vec<String>) {
             })
             .collect()
     };
-    (make(12_000, 1), make(57_000, 2))
+    (make(small, 1), make(large, 2))
 }
 
 /// The per-page part (head and links) of page `p` of host `h`, and which filler follows it.
@@ -178,9 +211,12 @@ pub fn page_head(shape: &Shape, h: usize, p: usize) -> (String, bool, usize) {
     s.push_str("<style>body{font-family:sans-serif;margin:0 auto;max-width:60em} nav a{margin:0 .5em}</style>\n");
     s.push_str("<script>var menu = document.querySelectorAll('nav a'); var u = \"/not-a-link.html\";</script>\n");
     s.push_str("</head><body>\n<nav><ul>\n");
-    let links = 20 + rng.below(81);
+    let links = match shape.profile {
+        Profile::Standard => 20 + rng.below(81),
+        Profile::Small => 30 + rng.below(11),
+    };
     for _ in 0..links {
-        let roll = rng.below(100);
+        let roll = link_roll(shape.profile, &mut rng);
         let link = if roll < 70 {
             format!("/p/{}.html", rng.below(shape.pages))
         } else if roll < 88 {
@@ -207,6 +243,24 @@ pub fn page_head(shape: &Shape, h: usize, p: usize) -> (String, bool, usize) {
     s.push_str("</ul></nav>\n");
     let filler = rng.below(FILLERS);
     (s, large, filler)
+}
+
+/// A link class on the standard scale (0-69 same-host page, 70-87 cross-host page, 88-90
+/// redirect, 91-92 404, 93-94 PDF, 95-96 octet-stream, 97-99 disallowed). The small profile
+/// draws 50% same-host pages, 20% cross-host pages and 10% each of redirects, 404s and
+/// disallowed URLs.
+fn link_roll(profile: Profile, rng: &mut Rng) -> usize {
+    let roll = rng.below(100);
+    match profile {
+        Profile::Standard => roll,
+        Profile::Small => match roll {
+            0..50 => roll,
+            50..70 => 70 + (roll - 50) * 18 / 20,
+            70..80 => 88 + (roll - 70) % 3,
+            80..90 => 91 + (roll - 80) % 2,
+            _ => 97 + (roll - 90) % 3,
+        },
+    }
 }
 
 /// The full HTTP response for page `p` of host `h` (what the server sends).
