@@ -249,8 +249,9 @@ pub struct CrawlArgs {
     #[arg(long)]
     pub allow_private: bool,
 
-    /// Refuse URLs on non-default ports; with a list (--deny-ports=22,25), refuse exactly those
-    /// ports. The list needs '=', so a seed after the flag is never taken for a port.
+    /// Refuse URLs on non-default ports; with a list (--deny-ports=22,25, or --deny-ports 22,25
+    /// when the next word is only port numbers), refuse exactly those ports. A seed after the
+    /// flag is never taken for a port.
     #[arg(
         long,
         value_name = "PORTS",
@@ -348,7 +349,7 @@ pub struct CrawlArgs {
 /// Parses the process's command line, with the values of a `crawl --config FILE` merged in;
 /// exits with code 2 and a message when the file cannot be used (as clap does for bad flags).
 pub fn parse() -> Cli {
-    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let argv = join_port_lists(std::env::args_os().collect());
     match crate::config_file::merge_config_file(argv) {
         Ok(argv) => Cli::parse_from(argv),
         Err(e) => {
@@ -356,6 +357,32 @@ pub fn parse() -> Cli {
             std::process::exit(crate::exit::ExitCode::BadArguments as i32);
         }
     }
+}
+
+/// Keeps the older `--deny-ports 22,25` spelling working now that the list needs `=`: a
+/// `--deny-ports` followed by a bare list of port numbers is joined into `--deny-ports=22,25`.
+/// Anything else after it (a seed, another flag) is left alone, so it is never taken for ports.
+pub fn join_port_lists(argv: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut args = argv.into_iter().peekable();
+    while let Some(arg) = args.next() {
+        let is_list = |next: &std::ffi::OsString| {
+            next.to_str().is_some_and(|s| {
+                !s.is_empty()
+                    && s.split(',')
+                        .all(|p| !p.is_empty() && p.parse::<u16>().is_ok())
+            })
+        };
+        if arg == "--deny-ports" && args.peek().is_some_and(is_list) {
+            let list = args.next().expect("peeked");
+            let mut joined = std::ffi::OsString::from("--deny-ports=");
+            joined.push(list);
+            out.push(joined);
+        } else {
+            out.push(arg);
+        }
+    }
+    out
 }
 
 /// Parses human durations such as `250ms`, `2s`, `1m 30s`. A unit is required (`0` alone is
@@ -394,6 +421,29 @@ mod tests {
         assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn port_lists_keep_their_old_spelling_and_never_take_a_seed() {
+        let os = |v: &[&str]| -> Vec<std::ffi::OsString> { v.iter().map(Into::into).collect() };
+        let parsed = |v: &[&str]| match Cli::try_parse_from(join_port_lists(os(v))) {
+            Ok(Cli {
+                command: Command::Crawl(args),
+            }) => (args.deny_ports, args.seeds),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            parsed(&["trawl", "crawl", "--deny-ports", "22,25", "http://a.org/"]),
+            (Some(vec![22, 25]), vec!["http://a.org/".to_string()])
+        );
+        assert_eq!(
+            parsed(&["trawl", "crawl", "--deny-ports", "http://a.org/"]),
+            (Some(vec![]), vec!["http://a.org/".to_string()])
+        );
+        assert_eq!(
+            parsed(&["trawl", "crawl", "--deny-ports=8080", "a.org"]),
+            (Some(vec![8080]), vec!["a.org".to_string()])
+        );
     }
 
     #[test]
