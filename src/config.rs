@@ -89,16 +89,15 @@ impl Limits {
     /// `--max-path-repeats` times (e.g. `/a/b/a/b/a/b/a/b/` from relative links on an error
     /// page).
     pub fn is_path_trap(&self, url: &url::Url) -> bool {
-        let segments: Vec<&str> = url.path().split('/').filter(|s| !s.is_empty()).collect();
-        if segments.len() > self.max_path_depth {
+        // Runs for every discovered link: no allocation. Paths are short, and one deeper than
+        // the limit is refused before the quadratic repeat count.
+        let segments = || url.path().split('/').filter(|s| !s.is_empty());
+        if segments().count() > self.max_path_depth {
             return true;
         }
-        let mut counts: std::collections::HashMap<&str, usize> = Default::default();
-        segments.iter().any(|s| {
-            let c = counts.entry(s).or_default();
-            *c += 1;
-            *c > self.max_path_repeats
-        })
+        segments()
+            .enumerate()
+            .any(|(i, s)| segments().skip(i).filter(|t| *t == s).count() > self.max_path_repeats)
     }
 
     /// Why a seed breaks these limits, if it does.
