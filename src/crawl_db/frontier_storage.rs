@@ -183,3 +183,37 @@ impl FrontierStorage for CrawlDb {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_from_before_the_seam_keeps_its_queue_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            // What the previous version saved: the sequence in the frontier's blob only.
+            let mut db = CrawlDb::open(dir.path()).unwrap();
+            db.meta_write(
+                LEGACY_SEQ_META,
+                br#"{"seq":42,"counters":{"robots_denied":1,"robots_unavailable":0}}"#,
+            )
+            .unwrap();
+            db.commit().unwrap();
+        }
+        let mut db = CrawlDb::open(dir.path()).unwrap();
+        assert_eq!(db.seq, 42);
+        let entry = QueuedUrl {
+            url: "http://a.org/".into(),
+            depth: 0,
+            redirects: 0,
+            attempt: 0,
+        };
+        assert!(db.admit(1, &fingerprint(&entry.url), &entry).unwrap());
+        assert_eq!(db.seq, 43, "new keys never reuse an old sequence number");
+        db.checkpoint().unwrap();
+        drop(db);
+        let db = CrawlDb::open(dir.path()).unwrap();
+        assert_eq!(db.seq, 43);
+    }
+}
