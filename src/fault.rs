@@ -7,138 +7,88 @@
 
 use std::fmt;
 
-/// One kind of fault.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FaultKind {
-    /// The host name did not resolve.
-    Dns,
-    /// Every address of the host is refused by the SSRF guard.
-    BlockedAddress,
-    /// TCP connect refused.
-    ConnectRefused,
-    /// TCP connect timed out.
-    ConnectTimeout,
-    /// No route to the host or network.
-    ConnectUnreachable,
-    /// TCP connect (or the HTTP handshake over it) failed otherwise.
-    Connect,
-    /// The TLS certificate was refused.
-    TlsCertificate,
-    /// The TLS handshake failed otherwise.
-    TlsHandshake,
-    /// No response head within the timeout.
-    Timeout,
-    /// The status line is not valid.
-    InvalidStatusLine,
-    /// The peer does not speak HTTP/1.x.
-    NotHttp,
-    /// Content-Length is not a number, or two disagree.
-    InvalidContentLength,
-    /// Transfer-Encoding cannot be used to frame the body.
-    InvalidTransferEncoding,
-    /// The response head is over the size or field-count limit.
-    HeaderTooLarge,
-    /// A header field is malformed.
-    InvalidHeader,
-    /// Any other violation of HTTP/1.x framing.
-    Protocol,
-    /// No request could be built for the URL.
-    InvalidUrl,
-    /// The connection was reset before the head was complete.
-    Reset,
-    /// The connection was closed before the head was complete.
-    Closed,
-    /// The whole fetch hit `--fetch-timeout` while reading the body (archived as truncated).
-    FetchTimeout,
-    /// The body stalled longer than `--timeout` (archived as truncated).
-    BodyTimeout,
-    /// The body ended before its framing said (archived as truncated).
-    BodyIncomplete,
-    /// The connection was reset mid-body (archived as truncated).
-    BodyReset,
-    /// The chunked framing of the body is invalid (archived as truncated).
-    BadChunked,
-    /// Reading the body failed otherwise (archived as truncated).
-    BodyError,
-    /// Decoding stopped at `--max-decoded-size` (archived; links from the decoded part).
-    DecodedSizeCapped,
-    /// The Content-Encoding could not be decoded (archived; no links).
-    InvalidContentEncoding,
-    /// More links than `--max-links-per-page` (archived; the rest dropped).
-    LinksCapped,
+/// Declares [`FaultKind`] from one table of `Variant => "name"` entries, so the enum, its names
+/// and the list of every kind cannot disagree.
+macro_rules! fault_kinds {
+    ($($(#[$doc:meta])* $kind:ident => $name:literal,)*) => {
+        /// One kind of fault.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum FaultKind {
+            $($(#[$doc])* $kind,)*
+        }
+
+        impl FaultKind {
+            /// Every kind, in declaration order.
+            #[cfg(test)]
+            pub const ALL: &'static [FaultKind] = &[$(FaultKind::$kind,)*];
+
+            /// The stable name used in the report, JSON stats and saved state.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(FaultKind::$kind => $name,)*
+                }
+            }
+        }
+    };
 }
 
-impl FaultKind {
-    /// Every kind, in declaration order.
-    #[cfg(test)]
-    pub const ALL: [FaultKind; 28] = {
-        use FaultKind::*;
-        [
-            Dns,
-            BlockedAddress,
-            ConnectRefused,
-            ConnectTimeout,
-            ConnectUnreachable,
-            Connect,
-            TlsCertificate,
-            TlsHandshake,
-            Timeout,
-            InvalidStatusLine,
-            NotHttp,
-            InvalidContentLength,
-            InvalidTransferEncoding,
-            HeaderTooLarge,
-            InvalidHeader,
-            Protocol,
-            InvalidUrl,
-            Reset,
-            Closed,
-            FetchTimeout,
-            BodyTimeout,
-            BodyIncomplete,
-            BodyReset,
-            BadChunked,
-            BodyError,
-            DecodedSizeCapped,
-            InvalidContentEncoding,
-            LinksCapped,
-        ]
-    };
-
-    /// The stable name used in the report, JSON stats and saved state.
-    pub fn name(self) -> &'static str {
-        use FaultKind::*;
-        match self {
-            Dns => "dns",
-            BlockedAddress => "blocked_address",
-            ConnectRefused => "connect_refused",
-            ConnectTimeout => "connect_timeout",
-            ConnectUnreachable => "connect_unreachable",
-            Connect => "connect",
-            TlsCertificate => "tls_certificate",
-            TlsHandshake => "tls_handshake",
-            Timeout => "timeout",
-            InvalidStatusLine => "invalid_status_line",
-            NotHttp => "not_http",
-            InvalidContentLength => "invalid_content_length",
-            InvalidTransferEncoding => "invalid_transfer_encoding",
-            HeaderTooLarge => "header_too_large",
-            InvalidHeader => "invalid_header",
-            Protocol => "protocol",
-            InvalidUrl => "invalid_url",
-            Reset => "reset",
-            Closed => "closed",
-            FetchTimeout => "fetch_timeout",
-            BodyTimeout => "body_timeout",
-            BodyIncomplete => "body_incomplete",
-            BodyReset => "body_reset",
-            BadChunked => "bad_chunked",
-            BodyError => "body_error",
-            DecodedSizeCapped => "decoded_size_capped",
-            InvalidContentEncoding => "invalid_content_encoding",
-            LinksCapped => "links_capped",
-        }
-    }
+fault_kinds! {
+    /// The host name did not resolve.
+    Dns => "dns",
+    /// Every address of the host is refused by the SSRF guard.
+    BlockedAddress => "blocked_address",
+    /// TCP connect refused.
+    ConnectRefused => "connect_refused",
+    /// TCP connect timed out.
+    ConnectTimeout => "connect_timeout",
+    /// No route to the host or network.
+    ConnectUnreachable => "connect_unreachable",
+    /// TCP connect (or the HTTP handshake over it) failed otherwise.
+    Connect => "connect",
+    /// The TLS certificate was refused.
+    TlsCertificate => "tls_certificate",
+    /// The TLS handshake failed otherwise.
+    TlsHandshake => "tls_handshake",
+    /// No response head within the timeout.
+    Timeout => "timeout",
+    /// The status line is not valid.
+    InvalidStatusLine => "invalid_status_line",
+    /// The peer does not speak HTTP/1.x.
+    NotHttp => "not_http",
+    /// Content-Length is not a number, or two disagree.
+    InvalidContentLength => "invalid_content_length",
+    /// Transfer-Encoding cannot be used to frame the body.
+    InvalidTransferEncoding => "invalid_transfer_encoding",
+    /// The response head is over the size or field-count limit.
+    HeaderTooLarge => "header_too_large",
+    /// A header field is malformed.
+    InvalidHeader => "invalid_header",
+    /// Any other violation of HTTP/1.x framing.
+    Protocol => "protocol",
+    /// No request could be built for the URL.
+    InvalidUrl => "invalid_url",
+    /// The connection was reset before the head was complete.
+    Reset => "reset",
+    /// The connection was closed before the head was complete.
+    Closed => "closed",
+    /// The whole fetch hit `--fetch-timeout` while reading the body (archived as truncated).
+    FetchTimeout => "fetch_timeout",
+    /// The body stalled longer than `--timeout` (archived as truncated).
+    BodyTimeout => "body_timeout",
+    /// The body ended before its framing said (archived as truncated).
+    BodyIncomplete => "body_incomplete",
+    /// The connection was reset mid-body (archived as truncated).
+    BodyReset => "body_reset",
+    /// The chunked framing of the body is invalid (archived as truncated).
+    BadChunked => "bad_chunked",
+    /// Reading the body failed otherwise (archived as truncated).
+    BodyError => "body_error",
+    /// Decoding stopped at `--max-decoded-size` (archived; links from the decoded part).
+    DecodedSizeCapped => "decoded_size_capped",
+    /// The Content-Encoding could not be decoded (archived; no links).
+    InvalidContentEncoding => "invalid_content_encoding",
+    /// More links than `--max-links-per-page` (archived; the rest dropped).
+    LinksCapped => "links_capped",
 }
 
 impl fmt::Display for FaultKind {
