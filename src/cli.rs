@@ -1,5 +1,5 @@
 //! Command-line definitions (clap derive): raw values only. Validation that needs more than
-//! one flag, or the file system, happens in [`crate::config`].
+//! one flag, or the file system, happens in `config.rs`.
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -2,32 +2,32 @@
 //!
 //! # Layout
 //! Data flows one way: seeds -> frontier -> fetch -> chain (filter, outlinks, content seen,
-//! build records, write) -> WARC writer, and outlinks -> frontier. Only [`crawl`] wires the
-//! stages together; the stages share model types ([`capture`], [`exchange`], [`fault`],
+//! build records, write) -> WARC writer, and outlinks -> frontier. Only `crawl` wires the
+//! stages together; the stages share model types (`capture`, [`exchange`], `fault`,
 //! [`http_message`], [`url_rules`]) but never import each other.
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`cli`] / [`config`] | raw flags / validated configuration (plain data) |
-//! | [`config_file`] | `--config trawl.toml` merged into the command line |
+//! | [`cli`] / `config` | raw flags / validated configuration (plain data) |
+//! | `config_file` | `--config trawl.toml` merged into the command line |
 //! | [`app`] / [`exit`] | the command, its messages and exit codes |
-//! | [`seeds`] | seed-file parsing |
+//! | `seeds` | seed-file parsing |
 //! | [`url_rules`] | canonical URLs, scope, URL filters |
 //! | [`frontier`] | per-host queues, politeness, robots.txt state, the storage seam |
 //! | [`crawl_db`] | the embedded database (redb): the frontier's storage, saved counters |
-//! | [`fetch`] | connections, TLS, DNS, the byte recorder; produces a [`capture::Capture`] |
-//! | [`capture`] / [`exchange`] | one capture: recorded bytes, parsed head, payload |
-//! | [`fault`] | the kinds of fault the report counts |
+//! | `fetch` | connections, TLS, DNS, the byte recorder; produces a `capture::Capture` |
+//! | `capture` / [`exchange`] | one capture: recorded bytes, parsed head, payload |
+//! | `fault` | the kinds of fault the report counts |
 //! | [`http_message`] | reading recorded HTTP messages (head, media type, chunked, coding) |
-//! | [`chain`] | the processor chain's stages, one file each |
+//! | `chain` | the processor chain's stages, one file each |
 //! | [`extract`] | link extraction from HTML (pure functions) |
 //! | [`record`] | WARC record builders, digests, gzip members |
 //! | [`warc`] | the single writer, file naming, rotation, reading and repair |
-//! | [`crawl`] | the crawl loop, jobs, save points, replay |
-//! | [`report`] | progress, the final report, JSON stats, the status file |
-//! | [`index`] | CDXJ indexes and SURT keys (`trawl index`, `--cdxj`) |
-//! | [`wacz`] | WACZ packaging (`trawl wacz`) |
-//! | [`out_lock`] | one crawl per output directory |
+//! | `crawl` | the crawl loop, jobs, save points, replay |
+//! | `report` | progress, the final report, JSON stats, the status file |
+//! | `index` | CDXJ indexes and SURT keys (`trawl index`, `--cdxj`) |
+//! | `wacz` | WACZ packaging (`trawl wacz`) |
+//! | `out_lock` | one crawl per output directory |
 //!
 //! Modules are public where the binary, the integration tests, the fuzz targets or the
 //! examples (benchmarks) use them; the rest is crate-private.

@@ -1,5 +1,5 @@
 //! Which host runs next: hosts waiting for their politeness clock (a min-heap by next-allowed
-//! time) and hosts ready now (served round-robin, reshuffled every [`SHUFFLE_EVERY`] picks so no
+//! time) and hosts ready now (served round-robin, reshuffled every `SHUFFLE_EVERY` picks so no
 //! host or group of hosts dominates). Hosts are ids; whether a host has work is the frontier's
 //! business.
 
