@@ -6,35 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::args;
 use crate::harness::{run_script, text, trawl, warc_files};
-use crate::server::{Host, Route, Web};
-
-/// A site that takes a while: `pages` pages linked from `/`, each `size` bytes of poorly
-/// compressible text.
-async fn slow_site(ip: &str, pages: usize, size: usize) -> (Web, Host) {
-    let web = Web::default();
-    let h = web.host(ip).await;
-    h.route(
-        "/",
-        Route::html(
-            &(0..pages)
-                .map(|i| format!("<a href=/p{i}>p</a>"))
-                .collect::<String>(),
-        ),
-    );
-    let mut x: u64 = 1;
-    for i in 0..pages {
-        let body: String = (0..size)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (b'a' + (x >> 59) as u8 % 26) as char
-            })
-            .collect();
-        h.route(&format!("/p{i}"), Route::html(&format!("<p>{body}</p>")));
-    }
-    (web, h)
-}
+use crate::server::{linked_site, Host, Route, Web};
 
 fn spawn_trawl(args: Vec<String>) -> Child {
     Command::new(env!("CARGO_BIN_EXE_trawl"))
@@ -68,7 +40,7 @@ fn open_files(dir: &std::path::Path) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn second_process_on_the_same_output_is_refused() {
-    let (_web, h) = slow_site("127.0.0.20", 20, 100).await;
+    let (_web, h) = linked_site("127.0.0.20", 20, 100).await;
     let out = tempfile::tempdir().unwrap();
     let first = spawn_trawl(args![
         "crawl",
@@ -118,7 +90,7 @@ async fn second_process_on_the_same_output_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_leaves_an_open_file_that_the_next_run_repairs() {
-    let (web, h) = slow_site("127.0.0.21", 40, 20_000).await;
+    let (web, h) = linked_site("127.0.0.21", 40, 20_000).await;
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().to_path_buf();
     let crawl = args![
@@ -162,7 +134,7 @@ async fn kill_9_leaves_an_open_file_that_the_next_run_repairs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_stops_within_the_timeout_and_closes_cleanly() {
-    let (web, h) = slow_site("127.0.0.22", 40, 1000).await;
+    let (web, h) = linked_site("127.0.0.22", 40, 1000).await;
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().to_path_buf();
     let child = spawn_trawl(args![
@@ -202,7 +174,7 @@ async fn sigterm_stops_within_the_timeout_and_closes_cleanly() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn log_file_receives_logs_and_status_lines() {
-    let (_web, h) = slow_site("127.0.0.23", 5, 100).await;
+    let (_web, h) = linked_site("127.0.0.23", 5, 100).await;
     let out = tempfile::tempdir().unwrap();
     let log = out.path().join("crawl.log");
     let result = trawl(args![
@@ -229,7 +201,7 @@ async fn log_file_receives_logs_and_status_lines() {
 /// Disk full: the output is a 1 MiB tmpfs. Needs root (mount), which CI and this machine have.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disk_full_stops_cleanly_with_valid_files() {
-    let (_web, h) = slow_site("127.0.0.24", 60, 60_000).await;
+    let (_web, h) = linked_site("127.0.0.24", 60, 60_000).await;
     let out = tempfile::tempdir().unwrap();
     let mnt = out.path().join("small");
     std::fs::create_dir(&mnt).unwrap();
@@ -288,7 +260,7 @@ fn archived_pages(dir: &std::path::Path) -> std::collections::BTreeMap<String, u
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_then_resume_archives_the_same_pages_as_one_run() {
-    let (_web, h) = slow_site("127.0.0.25", 30, 2000).await;
+    let (_web, h) = linked_site("127.0.0.25", 30, 2000).await;
     let out = tempfile::tempdir().unwrap();
     let whole = out.path().join("whole");
     let once = trawl(args![
@@ -431,7 +403,7 @@ async fn ten_kill_9s_lose_and_corrupt_nothing() {
 /// disconnect, fault body_incomplete), a gzip body that does not decode (fault
 /// invalid_content_encoding), and a type that is not archived.
 async fn varied_site(ip: &str) -> (Web, Host) {
-    let (web, h) = slow_site(ip, 30, 3_000).await;
+    let (web, h) = linked_site(ip, 30, 3_000).await;
     // The odd pages come first, so they are archived before the kill below.
     let mut index: String = [
         "/moved",

@@ -6,24 +6,7 @@ use std::path::Path;
 
 use crate::args;
 use crate::harness::{closed_port, read_json, read_records, text, trawl, warc_files};
-use crate::server::{Host, Route, Web};
-
-async fn small_site(ip: &str, pages: usize) -> (Web, Host) {
-    let web = Web::default();
-    let h = web.host(ip).await;
-    h.route(
-        "/",
-        Route::html(
-            &(0..pages)
-                .map(|i| format!("<a href=/p{i}>p</a>"))
-                .collect::<String>(),
-        ),
-    );
-    for i in 0..pages {
-        h.route(&format!("/p{i}"), Route::html(&format!("<p>page {i}</p>")));
-    }
-    (web, h)
-}
+use crate::server::linked_site;
 
 fn crawl_args(seed: String, out: &Path, extra: &[&str]) -> Vec<String> {
     let mut a = args![
@@ -61,7 +44,7 @@ fn crawl_ids(out: &Path) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_crawl_is_refused_then_recrawled_with_dedup_or_started_fresh() {
-    let (web, h) = small_site("127.0.0.50", 4).await;
+    let (web, h) = linked_site("127.0.0.50", 4, 100).await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let first = trawl(crawl_args(h.url("/"), &out, &["--dedup"])).await;
@@ -105,7 +88,7 @@ async fn a_finished_crawl_is_refused_then_recrawled_with_dedup_or_started_fresh(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn time_limit_stops_resumably_and_max_bytes_finishes() {
-    let (web, h) = small_site("127.0.0.51", 30).await;
+    let (web, h) = linked_site("127.0.0.51", 30, 100).await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let slow = ["--delay", "100ms", "--time-limit", "1s"];
@@ -145,7 +128,7 @@ async fn time_limit_stops_resumably_and_max_bytes_finishes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn outputs_and_inputs_are_checked_before_the_first_fetch() {
-    let (web, h) = small_site("127.0.0.52", 2).await;
+    let (web, h) = linked_site("127.0.0.52", 2, 100).await;
     let dir = tempfile::tempdir().unwrap();
     let nowhere = dir.path().join("missing-dir").join("stats.json");
     let out = dir.path().join("out");
@@ -188,7 +171,7 @@ async fn outputs_and_inputs_are_checked_before_the_first_fetch() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_log_file_gets_the_report_and_notes() {
-    let (_web, h) = small_site("127.0.0.53", 2).await;
+    let (_web, h) = linked_site("127.0.0.53", 2, 100).await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let log = dir.path().join("trawl.log");
@@ -243,7 +226,7 @@ async fn the_report_names_what_made_the_exit_code_and_speaks_words() {
         "{err}"
     );
 
-    let (_web, h) = small_site("127.0.0.55", 1).await;
+    let (_web, h) = linked_site("127.0.0.55", 1, 100).await;
     let ok = trawl(crawl_args(h.url("/"), &dir.path().join("c"), &[])).await;
     let err = stderr(&ok);
     assert!(err.contains("all queued URLs done"), "{err}");
@@ -341,7 +324,7 @@ async fn help_completions_man_page_and_config_file() {
     assert!(String::from_utf8_lossy(&man.stdout).contains(".TH trawl"));
 
     // A config file: its values apply, the command line wins.
-    let (web, h) = small_site("127.0.0.56", 3).await;
+    let (web, h) = linked_site("127.0.0.56", 3, 100).await;
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("trawl.toml");
     let out = dir.path().join("out");

@@ -324,3 +324,31 @@ async fn serve<S: Resettable>(
         }
     }
 }
+
+/// A one-host site: `pages` pages `/pN` linked from `/`, each `size` bytes of poorly
+/// compressible, deterministic text (the same bytes on every call).
+pub async fn linked_site(ip: &str, pages: usize, size: usize) -> (Web, Host) {
+    let web = Web::default();
+    let h = web.host(ip).await;
+    h.route(
+        "/",
+        Route::html(
+            &(0..pages)
+                .map(|i| format!("<a href=/p{i}>p</a>"))
+                .collect::<String>(),
+        ),
+    );
+    let mut x: u64 = 1;
+    for i in 0..pages {
+        let body: String = (0..size)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (b'a' + (x >> 59) as u8 % 26) as char
+            })
+            .collect();
+        h.route(&format!("/p{i}"), Route::html(&format!("<p>{body}</p>")));
+    }
+    (web, h)
+}
