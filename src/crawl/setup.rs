@@ -95,7 +95,7 @@ pub(super) struct Started {
 /// Runs start-up.
 pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
     let output = &config.output;
-    prepare_state(output)?;
+    let db = open_state(output)?;
     let dedup = match &config.chain.dedup {
         Some(files) => {
             let table = load_dedup_index(files)?;
@@ -109,7 +109,6 @@ pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
         }
         None => None,
     };
-    let db = CrawlDb::open(&output.state_dir).map_err(StateError::from)?;
     let frontier = Frontier::open(config.frontier.clone(), Box::new(db), Instant::now())
         .map_err(StateError::from)?;
     // The counters are saved beside the frontier, by the same checkpoint.
@@ -178,11 +177,13 @@ pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
     })
 }
 
-/// Acts on a crawl state already in the state directory, before it is opened for the crawl.
-fn prepare_state(output: &OutputConfig) -> Result<(), CrawlError> {
+/// Opens the crawl database, first acting on a crawl state already there: resumed as it is,
+/// refused when finished (unless `--recrawl`, which sets it aside), discarded by `--fresh`.
+fn open_state(output: &OutputConfig) -> Result<CrawlDb, CrawlError> {
     let dir = &output.state_dir;
+    let open = || CrawlDb::open(dir).map_err(|e| CrawlError::State(e.into()));
     if !dir.join(STORE_FILE).exists() {
-        return Ok(());
+        return open();
     }
     let state_dir_error = |source| SetupError::StateDir {
         path: dir.clone(),
@@ -194,15 +195,13 @@ fn prepare_state(output: &OutputConfig) -> Result<(), CrawlError> {
             "--fresh: discarded the saved crawl state in {}; starting over",
             dir.display()
         );
-        return Ok(());
+        return open();
     }
-    let stopped = {
-        let db = CrawlDb::open(dir).map_err(StateError::from)?;
-        let blob = db.meta_get(STATE_META).map_err(StateError::from)?;
-        SavedCrawl::decode(dir, blob.as_deref())?.and_then(|s| s.stopped)
-    };
+    let db = open()?;
+    let blob = db.meta_get(STATE_META).map_err(StateError::from)?;
+    let stopped = SavedCrawl::decode(dir, blob.as_deref())?.and_then(|s| s.stopped);
     let Some(reason) = stopped.filter(|r| r.is_finished()) else {
-        return Ok(());
+        return Ok(db);
     };
     if output.existing_state != ExistingState::Recrawl {
         return Err(SetupError::Finished {
@@ -211,6 +210,7 @@ fn prepare_state(output: &OutputConfig) -> Result<(), CrawlError> {
         }
         .into());
     }
+    drop(db); // closed before its directory moves
     let previous = PathBuf::from(format!("{}.previous", dir.display()));
     if previous.exists() {
         std::fs::remove_dir_all(&previous).map_err(state_dir_error)?;
@@ -222,7 +222,7 @@ fn prepare_state(output: &OutputConfig) -> Result<(), CrawlError> {
         reason.describe(),
         previous.display()
     );
-    Ok(())
+    open()
 }
 
 /// A new crawl's name: the WARC prefix, the start time and a random part (two crawls may

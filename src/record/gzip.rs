@@ -7,8 +7,8 @@
 //! At the speed-oriented levels (3 and below, the default is 3), records under
 //! [`SMALL_RECORD`] bytes (request records, revisits, metadata) are compressed at level 1: at
 //! that size level 3 saves a few bytes, while building its dynamic Huffman trees costs more
-//! than compressing the record (measured in docs/PERFORMANCE.md: 12% less CPU per page on a
-//! web of small pages for 2.3% more bytes). `--gzip-level 4` and above apply to every record.
+//! than compressing the record (docs/PERFORMANCE.md: 12% less CPU per page on a web of small
+//! pages for 2.3% more bytes, measured together with a smaller seen-cache change). `--gzip-level 4` and above apply to every record.
 
 use std::cell::RefCell;
 
