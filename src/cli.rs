@@ -26,8 +26,11 @@ pub enum Command {
     Index(IndexArgs),
     /// Package WARC files as a WACZ (WARCs, CDXJ index, pages.jsonl, datapackage.json).
     Wacz(WaczArgs),
-    /// Show the progress of a running or stopped crawl in an output directory.
+    /// Show the progress of a running or stopped crawl: in an output directory, or a shared
+    /// crawl in Redis (--redis, --crawl-id).
     Status(StatusArgs),
+    /// Stop every worker of a shared crawl gracefully (they save and exit; resumable).
+    Stop(StopArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
     Completions(CompletionsArgs),
     /// Print the man page (roff), e.g. `trawl man > trawl.1`.
@@ -46,8 +49,37 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct StatusArgs {
     /// The crawl's output directory (its --out).
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    #[arg(value_name = "DIR", required_unless_present = "redis")]
+    pub dir: Option<PathBuf>,
+
+    /// A shared crawl: the Redis server its workers use.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "crawl_id",
+        conflicts_with = "dir"
+    )]
+    pub redis: Option<String>,
+
+    /// A shared crawl: its --crawl-id.
+    #[arg(long, value_name = "ID", requires = "redis")]
+    pub crawl_id: Option<String>,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `trawl stop`.
+#[derive(Debug, Args)]
+pub struct StopArgs {
+    /// The Redis server the crawl's workers use.
+    #[arg(long, value_name = "URL", required = true)]
+    pub redis: String,
+
+    /// The crawl's --crawl-id.
+    #[arg(long, value_name = "ID", required = true)]
+    pub crawl_id: String,
 }
 
 /// Flags of `trawl index`.
@@ -145,6 +177,40 @@ pub struct CrawlArgs {
     /// Discard the saved crawl state in the output directory and start over (WARCs kept).
     #[arg(long)]
     pub fresh: bool,
+
+    /// Join, or start, a crawl shared by many workers through this Redis server
+    /// (redis://HOST:PORT/DB). Needs --crawl-id; every worker runs the same options.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "crawl_id",
+        help_heading = "Shared crawl (Redis)"
+    )]
+    pub redis: Option<String>,
+
+    /// The shared crawl's name in Redis (also its warcinfo crawlId).
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "redis",
+        help_heading = "Shared crawl (Redis)"
+    )]
+    pub crawl_id: Option<String>,
+
+    /// This worker's name in a shared crawl; restarting it with the same name resumes its
+    /// part. Default: host name, --out directory name and a hash of its path.
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "redis",
+        help_heading = "Shared crawl (Redis)"
+    )]
+    pub worker_id: Option<String>,
+
+    /// How long a worker holds a host without renewing its lease; a killed worker's hosts go
+    /// to the others after this.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, help_heading = "Shared crawl (Redis)")]
+    pub lease: Duration,
 
     /// Simultaneous fetches (never more than one per host).
     #[arg(long, short = 'c', value_name = "N", default_value_t = 32)]

@@ -17,6 +17,7 @@ use crate::fetch::{AddressClass, AddressGuard, FetchOptions};
 use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
 use crate::seeds::{parse_seed, parse_seed_lines, Seed, SeedProblem};
+use crate::shared::SharedSettings;
 use crate::url_rules::{ScopeKind, UrlFilter};
 use crate::warc::Rotation;
 
@@ -238,6 +239,38 @@ pub struct Config {
     pub run: RunConfig,
     /// Progress, report and logs.
     pub report: ReportConfig,
+    /// The shared crawl this worker joins (`--redis`), if any.
+    pub shared: Option<SharedSettings>,
+}
+
+/// This worker's default name: host name, output directory name and a hash of its absolute
+/// path (stable across restarts, different for two directories of one machine).
+fn default_worker_id(out: &std::path::Path) -> String {
+    let host = gethostname::gethostname().to_string_lossy().to_string();
+    let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    let base = abs
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let hash = crate::frontier::storage::fingerprint(&abs.to_string_lossy());
+    let name = format!(
+        "{host}-{base}-{}",
+        data_encoding::HEXLOWER.encode(&hash[..4])
+    );
+    file_name_safe(&name)
+}
+
+/// Keeps `[A-Za-z0-9._-]`, so a worker id can be part of a WARC file name.
+fn file_name_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 impl Config {
@@ -298,7 +331,9 @@ impl Config {
             ports,
         };
         let (seeds, seed_problems) = collect_seeds(&args, &limits)?;
-        if seeds.is_empty() {
+        let joins_shared =
+            args.redis.is_some() && args.seeds.is_empty() && args.seeds_file.is_none();
+        if seeds.is_empty() && !joins_shared {
             return Err(ConfigError::NoSeeds(seed_problems));
         }
         let dedup = (args.dedup || !args.dedup_index.is_empty()).then(|| args.dedup_index.clone());
@@ -307,6 +342,39 @@ impl Config {
             .clone()
             .unwrap_or_else(|| args.out.join(".trawl-state"));
         let robots_agent = product_token(&args.user_agent);
+        let shared = match (&args.redis, &args.crawl_id) {
+            (Some(url), Some(crawl_id)) => {
+                if crawl_id.is_empty() || file_name_safe(crawl_id) != *crawl_id {
+                    return Err(bad(
+                        "--crawl-id may hold only letters, digits, '.', '_' and '-'".into(),
+                    ));
+                }
+                let worker_id = match &args.worker_id {
+                    Some(w) if w.is_empty() || file_name_safe(w) != *w => {
+                        return Err(bad(
+                            "--worker-id may hold only letters, digits, '.', '_' and '-'".into(),
+                        ));
+                    }
+                    Some(w) => w.clone(),
+                    None => default_worker_id(&args.out),
+                };
+                if args.lease < Duration::from_secs(1) {
+                    return Err(bad("--lease must be at least 1s".into()));
+                }
+                Some(SharedSettings {
+                    url: url.clone(),
+                    crawl_id: crawl_id.clone(),
+                    worker_id,
+                    lease: args.lease,
+                })
+            }
+            _ => None,
+        };
+        // Workers of one crawl never write files of the same name.
+        let warc_prefix = match &shared {
+            Some(s) => format!("{}-{}", args.warc_prefix, s.worker_id),
+            None => args.warc_prefix.clone(),
+        };
         let mut guard = AddressGuard::new(args.allow_private);
         let unlocked = seeds
             .iter()
@@ -361,7 +429,7 @@ impl Config {
             },
             output: OutputConfig {
                 out: args.out,
-                warc_prefix: args.warc_prefix,
+                warc_prefix,
                 rotation: Rotation {
                     records_per_file: args.records_per_file,
                     max_file_size: args.warc_max_size,
@@ -393,6 +461,7 @@ impl Config {
                 quiet: args.quiet,
                 log_file: args.log_file,
             },
+            shared,
         })
     }
 }

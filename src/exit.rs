@@ -24,7 +24,10 @@ pub enum ExitCode {
     AlreadyFinished = 7,
     /// Stopped at `--time-limit`; state saved, the next run resumes.
     TimeLimit = 8,
-    /// Stopped by SIGINT/SIGTERM; WARC files were closed cleanly.
+    /// A shared crawl's Redis could not be used: unreachable, or set to evict keys.
+    SharedStore = 9,
+    /// Stopped by SIGINT/SIGTERM (or, for a shared crawl, `trawl stop`); WARC files were
+    /// closed cleanly.
     Interrupted = 130,
 }
 

@@ -28,6 +28,7 @@
 //! | `index` | CDXJ indexes and SURT keys (`trawl index`, `--cdxj`) |
 //! | `wacz` | WACZ packaging (`trawl wacz`) |
 //! | `out_lock` | one crawl per output directory |
+//! | [`shared`] | one crawl shared by many workers through Redis (`--redis`) |
 //!
 //! Modules are public where the binary, the integration tests, the fuzz targets or the
 //! examples (benchmarks) use them; the rest is crate-private.
@@ -52,6 +53,7 @@ pub(crate) mod out_lock;
 pub mod record;
 pub(crate) mod report;
 pub(crate) mod seeds;
+pub mod shared;
 pub mod url_rules;
 pub(crate) mod wacz;
 pub mod warc;

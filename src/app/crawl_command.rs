@@ -16,6 +16,7 @@ use crate::frontier::storage::StoreError;
 use crate::index::index_files;
 use crate::out_lock::{DirLock, LockError};
 use crate::report::{render_table, CrawlStats, StopReason};
+use crate::shared::JoinError;
 use crate::warc::naming::list_warc_files;
 use crate::warc::recovery::repair_open_files;
 
@@ -211,6 +212,11 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
                 }
                 crawl::CrawlError::Setup(SetupError::DedupIndex { .. }) => ExitCode::BadArguments,
                 crawl::CrawlError::Setup(SetupError::Finished { .. }) => ExitCode::AlreadyFinished,
+                crawl::CrawlError::Setup(SetupError::Join(j)) => match j {
+                    JoinError::OptionsDiffer { .. } => ExitCode::BadArguments,
+                    JoinError::Finished { .. } => ExitCode::AlreadyFinished,
+                    _ => ExitCode::SharedStore,
+                },
                 _ => ExitCode::OutputError,
             });
         }
@@ -247,7 +253,7 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
 fn exit_code(stats: &CrawlStats) -> ExitCode {
     match stats.stop_reason {
         StopReason::OutputError => ExitCode::OutputError,
-        StopReason::Interrupted => ExitCode::Interrupted,
+        StopReason::Interrupted | StopReason::Stopped => ExitCode::Interrupted,
         StopReason::TimeLimit => ExitCode::TimeLimit,
         _ if stats.failed_urls > 0 || stats.filtered.robots_unavailable > 0 => {
             ExitCode::FetchErrors

@@ -19,6 +19,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Index(args) => archive_commands::run_index(args),
         Command::Wacz(args) => archive_commands::run_wacz(args),
         Command::Status(args) => status_command::run_status(args),
+        Command::Stop(args) => status_command::run_stop(args),
         Command::Completions(args) => {
             let mut command = Cli::command();
             clap_complete::generate(args.shell, &mut command, "trawl", &mut std::io::stdout());

@@ -1,6 +1,8 @@
-//! `trawl status DIR`: the progress of a running or stopped crawl, from its status file.
+//! `trawl status DIR`: the progress of a running or stopped crawl, from its status file;
+//! `trawl status --redis URL --crawl-id ID`: a shared crawl as a whole, from Redis; and
+//! `trawl stop --redis URL --crawl-id ID`.
 
-use crate::cli::StatusArgs;
+use crate::cli::{StatusArgs, StopArgs};
 use crate::exit::ExitCode;
 use crate::out_lock::DirLock;
 use crate::report::status_file::read_status;
@@ -8,7 +10,25 @@ use crate::report::StopReason;
 use crate::warc::naming::list_warc_files;
 
 pub(super) fn run_status(args: StatusArgs) -> ExitCode {
-    let dir = &args.dir;
+    if let (Some(url), Some(id)) = (&args.redis, &args.crawl_id) {
+        return shared_status(url, id, args.json);
+    }
+    let Some(dir) = &args.dir else {
+        eprintln!("trawl: error: give the crawl's output directory, or --redis and --crawl-id");
+        return ExitCode::BadArguments;
+    };
+    if args.json {
+        return match read_status(dir) {
+            Some(s) => {
+                println!("{}", serde_json::to_string_pretty(&s).unwrap_or_default());
+                ExitCode::Success
+            }
+            None => {
+                eprintln!("trawl: error: no trawl crawl in {}", dir.display());
+                ExitCode::BadArguments
+            }
+        };
+    }
     if !dir.is_dir() {
         eprintln!("trawl: error: {} is not a directory", dir.display());
         return ExitCode::BadArguments;
@@ -65,6 +85,62 @@ pub(super) fn run_status(args: StatusArgs) -> ExitCode {
         }
     );
     ExitCode::Success
+}
+
+/// Runs `f` on a small runtime of its own (the control commands make a few Redis calls).
+fn with_runtime<T>(f: impl std::future::Future<Output = T>) -> Option<T> {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => Some(rt.block_on(f)),
+        Err(e) => {
+            eprintln!("trawl: error: starting the async runtime: {e}");
+            None
+        }
+    }
+}
+
+fn shared_status(url: &str, crawl_id: &str, json: bool) -> ExitCode {
+    let Some(result) = with_runtime(crate::shared::control::status(url, crawl_id)) else {
+        return ExitCode::Internal;
+    };
+    match result {
+        Ok(s) if json => {
+            println!("{}", serde_json::to_string_pretty(&s).unwrap_or_default());
+            ExitCode::Success
+        }
+        Ok(s) => {
+            print!("{}", s.describe());
+            ExitCode::Success
+        }
+        Err(e) => control_error(e),
+    }
+}
+
+fn control_error(e: crate::shared::control::ControlError) -> ExitCode {
+    eprintln!("trawl: error: {e}");
+    match e {
+        crate::shared::control::ControlError::NoCrawl(_) => ExitCode::BadArguments,
+        crate::shared::control::ControlError::Redis { .. } => ExitCode::SharedStore,
+    }
+}
+
+pub(super) fn run_stop(args: StopArgs) -> ExitCode {
+    let Some(result) = with_runtime(crate::shared::control::stop(&args.redis, &args.crawl_id))
+    else {
+        return ExitCode::Internal;
+    };
+    match result {
+        Ok(()) => {
+            println!(
+                "trawl: asked every worker of crawl {} to stop; they finish their fetches, save and exit",
+                args.crawl_id
+            );
+            ExitCode::Success
+        }
+        Err(e) => control_error(e),
+    }
 }
 
 /// The stop reason of a status file (its snake_case name) in words.

@@ -13,9 +13,11 @@ use super::idle_pool::IdlePool;
 use super::job::{run_job, JobContext, JobResult};
 use super::ledger::{Handled, Ledger};
 use super::save_point::{save, StateError};
+use super::setup::Shared;
 use crate::frontier::Next;
 use crate::report::status_file::{write_status, CrawlStatus};
-use crate::report::{Progress, Snapshot, StopReason};
+use crate::report::{Progress, Snapshot, StopReason, Tally};
+use crate::shared::WorkerStats;
 use crate::warc::WriterHandle;
 
 /// How often crawl state is saved while crawling.
@@ -71,6 +73,8 @@ pub(super) struct Dispatcher {
     /// When the crawl started (RFC 3339), for the status file.
     started_at: String,
     rules: DispatchRules,
+    /// This worker's part in a shared crawl (`--redis`).
+    shared: Option<Shared>,
 }
 
 impl Dispatcher {
@@ -80,6 +84,7 @@ impl Dispatcher {
         jobs: Arc<JobContext>,
         progress: Progress,
         rules: DispatchRules,
+        shared: Option<Shared>,
     ) -> Self {
         let (results_tx, results) = mpsc::channel(rules.concurrency);
         let stopping = jobs.budget.exhausted().then_some(StopReason::TargetReached);
@@ -96,6 +101,7 @@ impl Dispatcher {
             progress,
             started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
             rules,
+            shared,
         }
     }
 
@@ -121,7 +127,13 @@ impl Dispatcher {
         self.write_status(0, None);
         loop {
             let (wake, exhausted) = self.dispatch();
-            if self.in_flight == 0 && (exhausted || self.stopping.is_some()) {
+            // A worker of a shared crawl with nothing to do ends only with the crawl.
+            let over = exhausted
+                && self
+                    .shared
+                    .as_ref()
+                    .is_none_or(|s| s.coordinator.crawl_over());
+            if self.in_flight == 0 && (over || self.stopping.is_some()) {
                 break;
             }
             let sleep_until = wake.map(tokio::time::Instant::from_std);
@@ -158,6 +170,10 @@ impl Dispatcher {
                     break;
                 }
                 _ = tick.tick() => {
+                    if self.sync_shared(exhausted && self.in_flight == 0).await && self.stopping.is_none() {
+                        self.stopping = Some(StopReason::Stopped);
+                        shutdown_deadline = Some(tokio::time::Instant::now() + self.rules.shutdown_timeout);
+                    }
                     self.idle.expire(Instant::now());
                     while self.tasks.try_join_next().is_some() {}
                     if last_save.elapsed() >= SAVE_EVERY && self.stopping.is_none() {
@@ -222,13 +238,46 @@ impl Dispatcher {
         }
     }
 
-    /// Takes a save point; a failure stops the crawl.
+    /// Takes a save point; a failure stops the crawl. A worker of a shared crawl then
+    /// acknowledges in Redis what the save point made durable.
     async fn save_point(&mut self, writer: &WriterHandle) {
         if let Err(e) = save(&mut self.ledger, writer, &self.rules.crawl_id).await {
             tracing::error!("stopping: {e}");
             self.state_error = Some(e);
             self.stopping = Some(StopReason::OutputError);
+            return;
         }
+        if let Some(shared) = &mut self.shared {
+            let tally = &self.ledger.tally;
+            let stats = worker_stats(tally);
+            let budget = shared.budget.as_deref();
+            shared
+                .coordinator
+                .save(&mut self.ledger.frontier, &stats, budget)
+                .await;
+        }
+    }
+
+    /// A shared crawl's sync step (nothing without `--redis`). Returns true when `trawl stop`
+    /// was run for the crawl.
+    async fn sync_shared(&mut self, idle: bool) -> bool {
+        let Some(shared) = &mut self.shared else {
+            return false;
+        };
+        let tally = &self.ledger.tally;
+        let stats = worker_stats(tally);
+        let report = shared
+            .coordinator
+            .sync(&mut self.ledger.frontier, &stats, idle)
+            .await;
+        let tally = &mut self.ledger.tally;
+        tally.filtered.duplicate += report.duplicates;
+        tally.filtered.host_quota += report.host_quota;
+        for (host, pages) in report.host_pages {
+            let known = tally.pages_per_host.entry(host).or_default();
+            *known = (*known).max(pages);
+        }
+        report.stop_requested
     }
 
     /// Rewrites the status file.
@@ -249,6 +298,7 @@ impl Dispatcher {
         self.tasks.shutdown().await;
         self.idle.clear();
         Closed {
+            shared: self.shared,
             ledger: self.ledger,
             stopping: self.stopping,
             state_error: self.state_error,
@@ -261,6 +311,8 @@ impl Dispatcher {
 
 /// What is left of the loop once every job has ended.
 pub(super) struct Closed {
+    /// This worker's part in a shared crawl.
+    pub(super) shared: Option<Shared>,
     /// Frontier, admission rules and counters.
     pub(super) ledger: Ledger,
     /// Why the loop stopped, if it was stopped.
@@ -299,6 +351,16 @@ pub(super) fn status_of(
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default()
         }),
+    }
+}
+
+/// The counters a shared crawl's coordinator reports and needs.
+pub(super) fn worker_stats(tally: &Tally) -> WorkerStats<'_> {
+    WorkerStats {
+        pages: tally.pages,
+        requests: tally.requests,
+        bytes: tally.bytes_downloaded,
+        pages_per_host: &tally.pages_per_host,
     }
 }
 

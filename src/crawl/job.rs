@@ -16,6 +16,7 @@ use crate::exchange::Truncation;
 use crate::fault::FaultKind;
 use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
 use crate::frontier::{Job, JobKind};
+use crate::shared::SharedBudget;
 use crate::warc::Batch;
 
 /// What every job shares: the fetcher, the chain's stage options and shared state.
@@ -32,8 +33,26 @@ pub struct JobContext {
     pub records: RecordOptions,
     /// Stage 5: the WARC writer's inbox. Every clone must be dropped for the writer to finish.
     pub writer: mpsc::Sender<Batch>,
-    /// The page target, shared by all jobs so it is exact.
-    pub budget: PageBudget,
+    /// The page target, shared by all jobs (and all workers of a shared crawl) so it is exact.
+    pub budget: Budget,
+}
+
+/// `--max-pages`: counted here, or crawl-wide in Redis for a shared crawl.
+pub enum Budget {
+    /// This process's own count.
+    Local(PageBudget),
+    /// The shared crawl's permits.
+    Shared(Arc<SharedBudget>),
+}
+
+impl Budget {
+    /// True when no page can be archived any more.
+    pub fn exhausted(&self) -> bool {
+        match self {
+            Budget::Local(b) => b.exhausted(),
+            Budget::Shared(b) => b.exhausted(),
+        }
+    }
 }
 
 /// What happened to a job.
@@ -88,7 +107,11 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     let (result, conn) = ctx
         .fetcher
         .fetch(&job.url, idle, |head| {
-            verdict = ctx.archive.decide(head, robots, &ctx.budget);
+            verdict = match &ctx.budget {
+                Budget::Local(budget) => ctx.archive.decide(head, robots, budget),
+                // Claimed below, once the fetch is done (a Redis call).
+                Budget::Shared(_) => ctx.archive.classify(head, robots),
+            };
             match ctx.archive.body_cap(verdict, robots) {
                 Some(max_body) => BodyPlan::Read { max_body },
                 None => BodyPlan::Skip,
@@ -118,6 +141,11 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         bytes,
         elapsed,
     };
+    if let (Verdict::Page, Budget::Shared(budget)) = (verdict, &ctx.budget) {
+        if !budget.reserve(job.url.as_str()).await {
+            verdict = Verdict::Skip(SkipReason::TargetReached);
+        }
+    }
     if let Verdict::Skip(reason) = verdict {
         return result(job, conn, Outcome::Skipped { status, reason });
     }
@@ -141,6 +169,9 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     // The job counts as done only once its records are in the file (replay relies on it).
     if write(&ctx.writer, built.members).await.is_err() {
         return result(job, conn, Outcome::OutputClosed);
+    }
+    if let (true, Budget::Shared(budget)) = (page, &ctx.budget) {
+        budget.archived(job.url.as_str());
     }
     let outcome = Outcome::Archived {
         status,

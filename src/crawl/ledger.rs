@@ -14,7 +14,7 @@ use crate::chain::filter::SkipReason;
 use crate::config::AdmissionConfig;
 use crate::fetch::{origin_key, FetchError};
 use crate::frontier::politeness::retry_backoff;
-use crate::frontier::{Candidate, Frontier, Job, JobKind, RobotsOutcome};
+use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::Tally;
 use crate::seeds::Seed;
 use crate::url_rules::Scope;
@@ -96,6 +96,15 @@ impl Ledger {
             admission,
             fallback,
             rules,
+        }
+    }
+
+    /// Adds the scope seeds other workers of a shared crawl brought.
+    pub(super) fn widen_scope(&mut self, seeds: &[String]) {
+        for seed in seeds {
+            if let Ok(url) = Url::parse(seed) {
+                self.admission.scope.add_seed(&url);
+            }
         }
     }
 
@@ -216,14 +225,12 @@ impl Ledger {
         }
         match self.admission.check(&url, depth, redirects) {
             Ok(()) => {
-                if !self.frontier.push(
-                    Candidate {
-                        url,
-                        depth,
-                        redirects,
-                    },
-                    now,
-                ) {
+                let candidate = Candidate {
+                    url,
+                    depth,
+                    redirects,
+                };
+                if self.frontier.push(candidate, now) == Admit::Seen {
                     self.tally.filtered.duplicate += 1;
                 }
             }

@@ -78,7 +78,10 @@ pub async fn run(
     signals: mpsc::UnboundedReceiver<()>,
 ) -> Result<CrawlOutcome, CrawlError> {
     let start = Instant::now();
-    let started = setup::start(&config)?;
+    let started = match &config.shared {
+        Some(settings) => setup::start_shared(&config, settings).await?,
+        None => setup::start(&config)?,
+    };
     let log = config.report.log_file.as_ref().and_then(|p| {
         std::fs::OpenOptions::new()
             .create(true)
@@ -101,7 +104,13 @@ pub async fn run(
         shutdown_timeout: config.run.shutdown_timeout,
         out: config.output.out.clone(),
     };
-    let mut dispatcher = Dispatcher::new(started.ledger, started.jobs, progress, rules);
+    let mut dispatcher = Dispatcher::new(
+        started.ledger,
+        started.jobs,
+        progress,
+        rules,
+        started.shared,
+    );
     dispatcher.run(&started.writer, signals).await;
     let closed = dispatcher.close().await;
     let seed_problems = config.seed_problems.iter().map(|p| p.to_string()).collect();

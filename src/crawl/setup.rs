@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use super::job::JobContext;
+use super::job::{Budget, JobContext};
 use super::ledger::{Ledger, LedgerRules};
 use super::replay::{replay, ReplayChain};
 use super::save_point::{SavedCrawl, StateError, STATE_META};
@@ -22,6 +22,7 @@ use crate::fetch::Fetcher;
 use crate::frontier::Frontier;
 use crate::http_message::parse_response_head;
 use crate::record::Original;
+use crate::shared::{join, Coordinator, JoinError, LeaseStore, SharedBudget, SharedSettings};
 use crate::warc::naming::list_warc_files;
 use crate::warc::reader::read_records;
 use crate::warc::{spawn_writer, WriterConfig, WriterHandle};
@@ -62,6 +63,9 @@ pub enum SetupError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The shared crawl could not be joined.
+    #[error(transparent)]
+    Join(#[from] JoinError),
     /// The WARC files already in the output directory could not be read for `--dedup`.
     #[error("reading {path} for --dedup: {source}")]
     EarlierWarc {
@@ -90,30 +94,164 @@ pub(super) struct Started {
     pub(super) writer: WriterHandle,
     /// The crawl's name (warcinfo `crawlId`), kept across resumes.
     pub(super) crawl_id: String,
+    /// The shared crawl this worker joined (`--redis`).
+    pub(super) shared: Option<Shared>,
 }
 
-/// Runs start-up.
+/// A worker's part in a shared crawl, owned by the crawl loop.
+pub(super) struct Shared {
+    /// The lease protocol.
+    pub(super) coordinator: Coordinator,
+    /// The crawl-wide page budget (`--max-pages`).
+    pub(super) budget: Option<Arc<SharedBudget>>,
+}
+
+/// The frontier and saved counters a crawl starts from, before the common part of start-up.
+struct Opened {
+    frontier: Frontier,
+    saved: Option<SavedCrawl>,
+    crawl_id: Option<String>,
+    shared: Option<Shared>,
+    /// Crawl-wide page counts of hosts taken back at start (shared crawl).
+    host_pages: Vec<(String, u64)>,
+    /// Every scope seed of a shared crawl.
+    scope: Vec<String>,
+}
+
+/// Runs start-up of a crawl of its own (the embedded database in the state directory).
 pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
-    let output = &config.output;
-    let db = open_state(output)?;
-    let dedup = match &config.chain.dedup {
-        Some(files) => {
-            let table = load_dedup_index(files)?;
-            let earlier = load_earlier_captures(&table, &output.out)?;
-            if earlier > 0 {
-                tracing::info!(
-                    "--dedup: {earlier} payload(s) already archived in the output directory"
-                );
-            }
-            Some(Arc::new(table))
-        }
-        None => None,
-    };
+    let db = open_state(&config.output)?;
+    let dedup = load_dedup(config)?;
     let frontier = Frontier::open(config.frontier.clone(), Box::new(db), Instant::now())
         .map_err(StateError::from)?;
     // The counters are saved beside the frontier, by the same checkpoint.
     let blob = frontier.saved_meta(STATE_META).map_err(StateError::from)?;
-    let saved = SavedCrawl::decode(&output.state_dir, blob.as_deref())?;
+    let saved = SavedCrawl::decode(&config.output.state_dir, blob.as_deref())?;
+    let opened = Opened {
+        frontier,
+        saved,
+        crawl_id: None,
+        shared: None,
+        host_pages: Vec::new(),
+        scope: Vec::new(),
+    };
+    finish_start(config, opened, dedup)
+}
+
+/// Runs start-up of a worker of a shared crawl: joins it in Redis, takes back the hosts this
+/// worker held before a restart, then the common part (its WARC tail is replayed like a
+/// crawl of its own).
+pub(super) async fn start_shared(
+    config: &Config,
+    settings: &SharedSettings,
+) -> Result<Started, CrawlError> {
+    create_output_dir(&config.output.out)?;
+    let dedup = load_dedup(config)?;
+    let seeds: Vec<String> = config.seeds.iter().map(|s| s.url.to_string()).collect();
+    let joined = join(settings, &shared_options(config), &seeds)
+        .await
+        .map_err(SetupError::from)?;
+    tracing::warn!(
+        "joined shared crawl {} as worker {}",
+        settings.crawl_id,
+        settings.worker_id
+    );
+    let storage = LeaseStore::new(joined.book.clone());
+    let mut frontier = Frontier::open(config.frontier.clone(), Box::new(storage), Instant::now())
+        .map_err(StateError::from)?;
+    let capacity = (config.run.concurrency * 2).max(4);
+    let mut coordinator = Coordinator::new(
+        &joined,
+        capacity,
+        config.run.max_pages_per_host,
+        !config.seeds.is_empty(),
+        config.output.out.display().to_string(),
+    );
+    let reclaimed = coordinator.reclaim(&mut frontier).await.map_err(|source| {
+        SetupError::from(JoinError::Redis {
+            url: settings.url.clone(),
+            source,
+        })
+    })?;
+    let blob = frontier.saved_meta(STATE_META).map_err(StateError::from)?;
+    let saved = SavedCrawl::decode(&config.output.state_dir, blob.as_deref())?;
+    let budget = config.run.max_pages.map(|max| {
+        Arc::new(SharedBudget::new(
+            joined.redis.clone(),
+            joined.keys.clone(),
+            joined.scripts.clone(),
+            max,
+        ))
+    });
+    let opened = Opened {
+        frontier,
+        saved,
+        crawl_id: Some(settings.crawl_id.clone()),
+        shared: Some(Shared {
+            coordinator,
+            budget,
+        }),
+        host_pages: reclaimed.host_pages,
+        scope: joined.scope,
+    };
+    finish_start(config, opened, dedup)
+}
+
+/// What every worker of a shared crawl must agree on, by name.
+fn shared_options(config: &Config) -> Vec<(&'static str, String)> {
+    let a = &config.admission;
+    let f = &config.frontier;
+    vec![
+        ("scope", format!("{:?}", a.scope)),
+        ("include/exclude", format!("{:?}", a.filter)),
+        ("max-depth", format!("{:?}", a.max_depth)),
+        ("max-redirects", a.max_redirects.to_string()),
+        ("url limits", format!("{:?}", a.limits)),
+        ("delay", format!("{:?}", f.delay)),
+        ("max-delay", format!("{:?}", f.max_delay)),
+        ("robots", format!("{} {}", f.obey_robots, f.robots_agent)),
+        ("accept", config.chain.archive.accept.join(",")),
+        (
+            "max-body-size",
+            config.chain.archive.max_body_size.to_string(),
+        ),
+        ("max-pages", format!("{:?}", config.run.max_pages)),
+        (
+            "max-pages-per-host",
+            format!("{:?}", config.run.max_pages_per_host),
+        ),
+        ("dedup", config.chain.dedup.is_some().to_string()),
+    ]
+}
+
+/// The content-seen table for `--dedup`, if asked for.
+fn load_dedup(config: &Config) -> Result<Option<Arc<DedupTable>>, CrawlError> {
+    let Some(files) = &config.chain.dedup else {
+        return Ok(None);
+    };
+    let table = load_dedup_index(files)?;
+    let earlier = load_earlier_captures(&table, &config.output.out)?;
+    if earlier > 0 {
+        tracing::info!("--dedup: {earlier} payload(s) already archived in the output directory");
+    }
+    Ok(Some(Arc::new(table)))
+}
+
+/// The common part of start-up: counters, ledger, replay of the WARC tail, writer, jobs.
+fn finish_start(
+    config: &Config,
+    opened: Opened,
+    dedup: Option<Arc<DedupTable>>,
+) -> Result<Started, CrawlError> {
+    let output = &config.output;
+    let Opened {
+        frontier,
+        saved,
+        crawl_id,
+        shared,
+        host_pages,
+        scope,
+    } = opened;
     if let Some(s) = &saved {
         tracing::warn!(
             "resuming: {} pages archived, {} URLs queued",
@@ -122,18 +260,25 @@ pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
         );
     }
     let replay_from = saved.as_ref().and_then(|s| s.replay_from_serial);
-    let crawl_id = saved
-        .as_ref()
-        .map(|s| s.crawl_id.clone())
-        .filter(|id| !id.is_empty())
-        .unwrap_or_else(|| new_crawl_id(&output.warc_prefix));
+    let crawl_id = crawl_id.unwrap_or_else(|| {
+        saved
+            .as_ref()
+            .map(|s| s.crawl_id.clone())
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(|| new_crawl_id(&output.warc_prefix))
+    });
     let rules = LedgerRules {
         max_pages_per_host: config.run.max_pages_per_host,
         retries: config.run.retries,
         delay: config.frontier.delay,
     };
-    let tally = saved.map(|s| s.tally).unwrap_or_default();
+    let mut tally = saved.map(|s| s.tally).unwrap_or_default();
+    for (host, pages) in host_pages {
+        let known = tally.pages_per_host.entry(host).or_default();
+        *known = (*known).max(pages);
+    }
     let mut ledger = Ledger::new(frontier, tally, &config.admission, &config.seeds, rules);
+    ledger.widen_scope(&scope);
     if let Some(serial) = replay_from {
         let chain = ReplayChain {
             archive: &config.chain.archive,
@@ -160,6 +305,10 @@ pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
         info: warcinfo_fields(config, &crawl_id),
         queue: config.run.concurrency.max(8) * 2,
     })?;
+    let budget = match shared.as_ref().and_then(|s| s.budget.clone()) {
+        Some(shared_budget) => Budget::Shared(shared_budget),
+        None => Budget::Local(PageBudget::new(config.run.max_pages, ledger.tally.pages)),
+    };
     let jobs = Arc::new(JobContext {
         fetcher: Fetcher::new(config.fetch.clone()),
         archive: config.chain.archive.clone(),
@@ -167,13 +316,14 @@ pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
         dedup,
         records: config.chain.records,
         writer: writer.sender.clone(),
-        budget: PageBudget::new(config.run.max_pages, ledger.tally.pages),
+        budget,
     });
     Ok(Started {
         ledger,
         jobs,
         writer,
         crawl_id,
+        shared,
     })
 }
 
@@ -319,6 +469,14 @@ fn warcinfo_fields(config: &Config, crawl_id: &str) -> Vec<(String, String)> {
         ("isPartOf", config.output.warc_prefix.clone()),
         ("crawlId", crawl_id.to_string()),
         (
+            "workerId",
+            config
+                .shared
+                .as_ref()
+                .map(|s| s.worker_id.clone())
+                .unwrap_or_default(),
+        ),
+        (
             "started",
             humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
         ),
@@ -326,5 +484,6 @@ fn warcinfo_fields(config: &Config, crawl_id: &str) -> Vec<(String, String)> {
     if let Some(op) = &config.output.operator {
         info.push(("operator", op.clone()));
     }
+    info.retain(|(_, v)| !v.is_empty());
     info.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::dispatch::{status_of, Closed};
+use super::dispatch::{status_of, worker_stats, Closed};
 use super::save_point::save_final;
 use super::CrawlOutcome;
 use crate::report::stats::Totals;
@@ -23,6 +23,7 @@ pub(super) async fn finish(
     seed_problems: Vec<String>,
 ) -> CrawlOutcome {
     let Closed {
+        shared,
         mut ledger,
         stopping,
         mut state_error,
@@ -55,6 +56,23 @@ pub(super) async fn finish(
     if let Err(e) = save_final(&mut ledger, stop_reason, replay_from, &crawl_id) {
         tracing::error!("could not save crawl state: {e}");
         state_error.get_or_insert(e);
+    }
+    if let Some(mut shared) = shared {
+        let state = if stop_reason.is_finished() {
+            "finished"
+        } else {
+            "stopped"
+        };
+        let stats = worker_stats(&ledger.tally);
+        shared
+            .coordinator
+            .leave(
+                &mut ledger.frontier,
+                &stats,
+                shared.budget.as_deref(),
+                state,
+            )
+            .await;
     }
     write_status(
         &out,

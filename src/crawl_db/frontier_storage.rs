@@ -7,7 +7,8 @@ use super::layout::{
 };
 use super::CrawlDb;
 use crate::frontier::storage::{
-    fingerprint, Fingerprint, FrontierStorage, QueuedUrl, RobotsVisitor, SavedHost, StoreError,
+    fingerprint, Admit, Fingerprint, FrontierStorage, QueuedUrl, RobotsVisitor, SavedHost,
+    StoreError,
 };
 
 /// Name of the queue sequence number in the `meta` table.
@@ -66,12 +67,12 @@ impl FrontierStorage for CrawlDb {
         host: u32,
         fp: &Fingerprint,
         entry: &QueuedUrl,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Admit, StoreError> {
         if self.seen_get(&seen_key(host, fp))?.is_some() {
-            return Ok(false);
+            return Ok(Admit::Seen);
         }
         self.enqueue(host, fp, entry)?;
-        Ok(true)
+        Ok(Admit::Queued)
     }
 
     fn requeue(&mut self, host: u32, entry: &QueuedUrl) -> Result<(), StoreError> {
@@ -209,7 +210,10 @@ mod tests {
             redirects: 0,
             attempt: 0,
         };
-        assert!(db.admit(1, &fingerprint(&entry.url), &entry).unwrap());
+        assert_eq!(
+            db.admit(1, &fingerprint(&entry.url), &entry).unwrap(),
+            Admit::Queued
+        );
         assert_eq!(db.seq, 43, "new keys never reuse an old sequence number");
         db.checkpoint().unwrap();
         drop(db);

@@ -22,6 +22,7 @@
 
 pub mod host;
 mod job;
+pub mod lease;
 mod persistence;
 pub mod politeness;
 pub mod robots_rules;
@@ -43,6 +44,7 @@ use robots_state::{transition, Gate};
 pub use robots_state::{RobotsOutcome, RobotsState};
 use scheduler::Scheduler;
 use seen_cache::SeenCache;
+pub use storage::Admit;
 use storage::{fingerprint, FrontierStorage, QueuedUrl, StoreError};
 
 /// Fingerprints per generation of the seen cache (two tables of 524,288 slots: ~18 MB at most).
@@ -134,15 +136,16 @@ impl Frontier {
         self.hosts
             .push(HostState::new(host.to_string(), now, self.config.delay));
         self.ids.insert(host.to_string(), id);
+        self.storage.host_named(id, host);
         id
     }
 
-    /// Adds a URL unless it was seen before; returns whether it was queued.
-    pub fn push(&mut self, candidate: Candidate, now: Instant) -> bool {
+    /// Adds a URL unless it was seen before.
+    pub fn push(&mut self, candidate: Candidate, now: Instant) -> Admit {
         let id = self.host_id(candidate.url.host_str().unwrap_or(""), now);
         let fp = fingerprint(candidate.url.as_str());
         if self.seen_cache.contains(id, &fp) {
-            return false;
+            return Admit::Seen;
         }
         self.seen_cache.insert(id, &fp);
         let entry = QueuedUrl {
@@ -152,14 +155,14 @@ impl Frontier {
             attempt: 0,
         };
         match self.storage.admit(id, &fp, &entry) {
-            Ok(true) => {
+            Ok(Admit::Queued) => {
                 self.queued_one(id);
-                true
+                Admit::Queued
             }
-            Ok(false) => false,
+            Ok(other) => other,
             Err(e) => {
                 self.fail(e);
-                false
+                Admit::Seen
             }
         }
     }

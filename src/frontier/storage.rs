@@ -64,6 +64,12 @@ pub enum StoreError {
         /// The error.
         source: std::io::Error,
     },
+    /// The shared store (Redis) failed or holds data this version cannot read.
+    #[error("shared crawl state: {detail}")]
+    Shared {
+        /// What went wrong.
+        detail: String,
+    },
     /// The database reported an error (I/O, full disk, corruption) or holds damaged data.
     #[error("crawl state {path}: {detail}")]
     Database {
@@ -74,6 +80,17 @@ pub enum StoreError {
     },
 }
 
+/// What [`FrontierStorage::admit`] did with a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admit {
+    /// New: queued.
+    Queued,
+    /// Seen before: dropped.
+    Seen,
+    /// Handed to a shared store that answers later (Redis mode); it counts duplicates itself.
+    Deferred,
+}
+
 /// Receives saved robots.txt texts: origin, host id, text (`None`: allow everything).
 pub type RobotsVisitor<'a> = dyn FnMut(&str, u32, Option<&[u8]>) + 'a;
 
@@ -81,9 +98,16 @@ pub type RobotsVisitor<'a> = dyn FnMut(&str, u32, Option<&[u8]>) + 'a;
 /// crash returns the storage to the last checkpoint.
 pub trait FrontierStorage: Send {
     /// Queues `entry` for host `host` unless a URL with fingerprint `fp` was seen on that host
-    /// before; marks it seen. Returns whether it was queued.
-    fn admit(&mut self, host: u32, fp: &Fingerprint, entry: &QueuedUrl)
-        -> Result<bool, StoreError>;
+    /// before; marks it seen.
+    fn admit(
+        &mut self,
+        host: u32,
+        fp: &Fingerprint,
+        entry: &QueuedUrl,
+    ) -> Result<Admit, StoreError>;
+
+    /// Tells the storage the name of a new host id (before any other call about it).
+    fn host_named(&mut self, _host: u32, _name: &str) {}
 
     /// Queues `entry` again (a retry), whether seen or not.
     fn requeue(&mut self, host: u32, entry: &QueuedUrl) -> Result<(), StoreError>;

@@ -33,8 +33,8 @@ fn job(n: Next) -> Job {
 fn deduplicates_at_enqueue() {
     let mut f = frontier(false);
     let t = Instant::now();
-    assert!(f.push(cand("http://a.org/x", 0), t));
-    assert!(!f.push(cand("http://a.org/x", 1), t));
+    assert_eq!(f.push(cand("http://a.org/x", 0), t), Admit::Queued);
+    assert_eq!(f.push(cand("http://a.org/x", 1), t), Admit::Seen);
     assert_eq!(f.queued(), 1);
 }
 
@@ -272,14 +272,14 @@ fn a_checkpoint_keeps_queue_seen_set_robots_and_in_flight_pages() {
     assert_eq!(f.host_delay("a.org"), Some(Duration::from_secs(3)));
     assert_eq!(f.counters().robots_denied, 1);
     // Seen, so not queued again; c.org was never committed.
-    assert!(!f.push(cand("http://a.org/3", 0), t));
-    assert!(!f.push(cand("http://b.org/1", 0), t));
+    assert_eq!(f.push(cand("http://a.org/3", 0), t), Admit::Seen);
+    assert_eq!(f.push(cand("http://b.org/1", 0), t), Admit::Seen);
     assert_eq!(f.queued(), 3);
     // The in-flight page comes back; the denied one does not.
     let mut got = drain(&mut f, Instant::now());
     got.sort();
     assert_eq!(got, ["http://a.org/2", "http://a.org/3", "http://b.org/1"]);
-    assert!(f.push(cand("http://c.org/lost", 0), t));
+    assert_eq!(f.push(cand("http://c.org/lost", 0), t), Admit::Queued);
 }
 
 #[test]

@@ -21,6 +21,8 @@ pub enum StopReason {
     TimeLimit,
     /// `--max-bytes` reached.
     ByteLimit,
+    /// A shared crawl was stopped with `trawl stop`.
+    Stopped,
 }
 
 impl StopReason {
@@ -33,6 +35,7 @@ impl StopReason {
             StopReason::OutputError => "output error",
             StopReason::TimeLimit => "time limit reached (--time-limit; resumable)",
             StopReason::ByteLimit => "byte target reached (--max-bytes)",
+            StopReason::Stopped => "stopped by trawl stop (resumable)",
         }
     }
 

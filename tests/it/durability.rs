@@ -376,8 +376,13 @@ async fn ten_kill_9s_lose_and_corrupt_nothing() {
                 continue;
             }
         }
-        let status = child.wait().unwrap();
-        assert_eq!(status.code(), Some(0), "the final run completes");
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "the final run completes: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         break;
     }
     assert!(kills >= 10, "only {kills} kills");

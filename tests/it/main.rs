@@ -9,5 +9,7 @@ mod harness;
 mod hostile;
 mod hostile_cases;
 mod nightly;
+mod redis_server;
 mod server;
+mod shared_crawl;
 mod third_party;

@@ -1,0 +1,798 @@
+//! The worker's side of the lease protocol, run by the crawl loop on its timer and at save
+//! points: send discovered URLs to Redis, claim due hosts up to the worker's capacity, refill
+//! or release the hosts it holds, renew its leases, acknowledge what the last save point made
+//! durable, and write its heartbeat. When Redis cannot be reached it backs off, says so, and
+//! stops serving its hosts once their leases may have expired.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime};
+
+use redis::Value;
+
+use super::budget::SharedBudget;
+use super::connection::Redis;
+use super::join::Joined;
+use super::keys::Keys;
+use super::lease_book::{decode_entry, LeaseBook, Outgoing};
+use super::scripts::Scripts;
+use crate::frontier::lease::Adopted;
+use crate::frontier::storage::QueuedUrl;
+use crate::frontier::Frontier;
+
+/// Entries handed over per host and call.
+const BATCH: usize = 32;
+/// How often free hosts are looked for while there is room.
+const CLAIM_EVERY: Duration = Duration::from_millis(500);
+/// How often the heartbeat, the stop flag and the crawl's end are checked.
+const BEAT_EVERY: Duration = Duration::from_secs(1);
+/// Longest wait between retries while Redis is unreachable.
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// What a sync step found, for the crawl loop.
+#[derive(Debug, Default)]
+pub struct SyncReport {
+    /// Discovered URLs Redis answered were seen before.
+    pub duplicates: u64,
+    /// Queued URLs dropped because their host has its pages (`--max-pages-per-host`).
+    pub host_quota: u64,
+    /// Crawl-wide page counts of hosts just adopted.
+    pub host_pages: Vec<(String, u64)>,
+    /// `trawl stop` was run for this crawl.
+    pub stop_requested: bool,
+}
+
+/// One worker's coordinator.
+pub struct Coordinator {
+    redis: Redis,
+    keys: Keys,
+    scripts: Arc<Scripts>,
+    worker: String,
+    token: String,
+    lease: Duration,
+    book: Arc<Mutex<LeaseBook>>,
+    /// Held hosts and their shard.
+    held: HashMap<String, u32>,
+    /// Most hosts held at once.
+    capacity: usize,
+    /// `--max-pages-per-host`.
+    host_cap: Option<u64>,
+    /// Crawl-wide pages of each held host as last acknowledged.
+    acked_pages: HashMap<String, u64>,
+    /// Held hosts to refill (new URLs or acknowledgements since the last try).
+    dirty: HashSet<String>,
+    last_renew: Instant,
+    next_claim: Instant,
+    next_beat: Instant,
+    /// Set while Redis is unreachable: when to try again, and the current backoff.
+    retry_at: Option<(Instant, Duration)>,
+    /// True once every shard was seen empty while this worker had nothing left.
+    crawl_over: bool,
+    /// Set once `trawl stop` was seen.
+    stop_requested: bool,
+    /// This worker brought seeds that are not yet in Redis.
+    seeds_to_send: bool,
+    /// Said once: the crawl has no seeds yet.
+    waiting_said: bool,
+    /// For the heartbeat.
+    started: SystemTime,
+    out: String,
+}
+
+impl Coordinator {
+    /// The coordinator of a joined crawl.
+    pub fn new(
+        joined: &Joined,
+        capacity: usize,
+        host_cap: Option<u64>,
+        brings_seeds: bool,
+        out: String,
+    ) -> Self {
+        let now = Instant::now();
+        Coordinator {
+            redis: joined.redis.clone(),
+            keys: joined.keys.clone(),
+            scripts: joined.scripts.clone(),
+            worker: joined.worker.clone(),
+            token: joined.token.clone(),
+            lease: joined.lease,
+            book: joined.book.clone(),
+            held: HashMap::new(),
+            capacity: capacity.max(1),
+            host_cap,
+            acked_pages: HashMap::new(),
+            dirty: HashSet::new(),
+            last_renew: now,
+            next_claim: now,
+            next_beat: now,
+            retry_at: None,
+            crawl_over: false,
+            stop_requested: false,
+            seeds_to_send: brings_seeds,
+            waiting_said: false,
+            started: SystemTime::now(),
+            out,
+        }
+    }
+
+    fn book(&self) -> MutexGuard<'_, LeaseBook> {
+        self.book.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// True once the crawl has no work left anywhere.
+    pub fn crawl_over(&self) -> bool {
+        self.crawl_over
+    }
+
+    /// Hosts held now.
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+
+    fn lease_ms(&self) -> u64 {
+        self.lease.as_millis() as u64
+    }
+
+    fn cap_arg(&self) -> i64 {
+        self.host_cap.map_or(-1, |c| c as i64)
+    }
+
+    /// Takes in hosts that a claim or reclaim returned.
+    fn take_in(
+        &mut self,
+        reply: Value,
+        shard: u32,
+        frontier: &mut Frontier,
+        report: &mut SyncReport,
+        now: Instant,
+    ) {
+        for host in array(reply) {
+            let Some(a) = parse_adopted(host) else {
+                continue;
+            };
+            frontier.adopt(
+                Adopted {
+                    name: a.name.clone(),
+                    wait: Duration::from_millis(a.wait_ms),
+                    robots: a.robots,
+                    queued: a.entries.len() as u64,
+                },
+                now,
+            );
+            let id = self.book().id_of(&a.name);
+            if let Some(id) = id {
+                self.book().hold(id, a.entries);
+            }
+            report.host_quota += a.dropped;
+            report.host_pages.push((a.name.clone(), a.pages));
+            self.acked_pages.insert(a.name.clone(), a.pages);
+            if a.left > 0 {
+                self.dirty.insert(a.name.clone());
+            }
+            self.held.insert(a.name, shard);
+        }
+    }
+
+    /// Takes back, at start, the hosts this worker's previous process held (restart with the
+    /// same `--worker-id`), so its unacknowledged pages come back to it and none is fetched
+    /// twice.
+    pub async fn reclaim(
+        &mut self,
+        frontier: &mut Frontier,
+    ) -> Result<SyncReport, redis::RedisError> {
+        let mut report = SyncReport::default();
+        let mine = format!("{}#", self.worker);
+        for k in 0..self.keys.shards() {
+            let reply: Value = self
+                .scripts
+                .reclaim
+                .key(self.keys.ready(k))
+                .arg(self.keys.shard(k))
+                .arg(&self.token)
+                .arg(&mine)
+                .arg(self.lease_ms())
+                .arg(BATCH)
+                .arg(self.cap_arg())
+                .invoke_async(&mut self.redis)
+                .await?;
+            self.take_in(reply, k, frontier, &mut report, Instant::now());
+        }
+        self.last_renew = Instant::now();
+        if !self.held.is_empty() {
+            tracing::warn!(
+                "took back {} host(s) this worker held before it stopped",
+                self.held.len()
+            );
+        }
+        Ok(report)
+    }
+
+    /// One step: send discovered URLs, renew, refill, claim, heartbeat. `idle`: the local
+    /// frontier has nothing to run or wait for (then the crawl's end is checked).
+    pub async fn sync(
+        &mut self,
+        frontier: &mut Frontier,
+        stats: &WorkerStats<'_>,
+        idle: bool,
+    ) -> SyncReport {
+        let mut report = SyncReport::default();
+        let now = Instant::now();
+        if let Some((at, _)) = self.retry_at {
+            if now < at {
+                self.expire_leases(frontier, now);
+                return report;
+            }
+        }
+        match self.step(frontier, stats, idle, &mut report).await {
+            Ok(()) => {
+                if self.retry_at.take().is_some() {
+                    tracing::warn!("Redis is reachable again: continuing");
+                }
+            }
+            Err(e) => self.unreachable(e, frontier),
+        }
+        report.stop_requested = self.stop_requested;
+        report
+    }
+
+    fn unreachable(&mut self, e: redis::RedisError, frontier: &mut Frontier) {
+        let backoff = self.retry_at.map_or(Duration::from_millis(250), |(_, b)| {
+            (b * 2).min(MAX_BACKOFF)
+        });
+        tracing::warn!(
+            "Redis unreachable ({e}): pausing the shared crawl, retrying in {:.1}s",
+            backoff.as_secs_f64()
+        );
+        let now = Instant::now();
+        self.retry_at = Some((now + backoff, backoff));
+        self.expire_leases(frontier, now);
+    }
+
+    /// Stops serving every held host once its lease may have run out (no renewal got through).
+    fn expire_leases(&mut self, frontier: &mut Frontier, now: Instant) {
+        let margin = self.lease / 5;
+        if self.held.is_empty() || now < self.last_renew + self.lease - margin {
+            return;
+        }
+        tracing::warn!(
+            "leases of {} host(s) may have expired: leaving them to other workers",
+            self.held.len()
+        );
+        for (host, _) in std::mem::take(&mut self.held) {
+            self.forget(&host, frontier);
+        }
+    }
+
+    fn forget(&mut self, host: &str, frontier: &mut Frontier) {
+        frontier.lose(host);
+        let id = self.book().id_of(host);
+        if let Some(id) = id {
+            self.book().drop_host(id);
+        }
+        self.acked_pages.remove(host);
+        self.dirty.remove(host);
+    }
+
+    async fn step(
+        &mut self,
+        frontier: &mut Frontier,
+        stats: &WorkerStats<'_>,
+        idle: bool,
+        report: &mut SyncReport,
+    ) -> Result<(), redis::RedisError> {
+        let now = Instant::now();
+        self.send_outbox(report).await?;
+        if self.seeds_to_send {
+            // The seeds are queued in Redis now: from here on, empty shards mean the end.
+            redis::cmd("HSET")
+                .arg(self.keys.crawl("meta"))
+                .arg("seeded")
+                .arg(1)
+                .query_async::<()>(&mut self.redis)
+                .await?;
+            self.seeds_to_send = false;
+        }
+        if now >= self.last_renew + self.lease / 3 {
+            self.renew(frontier).await?;
+        }
+        self.refill(frontier, stats, report).await?;
+        if self.held.len() < self.capacity && now >= self.next_claim && !self.stop_requested {
+            self.claim(frontier, report).await?;
+            self.next_claim = now + CLAIM_EVERY;
+        }
+        if now >= self.next_beat {
+            self.next_beat = now + BEAT_EVERY;
+            self.beat(stats, "running").await?;
+            let stop: Option<String> = redis::cmd("GET")
+                .arg(self.keys.crawl("stop"))
+                .query_async(&mut self.redis)
+                .await?;
+            if stop.is_some() && !self.stop_requested {
+                tracing::warn!("trawl stop was run for this crawl: stopping");
+                self.stop_requested = true;
+            }
+            if idle && self.held.is_empty() && !self.book().has_outbox() {
+                self.crawl_over = self.all_shards_empty().await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends discovered URLs, one script call per shard.
+    async fn send_outbox(&mut self, report: &mut SyncReport) -> Result<(), redis::RedisError> {
+        let outbox = self.book().take_outbox();
+        if outbox.is_empty() {
+            return Ok(());
+        }
+        let mut by_shard: HashMap<u32, Vec<Outgoing>> = HashMap::new();
+        for o in outbox {
+            by_shard
+                .entry(self.keys.shard_of(&o.host))
+                .or_default()
+                .push(o);
+        }
+        let mut unsent = Vec::new();
+        let mut failure = None;
+        for (k, links) in by_shard {
+            if failure.is_some() {
+                unsent.extend(links);
+                continue;
+            }
+            let mut call = self.scripts.admit.key(self.keys.ready(k));
+            call.arg(self.keys.shard(k));
+            for o in &links {
+                call.arg(&o.host).arg(&o.fp[..]).arg(&o.entry);
+            }
+            match call.invoke_async::<Vec<i64>>(&mut self.redis).await {
+                Ok(added) => {
+                    for (o, added) in links.iter().zip(added) {
+                        if added == 0 {
+                            report.duplicates += 1;
+                        } else if self.held.contains_key(&o.host) {
+                            self.dirty.insert(o.host.clone());
+                        }
+                    }
+                }
+                Err(e) => {
+                    unsent.extend(links);
+                    failure = Some(e);
+                }
+            }
+        }
+        match failure {
+            None => Ok(()),
+            Some(e) => {
+                self.book().restore_outbox(unsent);
+                Err(e)
+            }
+        }
+    }
+
+    async fn renew(&mut self, frontier: &mut Frontier) -> Result<(), redis::RedisError> {
+        let sent = Instant::now();
+        let mut by_shard: HashMap<u32, Vec<String>> = HashMap::new();
+        for (host, &k) in &self.held {
+            by_shard.entry(k).or_default().push(host.clone());
+        }
+        for (k, hosts) in by_shard {
+            let mut call = self.scripts.renew.key(self.keys.ready(k));
+            call.arg(self.keys.shard(k))
+                .arg(&self.token)
+                .arg(self.lease_ms());
+            for h in &hosts {
+                call.arg(h);
+            }
+            let lost: Vec<String> = call.invoke_async(&mut self.redis).await?;
+            for host in lost {
+                tracing::warn!("lease on {host} lost to another worker");
+                self.held.remove(&host);
+                self.forget(&host, frontier);
+            }
+        }
+        self.last_renew = sent;
+        Ok(())
+    }
+
+    /// Asks for more URLs for held hosts that ran dry; releases those with none left.
+    async fn refill(
+        &mut self,
+        frontier: &mut Frontier,
+        stats: &WorkerStats<'_>,
+        report: &mut SyncReport,
+    ) -> Result<(), redis::RedisError> {
+        let now = Instant::now();
+        let candidates: Vec<String> = self
+            .dirty
+            .iter()
+            .filter(|h| frontier.is_idle(h))
+            .cloned()
+            .collect();
+        for host in candidates {
+            let Some(&k) = self.held.get(&host) else {
+                self.dirty.remove(&host);
+                continue;
+            };
+            let unacked = self.unacked_pages(&host, stats);
+            let reply: Value = self
+                .scripts
+                .refill
+                .key(self.keys.ready(k))
+                .arg(self.keys.shard(k))
+                .arg(&self.token)
+                .arg(&host)
+                .arg(BATCH)
+                .arg(frontier.wait_of(&host, now).as_millis() as u64)
+                .arg(self.cap_arg())
+                .arg(unacked)
+                .invoke_async(&mut self.redis)
+                .await?;
+            self.dirty.remove(&host);
+            let mut parts = array(reply).into_iter();
+            match parts.next().and_then(text).as_deref() {
+                Some("more") => {
+                    let entries = parse_entries(parts.next());
+                    report.host_quota += parts.next().and_then(int).unwrap_or(0);
+                    let n = entries.len() as u64;
+                    let id = self.book().id_of(&host);
+                    if let Some(id) = id {
+                        self.book().extend(id, entries);
+                    }
+                    frontier.add_queued(&host, n);
+                }
+                Some("busy") => {}
+                Some("released") => {
+                    report.host_quota += parts.next().and_then(int).unwrap_or(0);
+                    self.held.remove(&host);
+                    self.forget(&host, frontier);
+                }
+                _ => {
+                    tracing::warn!("lease on {host} lost to another worker");
+                    self.held.remove(&host);
+                    self.forget(&host, frontier);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Pages of a held host archived here and not acknowledged yet.
+    fn unacked_pages(&self, host: &str, stats: &WorkerStats<'_>) -> u64 {
+        let acked = self.acked_pages.get(host).copied().unwrap_or(0);
+        stats
+            .pages_per_host
+            .get(host)
+            .map_or(0, |&p| p.saturating_sub(acked))
+    }
+
+    /// Claims due hosts, shard by shard from a random start, until the worker is full.
+    async fn claim(
+        &mut self,
+        frontier: &mut Frontier,
+        report: &mut SyncReport,
+    ) -> Result<(), redis::RedisError> {
+        let shards = self.keys.shards();
+        let start = fastrand::u32(0..shards);
+        for i in 0..shards {
+            let room = self.capacity.saturating_sub(self.held.len());
+            if room == 0 {
+                break;
+            }
+            let k = (start + i) % shards;
+            let reply: Value = self
+                .scripts
+                .claim
+                .key(self.keys.ready(k))
+                .arg(self.keys.shard(k))
+                .arg(&self.token)
+                .arg(room)
+                .arg(self.lease_ms())
+                .arg(BATCH)
+                .arg(self.cap_arg())
+                .invoke_async(&mut self.redis)
+                .await?;
+            self.take_in(reply, k, frontier, report, Instant::now());
+        }
+        Ok(())
+    }
+
+    /// True when the crawl has been seeded and no shard has a host with work.
+    async fn all_shards_empty(&mut self) -> Result<bool, redis::RedisError> {
+        let seeded: Option<String> = redis::cmd("HGET")
+            .arg(self.keys.crawl("meta"))
+            .arg("seeded")
+            .query_async(&mut self.redis)
+            .await?;
+        if seeded.is_none() {
+            if !self.waiting_said {
+                self.waiting_said = true;
+                tracing::warn!("the crawl has no seeds yet: waiting for a worker that brings them");
+            }
+            return Ok(false);
+        }
+        for k in 0..self.keys.shards() {
+            let n: u64 = redis::cmd("ZCARD")
+                .arg(self.keys.ready(k))
+                .query_async(&mut self.redis)
+                .await?;
+            if n > 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    async fn beat(
+        &mut self,
+        stats: &WorkerStats<'_>,
+        state: &str,
+    ) -> Result<(), redis::RedisError> {
+        let unix_ms = |t: SystemTime| {
+            t.duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_millis() as u64
+        };
+        let beat = serde_json::json!({
+            "state": state,
+            "heartbeat_ms": unix_ms(SystemTime::now()),
+            "started_ms": unix_ms(self.started),
+            "pages": stats.pages,
+            "requests": stats.requests,
+            "bytes": stats.bytes,
+            "hosts_held": self.held.len(),
+            "out": self.out,
+        });
+        redis::cmd("HSET")
+            .arg(self.keys.crawl("workers"))
+            .arg(&self.worker)
+            .arg(beat.to_string())
+            .query_async::<()>(&mut self.redis)
+            .await
+    }
+
+    /// After a save point: acknowledges what it made durable (finished entries, page counts,
+    /// robots.txt texts, the host clocks), commits the pages archived under the budget, and
+    /// saves the worker's blobs. Kept for the next try when Redis cannot be reached.
+    pub async fn save(
+        &mut self,
+        frontier: &mut Frontier,
+        stats: &WorkerStats<'_>,
+        budget: Option<&SharedBudget>,
+    ) {
+        let result = self.try_save(frontier, stats, budget).await;
+        if let Err(e) = result {
+            self.unreachable(e, frontier);
+        }
+    }
+
+    async fn try_save(
+        &mut self,
+        frontier: &mut Frontier,
+        stats: &WorkerStats<'_>,
+        budget: Option<&SharedBudget>,
+    ) -> Result<(), redis::RedisError> {
+        let mut report = SyncReport::default();
+        // Links first: a page is acknowledged only once what it found is in Redis.
+        self.send_outbox(&mut report).await?;
+        let now = Instant::now();
+        let hosts: Vec<(String, u32)> = self.held.iter().map(|(h, &k)| (h.clone(), k)).collect();
+        for (host, k) in hosts {
+            let Some(id) = self.book().id_of(&host) else {
+                continue;
+            };
+            let (done, robots) = {
+                let mut book = self.book();
+                let Some(held) = book.held_mut(id) else {
+                    continue;
+                };
+                (
+                    std::mem::take(&mut held.staged_done),
+                    std::mem::take(&mut held.staged_robots),
+                )
+            };
+            let pages = self.unacked_pages(&host, stats);
+            let mut call = self.scripts.ack.key(self.keys.ready(k));
+            call.arg(self.keys.shard(k))
+                .arg(&self.token)
+                .arg(&host)
+                .arg(frontier.wait_of(&host, now).as_millis() as u64)
+                .arg(pages)
+                .arg(self.lease_ms())
+                .arg(done.len());
+            for url in &done {
+                call.arg(url);
+            }
+            for (origin, text) in &robots {
+                let value = match text {
+                    Some(t) => [b"T".as_slice(), t].concat(),
+                    None => b"N".to_vec(),
+                };
+                call.arg(origin).arg(value);
+            }
+            match call.invoke_async::<i64>(&mut self.redis).await {
+                Ok(1) => {
+                    *self.acked_pages.entry(host.clone()).or_default() += pages;
+                    self.dirty.insert(host);
+                }
+                Ok(_) => {
+                    tracing::warn!("lease on {host} lost to another worker");
+                    self.held.remove(&host);
+                    self.forget(&host, frontier);
+                }
+                Err(e) => {
+                    let mut book = self.book();
+                    if let Some(held) = book.held_mut(id) {
+                        held.staged_done.extend(done);
+                        held.staged_robots.extend(robots);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        self.last_renew = now;
+        if let Some(budget) = budget {
+            budget.commit(&mut self.redis).await?;
+        }
+        let meta = self.book().take_staged_meta();
+        if let Some(meta) = meta {
+            let mut cmd = redis::cmd("HSET");
+            cmd.arg(self.keys.worker(&self.worker));
+            for (k, v) in &meta {
+                cmd.arg(k).arg(v);
+            }
+            if let Err(e) = cmd.query_async::<()>(&mut self.redis).await {
+                self.book().restage_meta();
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Leaves the crawl after the final save: acknowledges, gives every held host back (its
+    /// unfetched URLs stay queued for the others), and records how the worker ended.
+    pub async fn leave(
+        &mut self,
+        frontier: &mut Frontier,
+        stats: &WorkerStats<'_>,
+        budget: Option<&SharedBudget>,
+        state: &str,
+    ) {
+        for attempt in 0..5u32 {
+            match self.try_leave(frontier, stats, budget, state).await {
+                Ok(()) => return,
+                Err(e) => {
+                    tracing::warn!("leaving the shared crawl: Redis: {e} (try {})", attempt + 1);
+                    tokio::time::sleep(Duration::from_millis(500 << attempt)).await;
+                }
+            }
+        }
+        tracing::error!(
+            "could not hand back {} host(s): other workers take them once their leases expire",
+            self.held.len()
+        );
+    }
+
+    async fn try_leave(
+        &mut self,
+        frontier: &mut Frontier,
+        stats: &WorkerStats<'_>,
+        budget: Option<&SharedBudget>,
+        state: &str,
+    ) -> Result<(), redis::RedisError> {
+        self.try_save(frontier, stats, budget).await?;
+        let now = Instant::now();
+        let hosts: Vec<(String, u32)> = self.held.iter().map(|(h, &k)| (h.clone(), k)).collect();
+        for (host, k) in hosts {
+            self.scripts
+                .release
+                .key(self.keys.ready(k))
+                .arg(self.keys.shard(k))
+                .arg(&self.token)
+                .arg(&host)
+                .arg(frontier.wait_of(&host, now).as_millis() as u64)
+                .invoke_async::<i64>(&mut self.redis)
+                .await?;
+            self.held.remove(&host);
+            self.forget(&host, frontier);
+        }
+        self.beat(stats, state).await?;
+        if state == "finished" {
+            redis::cmd("HSETNX")
+                .arg(self.keys.crawl("meta"))
+                .arg("finished")
+                .arg(humantime::format_rfc3339_seconds(SystemTime::now()).to_string())
+                .query_async::<()>(&mut self.redis)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+/// The worker's counters the coordinator reports (heartbeat) and needs (page counts per host).
+#[derive(Debug)]
+pub struct WorkerStats<'a> {
+    /// Pages archived by this worker.
+    pub pages: u64,
+    /// Requests made.
+    pub requests: u64,
+    /// Response bytes downloaded.
+    pub bytes: u64,
+    /// Pages archived per host (crawl-wide for held hosts).
+    pub pages_per_host: &'a HashMap<String, u64>,
+}
+
+/// A host as a claim returned it.
+struct AdoptedReply {
+    name: String,
+    wait_ms: u64,
+    pages: u64,
+    left: u64,
+    entries: Vec<QueuedUrl>,
+    robots: Vec<(String, Option<Vec<u8>>)>,
+    dropped: u64,
+}
+
+fn parse_adopted(v: Value) -> Option<AdoptedReply> {
+    let mut p = array(v).into_iter();
+    let name = text(p.next()?)?;
+    let wait_ms = int(p.next()?)?;
+    let pages = int(p.next()?)?;
+    let left = int(p.next()?)?;
+    let entries = parse_entries(p.next());
+    let mut robots = Vec::new();
+    let mut pairs = array(p.next()?).into_iter();
+    while let (Some(origin), Some(value)) = (pairs.next(), pairs.next()) {
+        let (Some(origin), Some(value)) = (text(origin), bytes(value)) else {
+            continue;
+        };
+        match value.split_first() {
+            Some((b'T', t)) => robots.push((origin, Some(t.to_vec()))),
+            Some((b'N', _)) => robots.push((origin, None)),
+            _ => {}
+        }
+    }
+    let dropped = p.next().and_then(int).unwrap_or(0);
+    Some(AdoptedReply {
+        name,
+        wait_ms,
+        pages,
+        left,
+        entries,
+        robots,
+        dropped,
+    })
+}
+
+fn parse_entries(v: Option<Value>) -> Vec<QueuedUrl> {
+    v.map(array)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(text)
+        .filter_map(|s| decode_entry(&s))
+        .collect()
+}
+
+fn array(v: Value) -> Vec<Value> {
+    match v {
+        Value::Array(items) => items,
+        _ => Vec::new(),
+    }
+}
+
+fn bytes(v: Value) -> Option<Vec<u8>> {
+    match v {
+        Value::BulkString(b) => Some(b),
+        Value::SimpleString(s) => Some(s.into_bytes()),
+        _ => None,
+    }
+}
+
+fn text(v: Value) -> Option<String> {
+    bytes(v).and_then(|b| String::from_utf8(b).ok())
+}
+
+fn int(v: Value) -> Option<u64> {
+    match v {
+        Value::Int(i) => u64::try_from(i).ok(),
+        other => text(other).and_then(|s| s.parse().ok()),
+    }
+}

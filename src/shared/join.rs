@@ -1,0 +1,235 @@
+//! Joining a shared crawl: connect, refuse a Redis that may evict keys, create the crawl or
+//! check that this worker's options match the ones it was created with, register the seeds'
+//! scope, and read this worker's saved blobs.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::connection::Redis;
+use super::keys::{Keys, DEFAULT_SHARDS};
+use super::lease_book::LeaseBook;
+use super::scripts::Scripts;
+
+/// Where and as whom to join (`--redis`, `--crawl-id`, `--worker-id`, `--lease`).
+#[derive(Debug, Clone)]
+pub struct SharedSettings {
+    /// `redis://HOST:PORT/DB`.
+    pub url: String,
+    /// The crawl's name.
+    pub crawl_id: String,
+    /// This worker's name.
+    pub worker_id: String,
+    /// How long a host lease lasts without renewal.
+    pub lease: Duration,
+}
+
+/// Why joining failed.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    /// Redis could not be reached or answered an error.
+    #[error("Redis at {url}: {source}")]
+    Redis {
+        /// The URL.
+        url: String,
+        /// The error.
+        source: redis::RedisError,
+    },
+    /// Redis may evict keys, which would silently lose crawl state.
+    #[error("Redis at {url} has maxmemory-policy {policy}: a shared crawl needs noeviction (evicted keys would silently lose queued URLs); run CONFIG SET maxmemory-policy noeviction and set it in redis.conf")]
+    Eviction {
+        /// The URL.
+        url: String,
+        /// The policy found.
+        policy: String,
+    },
+    /// The worker's options differ from the crawl's.
+    #[error("crawl {crawl} was started with other options; this worker differs in: {fields} (every worker of a crawl must use the same scope, delay, limits and accept list)")]
+    OptionsDiffer {
+        /// The crawl id.
+        crawl: String,
+        /// The options that differ, with both values.
+        fields: String,
+    },
+    /// The crawl has finished.
+    #[error("crawl {crawl} finished at {at}; choose a new --crawl-id for a new crawl")]
+    Finished {
+        /// The crawl id.
+        crawl: String,
+        /// When.
+        at: String,
+    },
+    /// The crawl was created by an incompatible version.
+    #[error("crawl {crawl} in Redis is unreadable: {detail}")]
+    Unreadable {
+        /// The crawl id.
+        crawl: String,
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+/// A joined crawl: the connection and what every part of the worker shares.
+pub struct Joined {
+    /// The connection.
+    pub redis: Redis,
+    /// The key layout.
+    pub keys: Keys,
+    /// The scripts.
+    pub scripts: Arc<Scripts>,
+    /// This worker's id.
+    pub worker: String,
+    /// This process's lease token (`WORKER#EPOCH`).
+    pub token: String,
+    /// Lease length.
+    pub lease: Duration,
+    /// The frontier's local storage, with the worker's saved blobs.
+    pub book: Arc<Mutex<LeaseBook>>,
+    /// Every scope seed of the crawl (from all workers).
+    pub scope: Vec<String>,
+}
+
+/// Joins crawl `settings.crawl_id` (creating it if new) with `options` (name, value pairs that
+/// every worker must share) and this worker's scope seeds.
+pub async fn join(
+    settings: &SharedSettings,
+    options: &[(&str, String)],
+    seeds: &[String],
+) -> Result<Joined, JoinError> {
+    let url = settings.url.clone();
+    let fail = |source| JoinError::Redis {
+        url: url.clone(),
+        source,
+    };
+    let mut redis = Redis::connect(&settings.url).await.map_err(fail)?;
+    check_eviction(&mut redis, &settings.url).await?;
+    let meta_key = Keys::new(&settings.crawl_id, 1).crawl("meta");
+    let wanted: serde_json::Map<String, serde_json::Value> = options
+        .iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.clone())))
+        .collect();
+    let wanted_json = serde_json::Value::Object(wanted.clone()).to_string();
+    redis::pipe()
+        .cmd("HSETNX")
+        .arg(&meta_key)
+        .arg("options")
+        .arg(&wanted_json)
+        .ignore()
+        .cmd("HSETNX")
+        .arg(&meta_key)
+        .arg("shards")
+        .arg(DEFAULT_SHARDS)
+        .ignore()
+        .cmd("HSETNX")
+        .arg(&meta_key)
+        .arg("created")
+        .arg(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string())
+        .ignore()
+        .query_async::<()>(&mut redis)
+        .await
+        .map_err(fail)?;
+    let meta: HashMap<String, String> = redis::cmd("HGETALL")
+        .arg(&meta_key)
+        .query_async(&mut redis)
+        .await
+        .map_err(fail)?;
+    let crawl = settings.crawl_id.clone();
+    if let Some(at) = meta.get("finished") {
+        return Err(JoinError::Finished {
+            crawl,
+            at: at.clone(),
+        });
+    }
+    let unreadable = |detail: String| JoinError::Unreadable {
+        crawl: crawl.clone(),
+        detail,
+    };
+    let shards: u32 = meta
+        .get("shards")
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| unreadable("no shard count".into()))?;
+    let saved: serde_json::Map<String, serde_json::Value> = meta
+        .get("options")
+        .and_then(|s| serde_json::from_str(s).ok())
+        .ok_or_else(|| unreadable("options are not JSON".into()))?;
+    let differ: Vec<String> = wanted
+        .iter()
+        .filter(|(k, v)| saved.get(*k) != Some(v))
+        .map(|(k, v)| {
+            let theirs = saved.get(k).and_then(|v| v.as_str()).unwrap_or("(unset)");
+            format!(
+                "{k} (crawl: {theirs}; this worker: {})",
+                v.as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    if !differ.is_empty() {
+        return Err(JoinError::OptionsDiffer {
+            crawl,
+            fields: differ.join("; "),
+        });
+    }
+    let keys = Keys::new(&settings.crawl_id, shards);
+    let stopped: Option<String> = redis::cmd("GETDEL")
+        .arg(keys.crawl("stop"))
+        .query_async(&mut redis)
+        .await
+        .map_err(fail)?;
+    if stopped.is_some() {
+        tracing::warn!("crawl {crawl} had been stopped with trawl stop: resuming it");
+    }
+    if !seeds.is_empty() {
+        redis::cmd("SADD")
+            .arg(keys.crawl("scope"))
+            .arg(seeds)
+            .query_async::<()>(&mut redis)
+            .await
+            .map_err(fail)?;
+    }
+    let scope: Vec<String> = redis::cmd("SMEMBERS")
+        .arg(keys.crawl("scope"))
+        .query_async(&mut redis)
+        .await
+        .map_err(fail)?;
+    let blobs: HashMap<String, Vec<u8>> = redis::cmd("HGETALL")
+        .arg(keys.worker(&settings.worker_id))
+        .query_async(&mut redis)
+        .await
+        .map_err(fail)?;
+    let token = format!("{}#{:016x}", settings.worker_id, fastrand::u64(..));
+    Ok(Joined {
+        redis,
+        keys,
+        scripts: Arc::new(Scripts::new()),
+        worker: settings.worker_id.clone(),
+        token,
+        lease: settings.lease,
+        book: LeaseBook::new(blobs),
+        scope,
+    })
+}
+
+/// Refuses a server that may evict keys. A server that hides CONFIG (managed services) is
+/// trusted, with a warning.
+async fn check_eviction(redis: &mut Redis, url: &str) -> Result<(), JoinError> {
+    let reply: redis::RedisResult<Vec<String>> = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("maxmemory-policy")
+        .query_async(redis)
+        .await;
+    match reply {
+        Ok(pair) => match pair.get(1) {
+            Some(policy) if policy != "noeviction" => Err(JoinError::Eviction {
+                url: url.to_string(),
+                policy: policy.clone(),
+            }),
+            _ => Ok(()),
+        },
+        Err(e) => {
+            tracing::warn!(
+                "cannot read maxmemory-policy of {url} ({e}); make sure it is noeviction"
+            );
+            Ok(())
+        }
+    }
+}

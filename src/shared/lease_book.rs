@@ -1,0 +1,384 @@
+//! The worker's local share of a shared crawl: the frontier's storage in Redis mode.
+//!
+//! Redis holds every queue and seen set; a worker holds, for each host it has a lease on, the
+//! batch of entries Redis handed it (they stay "in flight" in Redis until acknowledged). This
+//! book is that local part: what the frontier pops from, what it finished (acknowledged after
+//! the next save point, once the WARC file is synced), the URLs it discovered (sent to Redis by
+//! the coordinator, which answers whether they were new) and the robots.txt texts it learned.
+//! The frontier reaches it through [`FrontierStorage`]; the coordinator through [`LeaseBook`].
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::frontier::storage::{
+    Admit, Fingerprint, FrontierStorage, QueuedUrl, RobotsVisitor, SavedHost, StoreError,
+};
+
+/// A discovered URL on its way to Redis.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    /// Host name.
+    pub host: String,
+    /// URL fingerprint.
+    pub fp: Fingerprint,
+    /// The encoded queue entry.
+    pub entry: String,
+}
+
+/// One leased host's local state.
+#[derive(Debug, Default)]
+pub struct Held {
+    /// Entries handed over by Redis, not yet taken by the frontier.
+    pub buffer: VecDeque<QueuedUrl>,
+    /// The entry being fetched.
+    current: Option<QueuedUrl>,
+    /// URLs finished since the last checkpoint.
+    done: Vec<String>,
+    /// URLs finished before the last checkpoint: acknowledged at the next flush.
+    pub staged_done: Vec<String>,
+    /// robots.txt texts learned since the last checkpoint.
+    robots: Vec<(String, Option<Vec<u8>>)>,
+    /// robots.txt texts to save at the next flush.
+    pub staged_robots: Vec<(String, Option<Vec<u8>>)>,
+}
+
+/// The shared local state (the frontier and the coordinator both run on the crawl loop, so the
+/// lock is never contended).
+#[derive(Debug, Default)]
+pub struct LeaseBook {
+    names: Vec<String>,
+    ids: HashMap<String, u32>,
+    held: HashMap<u32, Held>,
+    outbox: Vec<Outgoing>,
+    meta: HashMap<String, Vec<u8>>,
+    meta_staged: bool,
+}
+
+impl LeaseBook {
+    /// A book holding the worker's saved blobs (read from Redis at start).
+    pub fn new(meta: HashMap<String, Vec<u8>>) -> Arc<Mutex<LeaseBook>> {
+        Arc::new(Mutex::new(LeaseBook {
+            meta,
+            ..Default::default()
+        }))
+    }
+
+    /// The id of a host name the frontier knows.
+    pub fn id_of(&self, host: &str) -> Option<u32> {
+        self.ids.get(host).copied()
+    }
+
+    /// Starts holding a host with its first entries.
+    pub fn hold(&mut self, id: u32, entries: Vec<QueuedUrl>) {
+        let held = self.held.entry(id).or_default();
+        held.buffer.extend(entries);
+    }
+
+    /// More entries for a held host.
+    pub fn extend(&mut self, id: u32, entries: Vec<QueuedUrl>) {
+        if let Some(held) = self.held.get_mut(&id) {
+            held.buffer.extend(entries);
+        }
+    }
+
+    /// Stops holding a host; returns what it had not acknowledged yet.
+    pub fn drop_host(&mut self, id: u32) -> Option<Held> {
+        self.held.remove(&id)
+    }
+
+    /// The held host `id`.
+    pub fn held_mut(&mut self, id: u32) -> Option<&mut Held> {
+        self.held.get_mut(&id)
+    }
+
+    /// Takes the discovered URLs to send.
+    pub fn take_outbox(&mut self) -> Vec<Outgoing> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Puts back URLs that could not be sent (sent again next time; admission is idempotent).
+    pub fn restore_outbox(&mut self, mut sent: Vec<Outgoing>) {
+        sent.append(&mut self.outbox);
+        self.outbox = sent;
+    }
+
+    /// True when discovered URLs wait to be sent.
+    pub fn has_outbox(&self) -> bool {
+        !self.outbox.is_empty()
+    }
+
+    /// The worker's blobs, when a checkpoint staged them since the last call.
+    pub fn take_staged_meta(&mut self) -> Option<Vec<(String, Vec<u8>)>> {
+        if !std::mem::take(&mut self.meta_staged) {
+            return None;
+        }
+        Some(
+            self.meta
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
+    }
+
+    /// Stages the blobs again after a failed flush.
+    pub fn restage_meta(&mut self) {
+        self.meta_staged = true;
+    }
+
+    /// Host name of an id.
+    pub fn name_of(&self, id: u32) -> Option<&str> {
+        self.names.get(id as usize).map(String::as_str)
+    }
+}
+
+/// Encodes a queue entry: `url TAB depth TAB redirects TAB attempt` (a canonical URL never
+/// holds a tab).
+pub fn encode_entry(e: &QueuedUrl) -> String {
+    format!("{}\t{}\t{}\t{}", e.url, e.depth, e.redirects, e.attempt)
+}
+
+/// Decodes a queue entry; `None` for one this version cannot read.
+pub fn decode_entry(s: &str) -> Option<QueuedUrl> {
+    let mut parts = s.split('\t');
+    let url = parts.next()?.to_string();
+    let mut num = || parts.next().and_then(|p| p.parse::<u32>().ok());
+    Some(QueuedUrl {
+        url,
+        depth: num()?,
+        redirects: num()?,
+        attempt: num().unwrap_or(0),
+    })
+}
+
+/// The frontier's storage in Redis mode: a handle on the book.
+pub struct LeaseStore {
+    book: Arc<Mutex<LeaseBook>>,
+}
+
+impl LeaseStore {
+    /// A store over `book`.
+    pub fn new(book: Arc<Mutex<LeaseBook>>) -> Self {
+        LeaseStore { book }
+    }
+
+    fn book(&self) -> MutexGuard<'_, LeaseBook> {
+        self.book.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl FrontierStorage for LeaseStore {
+    fn admit(
+        &mut self,
+        host: u32,
+        fp: &Fingerprint,
+        entry: &QueuedUrl,
+    ) -> Result<Admit, StoreError> {
+        let mut book = self.book();
+        let Some(name) = book.name_of(host).map(str::to_string) else {
+            return Ok(Admit::Seen);
+        };
+        book.outbox.push(Outgoing {
+            host: name,
+            fp: *fp,
+            entry: encode_entry(entry),
+        });
+        Ok(Admit::Deferred)
+    }
+
+    fn host_named(&mut self, host: u32, name: &str) {
+        let mut book = self.book();
+        let names = &mut book.names;
+        if names.len() <= host as usize {
+            names.resize(host as usize + 1, String::new());
+        }
+        names[host as usize] = name.to_string();
+        book.ids.insert(name.to_string(), host);
+    }
+
+    fn requeue(&mut self, host: u32, entry: &QueuedUrl) -> Result<(), StoreError> {
+        if let Some(held) = self.book().held.get_mut(&host) {
+            // Still in flight in Redis: it must not be acknowledged as done.
+            if let Some(i) = held.done.iter().rposition(|u| *u == entry.url) {
+                held.done.remove(i);
+            }
+            held.buffer.push_back(entry.clone());
+        }
+        Ok(())
+    }
+
+    fn pop(&mut self, host: u32) -> Result<Option<QueuedUrl>, StoreError> {
+        let mut book = self.book();
+        let Some(held) = book.held.get_mut(&host) else {
+            return Ok(None);
+        };
+        let entry = held.buffer.pop_front();
+        held.current = entry.clone();
+        Ok(entry)
+    }
+
+    fn put_back(&mut self, host: u32) -> Result<(), StoreError> {
+        if let Some(held) = self.book().held.get_mut(&host) {
+            if let Some(e) = held.current.take() {
+                held.buffer.push_front(e);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, host: u32) {
+        if let Some(held) = self.book().held.get_mut(&host) {
+            if let Some(e) = held.current.take() {
+                held.done.push(e.url);
+            }
+        }
+    }
+
+    fn drop_where(
+        &mut self,
+        host: u32,
+        drop: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<usize, StoreError> {
+        let mut book = self.book();
+        let Some(held) = book.held.get_mut(&host) else {
+            return Ok(0);
+        };
+        let before = held.buffer.len();
+        let mut dropped = Vec::new();
+        held.buffer.retain(|e| {
+            let keep = !drop(&e.url);
+            if !keep {
+                dropped.push(e.url.clone());
+            }
+            keep
+        });
+        held.done.extend(dropped);
+        Ok(before - held.buffer.len())
+    }
+
+    fn take(&mut self, host: u32, url: &str) -> Result<Option<QueuedUrl>, StoreError> {
+        let mut book = self.book();
+        let Some(held) = book.held.get_mut(&host) else {
+            return Ok(None);
+        };
+        let Some(i) = held.buffer.iter().position(|e| e.url == url) else {
+            return Ok(None);
+        };
+        let entry = held.buffer.remove(i);
+        if let Some(e) = &entry {
+            held.done.push(e.url.clone());
+        }
+        Ok(entry)
+    }
+
+    fn save_host(&mut self, _host: u32, _record: &SavedHost) -> Result<(), StoreError> {
+        // A host's clock travels with its acknowledgements (the coordinator reads it from the
+        // frontier).
+        Ok(())
+    }
+
+    fn hosts(&self) -> Result<Vec<(u32, SavedHost)>, StoreError> {
+        // Hosts arrive by lease, never from a saved table.
+        Ok(Vec::new())
+    }
+
+    fn save_robots(
+        &mut self,
+        origin: &str,
+        host: u32,
+        text: Option<&[u8]>,
+    ) -> Result<(), StoreError> {
+        if let Some(held) = self.book().held.get_mut(&host) {
+            held.robots
+                .push((origin.to_string(), text.map(<[u8]>::to_vec)));
+        }
+        Ok(())
+    }
+
+    fn robots(&self, _each: &mut RobotsVisitor<'_>) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn meta_get(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.book().meta.get(name).cloned())
+    }
+
+    fn meta_put(&mut self, name: &str, value: &[u8]) -> Result<(), StoreError> {
+        self.book().meta.insert(name.to_string(), value.to_vec());
+        Ok(())
+    }
+
+    fn checkpoint(&mut self) -> Result<(), StoreError> {
+        // The WARC file is synced: what finished so far may be acknowledged (by the
+        // coordinator, right after this save point).
+        let mut book = self.book();
+        for held in book.held.values_mut() {
+            held.staged_done.append(&mut held.done);
+            held.staged_robots.append(&mut held.robots);
+        }
+        book.meta_staged = true;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(url: &str) -> QueuedUrl {
+        QueuedUrl {
+            url: url.into(),
+            depth: 2,
+            redirects: 1,
+            attempt: 0,
+        }
+    }
+
+    #[test]
+    fn entries_round_trip() {
+        let e = entry("http://a.org/x?y=1");
+        assert_eq!(decode_entry(&encode_entry(&e)), Some(e));
+        assert_eq!(decode_entry("http://a.org/\tx"), None);
+    }
+
+    #[test]
+    fn finished_entries_are_acknowledged_only_after_a_checkpoint_and_retries_never() {
+        let book = LeaseBook::new(HashMap::new());
+        let mut store = LeaseStore::new(book.clone());
+        store.host_named(0, "a.org");
+        book.lock()
+            .unwrap()
+            .hold(0, vec![entry("http://a.org/1"), entry("http://a.org/2")]);
+        let first = store.pop(0).unwrap().unwrap();
+        store.finish(0);
+        let mut second = store.pop(0).unwrap().unwrap();
+        store.finish(0);
+        second.attempt += 1;
+        store.requeue(0, &second).unwrap();
+        assert!(book
+            .lock()
+            .unwrap()
+            .held_mut(0)
+            .unwrap()
+            .staged_done
+            .is_empty());
+        store.checkpoint().unwrap();
+        let mut b = book.lock().unwrap();
+        let held = b.held_mut(0).unwrap();
+        assert_eq!(held.staged_done, vec![first.url]);
+        assert_eq!(held.buffer.front().map(|e| e.attempt), Some(1));
+    }
+
+    #[test]
+    fn discovered_urls_wait_in_the_outbox() {
+        let book = LeaseBook::new(HashMap::new());
+        let mut store = LeaseStore::new(book.clone());
+        store.host_named(3, "b.org");
+        let e = entry("http://b.org/");
+        let fp = crate::frontier::storage::fingerprint(&e.url);
+        assert_eq!(store.admit(3, &fp, &e).unwrap(), Admit::Deferred);
+        let out = book.lock().unwrap().take_outbox();
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].host, "b.org");
+        assert_eq!(decode_entry(&out[0].entry), Some(e));
+    }
+}

@@ -1,0 +1,28 @@
+//! One crawl shared by many worker processes through Redis (`--redis`): the frontier's queues
+//! and seen sets live in Redis, each host is served by one worker at a time under a lease, and
+//! `--max-pages` is one budget for all. Without `--redis` none of this runs.
+//!
+//! | part | file |
+//! |---|---|
+//! | key layout (hash tags; Cluster-ready) | `keys.rs` |
+//! | the atomic Lua scripts | `scripts.rs` |
+//! | the connection (single server or cluster) | `connection.rs` |
+//! | joining: options check, scope, saved blobs | `join.rs` |
+//! | the frontier's local storage (leased hosts' entries, outbox) | `lease_book.rs` |
+//! | the lease protocol, run by the crawl loop | `coordinator.rs` |
+//! | the crawl-wide page budget | `budget.rs` |
+//! | `trawl status` / `trawl stop` for a shared crawl | `control.rs` |
+
+pub mod budget;
+pub mod connection;
+pub mod control;
+pub mod coordinator;
+pub mod join;
+pub mod keys;
+pub mod lease_book;
+pub mod scripts;
+
+pub use budget::SharedBudget;
+pub use coordinator::{Coordinator, SyncReport, WorkerStats};
+pub use join::{join, JoinError, Joined, SharedSettings};
+pub use lease_book::LeaseStore;

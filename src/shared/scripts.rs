@@ -1,0 +1,268 @@
+//! The Lua scripts that change a shared crawl. Each runs atomically on one hash slot: a shard
+//! (`{C/k}`: its hosts' queues, seen sets, records, ready set and owner table) or the crawl
+//! (`{C}`: the page budget). Times are the Redis server's (`TIME`), so workers' clocks never
+//! matter. Every script is safe to repeat after a connection dropped mid-call: repeating it
+//! changes nothing more, or is fenced by the lease token.
+//!
+//! Host scripts are fenced: they act only when the shard's owner table names the caller's lease
+//! token, so a worker whose lease expired cannot touch a host another worker took over.
+
+use redis::Script;
+
+/// Helpers shared by the shard scripts.
+const PRELUDE: &str = r#"
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function url_of(entry)
+  return string.match(entry, '^[^\t]*')
+end
+-- Moves up to n queued entries of a host into flight (held by its owner until acknowledged).
+local function pop(P, host, n)
+  local got = redis.call('LPOP', P .. ':q:' .. host, n)
+  if not got then return {} end
+  redis.call('HINCRBY', P .. ':stat', 'queued', -#got)
+  for _, e in ipairs(got) do
+    redis.call('HSET', P .. ':f:' .. host, url_of(e), e)
+  end
+  return got
+end
+-- Drops a host's queue when it has its pages (--max-pages-per-host); returns how many.
+local function over_cap(P, host, cap, extra)
+  if cap < 0 then return -1 end
+  local pages = tonumber(redis.call('HGET', P .. ':host:' .. host, 'pages') or '0')
+  if pages + extra < cap then return -1 end
+  local n = redis.call('LLEN', P .. ':q:' .. host)
+  redis.call('DEL', P .. ':q:' .. host)
+  redis.call('HINCRBY', P .. ':stat', 'queued', -n)
+  return n
+end
+-- Hands a host to a token: entries a previous owner held in flight go back to the head of
+-- the queue; returns {host, wait ms, pages, queued left, entries, robots pairs, dropped}.
+-- Entries held in flight go back to the head of the queue; returns how many.
+local function unflight(P, host)
+  local f = P .. ':f:' .. host
+  local back = redis.call('HVALS', f)
+  for i = #back, 1, -1 do
+    redis.call('LPUSH', P .. ':q:' .. host, back[i])
+  end
+  redis.call('HINCRBY', P .. ':stat', 'queued', #back)
+  redis.call('DEL', f)
+  return #back
+end
+local function adopt(P, host, token, now, batch, cap)
+  local back = unflight(P, host)
+  redis.call('HSET', P .. ':owner', host, token)
+  local h = redis.call('HGETALL', P .. ':host:' .. host)
+  local nxt, pages, robots = 0, 0, {}
+  for i = 1, #h, 2 do
+    local k = h[i]
+    if k == 'next' then nxt = tonumber(h[i + 1])
+    elseif k == 'pages' then pages = tonumber(h[i + 1])
+    elseif string.sub(k, 1, 3) == 'rb:' then
+      robots[#robots + 1] = string.sub(k, 4)
+      robots[#robots + 1] = h[i + 1]
+    end
+  end
+  local dropped = over_cap(P, host, cap, 0)
+  -- At least what came back from flight, so a restarted owner finds all of it again.
+  local entries = pop(P, host, math.max(batch, back))
+  local left = redis.call('LLEN', P .. ':q:' .. host)
+  return {host, math.max(0, nxt - now), pages, left, entries, robots, math.max(dropped, 0)}
+end
+"#;
+
+/// `claim` KEYS: ready. ARGV: prefix, token, most hosts, lease ms, batch, cap (-1: none).
+/// Takes due hosts (free ones whose time has come, or held ones whose lease expired).
+const CLAIM: &str = r#"
+local P, token = ARGV[1], ARGV[2]
+local n, lease, batch, cap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local now = now_ms()
+local hosts = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, n)
+local out = {}
+for _, host in ipairs(hosts) do
+  redis.call('ZADD', KEYS[1], now + lease, host)
+  out[#out + 1] = adopt(P, host, token, now, batch, cap)
+end
+return out
+"#;
+
+/// `reclaim` KEYS: ready. ARGV: prefix, token, worker prefix (`W#`), lease ms, batch, cap.
+/// A restarted worker takes back at once the hosts its previous process held.
+const RECLAIM: &str = r#"
+local P, token, mine = ARGV[1], ARGV[2], ARGV[3]
+local lease, batch, cap = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local now = now_ms()
+local owners = redis.call('HGETALL', P .. ':owner')
+local out = {}
+for i = 1, #owners, 2 do
+  local host, tok = owners[i], owners[i + 1]
+  if tok ~= token and string.sub(tok, 1, #mine) == mine then
+    redis.call('ZADD', KEYS[1], now + lease, host)
+    out[#out + 1] = adopt(P, host, token, now, batch, cap)
+  end
+end
+return out
+"#;
+
+/// `refill` KEYS: ready. ARGV: prefix, token, host, batch, wait ms, cap, pages not yet acked.
+/// Returns {'lost'}, {'more', entries, dropped}, {'busy'} (entries still unacknowledged) or
+/// {'released', dropped}: nothing queued or in flight, so the host is free again.
+const REFILL: &str = r#"
+local P, token, host = ARGV[1], ARGV[2], ARGV[3]
+local batch, wait, cap, extra = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+if redis.call('HGET', P .. ':owner', host) ~= token then return {'lost'} end
+local dropped = math.max(over_cap(P, host, cap, extra), 0)
+local got = pop(P, host, batch)
+if #got > 0 then return {'more', got, dropped} end
+if redis.call('HLEN', P .. ':f:' .. host) > 0 then return {'busy'} end
+redis.call('HDEL', P .. ':owner', host)
+redis.call('ZREM', KEYS[1], host)
+redis.call('HSET', P .. ':host:' .. host, 'next', now_ms() + wait)
+return {'released', dropped}
+"#;
+
+/// `ack` KEYS: ready. ARGV: prefix, token, host, wait ms, pages, lease ms, n, n urls, then
+/// origin/robots pairs. Acknowledges finished entries, saves the host's clock, page count and
+/// robots.txt texts, and renews the lease. Returns 1, or 0 when the lease is lost.
+const ACK: &str = r#"
+local P, token, host = ARGV[1], ARGV[2], ARGV[3]
+local wait, pages, lease, n = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+if redis.call('HGET', P .. ':owner', host) ~= token then return 0 end
+local now = now_ms()
+for i = 8, 7 + n do
+  redis.call('HDEL', P .. ':f:' .. host, ARGV[i])
+end
+local h = P .. ':host:' .. host
+if pages > 0 then redis.call('HINCRBY', h, 'pages', pages) end
+redis.call('HSET', h, 'next', now + wait)
+for i = 8 + n, #ARGV, 2 do
+  redis.call('HSET', h, 'rb:' .. ARGV[i], ARGV[i + 1])
+end
+redis.call('ZADD', KEYS[1], 'XX', now + lease, host)
+return 1
+"#;
+
+/// `renew` KEYS: ready. ARGV: prefix, token, lease ms, hosts. Returns the hosts no longer held.
+const RENEW: &str = r#"
+local P, token, lease = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local now = now_ms()
+local lost = {}
+for i = 4, #ARGV do
+  if redis.call('HGET', P .. ':owner', ARGV[i]) == token then
+    redis.call('ZADD', KEYS[1], 'XX', now + lease, ARGV[i])
+  else
+    lost[#lost + 1] = ARGV[i]
+  end
+end
+return lost
+"#;
+
+/// `release` KEYS: ready. ARGV: prefix, token, host, wait ms. Gives a host up (shutdown):
+/// entries still in flight go back to the head of its queue; it is due again after `wait`.
+const RELEASE: &str = r#"
+local P, token, host, wait = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+if redis.call('HGET', P .. ':owner', host) ~= token then return 0 end
+local now = now_ms()
+unflight(P, host)
+redis.call('HDEL', P .. ':owner', host)
+redis.call('HSET', P .. ':host:' .. host, 'next', now + wait)
+if redis.call('LLEN', P .. ':q:' .. host) > 0 then
+  redis.call('ZADD', KEYS[1], now + wait, host)
+else
+  redis.call('ZREM', KEYS[1], host)
+end
+return 1
+"#;
+
+/// `admit` KEYS: ready. ARGV: prefix, then host/fingerprint/entry triples. Queues each URL not
+/// seen before on its host; a host with new work that nobody holds becomes due. Returns 1 per
+/// queued URL, 0 per duplicate.
+const ADMIT: &str = r#"
+local P = ARGV[1]
+local now = now_ms()
+local res = {}
+for i = 2, #ARGV, 3 do
+  local host = ARGV[i]
+  if redis.call('SADD', P .. ':seen:' .. host, ARGV[i + 1]) == 1 then
+    redis.call('RPUSH', P .. ':q:' .. host, ARGV[i + 2])
+    redis.call('HINCRBY', P .. ':stat', 'queued', 1)
+    redis.call('HINCRBY', P .. ':stat', 'seen', 1)
+    if redis.call('HEXISTS', P .. ':owner', host) == 0 then
+      redis.call('ZADD', KEYS[1], 'NX', now, host)
+    end
+    res[#res + 1] = 1
+  else
+    res[#res + 1] = 0
+  end
+end
+return res
+"#;
+
+/// `reserve` KEYS: permits. ARGV: fingerprint, max pages. A page may be archived if it holds a
+/// permit already (a refetch after a takeover) or one is left. Returns 1 or 0.
+const RESERVE: &str = r#"
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 1 end
+if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], 'r')
+return 1
+"#;
+
+/// `commit` KEYS: permits, budget. ARGV: fingerprints of pages archived and saved. Returns the
+/// number of committed pages.
+const COMMIT: &str = r#"
+for i = 1, #ARGV do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == 'r' then
+    redis.call('HSET', KEYS[1], ARGV[i], 'c')
+    redis.call('HINCRBY', KEYS[2], 'committed', 1)
+  end
+end
+return tonumber(redis.call('HGET', KEYS[2], 'committed') or '0')
+"#;
+
+/// The compiled scripts (EVALSHA, loaded again on NOSCRIPT after a server restart).
+pub struct Scripts {
+    /// See [`CLAIM`].
+    pub claim: Script,
+    /// See [`RECLAIM`].
+    pub reclaim: Script,
+    /// See [`REFILL`].
+    pub refill: Script,
+    /// See [`ACK`].
+    pub ack: Script,
+    /// See [`RENEW`].
+    pub renew: Script,
+    /// See [`RELEASE`].
+    pub release: Script,
+    /// See [`ADMIT`].
+    pub admit: Script,
+    /// See [`RESERVE`].
+    pub reserve: Script,
+    /// See [`COMMIT`].
+    pub commit: Script,
+}
+
+impl Scripts {
+    /// Compiles every script.
+    pub fn new() -> Self {
+        let shard = |body: &str| Script::new(&format!("{PRELUDE}{body}"));
+        Scripts {
+            claim: shard(CLAIM),
+            reclaim: shard(RECLAIM),
+            refill: shard(REFILL),
+            ack: shard(ACK),
+            renew: shard(RENEW),
+            release: shard(RELEASE),
+            admit: shard(ADMIT),
+            reserve: Script::new(RESERVE),
+            commit: Script::new(COMMIT),
+        }
+    }
+}
+
+impl Default for Scripts {
+    fn default() -> Self {
+        Self::new()
+    }
+}

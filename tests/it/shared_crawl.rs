@@ -1,0 +1,563 @@
+//! One crawl shared by several worker processes through a real Redis (`--redis`): the same
+//! pages as one process, each archived once, politeness across workers, a worker killed with
+//! -9, an exact `--max-pages`, a Redis crash, a Redis Cluster, `trawl status` and `trawl stop`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::args;
+use crate::harness::{read_records, run_script, text, trawl};
+use crate::redis_server::{RedisCluster, RedisServer};
+use crate::server::{Host, Route, Web};
+
+/// `hosts` hosts on 127.0.0.(base+i). Host 0 asks for `Crawl-delay: 1` and has 3 pages; the
+/// others have `pages` pages. Every home links to its pages and to the next host's home; every
+/// page links home and to a page of the next host, so all hosts are found from one seed.
+async fn web_of_hosts(base: u8, hosts: usize, pages: usize) -> (Web, Vec<Host>) {
+    let web = Web::default();
+    let mut all = Vec::new();
+    for i in 0..hosts {
+        all.push(web.host(&format!("127.0.0.{}", base as usize + i)).await);
+    }
+    for (i, h) in all.iter().enumerate() {
+        let next = &all[(i + 1) % hosts];
+        let n = if i == 0 { 3 } else { pages };
+        let mut home = String::new();
+        for p in 0..n {
+            home.push_str(&format!("<a href=/p{p}>p{p}</a> "));
+        }
+        home.push_str(&format!("<a href={}>next</a>", next.url("/")));
+        h.route("/", Route::html(&home));
+        for p in 0..n {
+            h.route(
+                &format!("/p{p}"),
+                Route::html(&format!(
+                    "<p>host {i} page {p}</p><a href=/>home</a> <a href={}>there</a>",
+                    next.url("/p0")
+                )),
+            );
+        }
+        if i == 0 {
+            h.route(
+                "/robots.txt",
+                Route::typed(200, "text/plain", b"User-agent: *\nCrawl-delay: 1\n"),
+            );
+        }
+    }
+    (web, all)
+}
+
+/// Every page URL of a web made by [`web_of_hosts`].
+fn every_page(hosts: &[Host], pages: usize) -> Vec<String> {
+    let mut urls = Vec::new();
+    for (i, h) in hosts.iter().enumerate() {
+        urls.push(h.url("/"));
+        for p in 0..(if i == 0 { 3 } else { pages }) {
+            urls.push(h.url(&format!("/p{p}")));
+        }
+    }
+    urls.sort();
+    urls
+}
+
+fn worker_args(redis: &str, crawl: &str, worker: &str, out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut a = args![
+        "crawl",
+        "--redis",
+        redis,
+        "--crawl-id",
+        crawl,
+        "--worker-id",
+        worker,
+        "--out",
+        out.display(),
+        "--lease",
+        "2s",
+        "--scope",
+        "any",
+        "--allow-private",
+        "-q"
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+/// Starts one worker per directory; the first brings `seed`.
+fn start_workers(
+    redis: &str,
+    crawl: &str,
+    dirs: &[PathBuf],
+    extra: &[&str],
+    seed: &str,
+) -> Vec<Child> {
+    (0..dirs.len())
+        .map(|i| spawn(worker(redis, crawl, dirs, i, extra, seed)))
+        .collect()
+}
+
+/// The arguments of worker `i` (named `w<i+1>`, writing to `dirs[i]`; worker 0 brings `seed`).
+fn worker(
+    redis: &str,
+    crawl: &str,
+    dirs: &[PathBuf],
+    i: usize,
+    extra: &[&str],
+    seed: &str,
+) -> Vec<String> {
+    let mut a = worker_args(redis, crawl, &format!("w{}", i + 1), &dirs[i], extra);
+    if i == 0 {
+        a.push(seed.to_string());
+    }
+    a
+}
+
+fn spawn(args: Vec<String>) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(args)
+        .env("TRAWL_LOG", "trawl=warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn trawl")
+}
+
+/// Waits for a worker to exit (at most two minutes); its exit code and stderr.
+async fn finish(child: Child) -> (Option<i32>, String) {
+    tokio::task::spawn_blocking(move || {
+        let out = child.wait_with_output().expect("wait for trawl");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    })
+    .await
+    .unwrap()
+}
+
+/// Archived pages (200 responses other than robots.txt) by URL, over several directories;
+/// WARC files a killed worker left open are repaired first, as its next start would.
+fn union_pages(dirs: &[PathBuf]) -> BTreeMap<String, usize> {
+    let mut pages = BTreeMap::new();
+    for dir in dirs {
+        trawl::warc::recovery::repair_open_files(dir).expect("repair");
+        for r in read_records(dir) {
+            if r.warc_type == "response" && r.status() == Some(200) && r.path() != "/robots.txt" {
+                *pages.entry(r.target_uri.clone().unwrap()).or_insert(0) += 1;
+            }
+        }
+    }
+    pages
+}
+
+async fn check_warcs(dir: &Path) {
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+}
+
+/// Waits until a worker has written at least `bytes` of WARC data.
+async fn wait_for_output(dir: &Path, bytes: u64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let written: u64 = std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .filter(|e| e.file_name().to_string_lossy().contains(".warc.gz"))
+                    .filter_map(|e| e.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0);
+        if written >= bytes {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no output in {}", dir.display());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn kill_9(child: &mut Child) {
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-9", &pid]).status().unwrap();
+    let _ = child.wait();
+}
+
+/// The smallest time between two requests to one host, by host.
+fn smallest_gaps(web: &Web) -> BTreeMap<String, Duration> {
+    let mut times: BTreeMap<String, Vec<Instant>> = BTreeMap::new();
+    for hit in web.hits() {
+        times.entry(hit.host).or_default().push(hit.at);
+    }
+    times
+        .into_iter()
+        .filter_map(|(host, mut t)| {
+            t.sort();
+            let gap = t.windows(2).map(|w| w[1] - w[0]).min()?;
+            Some((host, gap))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_workers_archive_what_one_process_does_once_each_and_politely() {
+    let (web, hosts) = web_of_hosts(60, 9, 8).await;
+    let seed = hosts[1].url("/");
+    let tmp = tempfile::tempdir().unwrap();
+
+    let single = tmp.path().join("single");
+    let out = trawl(args![
+        "crawl",
+        &seed,
+        "--out",
+        single.display(),
+        "--scope",
+        "any",
+        "--allow-private",
+        "--delay",
+        "200ms",
+        "-q"
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let alone = union_pages(std::slice::from_ref(&single));
+    assert_eq!(
+        alone.keys().cloned().collect::<Vec<_>>(),
+        every_page(&hosts, 8)
+    );
+    web.log.lock().unwrap().clear();
+
+    let redis = RedisServer::start();
+    let dirs: Vec<PathBuf> = (1..=3).map(|i| tmp.path().join(format!("w{i}"))).collect();
+    let extra = ["--delay", "200ms", "--concurrency", "2"];
+    for w in start_workers(&redis.url(), "three", &dirs, &extra, &seed) {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(0), "{err}");
+    }
+
+    let union = union_pages(&dirs);
+    assert_eq!(
+        union.keys().collect::<Vec<_>>(),
+        alone.keys().collect::<Vec<_>>(),
+        "the workers together archive what one process does"
+    );
+    let twice: Vec<_> = union.iter().filter(|(_, &n)| n > 1).collect();
+    assert!(twice.is_empty(), "archived more than once: {twice:?}");
+    let busy = dirs
+        .iter()
+        .filter(|d| !union_pages(std::slice::from_ref(d)).is_empty())
+        .count();
+    assert!(
+        busy >= 2,
+        "the hosts were spread over the workers ({busy} busy)"
+    );
+    for dir in &dirs {
+        check_warcs(dir).await;
+    }
+
+    // Politeness held across workers: the delay on every host, Crawl-delay on host 0.
+    let gaps = smallest_gaps(&web);
+    let slow = hosts[0].addr.to_string();
+    for (host, gap) in &gaps {
+        let floor = if *host == slow {
+            Duration::from_millis(980)
+        } else {
+            Duration::from_millis(195)
+        };
+        assert!(gap >= &floor, "{host}: two requests {gap:?} apart");
+    }
+
+    // The union: one CDXJ and one WACZ for the crawl, from the workers' directories.
+    let mut index_args = args!["index"];
+    index_args.extend(dirs.iter().map(|d| d.display().to_string()));
+    let index = trawl(index_args).await;
+    assert_eq!(index.status.code(), Some(0), "{}", text(&index));
+    let cdxj = String::from_utf8_lossy(&index.stdout).to_string();
+    for url in alone.keys() {
+        assert!(
+            cdxj.contains(&format!("\"url\": \"{url}\"")),
+            "{url} not indexed"
+        );
+    }
+    let lines: Vec<&str> = cdxj.lines().collect();
+    assert!(lines.windows(2).all(|w| w[0] <= w[1]), "one sorted index");
+    let wacz = tmp.path().join("crawl.wacz");
+    let mut wacz_args = args!["wacz", wacz.display()];
+    wacz_args.extend(dirs.iter().map(|d| d.display().to_string()));
+    let packed = trawl(wacz_args).await;
+    assert_eq!(packed.status.code(), Some(0), "{}", text(&packed));
+    let wacz_bin = crate::harness::python().with_file_name("wacz");
+    let valid = tokio::task::spawn_blocking(move || {
+        Command::new(wacz_bin)
+            .args(["validate", "-f"])
+            .arg(&wacz)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        String::from_utf8_lossy(&valid.stdout).contains("Validation succeeded"),
+        "{}",
+        text(&valid)
+    );
+
+    // trawl status reads the crawl as a whole.
+    let status = trawl(args![
+        "status",
+        "--redis",
+        redis.url(),
+        "--crawl-id",
+        "three",
+        "--json"
+    ])
+    .await;
+    assert_eq!(status.status.code(), Some(0), "{}", text(&status));
+    let s: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(s["pages"].as_u64(), Some(alone.len() as u64));
+    assert_eq!(s["queued"].as_i64(), Some(0));
+    assert_eq!(s["stop_reason"], "finished");
+    assert_eq!(s["workers"].as_object().unwrap().len(), 3);
+
+    // A finished crawl is not joined again.
+    let again = trawl(worker_args(
+        &redis.url(),
+        "three",
+        "w9",
+        &tmp.path().join("w9"),
+        &extra,
+    ))
+    .await;
+    assert_eq!(again.status.code(), Some(7), "{}", text(&again));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_killed_with_9_loses_nothing_and_a_restart_with_its_id_duplicates_nothing() {
+    let (_web, hosts) = web_of_hosts(80, 7, 25).await;
+    let seed = hosts[1].url("/");
+    let expected = every_page(&hosts, 25);
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = ["--delay", "200ms", "--concurrency", "2"];
+
+    for restart in [false, true] {
+        let crawl = if restart { "restarted" } else { "killed" };
+        let dirs: Vec<PathBuf> = (1..=3)
+            .map(|i| tmp.path().join(format!("{crawl}{i}")))
+            .collect();
+        let arg = |i: usize| worker(&redis.url(), crawl, &dirs, i, &extra, &seed);
+        let mut victim = spawn(arg(1));
+        let others = [spawn(arg(0)), spawn(arg(2))];
+        // Killed once it has archived a few pages, some not yet acknowledged.
+        wait_for_output(&dirs[1], 6_000).await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        kill_9(&mut victim);
+        let revived = restart.then(|| spawn(arg(1)));
+        for w in others {
+            let (code, err) = finish(w).await;
+            assert_eq!(code, Some(0), "{err}");
+        }
+        if let Some(w) = revived {
+            let (code, err) = finish(w).await;
+            assert_eq!(code, Some(0), "{err}");
+            assert!(err.contains("took back"), "{err}");
+        }
+        let union = union_pages(&dirs);
+        assert_eq!(
+            union.keys().cloned().collect::<Vec<_>>(),
+            expected,
+            "recall 1.0 ({crawl})"
+        );
+        let twice = union.values().filter(|&&n| n > 1).count();
+        if restart {
+            assert_eq!(twice, 0, "a restart with the same id refetches nothing");
+        } else {
+            let by_victim = union_pages(std::slice::from_ref(&dirs[1])).len();
+            assert!(
+                twice <= by_victim,
+                "{twice} duplicates, more than the {by_victim} pages the killed worker archived"
+            );
+        }
+        for dir in &dirs {
+            check_warcs(dir).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_pages_is_exact_for_the_crawl_also_with_a_worker_killed() {
+    let (_web, hosts) = web_of_hosts(100, 9, 80).await;
+    let seed = hosts[1].url("/");
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = [
+        "--delay",
+        "20ms",
+        "--concurrency",
+        "3",
+        "--max-pages",
+        "500",
+    ];
+    for kill in [false, true] {
+        let crawl = if kill { "budget-kill" } else { "budget" };
+        let dirs: Vec<PathBuf> = (1..=3)
+            .map(|i| tmp.path().join(format!("{crawl}{i}")))
+            .collect();
+        let mut workers = start_workers(&redis.url(), crawl, &dirs, &extra, &seed);
+        if kill {
+            wait_for_output(&dirs[2], 30_000).await;
+            kill_9(&mut workers[2]);
+            workers.pop();
+        }
+        for w in workers {
+            let (code, err) = finish(w).await;
+            assert_eq!(code, Some(0), "{err}");
+        }
+        let union = union_pages(&dirs);
+        assert_eq!(union.len(), 500, "distinct pages archived ({crawl})");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_crash_mid_crawl_pauses_the_workers_and_loses_nothing() {
+    let (_web, hosts) = web_of_hosts(120, 6, 30).await;
+    let seed = hosts[1].url("/");
+    let mut redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("w{i}"))).collect();
+    let extra = ["--delay", "150ms", "--concurrency", "2"];
+    let workers = start_workers(&redis.url(), "crash", &dirs, &extra, &seed);
+    wait_for_output(&dirs[0], 6_000).await;
+    let started = Instant::now();
+    tokio::task::block_in_place(|| redis.crash_and_restart(Duration::from_secs(2)));
+    let mut logs = String::new();
+    for w in workers {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(0), "{err}");
+        logs.push_str(&err);
+    }
+    assert!(started.elapsed() > Duration::from_secs(2));
+    assert!(logs.contains("Redis unreachable"), "{logs}");
+    assert!(logs.contains("Redis is reachable again"), "{logs}");
+    let union = union_pages(&dirs);
+    assert_eq!(
+        union.keys().cloned().collect::<Vec<_>>(),
+        every_page(&hosts, 30),
+        "recall 1.0 after the crash"
+    );
+    for dir in &dirs {
+        check_warcs(dir).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_cluster_runs_the_same_crawl() {
+    let (_web, hosts) = web_of_hosts(140, 6, 10).await;
+    let seed = hosts[1].url("/");
+    let cluster = tokio::task::block_in_place(RedisCluster::start);
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("w{i}"))).collect();
+    let extra = ["--delay", "50ms", "--concurrency", "2", "--max-pages", "40"];
+    let workers = start_workers(&cluster.url(), "cluster", &dirs, &extra, &seed);
+    for w in workers {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let union = union_pages(&dirs);
+    assert_eq!(union.len(), 40);
+    assert!(union.values().all(|&n| n == 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_ends_every_worker_gracefully_and_the_crawl_resumes() {
+    let (_web, hosts) = web_of_hosts(160, 5, 40).await;
+    let seed = hosts[1].url("/");
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("w{i}"))).collect();
+    let extra = ["--delay", "200ms", "--concurrency", "2"];
+    let arg = |i: usize| worker(&redis.url(), "stopped", &dirs, i, &extra, &seed);
+    let workers = [spawn(arg(0)), spawn(arg(1))];
+    wait_for_output(&dirs[0], 5_000).await;
+    let stop = trawl(args![
+        "stop",
+        "--redis",
+        redis.url(),
+        "--crawl-id",
+        "stopped"
+    ])
+    .await;
+    assert_eq!(stop.status.code(), Some(0), "{}", text(&stop));
+    for w in workers {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(130), "stopped, resumable: {err}");
+    }
+    let part = union_pages(&dirs);
+    assert!(part.len() < every_page(&hosts, 40).len());
+    // Both workers run again: the crawl continues where it stopped and completes.
+    let workers = [spawn(arg(0)), spawn(arg(1))];
+    for w in workers {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let union = union_pages(&dirs);
+    assert_eq!(
+        union.keys().cloned().collect::<Vec<_>>(),
+        every_page(&hosts, 40)
+    );
+    assert!(union.values().all(|&n| n == 1), "nothing archived twice");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_with_other_options_or_an_evicting_redis_is_refused() {
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let (_web, hosts) = web_of_hosts(180, 2, 2).await;
+    let seed = hosts[1].url("/");
+    let mut first = worker_args(
+        &redis.url(),
+        "opts",
+        "a",
+        &tmp.path().join("a"),
+        &["--delay", "1s"],
+    );
+    first.push(seed);
+    // A worker without seeds that joins first waits for one that brings them.
+    let early = spawn(worker_args(
+        &redis.url(),
+        "opts",
+        "early",
+        &tmp.path().join("e"),
+        &["--delay", "1s"],
+    ));
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let a = spawn(first);
+    wait_for_output(&tmp.path().join("a"), 1_000).await;
+    // Same crawl, another delay: refused, nothing changes.
+    let b = trawl(worker_args(
+        &redis.url(),
+        "opts",
+        "b",
+        &tmp.path().join("b"),
+        &["--delay", "2s"],
+    ))
+    .await;
+    assert_eq!(b.status.code(), Some(2), "{}", text(&b));
+    assert!(text(&b).contains("delay"), "{}", text(&b));
+    for w in [early, a] {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(0), "{err}");
+    }
+
+    let evicting = RedisServer::start_with(&["--maxmemory-policy", "allkeys-lru"]);
+    let c = trawl(worker_args(
+        &evicting.url(),
+        "lru",
+        "c",
+        &tmp.path().join("c"),
+        &[],
+    ))
+    .await;
+    assert_eq!(c.status.code(), Some(9), "{}", text(&c));
+    assert!(text(&c).contains("noeviction"), "{}", text(&c));
+}
