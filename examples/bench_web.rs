@@ -2,7 +2,8 @@
 //! (per-page heads plus a shared filler pool), HTTP/1.1 keep-alive, one write per response.
 //!
 //! Usage: bench_web --hosts 2000 --pages 30 --port 8080 [--profile standard|small] [--seed 1]
-//!        [--seeds-out FILE]
+//!        [--seeds-out FILE] [--latency-ms 0]
+//! `--latency-ms` delays every response (a slow server: crawlers bound by latency, not CPU).
 //! Prints `ready` when every host listens. On SIGINT/SIGTERM prints a JSON line to stdout with
 //! requests served by kind, robots.txt violations, and the smallest gap seen between two
 //! requests to one host (politeness check).
@@ -31,6 +32,8 @@ struct Counters {
 
 struct Site {
     shape: Shape,
+    /// Added before every response.
+    latency: std::time::Duration,
     heads: Vec<Vec<(Vec<u8>, usize)>>,
     fillers: (Vec<Vec<u8>>, Vec<Vec<u8>>),
     counters: Counters,
@@ -58,6 +61,9 @@ fn main() {
     };
     let seeds_out = arg(&args, "--seeds-out", "");
     let threads: usize = arg(&args, "--threads", "1").parse().expect("--threads");
+    let latency_ms: u64 = arg(&args, "--latency-ms", "0")
+        .parse()
+        .expect("--latency-ms");
     let (small, large) = fillers(shape.seed, shape.profile);
     let heads = (0..shape.hosts)
         .map(|h| {
@@ -80,6 +86,7 @@ fn main() {
     }
     let site = Arc::new(Site {
         shape,
+        latency: std::time::Duration::from_millis(latency_ms),
         heads,
         fillers: (
             small.into_iter().map(String::into_bytes).collect(),
@@ -152,6 +159,9 @@ async fn serve(mut stream: tokio::net::TcpStream, site: Arc<Site>, host: usize) 
         note_gap(&site, host);
         out.clear();
         respond(&site, host, &path, &mut out);
+        if !site.latency.is_zero() {
+            tokio::time::sleep(site.latency).await;
+        }
         if stream.write_all(&out).await.is_err() {
             return;
         }

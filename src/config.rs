@@ -358,6 +358,9 @@ impl Config {
                     Some(w) => w.clone(),
                     None => default_worker_id(&args.out),
                 };
+                if args.fresh || args.recrawl {
+                    return Err(bad("--recrawl and --fresh are for a crawl of its own; a shared crawl starts anew under a new --crawl-id".into()));
+                }
                 if args.lease < Duration::from_secs(1) {
                     return Err(bad("--lease must be at least 1s".into()));
                 }
@@ -468,6 +471,23 @@ impl Config {
 
 /// The socket addresses an IP-literal seed is fetched from: its own, and port 80 too for a
 /// bare address that may fall back from https to http.
+/// Allows the exact addresses of IP-literal seeds that other workers of a shared crawl
+/// brought (this worker's own were allowed by [`Config::from_args`]).
+pub fn unlock_shared_seeds(guard: &mut AddressGuard, seeds: &[String]) {
+    for seed in seeds {
+        let Ok(url) = url::Url::parse(seed) else {
+            continue;
+        };
+        let seed = Seed {
+            url,
+            http_fallback: false,
+        };
+        for addr in seed_socket_addrs(&seed) {
+            guard.allow_seed_literal(addr);
+        }
+    }
+}
+
 fn seed_socket_addrs(seed: &Seed) -> Vec<SocketAddr> {
     let ip: IpAddr = match seed.url.host() {
         Some(url::Host::Ipv4(ip)) => ip.into(),

@@ -212,6 +212,7 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
                 }
                 crawl::CrawlError::Setup(SetupError::DedupIndex { .. }) => ExitCode::BadArguments,
                 crawl::CrawlError::Setup(SetupError::Finished { .. }) => ExitCode::AlreadyFinished,
+                crawl::CrawlError::Setup(SetupError::Interrupted) => ExitCode::Interrupted,
                 crawl::CrawlError::Setup(SetupError::Join(j)) => match j {
                     JoinError::OptionsDiffer { .. } => ExitCode::BadArguments,
                     JoinError::Finished { .. } => ExitCode::AlreadyFinished,

@@ -264,12 +264,16 @@ impl Dispatcher {
         let Some(shared) = &mut self.shared else {
             return false;
         };
+        shared
+            .coordinator
+            .share_scope(self.ledger.take_scope_added());
         let tally = &self.ledger.tally;
         let stats = worker_stats(tally);
         let report = shared
             .coordinator
             .sync(&mut self.ledger.frontier, &stats, idle)
             .await;
+        self.ledger.widen_scope(&report.scope);
         let tally = &mut self.ledger.tally;
         tally.filtered.duplicate += report.duplicates;
         tally.filtered.host_quota += report.host_quota;

@@ -48,6 +48,9 @@ pub(super) struct Ledger {
     admission: Admission,
     /// https origins of bare-host seeds, with the http URL to fall back to.
     fallback: HashMap<String, Url>,
+    /// Scope seeds added here (redirects out of a seed's chain) that a shared crawl's other
+    /// workers must learn; `None` when the crawl is not shared.
+    scope_added: Option<Vec<String>>,
     rules: LedgerRules,
 }
 
@@ -95,8 +98,23 @@ impl Ledger {
             tally,
             admission,
             fallback,
+            scope_added: None,
             rules,
         }
+    }
+
+    /// From now on, keeps the scope seeds this worker adds for the other workers of a shared
+    /// crawl ([`Ledger::take_scope_added`]).
+    pub(super) fn share_scope(&mut self) {
+        self.scope_added.get_or_insert_with(Vec::new);
+    }
+
+    /// The scope seeds added since the last call.
+    pub(super) fn take_scope_added(&mut self) -> Vec<String> {
+        self.scope_added
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Adds the scope seeds other workers of a shared crawl brought.
@@ -211,6 +229,9 @@ impl Ledger {
     fn offer(&mut self, url: Url, depth: u32, redirects: u32, from_seed: bool, now: Instant) {
         if from_seed {
             self.admission.scope.add_seed(&url);
+            if let Some(added) = &mut self.scope_added {
+                added.push(url.to_string());
+            }
         }
         if let (Some(max), Some(host)) = (self.rules.max_pages_per_host, url.host_str()) {
             if self

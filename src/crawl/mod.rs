@@ -75,11 +75,15 @@ pub struct CrawlOutcome {
 /// Runs a crawl to its end. `signals` delivers shutdown requests (SIGINT/SIGTERM).
 pub async fn run(
     config: Config,
-    signals: mpsc::UnboundedReceiver<()>,
+    mut signals: mpsc::UnboundedReceiver<()>,
 ) -> Result<CrawlOutcome, CrawlError> {
     let start = Instant::now();
     let started = match &config.shared {
-        Some(settings) => setup::start_shared(&config, settings).await?,
+        // Joining may wait (for seeds, for Redis): a signal ends the wait.
+        Some(settings) => tokio::select! {
+            started = setup::start_shared(&config, settings) => started?,
+            _ = signals.recv() => return Err(SetupError::Interrupted.into()),
+        },
         None => setup::start(&config)?,
     };
     let log = config.report.log_file.as_ref().and_then(|p| {

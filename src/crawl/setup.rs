@@ -16,7 +16,7 @@ use super::save_point::{SavedCrawl, StateError, STATE_META};
 use super::CrawlError;
 use crate::chain::content_seen::DedupTable;
 use crate::chain::filter::PageBudget;
-use crate::config::{Config, ExistingState, OutputConfig};
+use crate::config::{unlock_shared_seeds, Config, ExistingState, OutputConfig};
 use crate::crawl_db::{CrawlDb, FrontierStorage, STORE_FILE};
 use crate::fetch::Fetcher;
 use crate::frontier::Frontier;
@@ -66,6 +66,9 @@ pub enum SetupError {
     /// The shared crawl could not be joined.
     #[error(transparent)]
     Join(#[from] JoinError),
+    /// A stop was requested before the crawl started (while joining a shared crawl).
+    #[error("stopped before the crawl started")]
+    Interrupted,
     /// The WARC files already in the output directory could not be read for `--dedup`.
     #[error("reading {path} for --dedup: {source}")]
     EarlierWarc {
@@ -279,6 +282,9 @@ fn finish_start(
     }
     let mut ledger = Ledger::new(frontier, tally, &config.admission, &config.seeds, rules);
     ledger.widen_scope(&scope);
+    if shared.is_some() {
+        ledger.share_scope();
+    }
     if let Some(serial) = replay_from {
         let chain = ReplayChain {
             archive: &config.chain.archive,
@@ -309,8 +315,10 @@ fn finish_start(
         Some(shared_budget) => Budget::Shared(shared_budget),
         None => Budget::Local(PageBudget::new(config.run.max_pages, ledger.tally.pages)),
     };
+    let mut fetch = config.fetch.clone();
+    unlock_shared_seeds(&mut fetch.guard, &scope);
     let jobs = Arc::new(JobContext {
-        fetcher: Fetcher::new(config.fetch.clone()),
+        fetcher: Fetcher::new(fetch),
         archive: config.chain.archive.clone(),
         links: config.chain.links.clone(),
         dedup,

@@ -40,6 +40,8 @@ pub struct SyncReport {
     pub host_pages: Vec<(String, u64)>,
     /// `trawl stop` was run for this crawl.
     pub stop_requested: bool,
+    /// The crawl's scope seeds, when other workers added some since the last report.
+    pub scope: Vec<String>,
 }
 
 /// One worker's coordinator.
@@ -72,8 +74,10 @@ pub struct Coordinator {
     stop_requested: bool,
     /// This worker brought seeds that are not yet in Redis.
     seeds_to_send: bool,
-    /// Said once: the crawl has no seeds yet.
-    waiting_said: bool,
+    /// Scope seeds added here, to share.
+    scope_out: Vec<String>,
+    /// Scope seeds known here (the size of the crawl's scope set).
+    scope_known: usize,
     /// For the heartbeat.
     started: SystemTime,
     out: String,
@@ -109,7 +113,8 @@ impl Coordinator {
             crawl_over: false,
             stop_requested: false,
             seeds_to_send: brings_seeds,
-            waiting_said: false,
+            scope_out: Vec::new(),
+            scope_known: joined.scope.len(),
             started: SystemTime::now(),
             out,
         }
@@ -127,6 +132,11 @@ impl Coordinator {
     /// Hosts held now.
     pub fn held(&self) -> usize {
         self.held.len()
+    }
+
+    /// Scope seeds this worker added (redirects out of a seed's chain), for the others.
+    pub fn share_scope(&mut self, added: Vec<String>) {
+        self.scope_out.extend(added);
     }
 
     fn lease_ms(&self) -> u64 {
@@ -300,9 +310,28 @@ impl Coordinator {
             self.claim(frontier, report).await?;
             self.next_claim = now + CLAIM_EVERY;
         }
+        if !self.scope_out.is_empty() {
+            redis::cmd("SADD")
+                .arg(self.keys.crawl("scope"))
+                .arg(&self.scope_out)
+                .query_async::<()>(&mut self.redis)
+                .await?;
+            self.scope_out.clear();
+        }
         if now >= self.next_beat {
             self.next_beat = now + BEAT_EVERY;
             self.beat(stats, "running").await?;
+            let scope_size: usize = redis::cmd("SCARD")
+                .arg(self.keys.crawl("scope"))
+                .query_async(&mut self.redis)
+                .await?;
+            if scope_size != self.scope_known {
+                report.scope = redis::cmd("SMEMBERS")
+                    .arg(self.keys.crawl("scope"))
+                    .query_async(&mut self.redis)
+                    .await?;
+                self.scope_known = scope_size;
+            }
             let stop: Option<String> = redis::cmd("GET")
                 .arg(self.keys.crawl("stop"))
                 .query_async(&mut self.redis)
@@ -503,10 +532,7 @@ impl Coordinator {
             .query_async(&mut self.redis)
             .await?;
         if seeded.is_none() {
-            if !self.waiting_said {
-                self.waiting_said = true;
-                tracing::warn!("the crawl has no seeds yet: waiting for a worker that brings them");
-            }
+            // A worker with seeds joined but has not sent them yet.
             return Ok(false);
         }
         for k in 0..self.keys.shards() {

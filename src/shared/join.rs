@@ -186,11 +186,24 @@ pub async fn join(
             .await
             .map_err(fail)?;
     }
-    let scope: Vec<String> = redis::cmd("SMEMBERS")
-        .arg(keys.crawl("scope"))
-        .query_async(&mut redis)
-        .await
-        .map_err(fail)?;
+    // A worker without seeds that starts first waits for one that brings them: its scope (and
+    // the addresses of IP-literal seeds it may connect to) come from them.
+    let mut said = false;
+    let scope: Vec<String> = loop {
+        let scope: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(keys.crawl("scope"))
+            .query_async(&mut redis)
+            .await
+            .map_err(fail)?;
+        if !scope.is_empty() {
+            break scope;
+        }
+        if !said {
+            said = true;
+            tracing::warn!("crawl {crawl} has no seeds yet: waiting for a worker that brings them");
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
     let blobs: HashMap<String, Vec<u8>> = redis::cmd("HGETALL")
         .arg(keys.worker(&settings.worker_id))
         .query_async(&mut redis)

@@ -151,7 +151,12 @@ fn union_pages(dirs: &[PathBuf]) -> BTreeMap<String, usize> {
     pages
 }
 
+/// The project's checker (strict, and warcio) on a worker's files; a worker that got no host
+/// has none.
 async fn check_warcs(dir: &Path) {
+    if !dir.exists() || crate::harness::warc_files(dir).is_empty() {
+        return;
+    }
     let check = run_script("warc_check.py", args![dir.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
 }
