@@ -6,13 +6,15 @@ Three measurements, written to the `bench-shared` block of docs/PERFORMANCE.md:
   A. One worker in Redis mode vs a crawl of its own, same web (bench_web, standard profile),
      no delay and the default 100 ms: pages/s and CPU per page (trawl's, and Redis's).
   B. Scaling when each worker is bound by latency, not by the 2 cores: bench_web answers every
-     request after --latency-ms; 1, 2, 4, 8 workers with a small --concurrency each; pages/s,
-     Redis CPU per page (INFO cpu) and Redis server time per page (INFO commandstats).
+     request after --latency-ms; 1, 2, 4, 8 workers with a small --concurrency each, each run
+     for --time-limit LAT_SECONDS on a web larger than they can finish; pages/s (over the whole
+     wall time, start-up and stop included), Redis CPU per page (INFO cpu) and Redis server time
+     per page (INFO commandstats); and one process of its own with the same --concurrency.
   C. Redis memory per URL (seen set + queue) at 1M URLs (examples/shared_memory).
 Medians of BENCH_REPS runs (A and B).
 
-Knobs (environment): BENCH_REPS=3 SHARED_HOSTS=300 SHARED_PAGES=30 LAT_HOSTS=240 LAT_PAGES=8
-  LAT_MS=200 LAT_CONC=4 WORKERS="1 2 4 8" MEM_URLS=1000000 BENCH_PORT=8090
+Knobs (environment): BENCH_REPS=3 SHARED_HOSTS=1000 SHARED_PAGES=30 LAT_HOSTS=2000 LAT_PAGES=10
+  LAT_MS=200 LAT_CONC=8 LAT_SECONDS=20 WORKERS="1 2 4 8" MEM_URLS=1000000 BENCH_PORT=8090
   BENCH_OUT=docs/PERFORMANCE.md
 """
 
@@ -29,12 +31,13 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REL = os.path.join(REPO, "target", "release")
 REPS = int(os.environ.get("BENCH_REPS", "3"))
-HOSTS = int(os.environ.get("SHARED_HOSTS", "300"))
+HOSTS = int(os.environ.get("SHARED_HOSTS", "1000"))
 PAGES = int(os.environ.get("SHARED_PAGES", "30"))
-LAT_HOSTS = int(os.environ.get("LAT_HOSTS", "240"))
-LAT_PAGES = int(os.environ.get("LAT_PAGES", "8"))
+LAT_HOSTS = int(os.environ.get("LAT_HOSTS", "2000"))
+LAT_PAGES = int(os.environ.get("LAT_PAGES", "10"))
+LAT_SECONDS = int(os.environ.get("LAT_SECONDS", "20"))
 LAT_MS = int(os.environ.get("LAT_MS", "200"))
-LAT_CONC = int(os.environ.get("LAT_CONC", "4"))
+LAT_CONC = int(os.environ.get("LAT_CONC", "8"))
 WORKERS = [int(n) for n in os.environ.get("WORKERS", "1 2 4 8").split()]
 MEM_URLS = int(os.environ.get("MEM_URLS", "1000000"))
 PORT = int(os.environ.get("BENCH_PORT", "8090"))
@@ -128,9 +131,11 @@ def children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def crawl_cmd(out, seeds, delay, conc, redis=None, crawl=None, worker=None):
+def crawl_cmd(out, seeds, delay, conc, redis=None, crawl=None, worker=None, limit=None):
     cmd = [os.path.join(REL, "trawl"), "crawl", "--out", out, "--delay", delay,
            "--concurrency", str(conc), "--scope", "any", "-q", "--stats", out + ".json"]
+    if limit:
+        cmd += ["--time-limit", limit]
     if seeds:
         cmd += ["--seeds", seeds]
     if redis:
@@ -148,7 +153,7 @@ def run_workers(cmds):
     cpu = children_cpu() - cpu0
     pages = 0
     for c, p, e in zip(cmds, procs, errs):
-        if p.returncode not in (0, 4):
+        if p.returncode not in (0, 4, 8):
             raise SystemExit(f"trawl failed ({p.returncode}): {e[-2000:]}")
         pages += json.load(open(c[c.index("--stats") + 1]))["pages_archived"]
     return wall, cpu, pages
@@ -187,25 +192,28 @@ def part_a(work, redis):
 
 def part_b(work, redis):
     web = Web(work, LAT_HOSTS, LAT_PAGES, profile="small", latency_ms=LAT_MS)
+    limit = f"{LAT_SECONDS}s"
     rows = {}
     try:
-        for n in WORKERS:
+        for n in [0] + WORKERS:  # 0: one process of its own
             runs = []
             for rep in range(REPS):
                 redis.reset()
                 crawl = f"b-{n}-{rep}"
-                cmds = []
-                for i in range(n):
-                    out = os.path.join(work, f"b-{n}-{rep}-w{i}")
-                    cmds.append(crawl_cmd(out, web.seeds if i == 0 else None, "100ms", LAT_CONC,
-                                          redis.url(), crawl, f"w{i}"))
+                if n == 0:
+                    cmds = [crawl_cmd(os.path.join(work, f"b-local-{rep}"), web.seeds, "100ms", LAT_CONC,
+                                      limit=limit)]
+                else:
+                    cmds = [crawl_cmd(os.path.join(work, f"b-{n}-{rep}-w{i}"), web.seeds if i == 0 else None,
+                                      "100ms", LAT_CONC, redis.url(), crawl, f"w{i}", limit=limit)
+                            for i in range(n)]
                 rcpu0, rusec0 = redis.cpu(), redis.command_usec()
                 wall, cpu, pages = run_workers(cmds)
                 rcpu, rusec = redis.cpu() - rcpu0, redis.command_usec() - rusec0
                 runs.append({"wall": wall, "pages": pages, "cpu": cpu, "redis_cpu": rcpu, "redis_usec": rusec})
                 for c in cmds:
                     shutil.rmtree(c[c.index("--out") + 1], ignore_errors=True)
-                print(f"B {n} worker(s) rep {rep}: {pages} pages in {wall:.1f} s "
+                print(f"B {n or 'local'} worker(s) rep {rep}: {pages} pages in {wall:.1f} s "
                       f"({pages / wall:.0f}/s), redis cpu {rcpu:.2f} s", flush=True)
             rows[n] = {
                 "pages": statistics.median(r["pages"] for r in runs),
@@ -252,11 +260,15 @@ def write_report(a, b, gap, mem):
     lines += [
         "",
         f"**B. Scaling with workers bound by latency** (every response {LAT_MS} ms late; {LAT_HOSTS} hosts x "
-        f"{LAT_PAGES} pages, small profile; each worker --concurrency {LAT_CONC}, --delay 100ms):",
+        f"{LAT_PAGES} pages, small profile, more than the runs finish; each worker --concurrency {LAT_CONC}, "
+        f"--delay 100ms, --time-limit {LAT_SECONDS}s; pages/s over the whole wall time, start-up and stop included):",
         "",
         "| workers | pages | pages/s | / (N x one worker) | trawl CPU us/page | Redis CPU us/page | Redis command time us/page |",
         "|---|---|---|---|---|---|---|",
     ]
+    r = b[0]
+    lines.append(f"| one process of its own | {r['pages']:.0f} | {r['pages_per_s']:.0f} | {r['pages_per_s'] / one:.2f} "
+                 f"| {r['cpu_us']:.0f} | - | - |")
     for n in WORKERS:
         r = b[n]
         lines.append(f"| {n} | {r['pages']:.0f} | {r['pages_per_s']:.0f} | {r['pages_per_s'] / (n * one):.2f} "

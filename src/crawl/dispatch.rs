@@ -22,6 +22,9 @@ use crate::warc::WriterHandle;
 
 /// How often crawl state is saved while crawling.
 const SAVE_EVERY: Duration = Duration::from_secs(5);
+/// Earliest save point after the last one when a shared crawl's worker has hosts waiting for
+/// their acknowledgement (they cannot be handed on before).
+const EARLY_SAVE: Duration = Duration::from_secs(1);
 /// How often the status file is rewritten.
 const STATUS_EVERY: Duration = Duration::from_secs(2);
 /// The loop's timer.
@@ -176,7 +179,9 @@ impl Dispatcher {
                     }
                     self.idle.expire(Instant::now());
                     while self.tasks.try_join_next().is_some() {}
-                    if last_save.elapsed() >= SAVE_EVERY && self.stopping.is_none() {
+                    let early = self.shared.as_ref().is_some_and(|s| s.coordinator.wants_save())
+                        && last_save.elapsed() >= EARLY_SAVE;
+                    if (last_save.elapsed() >= SAVE_EVERY || early) && self.stopping.is_none() {
                         last_save = Instant::now();
                         self.save_point(writer).await;
                     }

@@ -162,7 +162,9 @@ pub(super) async fn start_shared(
     let storage = LeaseStore::new(joined.book.clone());
     let mut frontier = Frontier::open(config.frontier.clone(), Box::new(storage), Instant::now())
         .map_err(StateError::from)?;
-    let capacity = (config.run.concurrency * 2).max(4);
+    // Held hosts wait out their delays and their last acknowledgement: hold more than the
+    // fetch slots, so the slots stay busy.
+    let capacity = (config.run.concurrency * 4).max(8);
     let mut coordinator = Coordinator::new(
         &joined,
         capacity,

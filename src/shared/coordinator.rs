@@ -22,8 +22,11 @@ use crate::frontier::Frontier;
 
 /// Entries handed over per host and call.
 const BATCH: usize = 32;
-/// How often free hosts are looked for while there is room.
+/// How often free hosts are looked for while there is room; doubled (up to `CLAIM_MAX`) while
+/// looking finds none, and reset when this worker queues URLs for a host it does not hold.
 const CLAIM_EVERY: Duration = Duration::from_millis(500);
+/// The longest pause between two looks for free hosts.
+const CLAIM_MAX: Duration = Duration::from_secs(4);
 /// How often the heartbeat, the stop flag and the crawl's end are checked.
 const BEAT_EVERY: Duration = Duration::from_secs(1);
 /// Longest wait between retries while Redis is unreachable.
@@ -63,8 +66,11 @@ pub struct Coordinator {
     acked_pages: HashMap<String, u64>,
     /// Held hosts to refill (new URLs or acknowledgements since the last try).
     dirty: HashSet<String>,
+    /// Held hosts with nothing left but unacknowledged entries: an early save point frees them.
+    awaiting_ack: HashSet<String>,
     last_renew: Instant,
     next_claim: Instant,
+    claim_every: Duration,
     next_beat: Instant,
     /// Set while Redis is unreachable: when to try again, and the current backoff.
     retry_at: Option<(Instant, Duration)>,
@@ -106,8 +112,10 @@ impl Coordinator {
             host_cap,
             acked_pages: HashMap::new(),
             dirty: HashSet::new(),
+            awaiting_ack: HashSet::new(),
             last_renew: now,
             next_claim: now,
+            claim_every: CLAIM_EVERY,
             next_beat: now,
             retry_at: None,
             crawl_over: false,
@@ -134,6 +142,20 @@ impl Coordinator {
         self.held.len()
     }
 
+    /// Hosts to claim now: up to a quarter of the capacity per look, so that when hosts are
+    /// few the first worker to look does not take them all.
+    fn room(&self) -> usize {
+        self.capacity
+            .saturating_sub(self.held.len())
+            .min((self.capacity / 4).max(1))
+    }
+
+    /// True when held hosts sit idle only because their last pages are not acknowledged yet:
+    /// a save point now lets them go (and others come).
+    pub fn wants_save(&self) -> bool {
+        !self.awaiting_ack.is_empty()
+    }
+
     /// Scope seeds this worker added (redirects out of a seed's chain), for the others.
     pub fn share_scope(&mut self, added: Vec<String>) {
         self.scope_out.extend(added);
@@ -151,7 +173,6 @@ impl Coordinator {
     fn take_in(
         &mut self,
         reply: Value,
-        shard: u32,
         frontier: &mut Frontier,
         report: &mut SyncReport,
         now: Instant,
@@ -176,9 +197,9 @@ impl Coordinator {
             report.host_quota += a.dropped;
             report.host_pages.push((a.name.clone(), a.pages));
             self.acked_pages.insert(a.name.clone(), a.pages);
-            if a.left > 0 {
-                self.dirty.insert(a.name.clone());
-            }
+            // Refilled (or, with nothing left, released) once the frontier has taken what came.
+            self.dirty.insert(a.name.clone());
+            let shard = self.keys.shard_of(&a.name);
             self.held.insert(a.name, shard);
         }
     }
@@ -205,7 +226,7 @@ impl Coordinator {
                 .arg(self.cap_arg())
                 .invoke_async(&mut self.redis)
                 .await?;
-            self.take_in(reply, k, frontier, &mut report, Instant::now());
+            self.take_in(reply, frontier, &mut report, Instant::now());
         }
         self.last_renew = Instant::now();
         if !self.held.is_empty() {
@@ -250,7 +271,7 @@ impl Coordinator {
             (b * 2).min(MAX_BACKOFF)
         });
         tracing::warn!(
-            "Redis unreachable ({e}): pausing the shared crawl, retrying in {:.1}s",
+            "Redis unreachable or failing ({e}): pausing the shared crawl, retrying in {:.1}s",
             backoff.as_secs_f64()
         );
         let now = Instant::now();
@@ -281,6 +302,7 @@ impl Coordinator {
         }
         self.acked_pages.remove(host);
         self.dirty.remove(host);
+        self.awaiting_ack.remove(host);
     }
 
     async fn step(
@@ -307,8 +329,13 @@ impl Coordinator {
         }
         self.refill(frontier, stats, report).await?;
         if self.held.len() < self.capacity && now >= self.next_claim && !self.stop_requested {
-            self.claim(frontier, report).await?;
-            self.next_claim = now + CLAIM_EVERY;
+            let took = self.claim(frontier, report).await?;
+            self.claim_every = if took > 0 {
+                CLAIM_EVERY
+            } else {
+                (self.claim_every * 2).min(CLAIM_MAX)
+            };
+            self.next_claim = now + self.claim_every;
         }
         if !self.scope_out.is_empty() {
             redis::cmd("SADD")
@@ -379,6 +406,10 @@ impl Coordinator {
                             report.duplicates += 1;
                         } else if self.held.contains_key(&o.host) {
                             self.dirty.insert(o.host.clone());
+                        } else if self.claim_every > CLAIM_EVERY {
+                            // A host nobody may hold has work now: look again soon.
+                            self.claim_every = CLAIM_EVERY;
+                            self.next_claim = self.next_claim.min(Instant::now() + CLAIM_EVERY);
                         }
                     }
                 }
@@ -468,7 +499,9 @@ impl Coordinator {
                     }
                     frontier.add_queued(&host, n);
                 }
-                Some("busy") => {}
+                Some("busy") => {
+                    self.awaiting_ack.insert(host);
+                }
                 Some("released") => {
                     report.host_quota += parts.next().and_then(int).unwrap_or(0);
                     self.held.remove(&host);
@@ -493,16 +526,38 @@ impl Coordinator {
             .map_or(0, |&p| p.saturating_sub(acked))
     }
 
-    /// Claims due hosts, shard by shard from a random start, until the worker is full.
+    /// Claims due hosts, shard by shard from a random start, until the worker is full: in one
+    /// call on a single server, one call per shard on a cluster (a script touches one slot).
+    /// Returns how many hosts it took.
     async fn claim(
         &mut self,
         frontier: &mut Frontier,
         report: &mut SyncReport,
-    ) -> Result<(), redis::RedisError> {
+    ) -> Result<usize, redis::RedisError> {
         let shards = self.keys.shards();
         let start = fastrand::u32(0..shards);
+        let before = self.held.len();
+        if !self.redis.is_cluster() {
+            let room = self.room();
+            let reply: Value = self
+                .scripts
+                .claim_all
+                .arg(self.keys.shard_base())
+                .arg(shards)
+                .arg(start)
+                .arg(&self.token)
+                .arg(room)
+                .arg(self.lease_ms())
+                .arg(BATCH)
+                .arg(self.cap_arg())
+                .invoke_async(&mut self.redis)
+                .await?;
+            self.take_in(reply, frontier, report, Instant::now());
+            return Ok(self.held.len() - before);
+        }
+        let limit = self.held.len() + self.room();
         for i in 0..shards {
-            let room = self.capacity.saturating_sub(self.held.len());
+            let room = limit.saturating_sub(self.held.len());
             if room == 0 {
                 break;
             }
@@ -519,9 +574,9 @@ impl Coordinator {
                 .arg(self.cap_arg())
                 .invoke_async(&mut self.redis)
                 .await?;
-            self.take_in(reply, k, frontier, report, Instant::now());
+            self.take_in(reply, frontier, report, Instant::now());
         }
-        Ok(())
+        Ok(self.held.len() - before)
     }
 
     /// True when the crawl has been seeded and no shard has a host with work.
@@ -534,6 +589,16 @@ impl Coordinator {
         if seeded.is_none() {
             // A worker with seeds joined but has not sent them yet.
             return Ok(false);
+        }
+        if !self.redis.is_cluster() {
+            let busy: u64 = self
+                .scripts
+                .busy_all
+                .arg(self.keys.shard_base())
+                .arg(self.keys.shards())
+                .invoke_async(&mut self.redis)
+                .await?;
+            return Ok(busy == 0);
         }
         for k in 0..self.keys.shards() {
             let n: u64 = redis::cmd("ZCARD")
@@ -637,6 +702,7 @@ impl Coordinator {
             match call.invoke_async::<i64>(&mut self.redis).await {
                 Ok(1) => {
                     *self.acked_pages.entry(host.clone()).or_default() += pages;
+                    self.awaiting_ack.remove(&host);
                     self.dirty.insert(host);
                 }
                 Ok(_) => {
@@ -751,7 +817,6 @@ struct AdoptedReply {
     name: String,
     wait_ms: u64,
     pages: u64,
-    left: u64,
     entries: Vec<QueuedUrl>,
     robots: Vec<(String, Option<Vec<u8>>)>,
     dropped: u64,
@@ -762,7 +827,7 @@ fn parse_adopted(v: Value) -> Option<AdoptedReply> {
     let name = text(p.next()?)?;
     let wait_ms = int(p.next()?)?;
     let pages = int(p.next()?)?;
-    let left = int(p.next()?)?;
+    let _queued_left = int(p.next()?)?;
     let entries = parse_entries(p.next());
     let mut robots = Vec::new();
     let mut pairs = array(p.next()?).into_iter();
@@ -781,7 +846,6 @@ fn parse_adopted(v: Value) -> Option<AdoptedReply> {
         name,
         wait_ms,
         pages,
-        left,
         entries,
         robots,
         dropped,

@@ -71,6 +71,12 @@ impl Keys {
         format!("trawl:{{{}/{k}}}", self.crawl)
     }
 
+    /// The part of every shard prefix before the shard number (`trawl:{C/`): scripts that run
+    /// over all shards on a single server append `k}`.
+    pub fn shard_base(&self) -> String {
+        format!("trawl:{{{}/", self.crawl)
+    }
+
     /// The ready set of shard `k` (the key scripts are routed by).
     pub fn ready(&self, k: u32) -> String {
         format!("{}:ready", self.shard(k))
@@ -100,6 +106,7 @@ mod tests {
         assert_eq!(crc32(b"example.org"), 0xa059_32df);
         assert_eq!(k.shard_of("example.org"), 0xa059_32df % 64);
         assert_eq!(k.ready(3), "trawl:{c1/3}:ready");
+        assert_eq!(format!("{}3}}", k.shard_base()), k.shard(3));
         assert_eq!(k.crawl("meta"), "trawl:{c1}:meta");
         assert_eq!(k.worker("w"), "trawl:{c1}:worker:w");
     }

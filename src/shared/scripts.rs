@@ -34,8 +34,11 @@ local function over_cap(P, host, cap, extra)
   local pages = tonumber(redis.call('HGET', P .. ':host:' .. host, 'pages') or '0')
   if pages + extra < cap then return -1 end
   local n = redis.call('LLEN', P .. ':q:' .. host)
-  redis.call('DEL', P .. ':q:' .. host)
-  redis.call('HINCRBY', P .. ':stat', 'queued', -n)
+  if n > 0 then
+    -- (never -0: Lua would send it as "-0", which is not an integer to Redis)
+    redis.call('DEL', P .. ':q:' .. host)
+    redis.call('HINCRBY', P .. ':stat', 'queued', -n)
+  end
   return n
 end
 -- Hands a host to a token: entries a previous owner held in flight go back to the head of
@@ -71,21 +74,50 @@ local function adopt(P, host, token, now, batch, cap)
   local left = redis.call('LLEN', P .. ':q:' .. host)
   return {host, math.max(0, nxt - now), pages, left, entries, robots, math.max(dropped, 0)}
 end
+-- Takes up to n due hosts of shard P (free ones whose time has come, or held ones whose lease
+-- expired), appending each adopted host to out.
+local function claim(P, token, n, lease, batch, cap, now, out)
+  local ready = P .. ':ready'
+  local hosts = redis.call('ZRANGEBYSCORE', ready, '-inf', now, 'LIMIT', 0, n)
+  for _, host in ipairs(hosts) do
+    redis.call('ZADD', ready, now + lease, host)
+    out[#out + 1] = adopt(P, host, token, now, batch, cap)
+  end
+  return out
+end
 "#;
 
 /// `claim` KEYS: ready. ARGV: prefix, token, most hosts, lease ms, batch, cap (-1: none).
-/// Takes due hosts (free ones whose time has come, or held ones whose lease expired).
+/// Takes due hosts of one shard.
 const CLAIM: &str = r#"
-local P, token = ARGV[1], ARGV[2]
 local n, lease, batch, cap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+return claim(ARGV[1], ARGV[2], n, lease, batch, cap, now_ms(), {})
+"#;
+
+/// `claim_all` (a single server only: it touches every shard's slot). KEYS: none. ARGV: crawl
+/// prefix (`trawl:{C/`), shards, first shard, token, most hosts, lease ms, batch, cap. One call
+/// instead of one per shard.
+const CLAIM_ALL: &str = r#"
+local base, shards, first, token = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local n, lease, batch, cap = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local now = now_ms()
-local hosts = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, n)
 local out = {}
-for _, host in ipairs(hosts) do
-  redis.call('ZADD', KEYS[1], now + lease, host)
-  out[#out + 1] = adopt(P, host, token, now, batch, cap)
+for i = 0, shards - 1 do
+  if #out >= n then break end
+  local k = (first + i) % shards
+  claim(base .. k .. '}', token, n - #out, lease, batch, cap, now, out)
 end
 return out
+"#;
+
+/// `busy_all` (a single server only). ARGV: crawl prefix, shards. Returns how many hosts have
+/// queued or in-flight URLs, over every shard.
+const BUSY_ALL: &str = r#"
+local total = 0
+for k = 0, tonumber(ARGV[2]) - 1 do
+  total = total + redis.call('ZCARD', ARGV[1] .. k .. '}:ready')
+end
+return total
 "#;
 
 /// `reclaim` KEYS: ready. ARGV: prefix, token, worker prefix (`W#`), lease ms, batch, cap.
@@ -225,6 +257,10 @@ return tonumber(redis.call('HGET', KEYS[2], 'committed') or '0')
 pub struct Scripts {
     /// See [`CLAIM`].
     pub claim: Script,
+    /// See [`CLAIM_ALL`].
+    pub claim_all: Script,
+    /// See [`BUSY_ALL`].
+    pub busy_all: Script,
     /// See [`RECLAIM`].
     pub reclaim: Script,
     /// See [`REFILL`].
@@ -249,6 +285,8 @@ impl Scripts {
         let shard = |body: &str| Script::new(&format!("{PRELUDE}{body}"));
         Scripts {
             claim: shard(CLAIM),
+            claim_all: shard(CLAIM_ALL),
+            busy_all: Script::new(BUSY_ALL),
             reclaim: shard(RECLAIM),
             refill: shard(REFILL),
             ack: shard(ACK),

@@ -123,9 +123,22 @@ fn spawn(args: Vec<String>) -> Child {
         .expect("spawn trawl")
 }
 
-/// Waits for a worker to exit (at most two minutes); its exit code and stderr.
-async fn finish(child: Child) -> (Option<i32>, String) {
+/// Waits for a worker to exit (killed after two minutes: a hang fails the test); its exit
+/// code and stderr.
+async fn finish(mut child: Child) -> (Option<i32>, String) {
     tokio::task::spawn_blocking(move || {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while child.try_wait().expect("wait for trawl").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let out = child.wait_with_output().expect("wait for trawl");
+                panic!(
+                    "worker still running after 2 minutes: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let out = child.wait_with_output().expect("wait for trawl");
         (
             out.status.code(),
@@ -161,25 +174,35 @@ async fn check_warcs(dir: &Path) {
     assert!(check.status.success(), "{}", text(&check));
 }
 
-/// Waits until a worker has written at least `bytes` of WARC data.
-async fn wait_for_output(dir: &Path, bytes: u64) {
+/// Waits until one of the workers has written at least `bytes` of WARC data; returns which
+/// (how hosts spread over workers depends on timing).
+async fn wait_for_any_output(dirs: &[PathBuf], bytes: u64) -> usize {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let written: u64 = std::fs::read_dir(dir)
-            .map(|d| {
-                d.filter_map(|e| e.ok())
-                    .filter(|e| e.file_name().to_string_lossy().contains(".warc.gz"))
-                    .filter_map(|e| e.metadata().ok())
-                    .map(|m| m.len())
-                    .sum()
-            })
-            .unwrap_or(0);
-        if written >= bytes {
-            return;
+        if let Some(i) = dirs.iter().position(|d| written(d) >= bytes) {
+            return i;
         }
-        assert!(Instant::now() < deadline, "no output in {}", dir.display());
+        assert!(Instant::now() < deadline, "no output in {dirs:?}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// WARC bytes in a directory (open files included).
+fn written(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().contains(".warc.gz"))
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// Waits until a worker has written at least `bytes` of WARC data.
+async fn wait_for_output(dir: &Path, bytes: u64) {
+    wait_for_any_output(&[dir.to_path_buf()], bytes).await;
 }
 
 fn kill_9(child: &mut Child) {
@@ -351,13 +374,14 @@ async fn a_worker_killed_with_9_loses_nothing_and_a_restart_with_its_id_duplicat
             .map(|i| tmp.path().join(format!("{crawl}{i}")))
             .collect();
         let arg = |i: usize| worker(&redis.url(), crawl, &dirs, i, &extra, &seed);
-        let mut victim = spawn(arg(1));
-        let others = [spawn(arg(0)), spawn(arg(2))];
-        // Killed once it has archived a few pages, some not yet acknowledged.
-        wait_for_output(&dirs[1], 6_000).await;
+        let mut workers: Vec<Child> = (0..3).map(|i| spawn(arg(i))).collect();
+        // The first to have archived a few pages is killed, some of them not yet acknowledged.
+        let v = wait_for_any_output(&dirs, 6_000).await;
         tokio::time::sleep(Duration::from_millis(700)).await;
+        let mut victim = workers.remove(v);
         kill_9(&mut victim);
-        let revived = restart.then(|| spawn(arg(1)));
+        let others = workers;
+        let revived = restart.then(|| spawn(arg(v)));
         for w in others {
             let (code, err) = finish(w).await;
             assert_eq!(code, Some(0), "{err}");
@@ -377,7 +401,7 @@ async fn a_worker_killed_with_9_loses_nothing_and_a_restart_with_its_id_duplicat
         if restart {
             assert_eq!(twice, 0, "a restart with the same id refetches nothing");
         } else {
-            let by_victim = union_pages(std::slice::from_ref(&dirs[1])).len();
+            let by_victim = union_pages(std::slice::from_ref(&dirs[v])).len();
             assert!(
                 twice <= by_victim,
                 "{twice} duplicates, more than the {by_victim} pages the killed worker archived"
@@ -410,9 +434,9 @@ async fn max_pages_is_exact_for_the_crawl_also_with_a_worker_killed() {
             .collect();
         let mut workers = start_workers(&redis.url(), crawl, &dirs, &extra, &seed);
         if kill {
-            wait_for_output(&dirs[2], 30_000).await;
-            kill_9(&mut workers[2]);
-            workers.pop();
+            let v = wait_for_any_output(&dirs, 30_000).await;
+            let mut victim = workers.remove(v);
+            kill_9(&mut victim);
         }
         for w in workers {
             let (code, err) = finish(w).await;
@@ -432,7 +456,7 @@ async fn a_redis_crash_mid_crawl_pauses_the_workers_and_loses_nothing() {
     let dirs: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("w{i}"))).collect();
     let extra = ["--delay", "150ms", "--concurrency", "2"];
     let workers = start_workers(&redis.url(), "crash", &dirs, &extra, &seed);
-    wait_for_output(&dirs[0], 6_000).await;
+    wait_for_any_output(&dirs, 6_000).await;
     let started = Instant::now();
     tokio::task::block_in_place(|| redis.crash_and_restart(Duration::from_secs(2)));
     let mut logs = String::new();
@@ -483,7 +507,7 @@ async fn stop_ends_every_worker_gracefully_and_the_crawl_resumes() {
     let extra = ["--delay", "200ms", "--concurrency", "2"];
     let arg = |i: usize| worker(&redis.url(), "stopped", &dirs, i, &extra, &seed);
     let workers = [spawn(arg(0)), spawn(arg(1))];
-    wait_for_output(&dirs[0], 5_000).await;
+    wait_for_any_output(&dirs, 5_000).await;
     let stop = trawl(args![
         "stop",
         "--redis",
@@ -565,4 +589,42 @@ async fn a_worker_with_other_options_or_an_evicting_redis_is_refused() {
     .await;
     assert_eq!(c.status.code(), Some(9), "{}", text(&c));
     assert!(text(&c).contains("noeviction"), "{}", text(&c));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_pages_per_host_is_exact_per_host_across_workers() {
+    let (_web, hosts) = web_of_hosts(200, 6, 30).await;
+    let seed = hosts[1].url("/");
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = (1..=3).map(|i| tmp.path().join(format!("w{i}"))).collect();
+    let extra = [
+        "--delay",
+        "20ms",
+        "--concurrency",
+        "2",
+        "--max-pages-per-host",
+        "7",
+    ];
+    for w in start_workers(&redis.url(), "per-host", &dirs, &extra, &seed) {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let mut per_host: BTreeMap<String, usize> = BTreeMap::new();
+    for (url, n) in union_pages(&dirs) {
+        assert_eq!(n, 1, "{url} archived {n} times");
+        let host = url::Url::parse(&url)
+            .unwrap()
+            .host_str()
+            .unwrap()
+            .to_string();
+        *per_host.entry(host).or_default() += 1;
+    }
+    // Host 0 has 4 pages (home and 3); the others 31, capped at 7.
+    let expected: BTreeMap<String, usize> = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.addr.ip().to_string(), if i == 0 { 4 } else { 7 }))
+        .collect();
+    assert_eq!(per_host, expected);
 }
