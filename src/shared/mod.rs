@@ -9,7 +9,8 @@
 //! | the connection (single server or cluster) | `connection.rs` |
 //! | joining: options check, scope, saved blobs | `join.rs` |
 //! | the frontier's local storage (leased hosts' entries, outbox) | `lease_book.rs` |
-//! | the lease protocol, run by the crawl loop | `coordinator.rs` |
+//! | the lease protocol, run by the crawl loop (sync; acknowledge and leave) | `coordinator/mod.rs`, `coordinator/handover.rs` |
+//! | reading the scripts' replies | `replies.rs` |
 //! | the crawl-wide page budget | `budget.rs` |
 //! | `trawl status` / `trawl stop` for a shared crawl | `control.rs` |
 
@@ -20,6 +21,7 @@ pub mod coordinator;
 pub mod join;
 pub mod keys;
 pub mod lease_book;
+mod replies;
 pub mod scripts;
 
 pub use budget::SharedBudget;

@@ -200,11 +200,6 @@ fn written(dir: &Path) -> u64 {
         .unwrap_or(0)
 }
 
-/// Waits until a worker has written at least `bytes` of WARC data.
-async fn wait_for_output(dir: &Path, bytes: u64) {
-    wait_for_any_output(&[dir.to_path_buf()], bytes).await;
-}
-
 fn kill_9(child: &mut Child) {
     let pid = child.id().to_string();
     Command::new("kill").args(["-9", &pid]).status().unwrap();
@@ -561,7 +556,8 @@ async fn a_worker_with_other_options_or_an_evicting_redis_is_refused() {
     ));
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let a = spawn(first);
-    wait_for_output(&tmp.path().join("a"), 1_000).await;
+    // The crawl has started (either worker may have the hosts).
+    wait_for_any_output(&[tmp.path().join("a"), tmp.path().join("e")], 1_000).await;
     // Same crawl, another delay: refused, nothing changes.
     let b = trawl(worker_args(
         &redis.url(),

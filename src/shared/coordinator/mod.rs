@@ -10,14 +10,15 @@ use std::time::{Duration, Instant, SystemTime};
 
 use redis::Value;
 
-use super::budget::SharedBudget;
+mod handover;
+
 use super::connection::Redis;
 use super::join::Joined;
 use super::keys::Keys;
-use super::lease_book::{decode_entry, LeaseBook, Outgoing};
+use super::lease_book::{LeaseBook, Outgoing};
+use super::replies::{array, int, parse_adopted, parse_entries, text};
 use super::scripts::Scripts;
 use crate::frontier::lease::Adopted;
-use crate::frontier::storage::QueuedUrl;
 use crate::frontier::Frontier;
 
 /// Entries handed over per host and call.
@@ -639,164 +640,6 @@ impl Coordinator {
             .query_async::<()>(&mut self.redis)
             .await
     }
-
-    /// After a save point: acknowledges what it made durable (finished entries, page counts,
-    /// robots.txt texts, the host clocks), commits the pages archived under the budget, and
-    /// saves the worker's blobs. Kept for the next try when Redis cannot be reached.
-    pub async fn save(
-        &mut self,
-        frontier: &mut Frontier,
-        stats: &WorkerStats<'_>,
-        budget: Option<&SharedBudget>,
-    ) {
-        let result = self.try_save(frontier, stats, budget).await;
-        if let Err(e) = result {
-            self.unreachable(e, frontier);
-        }
-    }
-
-    async fn try_save(
-        &mut self,
-        frontier: &mut Frontier,
-        stats: &WorkerStats<'_>,
-        budget: Option<&SharedBudget>,
-    ) -> Result<(), redis::RedisError> {
-        let mut report = SyncReport::default();
-        // Links first: a page is acknowledged only once what it found is in Redis.
-        self.send_outbox(&mut report).await?;
-        let now = Instant::now();
-        let hosts: Vec<(String, u32)> = self.held.iter().map(|(h, &k)| (h.clone(), k)).collect();
-        for (host, k) in hosts {
-            let Some(id) = self.book().id_of(&host) else {
-                continue;
-            };
-            let (done, robots) = {
-                let mut book = self.book();
-                let Some(held) = book.held_mut(id) else {
-                    continue;
-                };
-                (
-                    std::mem::take(&mut held.staged_done),
-                    std::mem::take(&mut held.staged_robots),
-                )
-            };
-            let pages = self.unacked_pages(&host, stats);
-            let mut call = self.scripts.ack.key(self.keys.ready(k));
-            call.arg(self.keys.shard(k))
-                .arg(&self.token)
-                .arg(&host)
-                .arg(frontier.wait_of(&host, now).as_millis() as u64)
-                .arg(pages)
-                .arg(self.lease_ms())
-                .arg(done.len());
-            for url in &done {
-                call.arg(url);
-            }
-            for (origin, text) in &robots {
-                let value = match text {
-                    Some(t) => [b"T".as_slice(), t].concat(),
-                    None => b"N".to_vec(),
-                };
-                call.arg(origin).arg(value);
-            }
-            match call.invoke_async::<i64>(&mut self.redis).await {
-                Ok(1) => {
-                    *self.acked_pages.entry(host.clone()).or_default() += pages;
-                    self.awaiting_ack.remove(&host);
-                    self.dirty.insert(host);
-                }
-                Ok(_) => {
-                    tracing::warn!("lease on {host} lost to another worker");
-                    self.held.remove(&host);
-                    self.forget(&host, frontier);
-                }
-                Err(e) => {
-                    let mut book = self.book();
-                    if let Some(held) = book.held_mut(id) {
-                        held.staged_done.extend(done);
-                        held.staged_robots.extend(robots);
-                    }
-                    return Err(e);
-                }
-            }
-        }
-        self.last_renew = now;
-        if let Some(budget) = budget {
-            budget.commit(&mut self.redis).await?;
-        }
-        let meta = self.book().take_staged_meta();
-        if let Some(meta) = meta {
-            let mut cmd = redis::cmd("HSET");
-            cmd.arg(self.keys.worker(&self.worker));
-            for (k, v) in &meta {
-                cmd.arg(k).arg(v);
-            }
-            if let Err(e) = cmd.query_async::<()>(&mut self.redis).await {
-                self.book().restage_meta();
-                return Err(e);
-            }
-        }
-        Ok(())
-    }
-
-    /// Leaves the crawl after the final save: acknowledges, gives every held host back (its
-    /// unfetched URLs stay queued for the others), and records how the worker ended.
-    pub async fn leave(
-        &mut self,
-        frontier: &mut Frontier,
-        stats: &WorkerStats<'_>,
-        budget: Option<&SharedBudget>,
-        state: &str,
-    ) {
-        for attempt in 0..5u32 {
-            match self.try_leave(frontier, stats, budget, state).await {
-                Ok(()) => return,
-                Err(e) => {
-                    tracing::warn!("leaving the shared crawl: Redis: {e} (try {})", attempt + 1);
-                    tokio::time::sleep(Duration::from_millis(500 << attempt)).await;
-                }
-            }
-        }
-        tracing::error!(
-            "could not hand back {} host(s): other workers take them once their leases expire",
-            self.held.len()
-        );
-    }
-
-    async fn try_leave(
-        &mut self,
-        frontier: &mut Frontier,
-        stats: &WorkerStats<'_>,
-        budget: Option<&SharedBudget>,
-        state: &str,
-    ) -> Result<(), redis::RedisError> {
-        self.try_save(frontier, stats, budget).await?;
-        let now = Instant::now();
-        let hosts: Vec<(String, u32)> = self.held.iter().map(|(h, &k)| (h.clone(), k)).collect();
-        for (host, k) in hosts {
-            self.scripts
-                .release
-                .key(self.keys.ready(k))
-                .arg(self.keys.shard(k))
-                .arg(&self.token)
-                .arg(&host)
-                .arg(frontier.wait_of(&host, now).as_millis() as u64)
-                .invoke_async::<i64>(&mut self.redis)
-                .await?;
-            self.held.remove(&host);
-            self.forget(&host, frontier);
-        }
-        self.beat(stats, state).await?;
-        if state == "finished" {
-            redis::cmd("HSETNX")
-                .arg(self.keys.crawl("meta"))
-                .arg("finished")
-                .arg(humantime::format_rfc3339_seconds(SystemTime::now()).to_string())
-                .query_async::<()>(&mut self.redis)
-                .await?;
-        }
-        Ok(())
-    }
 }
 
 /// The worker's counters the coordinator reports (heartbeat) and needs (page counts per host).
@@ -810,79 +653,4 @@ pub struct WorkerStats<'a> {
     pub bytes: u64,
     /// Pages archived per host (crawl-wide for held hosts).
     pub pages_per_host: &'a HashMap<String, u64>,
-}
-
-/// A host as a claim returned it.
-struct AdoptedReply {
-    name: String,
-    wait_ms: u64,
-    pages: u64,
-    entries: Vec<QueuedUrl>,
-    robots: Vec<(String, Option<Vec<u8>>)>,
-    dropped: u64,
-}
-
-fn parse_adopted(v: Value) -> Option<AdoptedReply> {
-    let mut p = array(v).into_iter();
-    let name = text(p.next()?)?;
-    let wait_ms = int(p.next()?)?;
-    let pages = int(p.next()?)?;
-    let _queued_left = int(p.next()?)?;
-    let entries = parse_entries(p.next());
-    let mut robots = Vec::new();
-    let mut pairs = array(p.next()?).into_iter();
-    while let (Some(origin), Some(value)) = (pairs.next(), pairs.next()) {
-        let (Some(origin), Some(value)) = (text(origin), bytes(value)) else {
-            continue;
-        };
-        match value.split_first() {
-            Some((b'T', t)) => robots.push((origin, Some(t.to_vec()))),
-            Some((b'N', _)) => robots.push((origin, None)),
-            _ => {}
-        }
-    }
-    let dropped = p.next().and_then(int).unwrap_or(0);
-    Some(AdoptedReply {
-        name,
-        wait_ms,
-        pages,
-        entries,
-        robots,
-        dropped,
-    })
-}
-
-fn parse_entries(v: Option<Value>) -> Vec<QueuedUrl> {
-    v.map(array)
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(text)
-        .filter_map(|s| decode_entry(&s))
-        .collect()
-}
-
-fn array(v: Value) -> Vec<Value> {
-    match v {
-        Value::Array(items) => items,
-        _ => Vec::new(),
-    }
-}
-
-fn bytes(v: Value) -> Option<Vec<u8>> {
-    match v {
-        Value::BulkString(b) => Some(b),
-        Value::SimpleString(s) => Some(s.into_bytes()),
-        _ => None,
-    }
-}
-
-fn text(v: Value) -> Option<String> {
-    bytes(v).and_then(|b| String::from_utf8(b).ok())
-}
-
-fn int(v: Value) -> Option<u64> {
-    match v {
-        Value::Int(i) => u64::try_from(i).ok(),
-        other => text(other).and_then(|s| s.parse().ok()),
-    }
 }
