@@ -26,6 +26,9 @@ pub enum Command {
     Index(IndexArgs),
     /// Package WARC files as a WACZ (WARCs, CDXJ index, pages.jsonl, datapackage.json).
     Wacz(WaczArgs),
+    /// Write WET (plain text) and/or WAT (metadata, links) files of WARC files, in Common
+    /// Crawl's formats: X.warc.gz gives X.warc.wet.gz and X.warc.wat.gz.
+    Derive(DeriveArgs),
     /// Show the progress of a running or stopped crawl: in an output directory, or a shared
     /// crawl in Redis (--redis, --crawl-id).
     Status(StatusArgs),
@@ -92,6 +95,41 @@ pub struct IndexArgs {
     /// Write the index here instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Which derivative `trawl derive` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeriveKind {
+    /// Plain text (WARC conversion records).
+    Wet,
+    /// Metadata and links as JSON (WARC metadata records).
+    Wat,
+    /// Both.
+    All,
+}
+
+/// Flags of `trawl derive`.
+#[derive(Debug, Args)]
+pub struct DeriveArgs {
+    /// wet, wat or all.
+    #[arg(value_enum, value_name = "KIND")]
+    pub kind: DeriveKind,
+
+    /// WARC files (.warc.gz or .warc) or directories holding them.
+    #[arg(value_name = "WARC", required = true)]
+    pub warcs: Vec<PathBuf>,
+
+    /// Directory for the derivatives (created if missing).
+    #[arg(long, short = 'o', value_name = "DIR", required = true)]
+    pub output: PathBuf,
+
+    /// Most bytes of text kept per page in WET.
+    #[arg(long, value_name = "SIZE", default_value = "1MiB", value_parser = parse_size)]
+    pub max_text: u64,
+
+    /// Do not identify the language of WET text.
+    #[arg(long)]
+    pub no_language: bool,
 }
 
 /// Flags of `trawl wacz`.
@@ -375,6 +413,16 @@ pub struct CrawlArgs {
     /// OUT/index.cdxj.
     #[arg(long)]
     pub cdxj: bool,
+
+    /// Write a WET file (plain text of each page, Common Crawl's format) beside each WARC file
+    /// as it closes: X.warc.gz gives X.warc.wet.gz.
+    #[arg(long)]
+    pub wet: bool,
+
+    /// Write a WAT file (metadata, HTML head and links as JSON, Common Crawl's format) beside
+    /// each WARC file as it closes: X.warc.gz gives X.warc.wat.gz.
+    #[arg(long)]
+    pub wat: bool,
 
     /// Write a metadata record per page with its outlinks and fetch timing.
     #[arg(long)]

@@ -165,6 +165,8 @@ pub struct OutputConfig {
     pub operator: Option<String>,
     /// Write OUT/index.cdxj at the end.
     pub cdxj: bool,
+    /// Derivatives written beside each WARC as it closes (`--wet`, `--wat`).
+    pub derive: crate::derive::Kinds,
     /// Crawl state directory.
     pub state_dir: PathBuf,
     /// What to do with a crawl state already there.
@@ -440,6 +442,10 @@ impl Config {
                 gzip_level: args.gzip_level,
                 operator: args.operator,
                 cdxj: args.cdxj,
+                derive: crate::derive::Kinds {
+                    wet: args.wet,
+                    wat: args.wat,
+                },
                 state_dir,
                 existing_state: if args.fresh {
                     ExistingState::Fresh

@@ -27,6 +27,7 @@
 //! | `report` | progress, the final report, JSON stats, the status file |
 //! | `index` | CDXJ indexes and SURT keys (`trawl index`, `--cdxj`) |
 //! | `wacz` | WACZ packaging (`trawl wacz`) |
+//! | [`derive`] | WET and WAT derivatives (`trawl derive`, `--wet/--wat`) |
 //! | `out_lock` | one crawl per output directory |
 //! | [`shared`] | one crawl shared by many workers through Redis (`--redis`) |
 //!
@@ -41,6 +42,7 @@ pub(crate) mod config;
 pub(crate) mod config_file;
 pub(crate) mod crawl;
 pub mod crawl_db;
+pub mod derive;
 pub mod exchange;
 pub mod exit;
 pub mod extract;

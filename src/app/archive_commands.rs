@@ -1,9 +1,10 @@
-//! `trawl index` and `trawl wacz`: reading finished WARC files back into a CDXJ index or a WACZ
-//! package.
+//! `trawl index`, `trawl wacz` and `trawl derive`: reading finished WARC files back into a CDXJ
+//! index, a WACZ package, or WET/WAT derivatives.
 
 use std::path::PathBuf;
 
-use crate::cli::{IndexArgs, WaczArgs};
+use crate::cli::{DeriveArgs, DeriveKind, IndexArgs, WaczArgs};
+use crate::derive::{derive_file, DeriveError, DeriveLimits, Kinds};
 use crate::exit::ExitCode;
 use crate::index::index_files;
 use crate::wacz::{write_wacz, WaczError};
@@ -89,4 +90,55 @@ pub(super) fn run_wacz(args: WaczArgs) -> ExitCode {
             ExitCode::OutputError
         }
     }
+}
+
+pub(super) fn run_derive(args: DeriveArgs) -> ExitCode {
+    let files = match warc_inputs(&args.warcs) {
+        Ok(files) => files,
+        Err(code) => return code,
+    };
+    if let Err(e) = std::fs::create_dir_all(&args.output) {
+        eprintln!("trawl: error: {}: {e}", args.output.display());
+        return ExitCode::OutputError;
+    }
+    let kinds = Kinds {
+        wet: matches!(args.kind, DeriveKind::Wet | DeriveKind::All),
+        wat: matches!(args.kind, DeriveKind::Wat | DeriveKind::All),
+    };
+    let limits = DeriveLimits {
+        max_text: usize::try_from(args.max_text).unwrap_or(usize::MAX),
+        language: !args.no_language,
+        ..DeriveLimits::default()
+    };
+    let mut code = ExitCode::Success;
+    for warc in &files {
+        match derive_file(warc, &args.output, kinds, &limits) {
+            Ok(s) => {
+                eprintln!(
+                    "trawl: {}: {} records read, {} WET and {} WAT records written",
+                    warc.display(),
+                    s.records,
+                    s.wet_records,
+                    s.wat_records
+                );
+                if let Some(e) = s.read_error {
+                    eprintln!(
+                        "trawl: error: {}: unreadable after record {}: {e} (derivatives hold the records before it)",
+                        warc.display(),
+                        s.records
+                    );
+                    code = ExitCode::BadArguments;
+                }
+            }
+            Err(e @ DeriveError::Read { .. }) => {
+                eprintln!("trawl: error: {e}");
+                code = ExitCode::BadArguments;
+            }
+            Err(e) => {
+                eprintln!("trawl: error: {e}");
+                return ExitCode::OutputError;
+            }
+        }
+    }
+    code
 }

@@ -18,6 +18,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Crawl(args) => crawl_command::run_crawl(*args),
         Command::Index(args) => archive_commands::run_index(args),
         Command::Wacz(args) => archive_commands::run_wacz(args),
+        Command::Derive(args) => archive_commands::run_derive(args),
         Command::Status(args) => status_command::run_status(args),
         Command::Stop(args) => status_command::run_stop(args),
         Command::Completions(args) => {

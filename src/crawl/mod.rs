@@ -18,12 +18,14 @@
 //! | replay of WARC records after a crash | `replay.rs` |
 //! | the end: writer, final state, report | `shutdown.rs` |
 //! | idle keep-alive connections | `idle_pool.rs` |
+//! | WET/WAT of each closed WARC (`--wet`, `--wat`) | `derivatives.rs` |
 //!
 //! The loop owns the ledger (frontier and counters) and the idle connections; jobs own one
 //! fetch each and report back through a bounded channel. The WARC writer runs on its own
 //! thread; when every sender is gone it closes the last file.
 
 mod admission;
+mod derivatives;
 mod dispatch;
 mod idle_pool;
 mod job;
@@ -118,5 +120,12 @@ pub async fn run(
     dispatcher.run(&started.writer, signals).await;
     let closed = dispatcher.close().await;
     let seed_problems = config.seed_problems.iter().map(|p| p.to_string()).collect();
-    Ok(shutdown::finish(closed, started.writer, start, seed_problems).await)
+    Ok(shutdown::finish(
+        closed,
+        started.writer,
+        started.deriver,
+        start,
+        seed_problems,
+    )
+    .await)
 }

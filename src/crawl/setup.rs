@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
+use super::derivatives::Deriver;
 use super::job::{Budget, JobContext};
 use super::ledger::{Ledger, LedgerRules};
 use super::replay::{replay, ReplayChain};
@@ -25,7 +26,7 @@ use crate::record::Original;
 use crate::shared::{join, Coordinator, JoinError, LeaseStore, SharedBudget, SharedSettings};
 use crate::warc::naming::list_warc_files;
 use crate::warc::reader::read_records;
-use crate::warc::{spawn_writer, WriterConfig, WriterHandle};
+use crate::warc::{spawn_writer, WarcError, WriterConfig, WriterHandle};
 
 /// Why start-up failed before any crawl state was touched.
 #[derive(Debug, thiserror::Error)]
@@ -95,6 +96,8 @@ pub(super) struct Started {
     pub(super) jobs: Arc<JobContext>,
     /// The WARC writer.
     pub(super) writer: WriterHandle,
+    /// WET/WAT of each closed WARC (`--wet`, `--wat`).
+    pub(super) deriver: Option<Deriver>,
     /// The crawl's name (warcinfo `crawlId`), kept across resumes.
     pub(super) crawl_id: String,
     /// The shared crawl this worker joined (`--redis`).
@@ -305,6 +308,16 @@ fn finish_start(
             tracing::warn!("recovered {replayed} capture(s) written after the last saved state");
         }
     }
+    let deriver = if output.derive.wet || output.derive.wat {
+        Some(
+            Deriver::start(&output.out, output.derive).map_err(|source| WarcError::Io {
+                path: output.out.clone(),
+                source,
+            })?,
+        )
+    } else {
+        None
+    };
     let writer = spawn_writer(WriterConfig {
         dir: output.out.clone(),
         prefix: output.warc_prefix.clone(),
@@ -312,6 +325,7 @@ fn finish_start(
         gzip_level: output.gzip_level,
         info: warcinfo_fields(config, &crawl_id),
         queue: config.run.concurrency.max(8) * 2,
+        closed_files: deriver.as_ref().map(Deriver::sender),
     })?;
     let budget = match shared.as_ref().and_then(|s| s.budget.clone()) {
         Some(shared_budget) => Budget::Shared(shared_budget),
@@ -332,6 +346,7 @@ fn finish_start(
         ledger,
         jobs,
         writer,
+        deriver,
         crawl_id,
         shared,
     })

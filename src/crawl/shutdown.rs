@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use super::derivatives::Deriver;
 use super::dispatch::{status_of, worker_stats, Closed};
 use super::save_point::save_final;
 use super::CrawlOutcome;
@@ -19,6 +20,7 @@ use crate::warc::{WarcError, WriterHandle};
 pub(super) async fn finish(
     closed: Closed,
     writer: WriterHandle,
+    deriver: Option<Deriver>,
     start: Instant,
     seed_problems: Vec<String>,
 ) -> CrawlOutcome {
@@ -42,6 +44,13 @@ pub(super) async fn finish(
                 source: std::io::Error::other(e),
             })
         });
+    // The writer's sender is gone with it: the last closed file is derived, then the thread ends.
+    let derived = match deriver {
+        Some(d) => tokio::task::spawn_blocking(move || d.finish())
+            .await
+            .unwrap_or_default(),
+        None => Default::default(),
+    };
     let (report, output_error) = match writer_result {
         Ok(report) => (report, None),
         Err(e) => (Default::default(), Some(e)),
@@ -89,6 +98,11 @@ pub(super) async fn finish(
             bytes_written: report.bytes,
             records_written: report.records,
             warc_files: report
+                .files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            derived_files: derived
                 .files
                 .iter()
                 .map(|p| p.display().to_string())

@@ -1,10 +1,13 @@
-//! Link extraction from archived HTML: charset detection and an html5ever tokenizer pass.
+//! Reading archived HTML: charset detection, link extraction (an html5ever tokenizer pass), and
+//! the title, text and metadata of a document for indexing.
 //!
 //! Pure functions: bytes and a page URL in, absolute canonical URLs out. The tokenizer (not a
 //! tree builder) is used because it is faster and we need no DOM; see docs/DESIGN.md.
 
 pub mod charset;
+pub mod document;
 pub mod links;
 
 pub use charset::decode_html;
+pub use document::{read_document, Document, DocumentOptions, HtmlLink};
 pub use links::extract_links;

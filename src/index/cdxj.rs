@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::extract::document::title_of_response;
 use crate::http_message::media_type::{is_html, media_type_as_indexed};
 use crate::http_message::parse_response_head;
 use crate::record::sha1_digest;
@@ -50,6 +51,8 @@ pub struct CdxjEntry {
     pub record_id: Option<String>,
     /// A 2xx HTML response or revisit: a page for pages.jsonl.
     pub page: bool,
+    /// The page's `<title>`, when titles were asked for ([`entries_with_titles`]).
+    pub title: Option<String>,
 }
 
 impl CdxjEntry {
@@ -105,8 +108,20 @@ pub fn py_json_string(s: &str) -> String {
     out
 }
 
+/// Most decoded bytes of a page read for its title.
+const TITLE_DECODE_CAP: usize = 4 << 20;
+
 /// The index entries of one WARC file, in file order.
 pub fn entries_of_file(path: &Path) -> Result<Vec<CdxjEntry>, IndexError> {
+    entries(path, false)
+}
+
+/// The index entries of one WARC file, with the title of each page (for WACZ pages.jsonl).
+pub fn entries_with_titles(path: &Path) -> Result<Vec<CdxjEntry>, IndexError> {
+    entries(path, true)
+}
+
+fn entries(path: &Path, titles: bool) -> Result<Vec<CdxjEntry>, IndexError> {
     let records = read_records(path).map_err(|source| IndexError {
         path: path.to_path_buf(),
         source,
@@ -117,7 +132,13 @@ pub fn entries_of_file(path: &Path) -> Result<Vec<CdxjEntry>, IndexError> {
         .unwrap_or_default();
     Ok(records
         .iter()
-        .filter_map(|r| entry_of(r, &filename))
+        .filter_map(|r| {
+            let mut entry = entry_of(r, &filename)?;
+            if titles && entry.page && entry.warc_type == "response" {
+                entry.title = title_of_response(&r.block, TITLE_DECODE_CAP);
+            }
+            Some(entry)
+        })
         .collect())
 }
 
@@ -186,6 +207,7 @@ fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
         date,
         record_id: record.header("WARC-Record-ID").map(str::to_string),
         page,
+        title: None,
     })
 }
 
@@ -226,6 +248,7 @@ mod tests {
             date: None,
             record_id: None,
             page: true,
+            title: None,
         };
         assert_eq!(
             e.line(),

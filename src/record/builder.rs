@@ -35,8 +35,25 @@ pub fn warc_date(time: SystemTime) -> String {
 }
 
 fn serialize(kind: &'static str, id: String, fields: &[(&str, &str)], block: &[u8]) -> WarcRecord {
+    serialize_as(b"WARC/1.1", kind, id, fields, block)
+}
+
+/// A record of a derivative file (WET, WAT): WARC/1.0, as Common Crawl writes them and as
+/// their readers expect; `fields` follow WARC-Type and WARC-Record-ID.
+pub fn derived_record(kind: &'static str, fields: &[(&str, &str)], block: &[u8]) -> WarcRecord {
+    serialize_as(b"WARC/1.0", kind, RecordIds::next(), fields, block)
+}
+
+fn serialize_as(
+    version: &[u8],
+    kind: &'static str,
+    id: String,
+    fields: &[(&str, &str)],
+    block: &[u8],
+) -> WarcRecord {
     let mut bytes = Vec::with_capacity(block.len() + 512);
-    bytes.extend_from_slice(b"WARC/1.1\r\n");
+    bytes.extend_from_slice(version);
+    bytes.extend_from_slice(b"\r\n");
     bytes.extend_from_slice(b"WARC-Type: ");
     bytes.extend_from_slice(kind.as_bytes());
     bytes.extend_from_slice(b"\r\nWARC-Record-ID: ");
@@ -185,7 +202,7 @@ pub fn warcinfo_record(filename: &str, date: SystemTime, info: &[(String, String
 
 /// An `application/warc-fields` block: `name: value` lines; values must not contain line
 /// breaks, so control characters become spaces.
-fn warc_fields<'a>(fields: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+pub fn warc_fields<'a>(fields: impl Iterator<Item = (&'a str, &'a str)>) -> String {
     let mut block = String::new();
     for (k, v) in fields {
         block.push_str(k);

@@ -153,6 +153,9 @@ pub struct CrawlStats {
     pub records_written: u64,
     /// Closed WARC files.
     pub warc_files: Vec<String>,
+    /// WET/WAT files written during the crawl (`--wet`, `--wat`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived_files: Vec<String>,
     /// Distinct hosts queued.
     pub hosts_seen: usize,
     /// Distinct hosts that answered.
@@ -197,6 +200,8 @@ pub struct Totals {
     pub records_written: u64,
     /// Closed WARC files.
     pub warc_files: Vec<String>,
+    /// WET/WAT files written.
+    pub derived_files: Vec<String>,
     /// Hosts queued.
     pub hosts_seen: usize,
     /// URLs still queued.
@@ -240,6 +245,7 @@ impl CrawlStats {
             bytes_written: totals.bytes_written,
             records_written: totals.records_written,
             warc_files: totals.warc_files,
+            derived_files: totals.derived_files,
             hosts_seen: totals.hosts_seen,
             hosts_crawled: tally.hosts_crawled.len(),
             top_hosts: top,

@@ -12,7 +12,7 @@ use zip::{CompressionMethod, ZipWriter};
 
 use serde::Serialize;
 
-use crate::index::cdxj::entries_of_file;
+use crate::index::cdxj::entries_with_titles;
 use crate::index::IndexError;
 
 /// The WACZ version written.
@@ -142,7 +142,7 @@ pub fn write_wacz(
     };
     let mut entries = Vec::new();
     for w in warcs {
-        entries.extend(entries_of_file(w)?);
+        entries.extend(entries_with_titles(w)?);
     }
     let mut lines: Vec<String> = entries.iter().map(|e| e.line()).collect();
     lines.sort();
@@ -172,7 +172,7 @@ pub fn write_wacz(
             id: &id[..16],
             url,
             ts: date,
-            title: url,
+            title: e.title.as_deref().unwrap_or(url),
         })?);
         pages.push('\n');
         page_count += 1;

@@ -20,6 +20,8 @@ pub struct StoredRecord {
     pub length: u64,
     /// WARC header fields in order.
     pub headers: Vec<(String, String)>,
+    /// Bytes of the record's header: version line, fields and the blank line.
+    pub header_len: u64,
     /// The record block.
     pub block: Vec<u8>,
 }
@@ -59,8 +61,29 @@ impl<R: BufRead> BufRead for Counting<R> {
     }
 }
 
+/// What a gzip member around a record looked like (WAT's `Container` / `Gzip-Metadata`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GzipMember {
+    /// Bytes of the member header (10, more with optional fields).
+    pub header_len: u64,
+    /// Bytes of the deflate stream.
+    pub deflate_len: u64,
+    /// CRC-32 of the inflated bytes, from the member footer.
+    pub crc: u32,
+    /// Inflated length (mod 2^32), from the member footer.
+    pub inflated_len: u32,
+}
+
 /// Reads every record of a WARC file.
 pub fn read_records(path: &Path) -> io::Result<Vec<StoredRecord>> {
+    records(path)?
+        .map(|r| r.map(|(record, _)| record))
+        .collect()
+}
+
+/// Streams the records of a WARC file one at a time (memory is one record, not the file),
+/// with the gzip member of each when the file is gzipped.
+pub fn records(path: &Path) -> io::Result<Records> {
     let mut reader = Counting {
         inner: BufReader::with_capacity(1 << 16, File::open(path)?),
         consumed: 0,
@@ -70,25 +93,97 @@ pub fn read_records(path: &Path) -> io::Result<Vec<StoredRecord>> {
     if !gzipped && !reader.fill_buf()?.is_empty() && !reader.fill_buf()?.starts_with(b"WARC/") {
         return Err(not_warc());
     }
-    let mut records = Vec::new();
-    loop {
-        if reader.fill_buf()?.is_empty() {
-            return Ok(records);
+    Ok(Records {
+        reader,
+        gzipped,
+        first: true,
+        done: false,
+    })
+}
+
+/// The iterator of [`records`].
+pub struct Records {
+    reader: Counting<BufReader<File>>,
+    gzipped: bool,
+    first: bool,
+    done: bool,
+}
+
+impl Iterator for Records {
+    type Item = io::Result<(StoredRecord, Option<GzipMember>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
         }
-        let offset = reader.consumed;
-        let raw = if gzipped {
+        let item = self.read_one().transpose();
+        if !matches!(item, Some(Ok(_))) {
+            self.done = true;
+        }
+        item
+    }
+}
+
+impl Records {
+    fn read_one(&mut self) -> io::Result<Option<(StoredRecord, Option<GzipMember>)>> {
+        if self.reader.fill_buf()?.is_empty() {
+            return Ok(None);
+        }
+        let offset = self.reader.consumed;
+        let (raw, member) = if self.gzipped {
+            let header_len = gzip_header_len(self.reader.fill_buf()?);
+            let mut decoder = GzDecoder::new(&mut self.reader);
             let mut raw = Vec::new();
-            GzDecoder::new(&mut reader).read_to_end(&mut raw)?;
-            raw
+            decoder.read_to_end(&mut raw)?;
+            let member = decoder.header().map(|_| raw.len());
+            let length = self.reader.consumed - offset;
+            let crc = crc32fast::hash(&raw);
+            let info = member.map(|inflated| GzipMember {
+                header_len,
+                deflate_len: length.saturating_sub(header_len + 8),
+                crc,
+                inflated_len: inflated as u32,
+            });
+            (raw, info)
         } else {
-            read_plain_record(&mut reader)?
+            (read_plain_record(&mut self.reader)?, None)
         };
-        if records.is_empty() && !raw.starts_with(b"WARC/") {
+        if self.first && !raw.starts_with(b"WARC/") {
             return Err(not_warc());
         }
-        let length = reader.consumed - offset;
-        records.push(parse_record(&raw, offset, length)?);
+        self.first = false;
+        let length = self.reader.consumed - offset;
+        Ok(Some((parse_record(&raw, offset, length)?, member)))
     }
+}
+
+/// The length of the gzip member header at the start of `buf` (RFC 1952 section 2.3), or 10
+/// when the optional fields run past what is buffered.
+fn gzip_header_len(buf: &[u8]) -> u64 {
+    const FEXTRA: u8 = 4;
+    const FNAME: u8 = 8;
+    const FCOMMENT: u8 = 16;
+    const FHCRC: u8 = 2;
+    let Some(&flags) = buf.get(3) else {
+        return 10;
+    };
+    let mut at = 10usize;
+    if flags & FEXTRA != 0 {
+        let Some(x) = buf.get(10..12) else { return 10 };
+        at += 2 + u16::from_le_bytes([x[0], x[1]]) as usize;
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag != 0 {
+            match buf.get(at..).and_then(|r| r.iter().position(|&b| b == 0)) {
+                Some(end) => at += end + 1,
+                None => return 10,
+            }
+        }
+    }
+    if flags & FHCRC != 0 {
+        at += 2;
+    }
+    at as u64
 }
 
 fn read_plain_record(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
@@ -164,6 +259,7 @@ fn parse_record(raw: &[u8], offset: u64, length: u64) -> io::Result<StoredRecord
         offset,
         length,
         headers,
+        header_len: start as u64,
         block,
     })
 }

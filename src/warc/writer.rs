@@ -79,6 +79,8 @@ pub struct WriterConfig {
     pub info: Vec<(String, String)>,
     /// Batches that may wait in the channel.
     pub queue: usize,
+    /// Told the path of each file once it is closed and renamed (for derivatives).
+    pub closed_files: Option<std::sync::mpsc::Sender<PathBuf>>,
 }
 
 /// A failure of the output, which ends the crawl.
@@ -304,6 +306,9 @@ impl Writer {
         sync_dir(self.naming.dir());
         self.replay_from
             .store(self.naming.next_serial(), Ordering::Release);
+        if let Some(closed) = &self.config.closed_files {
+            let _ = closed.send(final_path.clone());
+        }
         self.report.files.push(final_path);
         Ok(())
     }
@@ -344,6 +349,7 @@ mod tests {
             gzip_level: 6,
             info: vec![("software".into(), "trawl-test".into())],
             queue: 4,
+            closed_files: None,
         }
     }
 

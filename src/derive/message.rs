@@ -1,0 +1,146 @@
+//! The HTTP message inside a `request` or `response` record, as derivatives describe it: start
+//! line, header fields, head length and entity, and a response's document decoded to text.
+
+use std::borrow::Cow;
+
+use crate::extract::decode_html;
+use crate::http_message::media_type::{charset, is_html, media_type};
+use crate::http_message::{decode_content, parse_response_head};
+
+/// Most header fields described per message.
+const MAX_FIELDS: usize = 256;
+
+/// A recorded HTTP/1.x message.
+#[derive(Debug)]
+pub struct HttpMessage<'a> {
+    /// The three parts of the start line: method, path, version for a request; version,
+    /// status, reason for a response.
+    pub start: [String; 3],
+    /// Header fields in order (values lossily decoded).
+    pub fields: Vec<(String, String)>,
+    /// Bytes of the head, the blank line included.
+    pub head_len: usize,
+    /// The entity: body with transfer coding removed (content coding kept).
+    pub entity: Cow<'a, [u8]>,
+    /// Body bytes as recorded (transfer coding kept).
+    pub body_len: usize,
+}
+
+impl HttpMessage<'_> {
+    /// The first value of a field, matched case-insensitively.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The media type of Content-Type, lower-cased.
+    pub fn media_type(&self) -> Option<String> {
+        self.field("content-type")
+            .map(media_type)
+            .filter(|m| !m.is_empty())
+    }
+}
+
+/// Parses a recorded message; `None` when the head is not HTTP/1.x.
+pub fn parse_message(block: &[u8], response: bool) -> Option<HttpMessage<'_>> {
+    let end = block.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = String::from_utf8_lossy(&block[..end - 4]);
+    let mut lines = head.split("\r\n");
+    let first = lines.next()?;
+    let mut parts = first.splitn(3, ' ');
+    let start = [
+        parts.next()?.to_string(),
+        parts.next().unwrap_or("").to_string(),
+        parts.next().unwrap_or("").to_string(),
+    ];
+    let version = if response { &start[0] } else { &start[2] };
+    if !version.starts_with("HTTP/") {
+        return None;
+    }
+    let fields = lines
+        .filter_map(|l| l.split_once(':'))
+        .take(MAX_FIELDS)
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let entity = if response {
+        parse_response_head(block)
+            .map(|h| h.payload(block))
+            .unwrap_or(Cow::Borrowed(&block[end..]))
+    } else {
+        Cow::Borrowed(&block[end..])
+    };
+    Some(HttpMessage {
+        start,
+        fields,
+        head_len: end,
+        entity,
+        body_len: block.len() - end,
+    })
+}
+
+/// What kind of text a response holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    /// HTML (or XHTML): tokenized.
+    Html,
+    /// text/plain: taken as it is.
+    Plain,
+}
+
+/// The response's document decoded to text (content coding removed, at most `max_decoded`
+/// bytes decoded, charset from BOM, header or meta), when it is HTML or plain text.
+pub fn decoded_text(message: &HttpMessage, max_decoded: usize) -> Option<(TextKind, String)> {
+    let media = message.media_type()?;
+    let kind = if is_html(&media) {
+        TextKind::Html
+    } else if media == "text/plain" {
+        TextKind::Plain
+    } else {
+        return None;
+    };
+    let decoded = decode_content(
+        message.field("content-encoding"),
+        &message.entity,
+        max_decoded,
+    )
+    .ok()?;
+    let header_charset = message.field("content-type").and_then(charset);
+    let text = match kind {
+        TextKind::Html => decode_html(&decoded.data, header_charset.as_deref()),
+        TextKind::Plain => {
+            let encoding = encoding_rs::Encoding::for_bom(&decoded.data)
+                .map(|(e, _)| e)
+                .or_else(|| {
+                    header_charset.and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes()))
+                })
+                .unwrap_or(encoding_rs::UTF_8);
+            encoding.decode(&decoded.data).0.into_owned()
+        }
+    };
+    Some((kind, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn response_parts_and_dechunked_entity() {
+        let raw = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=iso-8859-1\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n<p>\xe9\r\n0\r\n\r\n";
+        let m = parse_message(raw, true).unwrap();
+        assert_eq!(m.start, ["HTTP/1.1", "200", "OK"].map(String::from));
+        assert_eq!(&*m.entity, b"<p>\xe9");
+        let (kind, text) = decoded_text(&m, 1 << 20).unwrap();
+        assert_eq!((kind, text.as_str()), (TextKind::Html, "<p>é"));
+    }
+
+    #[test]
+    fn request_parts() {
+        let m = parse_message(b"GET /a?b HTTP/1.1\r\nHost: x\r\n\r\n", false).unwrap();
+        assert_eq!(m.start, ["GET", "/a?b", "HTTP/1.1"].map(String::from));
+        assert_eq!(m.field("host"), Some("x"));
+        assert!(parse_message(b"garbage\r\n\r\n", false).is_none());
+    }
+}
