@@ -3,10 +3,11 @@
 //!
 //! Text rules, close to what a browser renders and what text extractors emit: the contents of
 //! `script`, `style`, `noscript`, `template` and other raw-text elements are dropped; block
-//! elements (`p`, `div`, `li`, headings, table rows, `br`, ...) end a line; runs of whitespace
-//! collapse to one space outside `pre`; entities are decoded by the tokenizer; empty lines are
-//! dropped. The title is the first `<title>` outside `<svg>`, and is not part of the text. Every list and string is capped:
-//! a hostile page cannot make this allocate more than a few times `max_text`.
+//! elements (`p`, `div`, `li`, headings, table rows, `br`, ...) end a line, table cells are
+//! separated by a space; runs of whitespace collapse to one space, and inside `pre` line breaks
+//! are kept; entities are decoded by the tokenizer; empty lines are dropped. The title is the
+//! first `<title>` outside `<svg>`, and is not part of the text. Every list and string is
+//! capped: a hostile page cannot make this allocate more than a few times `max_text`.
 
 use std::cell::RefCell;
 
@@ -202,6 +203,13 @@ impl TextBuffer {
         self.pending_space = false;
     }
 
+    /// Separates what follows from what came before on the same line (table cells).
+    fn space(&mut self) {
+        if !self.out.is_empty() && !self.pending_break {
+            self.pending_space = true;
+        }
+    }
+
     fn push(&mut self, text: &str, pre: bool) {
         for c in text.chars() {
             if self.truncated {
@@ -320,6 +328,8 @@ impl State {
         }
         if is_block(name) {
             self.text.block_break();
+        } else if name == "td" || name == "th" {
+            self.text.space();
         }
         if name == "pre" || name == "textarea" || name == "listing" {
             self.pre_depth += 1;

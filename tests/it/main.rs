@@ -4,6 +4,7 @@
 mod archive;
 mod cli;
 mod crawl_site;
+mod derivatives;
 mod durability;
 mod harness;
 mod hostile;
