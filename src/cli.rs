@@ -130,6 +130,10 @@ pub struct DeriveArgs {
     /// Do not identify the language of WET text.
     #[arg(long)]
     pub no_language: bool,
+
+    /// gzip level of the derivative records (0-9).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=9))]
+    pub gzip_level: u32,
 }
 
 /// Flags of `trawl wacz`.

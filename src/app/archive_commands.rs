@@ -108,6 +108,7 @@ pub(super) fn run_derive(args: DeriveArgs) -> ExitCode {
     let limits = DeriveLimits {
         max_text: usize::try_from(args.max_text).unwrap_or(usize::MAX),
         language: !args.no_language,
+        gzip_level: args.gzip_level,
         ..DeriveLimits::default()
     };
     let mut code = ExitCode::Success;

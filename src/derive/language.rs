@@ -2,17 +2,35 @@
 //! no data files): the ISO 639-3 code Common Crawl's WET files carry in
 //! `WARC-Identified-Content-Language`, given only when the detector calls its guess reliable.
 
-/// How much text is looked at: enough for a stable guess, bounded cost per page.
-const SAMPLE_BYTES: usize = 4096;
+/// How much text is looked at: enough for a stable guess, bounded cost per page (whatlang's
+/// time grows with the text: 4 KiB cost ~0.3 ms per page on the benchmark web).
+const SAMPLE_BYTES: usize = 1536;
+/// Lines shorter than this (menus, buttons, dates) are skipped when the page has longer ones:
+/// prose identifies a language, navigation often does not.
+const PROSE_LINE: usize = 40;
 
 /// The ISO 639-3 code of the language of `text`, when identified reliably.
 pub fn identify(text: &str) -> Option<&'static str> {
-    let mut end = text.len().min(SAMPLE_BYTES);
-    while !text.is_char_boundary(end) {
+    let info = whatlang::detect(&sample(text))?;
+    info.is_reliable().then(|| info.lang().code())
+}
+
+/// Up to SAMPLE_BYTES of the page's prose lines, else of its text.
+fn sample(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines().filter(|l| l.len() >= PROSE_LINE) {
+        if out.len() >= SAMPLE_BYTES {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    let source = if out.is_empty() { text } else { out.as_str() };
+    let mut end = source.len().min(SAMPLE_BYTES);
+    while !source.is_char_boundary(end) {
         end -= 1;
     }
-    let info = whatlang::detect(&text[..end])?;
-    info.is_reliable().then(|| info.lang().code())
+    source[..end].to_string()
 }
 
 #[cfg(test)]

@@ -59,6 +59,10 @@ pub struct DeriveLimits {
     pub max_links: usize,
     /// Identify the language of WET text.
     pub language: bool,
+    /// gzip level of derivative records: 1 by default. Derivatives can be made again from
+    /// the WARCs, and the text of the benchmark web's pages hardly compresses: at level 6
+    /// compression was a third of derivation time.
+    pub gzip_level: u32,
 }
 
 impl Default for DeriveLimits {
@@ -68,6 +72,7 @@ impl Default for DeriveLimits {
             max_text: 1 << 20,
             max_links: 10_000,
             language: true,
+            gzip_level: 1,
         }
     }
 }
@@ -222,6 +227,7 @@ fn open_outputs(
     warc: &Path,
     out_dir: &Path,
     kinds: Kinds,
+    gzip_level: u32,
     first: Option<&StoredRecord>,
 ) -> Result<Outputs, DeriveError> {
     let source = warc
@@ -248,7 +254,7 @@ fn open_outputs(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let info = derivative_warcinfo(&name, &source, &info);
-        DerivedFile::create(path.clone(), &info)
+        DerivedFile::create(path.clone(), &info, gzip_level)
             .map(Some)
             .map_err(write_err(&path))
     };
@@ -274,7 +280,7 @@ pub fn derive_file(
         Some(Ok((record, _))) => Some(record.clone()),
         _ => None,
     };
-    let mut outputs = open_outputs(warc, out_dir, kinds, first.as_ref())?;
+    let mut outputs = open_outputs(warc, out_dir, kinds, limits.gzip_level, first.as_ref())?;
     let filename = warc
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

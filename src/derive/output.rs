@@ -9,21 +9,20 @@ use std::path::{Path, PathBuf};
 use crate::record::builder::WarcRecord;
 use crate::record::gzip_member;
 
-/// gzip level of derivative records (text compresses well; level 6 is the usual default).
-const GZIP_LEVEL: u32 = 6;
-
 /// A derivative file in progress.
 pub struct DerivedFile {
     final_path: PathBuf,
     part_path: PathBuf,
     out: Option<BufWriter<File>>,
+    gzip_level: u32,
     /// Records appended.
     pub records: u64,
 }
 
 impl DerivedFile {
-    /// Starts `final_path` (as `final_path.part`) with its warcinfo record.
-    pub fn create(final_path: PathBuf, warcinfo: &WarcRecord) -> io::Result<Self> {
+    /// Starts `final_path` (as `final_path.part`) with its warcinfo record; records are
+    /// compressed at `gzip_level`.
+    pub fn create(final_path: PathBuf, warcinfo: &WarcRecord, gzip_level: u32) -> io::Result<Self> {
         let mut part = final_path.clone().into_os_string();
         part.push(".part");
         let part_path = PathBuf::from(part);
@@ -32,6 +31,7 @@ impl DerivedFile {
             final_path,
             part_path,
             out: Some(BufWriter::with_capacity(1 << 16, file)),
+            gzip_level,
             records: 0,
         };
         derived.append(warcinfo)?;
@@ -47,7 +47,7 @@ impl DerivedFile {
     /// Appends one record.
     pub fn append(&mut self, record: &WarcRecord) -> io::Result<()> {
         let out = self.out.as_mut().expect("open until finished");
-        out.write_all(&gzip_member(&record.bytes, GZIP_LEVEL))?;
+        out.write_all(&gzip_member(&record.bytes, self.gzip_level))?;
         self.records += 1;
         Ok(())
     }
