@@ -1,5 +1,7 @@
 //! Stage 2, link extraction: what the crawl learns from a capture besides its bytes. The links
-//! of an HTML page, the Location of a redirect, and the decoded text of a robots.txt.
+//! of an HTML page, the links a page's headers carry (`Link`, and `Location` /
+//! `Content-Location` on a 2xx), the Location of a redirect, and the decoded text of a
+//! robots.txt.
 //!
 //! Bodies are decoded (content coding removed, capped at `--max-decoded-size`) and HTML is
 //! tokenized by [`crate::extract`]. Faults met on the way (an undecodable body, the decode cap,
@@ -8,7 +10,7 @@
 use url::Url;
 
 use crate::capture::Capture;
-use crate::extract::{decode_html, extract_links};
+use crate::extract::{decode_html, extract_links, link_header_targets};
 use crate::fault::FaultKind;
 use crate::http_message::decode_content;
 use crate::http_message::media_type::is_html;
@@ -81,7 +83,45 @@ pub fn outlinks(
         out.declined.not_http += links.unusable as u64;
         out.links = links.urls;
     }
+    if page {
+        header_links(capture, url, rules.max_links_per_page, &mut out);
+    }
     out
+}
+
+/// Links carried by the headers of a page: every `Link` field's targets, and `Location` and
+/// `Content-Location` (a 2xx with a Location, e.g. 201 Created, names a resource as well).
+/// Appended after the body's links, within the same per-page cap.
+fn header_links(capture: &Capture, url: &Url, cap: usize, out: &mut Outlinks) {
+    let mut targets: Vec<String> = Vec::new();
+    for (name, value) in &capture.head.headers {
+        let value = String::from_utf8_lossy(value);
+        if name.eq_ignore_ascii_case("link") {
+            targets.extend(link_header_targets(&value).into_iter().map(str::to_string));
+        } else if name.eq_ignore_ascii_case("location")
+            || name.eq_ignore_ascii_case("content-location")
+        {
+            targets.push(value.trim().to_string());
+        }
+    }
+    for target in targets {
+        let Some(link) = resolve_link(url, &target) else {
+            match unresolved(url, &target) {
+                Some(Unresolved::TooLong) => out.declined.too_long += 1,
+                Some(Unresolved::NotHttp) => out.declined.not_http += 1,
+                None => {}
+            }
+            continue;
+        };
+        if out.links.contains(&link) || &link == url {
+            continue;
+        }
+        if out.links.len() >= cap {
+            out.declined.over_cap += 1;
+            continue;
+        }
+        out.links.push(link);
+    }
 }
 
 /// The resolved Location of a 3xx response; a Location that is not a URL trawl can follow is
@@ -169,6 +209,16 @@ mod tests {
         let away = capture("HTTP/1.1 302 Found\r\nLocation: mailto:x@a.org\r\n\r\n");
         let out = outlinks(&rules(9), &away, &url, false, false);
         assert_eq!((out.location, out.declined.not_http), (None, 1));
+        let headed = capture(
+            "HTTP/1.1 201 Created\r\nContent-Type: text/html\r\nLocation: /new\r\nContent-Location: alt\r\nLink: <x>; rel=next, <//cdn.a.org/>; rel=preconnect\r\nLink: <mailto:a@a.org>\r\n\r\n<a href=x>1</a>",
+        );
+        let out = outlinks(&rules(9), &headed, &url, true, false);
+        let got: Vec<&str> = out.links.iter().map(Url::as_str).collect();
+        assert_eq!(
+            got,
+            ["http://a.org/d/x", "http://a.org/new", "http://a.org/d/alt"]
+        );
+        assert_eq!(out.declined.not_http, 1);
         let robots = capture("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\nnot gzip");
         let out = outlinks(&rules(9), &robots, &url, false, true);
         assert_eq!(out.robots_body.as_deref(), Some(&b""[..]));

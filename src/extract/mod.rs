@@ -6,8 +6,10 @@
 
 pub mod charset;
 pub mod document;
+pub mod link_header;
 pub mod links;
 
 pub use charset::decode_html;
 pub use document::{read_document, Document, DocumentOptions, HtmlLink};
+pub use link_header::link_header_targets;
 pub use links::extract_links;

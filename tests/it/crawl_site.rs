@@ -393,3 +393,66 @@ async fn capped_bodies_are_archived_truncated() {
     assert_eq!(page.truncated.as_deref(), Some("length"));
     assert!(page.block.len() < site.a.wire_bytes("/page2").len());
 }
+
+/// Links that HTML and HTTP hide: each target is reachable only one way, and each is fetched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hidden_links_are_followed() {
+    let web = Web::default();
+    let h = web.host("127.0.0.62").await;
+    h.route(
+        "/",
+        Route::html(
+            r#"<html><head>
+<meta http-equiv="refresh" content="0; url=/via-refresh">
+<link rel="canonical" href="/via-canonical"><link rel="alternate" hreflang="de" href="/via-alternate">
+<link rel="next" href="/via-next"><link rel="prev" href="/via-prev"></head>
+<body><map name="m"><area shape="rect" coords="0,0,1,1" href="/via-area"></map>
+<iframe src="/via-iframe"></iframe><a href="/frames">frames</a><a href="/headers">h</a>
+<a href="/created">c</a></body></html>"#,
+        ),
+    );
+    h.route(
+        "/frames",
+        Route::html(r#"<frameset><frame src="/via-frame"></frameset>"#),
+    );
+    let mut headers = Route::html("<p>links in headers only</p>");
+    headers.headers.push((
+        "Link".into(),
+        r#"</via-link-header>; rel="next", <https://cdn.invalid/>; rel=preconnect"#.into(),
+    ));
+    headers
+        .headers
+        .push(("Content-Location".into(), "/via-content-location".into()));
+    h.route("/headers", headers);
+    let mut created = Route::typed(201, "text/html", b"<p>made</p>");
+    created
+        .headers
+        .push(("Location".into(), "/via-location-201".into()));
+    h.route("/created", created);
+    let targets = [
+        "/via-refresh",
+        "/via-canonical",
+        "/via-alternate",
+        "/via-next",
+        "/via-prev",
+        "/via-area",
+        "/via-iframe",
+        "/via-frame",
+        "/via-link-header",
+        "/via-content-location",
+        "/via-location-201",
+    ];
+    for t in targets {
+        h.route(t, Route::html("<p>found</p>"));
+    }
+    let out = tempfile::tempdir().unwrap();
+    let result = trawl(args![
+        "crawl", h.url("/"), "--out", out.path().display(), "--delay", "0ms", "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let paths = web.paths_of(&h);
+    for t in targets {
+        assert!(paths.iter().any(|p| p == t), "{t} not fetched: {paths:?}");
+    }
+}
