@@ -369,6 +369,12 @@ pub struct CrawlArgs {
     )]
     pub deny_ports: Option<Vec<u16>>,
 
+    /// Pin HOST on PORT to ADDR (curl's syntax; repeatable; ADDR may be a comma-separated
+    /// list, IPv6 in brackets; HOST * pins every name on PORT). Pinned addresses may be
+    /// connected to even when private or loopback.
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<String>,
+
     /// Accept invalid TLS certificates (expired, self-signed, wrong name).
     #[arg(long)]
     pub insecure: bool,

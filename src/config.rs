@@ -5,6 +5,7 @@
 //! grouped by the part of the crawl that uses it; files and directories it names are opened
 //! or created by the crawl's set-up (`crawl/setup.rs`).
 
+use crate::fetch::pins::{parse_pin, Pin};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -381,11 +382,22 @@ impl Config {
             None => args.warc_prefix.clone(),
         };
         let mut guard = AddressGuard::new(args.allow_private);
+        let pins = args
+            .resolve
+            .iter()
+            .map(|v| parse_pin(v))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ConfigError::BadArgument)?;
         let unlocked = seeds
             .iter()
             .flat_map(seed_socket_addrs)
             .filter_map(|addr| Some((addr, guard.allow_seed_literal(addr)?)))
             .collect();
+        // Pinned addresses, like IP-literal seeds, are the user's stated intent (no note: the
+        // user typed them on this command line).
+        for addr in pins.iter().flat_map(Pin::socket_addrs) {
+            guard.allow_seed_literal(addr);
+        }
         let max_decoded_size = usize::try_from(args.max_decoded_size).unwrap_or(usize::MAX);
         Ok(Config {
             seeds,
@@ -400,6 +412,7 @@ impl Config {
                 max_headers: args.max_headers,
                 insecure: args.insecure,
                 guard,
+                pins,
             },
             frontier: FrontierConfig {
                 delay: args.delay,

@@ -1,16 +1,20 @@
-//! Name resolution: hickory's async resolver with its TTL cache; IP literals skip DNS.
+//! Name resolution: `--resolve` pins first, then hickory's async resolver with its TTL cache;
+//! IP literals skip DNS.
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 
 use hickory_resolver::TokioResolver;
 use url::{Host, Url};
 
 use super::error::FetchError;
+use super::pins::{pinned, Pin};
 
-/// A shared, caching resolver.
+/// A shared, caching resolver, behind the `--resolve` pins.
 #[derive(Clone)]
 pub struct Dns {
     resolver: Option<TokioResolver>,
+    pins: Arc<[Pin]>,
 }
 
 impl Dns {
@@ -20,7 +24,16 @@ impl Dns {
         let resolver = TokioResolver::builder_tokio()
             .ok()
             .and_then(|b| b.build().ok());
-        Dns { resolver }
+        Dns {
+            resolver,
+            pins: Arc::from(Vec::new()),
+        }
+    }
+
+    /// Answers pinned names from `pins` before asking DNS.
+    pub fn with_pins(mut self, pins: Vec<Pin>) -> Self {
+        self.pins = Arc::from(pins);
+        self
     }
 
     /// The socket addresses for the URL's host and port.
@@ -29,6 +42,9 @@ impl Dns {
         let ips: Vec<IpAddr> = match url.host() {
             Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
             Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
+            Some(Host::Domain(name)) if pinned(&self.pins, name, port).is_some() => {
+                pinned(&self.pins, name, port).unwrap_or_default().to_vec()
+            }
             Some(Host::Domain(name)) => {
                 let resolver = self
                     .resolver

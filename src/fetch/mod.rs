@@ -11,6 +11,7 @@ pub mod address_guard;
 pub mod connection;
 pub mod dns;
 pub mod error;
+pub mod pins;
 pub mod recorder;
 pub mod tls;
 
@@ -50,6 +51,8 @@ pub struct FetchOptions {
     pub insecure: bool,
     /// Which addresses may be connected to.
     pub guard: AddressGuard,
+    /// Names pinned to addresses (`--resolve`).
+    pub pins: Vec<pins::Pin>,
 }
 
 /// A received response (possibly truncated) as a [`Capture`].
@@ -86,7 +89,7 @@ impl Fetcher {
     /// A fetcher with the system resolver and the built-in TLS roots.
     pub fn new(options: FetchOptions) -> Self {
         Fetcher {
-            dns: Dns::from_system(),
+            dns: Dns::from_system().with_pins(options.pins.clone()),
             tls: tls::client_config(options.insecure),
             options,
         }
@@ -346,6 +349,7 @@ mod tests {
             max_headers: 100,
             insecure: false,
             guard: AddressGuard::new(false),
+            pins: Vec::new(),
         })
     }
 

@@ -447,7 +447,13 @@ async fn hidden_links_are_followed() {
     }
     let out = tempfile::tempdir().unwrap();
     let result = trawl(args![
-        "crawl", h.url("/"), "--out", out.path().display(), "--delay", "0ms", "-q"
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "0ms",
+        "-q"
     ])
     .await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
@@ -455,4 +461,73 @@ async fn hidden_links_are_followed() {
     for t in targets {
         assert!(paths.iter().any(|p| p == t), "{t} not fetched: {paths:?}");
     }
+}
+
+/// `--resolve HOST:PORT:ADDR` pins names to addresses (curl's flag): two names served by one
+/// loopback address are crawled under their names, the pinned address is allowed by the SSRF
+/// guard, an unpinned name is a DNS failure (counted, not a crash), a bad value is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resolve_pins_names_to_addresses() {
+    let web = Web::default();
+    let h = web.host("127.0.0.63").await;
+    let port = h.addr.port();
+    h.route(
+        "/",
+        Route::html(&format!(
+            r#"<a href="http://www.site-b.test:{port}/b">b</a><a href="http://unpinned.test:{port}/">u</a>"#
+        )),
+    );
+    h.route("/b", Route::html("<p>b</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let result = trawl(args![
+        "crawl",
+        format!("http://site-a.test:{port}/"),
+        "--resolve",
+        format!("site-a.test:{port}:127.0.0.63"),
+        "--resolve",
+        format!("WWW.Site-B.test:{port}:[::1],127.0.0.63"),
+        "--scope",
+        "any",
+        "--out",
+        out.path().display(),
+        "--delay",
+        "0ms",
+        "--retries",
+        0,
+        "-q"
+    ])
+    .await;
+    // The unpinned name fails (exit 4: some fetches failed); the pinned ones are archived.
+    assert_eq!(result.status.code(), Some(4), "{}", text(&result));
+    let records = read_records(out.path());
+    let responses: Vec<&Rec> = records
+        .iter()
+        .filter(|r| r.warc_type == "response")
+        .collect();
+    let uris: Vec<&str> = responses
+        .iter()
+        .filter_map(|r| r.target_uri.as_deref())
+        .collect();
+    assert!(
+        uris.contains(&format!("http://site-a.test:{port}/").as_str()),
+        "{uris:?}"
+    );
+    assert!(
+        uris.contains(&format!("http://www.site-b.test:{port}/b").as_str()),
+        "{uris:?}"
+    );
+    assert!(!uris.iter().any(|u| u.contains("unpinned")));
+    assert!(web.paths_of(&h).contains(&"/b".to_string()));
+
+    let bad = trawl(args![
+        "crawl",
+        "http://a.test/",
+        "--resolve",
+        "a.test:80:not-an-ip",
+        "--out",
+        out.path().join("bad").display()
+    ])
+    .await;
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad).contains("not an IP address"), "{}", text(&bad));
 }
