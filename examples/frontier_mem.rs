@@ -44,6 +44,7 @@ fn config() -> FrontierConfig {
         robots_agent: "trawl".into(),
         obey_robots: true,
         robots_retry: Duration::from_secs(10),
+        politeness: trawl::frontier::PolitenessKey::Host,
     }
 }
 

@@ -97,6 +97,17 @@ pub struct IndexArgs {
     pub output: Option<PathBuf>,
 }
 
+/// What `--politeness` is keyed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Politeness {
+    /// Each host name.
+    Host,
+    /// Each resolved IP address.
+    Ip,
+    /// Each registrable domain.
+    Domain,
+}
+
 /// Which derivative `trawl derive` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DeriveKind {
@@ -368,6 +379,12 @@ pub struct CrawlArgs {
         value_delimiter = ','
     )]
     pub deny_ports: Option<Vec<u16>>,
+
+    /// What per-server politeness (one request at a time, --delay between them) is keyed by:
+    /// each host name, each resolved IP address (many names on one shared server or CDN
+    /// address), or each registrable domain (a.example.org and b.example.org together).
+    #[arg(long, value_enum, value_name = "KEY", default_value_t = Politeness::Host)]
+    pub politeness: Politeness,
 
     /// Pin HOST on PORT to ADDR (curl's syntax; repeatable; ADDR may be a comma-separated
     /// list, IPv6 in brackets; HOST * pins every name on PORT). Pinned addresses may be

@@ -6,6 +6,7 @@
 //! or created by the crawl's set-up (`crawl/setup.rs`).
 
 use crate::fetch::pins::{parse_pin, Pin};
+use crate::frontier::PolitenessKey;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -364,6 +365,9 @@ impl Config {
                 if args.fresh || args.recrawl {
                     return Err(bad("--recrawl and --fresh are for a crawl of its own; a shared crawl starts anew under a new --crawl-id".into()));
                 }
+                if args.politeness != crate::cli::Politeness::Host {
+                    return Err(bad("--politeness ip and domain are for a crawl of its own: a shared crawl leases hosts to workers one by one, so a group of hosts could be served by two workers at once".into()));
+                }
                 if args.lease < Duration::from_secs(1) {
                     return Err(bad("--lease must be at least 1s".into()));
                 }
@@ -420,6 +424,11 @@ impl Config {
                 robots_agent,
                 obey_robots: !args.ignore_robots,
                 robots_retry: args.robots_retry,
+                politeness: match args.politeness {
+                    crate::cli::Politeness::Host => PolitenessKey::Host,
+                    crate::cli::Politeness::Ip => PolitenessKey::Ip,
+                    crate::cli::Politeness::Domain => PolitenessKey::Domain,
+                },
             },
             admission: AdmissionConfig {
                 scope: args.scope,

@@ -84,6 +84,8 @@ pub enum Outcome {
     Failed(FetchError),
     /// The WARC writer is gone (output error): the crawl must stop.
     OutputClosed,
+    /// A [`JobKind::Resolve`] lookup: the host's first address, if it resolved.
+    Resolved(Option<std::net::IpAddr>),
 }
 
 /// The report of one job to the crawl loop.
@@ -102,6 +104,16 @@ pub struct JobResult {
 
 /// Runs one job.
 pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -> JobResult {
+    if job.kind == JobKind::Resolve {
+        let address = ctx.fetcher.first_address(&job.url).await;
+        return JobResult {
+            job,
+            conn: idle,
+            outcome: Outcome::Resolved(address),
+            bytes: 0,
+            elapsed: Duration::ZERO,
+        };
+    }
     let robots = matches!(job.kind, JobKind::Robots { .. });
     let mut verdict = Verdict::Other;
     let (result, conn) = ctx

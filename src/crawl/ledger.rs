@@ -135,7 +135,10 @@ impl Ledger {
             elapsed,
             ..
         } = result;
-        if !matches!(outcome, Outcome::Failed(_) | Outcome::OutputClosed) {
+        if !matches!(
+            outcome,
+            Outcome::Failed(_) | Outcome::OutputClosed | Outcome::Resolved(_)
+        ) {
             self.tally.requests += 1;
             self.tally.request_time += elapsed;
             self.tally.bytes_downloaded += bytes;
@@ -146,6 +149,8 @@ impl Ledger {
                 .or_default() += 1;
         }
         match outcome {
+            // A DNS lookup for --politeness ip: no request was made.
+            Outcome::Resolved(address) => self.frontier.resolved(&job.host, address, now),
             Outcome::Failed(error) => self.failed(job, error, now),
             Outcome::OutputClosed => {
                 self.frontier.complete(&job.host, now);
@@ -285,7 +290,7 @@ impl Ledger {
         let origin = origin_key(&job.url);
         let origin = match &job.kind {
             JobKind::Robots { origin, .. } => origin.clone(),
-            JobKind::Page => origin,
+            JobKind::Page | JobKind::Resolve => origin,
         };
         if error.is_unreachable_origin() {
             if let Some(http) = self.fallback.remove(&origin) {
@@ -323,6 +328,7 @@ impl Ledger {
                 let backoff = retry_backoff(base, job.attempt + 1);
                 self.frontier.retry(job, now, backoff);
             }
+            JobKind::Resolve => self.frontier.resolved(&job.host, None, now),
             JobKind::Page => {
                 self.tally.failed_urls += 1;
                 if job.depth == 0 && job.redirects == 0 {

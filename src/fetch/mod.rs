@@ -95,6 +95,12 @@ impl Fetcher {
         }
     }
 
+    /// The first address `url`'s host resolves to (pins, then DNS), if any.
+    pub async fn first_address(&self, url: &Url) -> Option<std::net::IpAddr> {
+        let addrs = self.dns.resolve(url).await.ok()?;
+        addrs.first().map(|a| a.ip())
+    }
+
     /// GETs `url`, reusing `idle` when it is a live connection to the same origin. Returns the
     /// result and the connection if it can be kept alive.
     pub async fn fetch<F>(

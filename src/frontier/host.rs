@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
+use super::groups::Membership;
 use super::robots_state::RobotsState;
 
 /// A robots.txt fetch waiting to follow a redirect.
@@ -40,6 +41,10 @@ pub struct HostState {
     pub in_flight: bool,
     /// The host sits in the frontier's ready or waiting set.
     pub scheduled: bool,
+    /// Its politeness group (`--politeness ip/domain`).
+    pub group: Membership,
+    /// Waiting for its group's request to finish (neither ready nor waiting).
+    pub parked: bool,
 }
 
 impl HostState {
@@ -55,11 +60,16 @@ impl HostState {
             delay,
             in_flight: false,
             scheduled: false,
+            group: Membership::Own,
+            parked: false,
         }
     }
 
     /// True when the host has work and is neither running nor already scheduled.
     pub fn wants_schedule(&self) -> bool {
-        !self.in_flight && !self.scheduled && (self.queued > 0 || self.pending_robots.is_some())
+        !self.in_flight
+            && !self.scheduled
+            && !self.parked
+            && (self.queued > 0 || self.pending_robots.is_some())
     }
 }

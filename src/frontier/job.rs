@@ -28,6 +28,8 @@ pub enum JobKind {
         /// Redirect hops so far.
         hops: u32,
     },
+    /// Resolve the host's name to find its politeness group (`--politeness ip`); no request.
+    Resolve,
 }
 
 /// One fetch to run.

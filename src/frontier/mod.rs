@@ -10,6 +10,7 @@
 //! | ready and waiting hosts, shuffle | `scheduler.rs` |
 //! | one host's counts, clock, robots states | `host.rs` |
 //! | delays and backoff | `politeness.rs` |
+//! | hosts served as one (`--politeness ip/domain`) | `groups.rs` |
 //! | robots.txt rules / state machine | `robots_rules.rs` / `robots_state.rs` |
 //! | jobs, candidates, "what next?" | `job.rs` |
 //! | restore, checkpoint, replay's take-out | `persistence.rs` over `storage.rs` (the seam) |
@@ -20,6 +21,7 @@
 //! with the queue: in memory are only per-host state and a bounded cache of recently seen URLs.
 //! [`Frontier::checkpoint`] makes the storage durable at a save point.
 
+pub mod groups;
 pub mod host;
 mod job;
 pub mod lease;
@@ -36,6 +38,8 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
+pub use groups::PolitenessKey;
+use groups::{Groups, Membership};
 use host::{HostState, PendingRobots};
 pub use job::{Candidate, Job, JobKind, Next};
 use persistence::{FrontierMeta, META_NAME};
@@ -63,6 +67,8 @@ pub struct FrontierConfig {
     pub obey_robots: bool,
     /// First wait after a robots.txt could not be fetched; doubles per attempt.
     pub robots_retry: Duration,
+    /// What politeness is keyed by (`--politeness`).
+    pub politeness: PolitenessKey,
 }
 
 /// URLs dropped inside the frontier, for the report.
@@ -86,6 +92,7 @@ pub struct Frontier {
     ids: HashMap<String, u32>,
     seen_cache: SeenCache,
     scheduler: Scheduler,
+    groups: Groups,
     in_flight: usize,
     queued: u64,
     counters: FrontierCounters,
@@ -105,12 +112,13 @@ impl Frontier {
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
         let mut frontier = Frontier {
-            config,
+            config: config.clone(),
             storage,
             hosts: Vec::new(),
             ids: HashMap::new(),
             seen_cache: SeenCache::new(SEEN_CACHE_GENERATION),
             scheduler: Scheduler::new(fastrand::Rng::new()),
+            groups: Groups::new(config.politeness),
             in_flight: 0,
             queued: 0,
             counters: meta.counters,
@@ -133,8 +141,9 @@ impl Frontier {
             return id;
         }
         let id = self.hosts.len() as u32;
-        self.hosts
-            .push(HostState::new(host.to_string(), now, self.config.delay));
+        let mut q = HostState::new(host.to_string(), now, self.config.delay);
+        q.group = self.groups.membership_of(host, now);
+        self.hosts.push(q);
         self.ids.insert(host.to_string(), id);
         self.storage.host_named(id, host);
         id
@@ -183,7 +192,11 @@ impl Frontier {
         if let Some(q) = self.hosts.get_mut(id as usize) {
             if q.wants_schedule() {
                 q.scheduled = true;
-                self.scheduler.wait_until(id, q.next_allowed);
+                let at = match self.groups.next_allowed(q.group) {
+                    Some(group) => q.next_allowed.max(group),
+                    None => q.next_allowed,
+                };
+                self.scheduler.wait_until(id, at);
             }
         }
     }
@@ -193,9 +206,28 @@ impl Frontier {
         self.scheduler.promote(now);
         while let Some(id) = self.scheduler.pop_ready() {
             self.hosts[id as usize].scheduled = false;
+            let group = self.hosts[id as usize].group;
+            if group == Membership::Pending {
+                if let Some(job) = self.resolve_job(id) {
+                    self.hosts[id as usize].in_flight = true;
+                    self.in_flight += 1;
+                    return Next::Job(job);
+                }
+                continue;
+            }
+            if self.groups.busy(group) {
+                self.hosts[id as usize].parked = true;
+                self.groups.park(group, id);
+                continue;
+            }
+            if self.groups.next_allowed(group).is_some_and(|at| at > now) {
+                self.schedule(id);
+                continue;
+            }
             if let Some(job) = self.take_job(id, now) {
                 self.hosts[id as usize].in_flight = true;
                 self.in_flight += 1;
+                self.groups.start(group);
                 return Next::Job(job);
             }
         }
@@ -206,6 +238,63 @@ impl Frontier {
         } else {
             Next::Exhausted
         }
+    }
+
+    /// The DNS lookup that puts a host in its group (`--politeness ip`), for the URL it would
+    /// fetch next (its port matters to `--resolve` pins).
+    fn resolve_job(&mut self, id: u32) -> Option<Job> {
+        let q = &mut self.hosts[id as usize];
+        let url = match &q.pending_robots {
+            Some(p) => Some(p.url.clone()),
+            None if q.queued > 0 => {
+                let entry = match self.storage.pop(id) {
+                    Ok(entry) => entry,
+                    Err(e) => {
+                        record_failure(&mut self.failure, e);
+                        return None;
+                    }
+                };
+                if let Err(e) = self.storage.put_back(id) {
+                    record_failure(&mut self.failure, e);
+                    return None;
+                }
+                entry.and_then(|e| Url::parse(&e.url).ok())
+            }
+            None => None,
+        };
+        let Some(url) = url else {
+            // Nothing to fetch after all: no group needed yet.
+            self.schedule(id);
+            return None;
+        };
+        Some(Job {
+            kind: JobKind::Resolve,
+            url,
+            host: q.name.clone(),
+            depth: 0,
+            redirects: 0,
+            attempt: 0,
+        })
+    }
+
+    /// The result of a [`JobKind::Resolve`] job: the host joins the group of `address` (its
+    /// own clock when the name did not resolve: the fetch will report the DNS error). No
+    /// request was made, so no delay starts.
+    pub fn resolved(&mut self, host: &str, address: Option<std::net::IpAddr>, now: Instant) {
+        let Some(&id) = self.ids.get(host) else {
+            return;
+        };
+        let group = match address {
+            Some(ip) => self.groups.join(&ip.to_string(), now),
+            None => Membership::Own,
+        };
+        let q = &mut self.hosts[id as usize];
+        q.group = group;
+        if q.in_flight {
+            q.in_flight = false;
+            self.in_flight -= 1;
+        }
+        self.schedule(id);
     }
 
     /// The next runnable job of one host, dropping robots-denied URLs on the way.
@@ -302,7 +391,13 @@ impl Frontier {
         }
         q.next_allowed = q.next_allowed.max(now + q.delay);
         q.dirty = true;
+        let (group, delay) = (q.group, q.delay);
         self.schedule(id);
+        // The group's server may take its next request after this host's delay.
+        for parked in self.groups.finish(group, now + delay) {
+            self.hosts[parked as usize].parked = false;
+            self.schedule(parked);
+        }
     }
 
     /// Puts a failed page job back for another attempt after `backoff`; the whole host waits,

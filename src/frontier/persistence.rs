@@ -37,6 +37,7 @@ impl Frontier {
                 .unwrap_or_default()
                 .min(MAX_RESTORED_WAIT);
             let mut q = HostState::new(saved.name.clone(), now + wait, self.config.delay);
+            q.group = self.groups.membership_of(&saved.name, now);
             q.queued = saved.queued;
             q.dirty = false;
             self.queued += saved.queued;

@@ -218,6 +218,7 @@ fn config(obey: bool) -> FrontierConfig {
         robots_agent: "trawl".into(),
         obey_robots: obey,
         robots_retry: Duration::from_secs(5),
+        politeness: PolitenessKey::Host,
     }
 }
 
@@ -308,4 +309,64 @@ fn take_queued_removes_exactly_that_url() {
         .unwrap();
     assert_eq!(again.attempt, 1);
     assert_eq!(f.queued(), 0);
+}
+
+fn grouped(key: PolitenessKey) -> Frontier {
+    let config = FrontierConfig {
+        politeness: key,
+        ..config(false)
+    };
+    Frontier::open(config, Box::new(CrawlDb::in_memory()), Instant::now())
+        .unwrap()
+        .with_seed(7)
+}
+
+#[test]
+fn a_domain_group_is_served_as_one_host() {
+    let mut f = grouped(PolitenessKey::Domain);
+    let t = Instant::now();
+    f.push(cand("http://a.example.org/1", 0), t);
+    f.push(cand("http://b.example.org/1", 0), t);
+    f.push(cand("http://other.org/1", 0), t);
+    let first = job(f.next(t));
+    // The other host of the group is parked while the first runs; other.org is not.
+    let second = job(f.next(t));
+    assert_eq!(second.host, "other.org", "{first:?} {second:?}");
+    assert!(matches!(f.next(t), Next::Idle));
+    f.complete(&first.host, t);
+    // The group's next request waits the delay, whichever host it is for.
+    assert!(matches!(f.next(t), Next::Wait(at) if at == t + DELAY));
+    let third = job(f.next(t + DELAY));
+    assert_ne!(third.host, first.host);
+    assert!(third.host.ends_with("example.org"));
+}
+
+#[test]
+fn ip_politeness_resolves_each_name_first() {
+    let mut f = grouped(PolitenessKey::Ip);
+    let t = Instant::now();
+    f.push(cand("http://a.test/1", 0), t);
+    f.push(cand("http://b.test/1", 0), t);
+    let ra = job(f.next(t));
+    let rb = job(f.next(t));
+    assert_eq!(
+        (ra.kind.clone(), rb.kind.clone()),
+        (JobKind::Resolve, JobKind::Resolve)
+    );
+    let ip: std::net::IpAddr = "127.0.0.5".parse().unwrap();
+    f.resolved(&ra.host, Some(ip), t);
+    f.resolved(&rb.host, Some(ip), t);
+    // Both names are on one address: one request at a time, the delay between them.
+    let p1 = job(f.next(t));
+    assert_eq!(p1.kind, JobKind::Page);
+    assert!(matches!(f.next(t), Next::Idle));
+    f.complete(&p1.host, t);
+    assert!(matches!(f.next(t), Next::Wait(at) if at == t + DELAY));
+    let p2 = job(f.next(t + DELAY));
+    assert_ne!(p1.host, p2.host);
+    // A name that does not resolve keeps its own clock (its fetch reports the DNS error).
+    f.push(cand("http://c.test/1", 0), t);
+    let rc = job(f.next(t + DELAY));
+    f.resolved(&rc.host, None, t + DELAY);
+    assert_eq!(job(f.next(t + DELAY)).host, "c.test");
 }

@@ -531,3 +531,74 @@ async fn resolve_pins_names_to_addresses() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad).contains("not an IP address"), "{}", text(&bad));
 }
+
+/// `--politeness ip`: 20 host names pinned to one loopback address are served as one server:
+/// it never sees two requests closer than the delay. Under `host` (the default) the same crawl
+/// sends them much closer, so the test shows the effect, not only that the flag parses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ip_politeness_spaces_requests_to_a_shared_address() {
+    async fn crawl(politeness: &str) -> Vec<Duration> {
+        let web = Web::default();
+        let h = web.host("127.0.0.64").await;
+        let port = h.addr.port();
+        let links: String = (1..20)
+            .map(|i| format!(r#"<a href="http://h{i}.shared.test:{port}/">{i}</a>"#))
+            .collect();
+        h.route("/", Route::html(&links));
+        let out = tempfile::tempdir().unwrap();
+        let result = trawl(args![
+            "crawl",
+            format!("http://h0.shared.test:{port}/"),
+            "--resolve",
+            format!("*:{port}:127.0.0.64"),
+            "--politeness",
+            politeness,
+            "--scope",
+            "any",
+            "--delay",
+            "100ms",
+            "--out",
+            out.path().display(),
+            "-q"
+        ])
+        .await;
+        assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+        let mut times: Vec<_> = web.hits().iter().map(|hit| hit.at).collect();
+        times.sort();
+        // 20 pages and 20 robots.txt, all on one address.
+        assert_eq!(times.len(), 40, "{politeness}");
+        times.windows(2).map(|w| w[1] - w[0]).collect()
+    }
+    let by_ip = crawl("ip").await;
+    let smallest = by_ip.iter().min().unwrap();
+    assert!(
+        *smallest >= Duration::from_millis(99),
+        "two requests {smallest:?} apart under --politeness ip"
+    );
+    let by_host = crawl("host").await;
+    assert!(
+        by_host.iter().min().unwrap() < &Duration::from_millis(50),
+        "per-host politeness should overlap the 20 names"
+    );
+    // A shared crawl leases hosts one by one: groups are refused there, with the reason.
+    let out = tempfile::tempdir().unwrap();
+    let refused = trawl(args![
+        "crawl",
+        "http://a.test/",
+        "--redis",
+        "redis://127.0.0.1:1/",
+        "--crawl-id",
+        "x",
+        "--politeness",
+        "domain",
+        "--out",
+        out.path().display()
+    ])
+    .await;
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("--politeness"),
+        "{}",
+        text(&refused)
+    );
+}
