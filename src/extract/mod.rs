@@ -7,6 +7,7 @@
 pub mod charset;
 pub mod document;
 pub mod link_header;
+pub mod sitemap;
 pub mod links;
 
 pub use charset::decode_html;

@@ -1,0 +1,205 @@
+//! Reads a sitemap (sitemaps.org protocol): a `<urlset>` of page URLs, a `<sitemapindex>` of
+//! further sitemaps, or a plain-text list of URLs, gzip-compressed or not.
+//!
+//! Parsed with quick-xml, which expands no entities but the five predefined ones and
+//! character references (a "billion laughs" document yields nothing, and costs nothing). The
+//! protocol's limits are enforced and what lies beyond them is counted: at most 50,000 URLs
+//! and 50 MB uncompressed per file. Pure: bytes in, URL strings out (not resolved or scoped).
+
+use std::io::Read;
+
+use quick_xml::events::Event;
+use quick_xml::Reader;
+
+/// Most URLs taken from one sitemap file (sitemaps.org).
+pub const MAX_SITEMAP_URLS: usize = 50_000;
+/// Most uncompressed bytes read of one sitemap file (sitemaps.org: 50 MB).
+pub const MAX_SITEMAP_BYTES: usize = 50 * 1024 * 1024;
+/// Longest `<loc>` kept.
+const MAX_LOC: usize = 2048;
+
+/// What one sitemap file lists.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Sitemap {
+    /// Page URLs (`<urlset><url><loc>` or text lines), in order.
+    pub pages: Vec<String>,
+    /// Further sitemaps (`<sitemapindex><sitemap><loc>`).
+    pub sitemaps: Vec<String>,
+    /// URLs beyond [`MAX_SITEMAP_URLS`], and files cut at [`MAX_SITEMAP_BYTES`] (1 each).
+    pub over_limits: u64,
+    /// The file is not a sitemap (not XML of the protocol, broken XML, or undecodable gzip);
+    /// what was read before the fault is kept.
+    pub invalid: bool,
+}
+
+impl Sitemap {
+    fn push(&mut self, loc: &str, in_index: bool) {
+        let loc = loc.trim();
+        if loc.is_empty() || loc.len() > MAX_LOC {
+            return;
+        }
+        if self.pages.len() + self.sitemaps.len() >= MAX_SITEMAP_URLS {
+            self.over_limits += 1;
+        } else if in_index {
+            self.sitemaps.push(loc.to_string());
+        } else {
+            self.pages.push(loc.to_string());
+        }
+    }
+}
+
+/// Reads a sitemap body (content coding already removed).
+pub fn parse_sitemap(body: &[u8]) -> Sitemap {
+    let mut out = Sitemap::default();
+    let bytes = if body.starts_with(&[0x1f, 0x8b]) {
+        // A .xml.gz file served as application/gzip (not as Content-Encoding).
+        let mut data = Vec::new();
+        let read = flate2::read::MultiGzDecoder::new(body)
+            .take(MAX_SITEMAP_BYTES as u64 + 1)
+            .read_to_end(&mut data);
+        if read.is_err() {
+            out.invalid = true;
+        }
+        data
+    } else {
+        body.to_vec()
+    };
+    let bytes = if bytes.len() > MAX_SITEMAP_BYTES {
+        out.over_limits += 1;
+        &bytes[..MAX_SITEMAP_BYTES]
+    } else {
+        &bytes[..]
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let start = text.trim_start_matches('\u{feff}').trim_start();
+    if start.starts_with('<') {
+        read_xml(start, &mut out);
+    } else {
+        // The protocol's text format: one URL per line.
+        for line in start.lines() {
+            let line = line.trim();
+            if line.starts_with("http://") || line.starts_with("https://") {
+                out.push(line, false);
+            } else if !line.is_empty() {
+                out.invalid = true;
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn read_xml(text: &str, out: &mut Sitemap) {
+    let mut reader = Reader::from_str(text);
+    let mut in_loc = false;
+    let mut in_index = false;
+    let mut saw_root = false;
+    let mut loc = String::new();
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => match e.local_name().as_ref() {
+                "sitemapindex" => {
+                    in_index = true;
+                    saw_root = true;
+                }
+                "urlset" => saw_root = true,
+                "loc" => {
+                    in_loc = true;
+                    loc.clear();
+                }
+                _ => {}
+            },
+            Ok(Event::End(e)) if e.local_name().as_ref() == "loc" => {
+                in_loc = false;
+                out.push(&loc, in_index);
+            }
+            Ok(Event::Text(t)) if in_loc => {
+                if loc.len() <= MAX_LOC {
+                    loc.push_str(&t.xml10_content());
+                }
+            }
+            Ok(Event::CData(c)) if in_loc => {
+                if loc.len() <= MAX_LOC {
+                    loc.push_str(&c.into_inner());
+                }
+            }
+            Ok(Event::GeneralRef(r)) if in_loc => {
+                let name = r.into_inner();
+                let resolved = match name.as_ref() {
+                    "amp" => Some('&'),
+                    "lt" => Some('<'),
+                    "gt" => Some('>'),
+                    "quot" => Some('"'),
+                    "apos" => Some('\''),
+                    n => n
+                        .strip_prefix("#x")
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                        .or_else(|| n.strip_prefix('#').and_then(|d| d.parse().ok()))
+                        .and_then(char::from_u32),
+                };
+                // Other entities are never expanded (a DTD cannot make the file grow).
+                match resolved {
+                    Some(c) if loc.len() <= MAX_LOC => loc.push(c),
+                    Some(_) => {}
+                    None => out.invalid = true,
+                }
+            }
+            Ok(Event::Eof) => break,
+            Err(_) => {
+                out.invalid = true;
+                break;
+            }
+            Ok(_) => {}
+        }
+    }
+    if !saw_root {
+        out.invalid = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn urlset_index_text_and_gzip() {
+        let set = br#"<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <url><loc>https://a.org/x?a=1&amp;b=2</loc><lastmod>2026-01-01</lastmod></url>
+  <url><loc><![CDATA[https://a.org/y]]></loc></url>
+</urlset>"#;
+        let s = parse_sitemap(set);
+        assert_eq!(s.pages, ["https://a.org/x?a=1&b=2", "https://a.org/y"]);
+        assert!(!s.invalid);
+        let index = br#"<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>https://a.org/s1.xml.gz</loc></sitemap></sitemapindex>"#;
+        assert_eq!(parse_sitemap(index).sitemaps, ["https://a.org/s1.xml.gz"]);
+        let text = b"https://a.org/1\nhttps://a.org/2\n";
+        assert_eq!(parse_sitemap(text).pages.len(), 2);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(set).unwrap();
+        assert_eq!(parse_sitemap(&gz.finish().unwrap()).pages.len(), 2);
+    }
+
+    #[test]
+    fn hostile_inputs_are_bounded() {
+        let laughs = br#"<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>
+<urlset><url><loc>https://a.org/&lol3;</loc></url></urlset>"#;
+        let s = parse_sitemap(laughs);
+        assert!(s.invalid);
+        assert!(s.pages.iter().all(|p| p.len() < 100));
+        let mut big = String::from("<urlset>");
+        for i in 0..(MAX_SITEMAP_URLS + 10) {
+            big.push_str(&format!("<url><loc>https://a.org/{i}</loc></url>"));
+        }
+        big.push_str("</urlset>");
+        let s = parse_sitemap(big.as_bytes());
+        assert_eq!((s.pages.len(), s.over_limits), (MAX_SITEMAP_URLS, 10));
+        let junk: Vec<u8> = (0..10_000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        assert!(parse_sitemap(&junk).invalid);
+        assert!(parse_sitemap(b"<html><body>not a sitemap</body></html>").invalid);
+        assert!(parse_sitemap(&[0x1f, 0x8b, 1, 2, 3]).invalid);
+    }
+}
