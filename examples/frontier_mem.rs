@@ -45,6 +45,7 @@ fn config() -> FrontierConfig {
         obey_robots: true,
         robots_retry: Duration::from_secs(10),
         politeness: trawl::frontier::PolitenessKey::Host,
+        sitemaps: false,
     }
 }
 

@@ -386,6 +386,15 @@ pub struct CrawlArgs {
     #[arg(long, value_enum, value_name = "KEY", default_value_t = Politeness::Host)]
     pub politeness: Politeness,
 
+    /// Fetch and archive the sitemaps each site's robots.txt lists (else its /sitemap.xml),
+    /// index files and gzip included, and crawl the URLs they list (on by default).
+    #[arg(long, overrides_with = "no_sitemaps")]
+    pub sitemaps: bool,
+
+    /// Do not fetch sitemaps.
+    #[arg(long)]
+    pub no_sitemaps: bool,
+
     /// Pin HOST on PORT to ADDR (curl's syntax; repeatable; ADDR may be a comma-separated
     /// list, IPv6 in brackets; HOST * pins every name on PORT). Pinned addresses may be
     /// connected to even when private or loopback.

@@ -424,6 +424,7 @@ impl Config {
                 robots_agent,
                 obey_robots: !args.ignore_robots,
                 robots_retry: args.robots_retry,
+                sitemaps: !args.no_sitemaps,
                 politeness: match args.politeness {
                     crate::cli::Politeness::Host => PolitenessKey::Host,
                     crate::cli::Politeness::Ip => PolitenessKey::Ip,
@@ -447,6 +448,8 @@ impl Config {
                     max_links_per_page: args.max_links_per_page,
                     max_decoded_size,
                     robots_max_decoded: ROBOTS_MAX_BODY,
+                    // One byte more than the protocol allows, so a file past it is counted.
+                    max_sitemap_decoded: crate::extract::sitemap::MAX_SITEMAP_BYTES + 1,
                 },
                 records: RecordOptions {
                     gzip_level: args.gzip_level,

@@ -10,6 +10,7 @@
 use url::Url;
 
 use crate::capture::Capture;
+use crate::extract::sitemap::parse_sitemap;
 use crate::extract::{decode_html, extract_links, link_header_targets};
 use crate::fault::FaultKind;
 use crate::http_message::decode_content;
@@ -26,6 +27,8 @@ pub struct LinkRules {
     pub max_decoded_size: usize,
     /// Most decoded bytes of a robots.txt kept.
     pub robots_max_decoded: usize,
+    /// Most decoded bytes of a sitemap read (sitemaps.org: 50 MB).
+    pub max_sitemap_decoded: usize,
 }
 
 /// Links of a page that were not taken, by reason.
@@ -52,6 +55,40 @@ pub struct Outlinks {
     pub declined: Declined,
     /// Faults met while decoding or extracting.
     pub faults: Vec<FaultKind>,
+    /// What a sitemap lists.
+    pub sitemap: Option<Box<SitemapLinks>>,
+}
+
+/// The URLs a sitemap file lists, resolved against it (scope is the crawl's business).
+#[derive(Debug, Default)]
+pub struct SitemapLinks {
+    /// Page URLs.
+    pub pages: Vec<Url>,
+    /// Further sitemaps (of an index file).
+    pub sitemaps: Vec<Url>,
+    /// Entries past the protocol's limits (50,000 URLs, 50 MB).
+    pub over_limits: u64,
+    /// Not a sitemap, or broken part-way.
+    pub invalid: bool,
+}
+
+/// The URLs of a sitemap capture (a 2xx; anything else lists nothing).
+pub fn sitemap_links(rules: &LinkRules, capture: &Capture, url: &Url) -> SitemapLinks {
+    let mut faults = Vec::new();
+    if !(200..300).contains(&capture.status()) {
+        return SitemapLinks::default();
+    }
+    let body = decoded_body(capture, rules.max_sitemap_decoded, &mut faults);
+    let found = parse_sitemap(&body);
+    let resolve = |locs: Vec<String>| -> Vec<Url> {
+        locs.iter().filter_map(|l| resolve_link(url, l)).collect()
+    };
+    SitemapLinks {
+        pages: resolve(found.pages),
+        sitemaps: resolve(found.sitemaps),
+        over_limits: found.over_limits,
+        invalid: found.invalid,
+    }
 }
 
 /// Extracts what `capture` of `url` points to. `page`: the filter's verdict was a page (only
@@ -187,6 +224,7 @@ mod tests {
             max_links_per_page: max_links,
             max_decoded_size: 1 << 20,
             robots_max_decoded: 1 << 20,
+            max_sitemap_decoded: 1 << 20,
         }
     }
 

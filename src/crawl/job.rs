@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use crate::chain::build_records::{build_records, PageFacts, RecordOptions};
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, PageBudget, SkipReason, Verdict};
-use crate::chain::outlinks::{outlinks, LinkRules, Outlinks};
+use crate::chain::outlinks::{outlinks, sitemap_links, LinkRules, Outlinks};
 use crate::chain::write::write;
 use crate::exchange::Truncation;
 use crate::fault::FaultKind;
@@ -115,14 +115,18 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         };
     }
     let robots = matches!(job.kind, JobKind::Robots { .. });
+    // Sitemaps, like robots.txt, are archived whatever their type (they are how the crawl
+    // found its pages) and are not pages; their body cap is the page cap.
+    let sitemap = matches!(job.kind, JobKind::Sitemap { .. });
+    let support = robots || sitemap;
     let mut verdict = Verdict::Other;
     let (result, conn) = ctx
         .fetcher
         .fetch(&job.url, idle, |head| {
             verdict = match &ctx.budget {
-                Budget::Local(budget) => ctx.archive.decide(head, robots, budget),
+                Budget::Local(budget) => ctx.archive.decide(head, support, budget),
                 // Claimed below, once the fetch is done (a Redis call).
-                Budget::Shared(_) => ctx.archive.classify(head, robots),
+                Budget::Shared(_) => ctx.archive.classify(head, support),
             };
             match ctx.archive.body_cap(verdict, robots) {
                 Some(max_body) => BodyPlan::Read { max_body },
@@ -162,7 +166,10 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         return result(job, conn, Outcome::Skipped { status, reason });
     }
     let page = verdict == Verdict::Page;
-    let found = outlinks(&ctx.links, &capture, &job.url, page, robots);
+    let mut found = outlinks(&ctx.links, &capture, &job.url, page, robots);
+    if sitemap {
+        found.sitemap = Some(Box::new(sitemap_links(&ctx.links, &capture, &job.url)));
+    }
     let dedup = ctx.dedup.as_deref();
     let seen = content_seen(dedup, &capture, page);
     let facts = page.then_some(PageFacts {

@@ -198,6 +198,29 @@ impl Ledger {
                     }
                     return Handled::Done;
                 }
+                if let (JobKind::Sitemap { nesting }, Some(listed)) = (&job.kind, found.sitemap) {
+                    let s = &mut self.tally.sitemaps;
+                    s.fetched += u64::from((200..300).contains(&status));
+                    s.urls += listed.pages.len() as u64;
+                    s.nested += listed.sitemaps.len() as u64;
+                    s.over_limits += listed.over_limits;
+                    s.invalid += u64::from(listed.invalid);
+                    // Listed pages are one hop from the site's root, in scope or not.
+                    for url in listed.pages {
+                        self.offer(url, 1, 0, false, now);
+                    }
+                    for url in listed.sitemaps {
+                        if self.admission.scope.allows(&url) {
+                            self.frontier.queue_sitemap(url, nesting + 1, now);
+                        }
+                    }
+                    // A moved sitemap is still a sitemap (each URL is fetched once per run).
+                    if let Some(to) = found.location {
+                        self.frontier.queue_sitemap(to, *nesting, now);
+                    }
+                    self.frontier.complete(&job.host, now);
+                    return Handled::Done;
+                }
                 if page {
                     self.tally.pages += 1;
                     let host_pages = self
@@ -290,7 +313,7 @@ impl Ledger {
         let origin = origin_key(&job.url);
         let origin = match &job.kind {
             JobKind::Robots { origin, .. } => origin.clone(),
-            JobKind::Page | JobKind::Resolve => origin,
+            JobKind::Page | JobKind::Resolve | JobKind::Sitemap { .. } => origin,
         };
         if error.is_unreachable_origin() {
             if let Some(http) = self.fallback.remove(&origin) {
@@ -329,6 +352,8 @@ impl Ledger {
                 self.frontier.retry(job, now, backoff);
             }
             JobKind::Resolve => self.frontier.resolved(&job.host, None, now),
+            // A sitemap that cannot be fetched is not retried: its pages may be linked too.
+            JobKind::Sitemap { .. } => self.frontier.complete(&job.host, now),
             JobKind::Page => {
                 self.tally.failed_urls += 1;
                 if job.depth == 0 && job.redirects == 0 {

@@ -7,8 +7,8 @@
 pub mod charset;
 pub mod document;
 pub mod link_header;
-pub mod sitemap;
 pub mod links;
+pub mod sitemap;
 
 pub use charset::decode_html;
 pub use document::{read_document, Document, DocumentOptions, HtmlLink};

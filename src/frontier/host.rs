@@ -45,6 +45,8 @@ pub struct HostState {
     pub group: Membership,
     /// Waiting for its group's request to finish (neither ready nor waiting).
     pub parked: bool,
+    /// Sitemaps to fetch before pages, with their nesting level.
+    pub sitemaps: std::collections::VecDeque<(Url, u32)>,
 }
 
 impl HostState {
@@ -62,6 +64,7 @@ impl HostState {
             scheduled: false,
             group: Membership::Own,
             parked: false,
+            sitemaps: Default::default(),
         }
     }
 
@@ -70,6 +73,6 @@ impl HostState {
         !self.in_flight
             && !self.scheduled
             && !self.parked
-            && (self.queued > 0 || self.pending_robots.is_some())
+            && (self.queued > 0 || self.pending_robots.is_some() || !self.sitemaps.is_empty())
     }
 }

@@ -30,6 +30,11 @@ pub enum JobKind {
     },
     /// Resolve the host's name to find its politeness group (`--politeness ip`); no request.
     Resolve,
+    /// A sitemap file, `nesting` index levels below robots.txt.
+    Sitemap {
+        /// Index levels above this file.
+        nesting: u32,
+    },
 }
 
 /// One fetch to run.

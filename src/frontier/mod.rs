@@ -11,6 +11,7 @@
 //! | one host's counts, clock, robots states | `host.rs` |
 //! | delays and backoff | `politeness.rs` |
 //! | hosts served as one (`--politeness ip/domain`) | `groups.rs` |
+//! | sitemaps: discovery, nesting, once per run | `sitemaps.rs` |
 //! | robots.txt rules / state machine | `robots_rules.rs` / `robots_state.rs` |
 //! | jobs, candidates, "what next?" | `job.rs` |
 //! | restore, checkpoint, replay's take-out | `persistence.rs` over `storage.rs` (the seam) |
@@ -31,6 +32,7 @@ pub mod robots_rules;
 pub mod robots_state;
 pub mod scheduler;
 pub mod seen_cache;
+pub mod sitemaps;
 pub mod storage;
 
 use std::collections::HashMap;
@@ -69,6 +71,8 @@ pub struct FrontierConfig {
     pub robots_retry: Duration,
     /// What politeness is keyed by (`--politeness`).
     pub politeness: PolitenessKey,
+    /// Fetch the sitemaps robots.txt lists, else /sitemap.xml (`--sitemaps`).
+    pub sitemaps: bool,
 }
 
 /// URLs dropped inside the frontier, for the report.
@@ -93,6 +97,8 @@ pub struct Frontier {
     seen_cache: SeenCache,
     scheduler: Scheduler,
     groups: Groups,
+    /// Sitemap URLs queued this run.
+    sitemaps_seen: std::collections::HashSet<String>,
     in_flight: usize,
     queued: u64,
     counters: FrontierCounters,
@@ -119,6 +125,7 @@ impl Frontier {
             seen_cache: SeenCache::new(SEEN_CACHE_GENERATION),
             scheduler: Scheduler::new(fastrand::Rng::new()),
             groups: Groups::new(config.politeness),
+            sitemaps_seen: Default::default(),
             in_flight: 0,
             queued: 0,
             counters: meta.counters,
@@ -304,6 +311,9 @@ impl Frontier {
         if let Some(p) = q.pending_robots.take() {
             return Some(robots_job(q, p.origin, p.url, p.hops, 0));
         }
+        if !q.sitemaps.is_empty() {
+            return self.sitemap_job(id);
+        }
         while q.queued > 0 {
             let entry = match self.storage.pop(id) {
                 Ok(Some(entry)) => entry,
@@ -463,6 +473,12 @@ impl Frontier {
         if let Some(text) = t.save {
             if let Err(e) = self.storage.save_robots(origin, id, text.as_deref()) {
                 self.fail(e);
+            }
+            // The rules are known for the first time: the site's sitemaps can be queued.
+            if let Some(RobotsState::Known(rules)) = self.hosts[id as usize].robots.get(origin) {
+                let listed = rules.sitemaps().to_vec();
+                let guess_allowed = rules.allows(&format!("{origin}/sitemap.xml"));
+                self.discover_sitemaps(origin, listed, guess_allowed, now);
             }
         }
         let host = job.host.clone();

@@ -34,6 +34,11 @@ impl RobotsRules {
         self.robot.as_ref().is_none_or(|r| r.allowed(url))
     }
 
+    /// The `Sitemap:` URLs the file lists (for every agent), as written.
+    pub fn sitemaps(&self) -> &[String] {
+        self.robot.as_ref().map_or(&[], |r| r.sitemaps.as_slice())
+    }
+
     /// The Crawl-delay for our agent, in seconds.
     pub fn crawl_delay(&self) -> Option<f32> {
         self.robot.as_ref().and_then(|r| r.delay)

@@ -219,6 +219,7 @@ fn config(obey: bool) -> FrontierConfig {
         obey_robots: obey,
         robots_retry: Duration::from_secs(5),
         politeness: PolitenessKey::Host,
+        sitemaps: false,
     }
 }
 

@@ -119,6 +119,24 @@ pub struct Tally {
     pub revisits: u64,
     /// Body bytes those revisits did not store again.
     pub bytes_saved: u64,
+    /// Sitemaps fetched and what they listed.
+    #[serde(default)]
+    pub sitemaps: SitemapTally,
+}
+
+/// What the crawl's sitemaps gave (`--sitemaps`).
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct SitemapTally {
+    /// Sitemap files archived.
+    pub fetched: u64,
+    /// Page URLs they listed (before scope and dedup).
+    pub urls: u64,
+    /// Further sitemaps index files listed.
+    pub nested: u64,
+    /// Entries past the protocol's limits (50,000 URLs, 50 MB per file).
+    pub over_limits: u64,
+    /// Files that were not sitemaps, or broke part-way.
+    pub invalid: u64,
 }
 
 /// One row of the top-hosts list.
@@ -180,6 +198,8 @@ pub struct CrawlStats {
     pub revisits: u64,
     /// Body bytes saved by revisits.
     pub bytes_saved: u64,
+    /// Sitemaps fetched and what they listed.
+    pub sitemaps: SitemapTally,
     /// URLs still queued at the end.
     pub queued_at_end: usize,
     /// Seed lines that were skipped.
@@ -262,6 +282,7 @@ impl CrawlStats {
             truncated: tally.truncated.clone(),
             revisits: tally.revisits,
             bytes_saved: tally.bytes_saved,
+            sitemaps: tally.sitemaps.clone(),
             queued_at_end: totals.queued_at_end,
             seed_problems: totals.seed_problems,
             peak_rss_bytes: peak_rss_bytes(),

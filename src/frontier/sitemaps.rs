@@ -1,0 +1,80 @@
+//! Sitemaps in the frontier (`--sitemaps`, on by default): when an origin's robots.txt becomes
+//! known, the sitemaps it lists are queued (on whatever host they live: a site declares them),
+//! else the origin's `/sitemap.xml` when its robots rules allow it. A host fetches its queued
+//! sitemaps before its pages, under the same politeness. Index files queue their sitemaps one
+//! level deeper, at most [`MAX_SITEMAP_NESTING`] levels; a sitemap URL is fetched once per run
+//! (an index that lists itself ends there), and at most [`MAX_SITEMAPS`] per run.
+//!
+//! The list of sitemaps still to fetch is not saved: a crawl resumed after a kill re-discovers
+//! the sitemaps of origins whose robots.txt it fetches again, not of the others.
+
+use std::time::Instant;
+
+use url::Url;
+
+use super::{Frontier, Job, JobKind};
+
+/// Index files nest at most this deep (the protocol has one level; some sites use two).
+pub const MAX_SITEMAP_NESTING: u32 = 2;
+/// Most sitemap files fetched in one run.
+pub const MAX_SITEMAPS: usize = 10_000;
+
+impl Frontier {
+    /// Queues the sitemaps of `origin`, whose robots rules just became known: those its
+    /// robots.txt `listed`, else `/sitemap.xml` when `guess_allowed` by the rules.
+    pub(super) fn discover_sitemaps(
+        &mut self,
+        origin: &str,
+        listed: Vec<String>,
+        guess_allowed: bool,
+        now: Instant,
+    ) {
+        if !self.config.sitemaps {
+            return;
+        }
+        let Ok(base) = Url::parse(origin) else {
+            return;
+        };
+        let listed: Vec<Url> = listed
+            .iter()
+            .filter_map(|s| base.join(s.trim()).ok())
+            .collect();
+        if listed.is_empty() {
+            if let (true, Ok(guess)) = (guess_allowed, base.join("/sitemap.xml")) {
+                self.queue_sitemap(guess, 0, now);
+            }
+            return;
+        }
+        for url in listed {
+            self.queue_sitemap(url, 0, now);
+        }
+    }
+
+    /// Queues one sitemap file at `nesting` levels below robots.txt (once per run).
+    pub fn queue_sitemap(&mut self, url: Url, nesting: u32, now: Instant) {
+        if !matches!(url.scheme(), "http" | "https")
+            || nesting > MAX_SITEMAP_NESTING
+            || self.sitemaps_seen.len() >= MAX_SITEMAPS
+            || !self.sitemaps_seen.insert(url.as_str().to_string())
+        {
+            return;
+        }
+        let id = self.host_id(url.host_str().unwrap_or(""), now);
+        self.hosts[id as usize].sitemaps.push_back((url, nesting));
+        self.schedule(id);
+    }
+
+    /// The host's next sitemap job, if it has one queued.
+    pub(super) fn sitemap_job(&mut self, id: u32) -> Option<Job> {
+        let q = &mut self.hosts[id as usize];
+        let (url, nesting) = q.sitemaps.pop_front()?;
+        Some(Job {
+            kind: JobKind::Sitemap { nesting },
+            url,
+            host: q.name.clone(),
+            depth: 0,
+            redirects: 0,
+            attempt: 0,
+        })
+    }
+}
