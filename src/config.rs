@@ -424,7 +424,8 @@ impl Config {
                 robots_agent,
                 obey_robots: !args.ignore_robots,
                 robots_retry: args.robots_retry,
-                sitemaps: !args.no_sitemaps,
+                // Not yet in a shared crawl: a sitemap job bypasses the host leases in Redis.
+                sitemaps: !args.no_sitemaps && shared.is_none(),
                 politeness: match args.politeness {
                     crate::cli::Politeness::Host => PolitenessKey::Host,
                     crate::cli::Politeness::Ip => PolitenessKey::Ip,
