@@ -46,6 +46,7 @@ fn config() -> FrontierConfig {
         robots_retry: Duration::from_secs(10),
         politeness: trawl::frontier::PolitenessKey::Host,
         sitemaps: false,
+        order: trawl::frontier::CrawlOrder::Bfs,
     }
 }
 

@@ -55,6 +55,7 @@ async fn main() {
                 let entry = QueuedUrl {
                     url: u.clone(),
                     depth: 3,
+                    rank: 3,
                     redirects: 0,
                     attempt: 0,
                 };

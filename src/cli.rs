@@ -97,6 +97,17 @@ pub struct IndexArgs {
     pub output: Option<PathBuf>,
 }
 
+/// `--order` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Order {
+    /// Breadth-first by link depth.
+    Bfs,
+    /// Fewer path segments first.
+    PathDepth,
+    /// Uniformly random.
+    Random,
+}
+
 /// What `--politeness` is keyed by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Politeness {
@@ -385,6 +396,11 @@ pub struct CrawlArgs {
     /// address), or each registrable domain (a.example.org and b.example.org together).
     #[arg(long, value_enum, value_name = "KEY", default_value_t = Politeness::Host)]
     pub politeness: Politeness,
+
+    /// The order of each host's queue: bfs (link depth), path-depth (fewer path segments
+    /// first) or random (uniform over the host's queued URLs, for sampling).
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = Order::Bfs)]
+    pub order: Order,
 
     /// Fetch and archive the sitemaps each site's robots.txt lists (else its /sitemap.xml),
     /// index files and gzip included, and crawl the URLs they list (on by default).

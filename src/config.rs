@@ -6,7 +6,7 @@
 //! or created by the crawl's set-up (`crawl/setup.rs`).
 
 use crate::fetch::pins::{parse_pin, Pin};
-use crate::frontier::PolitenessKey;
+use crate::frontier::{CrawlOrder, PolitenessKey};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -365,6 +365,9 @@ impl Config {
                 if args.fresh || args.recrawl {
                     return Err(bad("--recrawl and --fresh are for a crawl of its own; a shared crawl starts anew under a new --crawl-id".into()));
                 }
+                if args.order != crate::cli::Order::Bfs {
+                    return Err(bad("--order is for a crawl of its own for now: a shared crawl's host queues in Redis are served oldest first".into()));
+                }
                 if args.politeness != crate::cli::Politeness::Host {
                     return Err(bad("--politeness ip and domain are for a crawl of its own: a shared crawl leases hosts to workers one by one, so a group of hosts could be served by two workers at once".into()));
                 }
@@ -426,6 +429,11 @@ impl Config {
                 robots_retry: args.robots_retry,
                 // Not yet in a shared crawl: a sitemap job bypasses the host leases in Redis.
                 sitemaps: !args.no_sitemaps && shared.is_none(),
+                order: match args.order {
+                    crate::cli::Order::Bfs => CrawlOrder::Bfs,
+                    crate::cli::Order::PathDepth => CrawlOrder::PathDepth,
+                    crate::cli::Order::Random => CrawlOrder::Random,
+                },
                 politeness: match args.politeness {
                     crate::cli::Politeness::Host => PolitenessKey::Host,
                     crate::cli::Politeness::Ip => PolitenessKey::Ip,

@@ -48,7 +48,7 @@ impl CrawlDb {
         fp: &Fingerprint,
         entry: &QueuedUrl,
     ) -> Result<(), StoreError> {
-        let key = self.next_key(host, entry.depth);
+        let key = self.next_key(host, entry.rank);
         self.queue_insert(&key, &encode_queued(entry))?;
         self.seen_insert(&seen_key(host, fp), &key)
     }
@@ -207,6 +207,7 @@ mod tests {
         let entry = QueuedUrl {
             url: "http://a.org/".into(),
             depth: 0,
+            rank: 0,
             redirects: 0,
             attempt: 0,
         };

@@ -41,21 +41,39 @@ pub fn seen_key(host: u32, fp: &Fingerprint) -> SeenKey {
 
 /// Encodes a queue value: redirects, attempt (u32 LE each), URL bytes (the depth is in the key).
 pub fn encode_queued(entry: &QueuedUrl) -> Vec<u8> {
-    let mut v = Vec::with_capacity(8 + entry.url.len());
+    let mut v = Vec::with_capacity(13 + entry.url.len());
     v.extend_from_slice(&entry.redirects.to_le_bytes());
     v.extend_from_slice(&entry.attempt.to_le_bytes());
+    if entry.rank != entry.depth {
+        // The key holds the rank (`--order`): the depth goes in the value, after a marker
+        // byte no URL starts with. Under bfs the layout is the original one.
+        v.push(RANKED);
+        v.extend_from_slice(&entry.depth.to_le_bytes());
+    }
     v.extend_from_slice(entry.url.as_bytes());
     v
 }
+
+/// Marks a queue value whose depth differs from its key's rank.
+const RANKED: u8 = 0xff;
 
 /// Decodes a queue value stored under `key`; `None` for bytes this layout did not produce.
 pub fn decode_queued(key: &QueueKey, bytes: &[u8]) -> Option<QueuedUrl> {
     if bytes.len() < 8 {
         return None;
     }
+    let rank = key_depth(key);
+    let (depth, url) = match bytes.get(8) {
+        Some(&RANKED) => (
+            u32::from_le_bytes(bytes.get(9..13)?.try_into().ok()?),
+            bytes.get(13..)?,
+        ),
+        _ => (rank, &bytes[8..]),
+    };
     Some(QueuedUrl {
-        url: String::from_utf8(bytes[8..].to_vec()).ok()?,
-        depth: key_depth(key),
+        url: String::from_utf8(url.to_vec()).ok()?,
+        depth,
+        rank,
         redirects: u32::from_le_bytes(bytes[..4].try_into().ok()?),
         attempt: u32::from_le_bytes(bytes[4..8].try_into().ok()?),
     })
@@ -63,7 +81,10 @@ pub fn decode_queued(key: &QueueKey, bytes: &[u8]) -> Option<QueuedUrl> {
 
 /// The URL part of an encoded queue value, without decoding the rest.
 pub fn queued_url_of(bytes: &[u8]) -> &[u8] {
-    bytes.get(8..).unwrap_or_default()
+    match bytes.get(8) {
+        Some(&RANKED) => bytes.get(13..).unwrap_or_default(),
+        _ => bytes.get(8..).unwrap_or_default(),
+    }
 }
 
 /// Encodes a host row: queued (u64 LE), next-allowed in ms since the epoch (u64 LE), name.
@@ -152,12 +173,24 @@ mod tests {
         let v = QueuedUrl {
             url: "http://a.org/ü".into(),
             depth: 3,
+            rank: 3,
             redirects: 2,
             attempt: 1,
         };
         let key = queue_key(1, 3, 9);
         assert_eq!(decode_queued(&key, &encode_queued(&v)), Some(v.clone()));
         assert_eq!(queued_url_of(&encode_queued(&v)), v.url.as_bytes());
+        // Ranked by --order: the key holds the rank, the value the depth.
+        let ranked = QueuedUrl {
+            rank: 7,
+            ..v.clone()
+        };
+        let key = queue_key(1, 7, 10);
+        assert_eq!(
+            decode_queued(&key, &encode_queued(&ranked)),
+            Some(ranked.clone())
+        );
+        assert_eq!(queued_url_of(&encode_queued(&ranked)), v.url.as_bytes());
         let h = SavedHost {
             queued: 12,
             next_allowed: UNIX_EPOCH + Duration::from_millis(1_700_000_000_123),

@@ -10,6 +10,7 @@
 //! | ready and waiting hosts, shuffle | `scheduler.rs` |
 //! | one host's counts, clock, robots states | `host.rs` |
 //! | delays and backoff | `politeness.rs` |
+//! | the order of a host's queue (`--order`) | `order.rs` |
 //! | hosts served as one (`--politeness ip/domain`) | `groups.rs` |
 //! | sitemaps: discovery, nesting, once per run | `sitemaps.rs` |
 //! | robots.txt rules / state machine | `robots_rules.rs` / `robots_state.rs` |
@@ -26,6 +27,7 @@ pub mod groups;
 pub mod host;
 mod job;
 pub mod lease;
+pub mod order;
 mod persistence;
 pub mod politeness;
 pub mod robots_rules;
@@ -44,6 +46,7 @@ pub use groups::PolitenessKey;
 use groups::{Groups, Membership};
 use host::{HostState, PendingRobots};
 pub use job::{Candidate, Job, JobKind, Next};
+pub use order::CrawlOrder;
 use persistence::{FrontierMeta, META_NAME};
 pub use robots_rules::RobotsRules;
 use robots_state::{transition, Gate};
@@ -73,6 +76,8 @@ pub struct FrontierConfig {
     pub politeness: PolitenessKey,
     /// Fetch the sitemaps robots.txt lists, else /sitemap.xml (`--sitemaps`).
     pub sitemaps: bool,
+    /// The order of each host's queue (`--order`).
+    pub order: CrawlOrder,
 }
 
 /// URLs dropped inside the frontier, for the report.
@@ -164,9 +169,11 @@ impl Frontier {
             return Admit::Seen;
         }
         self.seen_cache.insert(id, &fp);
+        let rank = self.config.order.rank(&candidate.url, candidate.depth);
         let entry = QueuedUrl {
             url: candidate.url.into(),
             depth: candidate.depth,
+            rank,
             redirects: candidate.redirects,
             attempt: 0,
         };
@@ -418,9 +425,11 @@ impl Frontier {
         };
         let q = &mut self.hosts[id as usize];
         q.next_allowed = q.next_allowed.max(now + backoff);
+        let rank = self.config.order.rank(&job.url, job.depth);
         let entry = QueuedUrl {
             url: job.url.into(),
             depth: job.depth,
+            rank,
             redirects: job.redirects,
             attempt: job.attempt + 1,
         };

@@ -27,8 +27,11 @@ pub fn fingerprint(url: &str) -> Fingerprint {
 pub struct QueuedUrl {
     /// The canonical URL.
     pub url: String,
-    /// Link hops from a seed; a host's queue is served lowest depth first, then oldest.
+    /// Link hops from a seed.
     pub depth: u32,
+    /// Serving order within a host: lowest rank first, then oldest (`--order`; the depth
+    /// under `bfs`).
+    pub rank: u32,
     /// Redirect hops that led here.
     pub redirects: u32,
     /// Failed attempts so far.

@@ -220,6 +220,7 @@ fn config(obey: bool) -> FrontierConfig {
         robots_retry: Duration::from_secs(5),
         politeness: PolitenessKey::Host,
         sitemaps: false,
+        order: CrawlOrder::Bfs,
     }
 }
 
@@ -370,4 +371,42 @@ fn ip_politeness_resolves_each_name_first() {
     let rc = job(f.next(t + DELAY));
     f.resolved(&rc.host, None, t + DELAY);
     assert_eq!(job(f.next(t + DELAY)).host, "c.test");
+}
+
+#[test]
+fn path_depth_order_serves_shallow_urls_first_and_survives_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = FrontierConfig {
+        order: CrawlOrder::PathDepth,
+        ..config(false)
+    };
+    let t = Instant::now();
+    {
+        let mut f = Frontier::open(
+            config.clone(),
+            Box::new(CrawlDb::open(dir.path()).unwrap()),
+            t,
+        )
+        .unwrap();
+        for u in [
+            "http://a.org/a/b/c",
+            "http://a.org/x",
+            "http://a.org/a/b",
+            "http://a.org/y/z/",
+        ] {
+            f.push(cand(u, 1), t);
+        }
+        f.checkpoint(&[]).unwrap();
+    }
+    let mut f = Frontier::open(config, Box::new(CrawlDb::open(dir.path()).unwrap()), t).unwrap();
+    let order = drain(&mut f, t);
+    assert_eq!(
+        order,
+        [
+            "http://a.org/x",
+            "http://a.org/a/b",
+            "http://a.org/y/z/",
+            "http://a.org/a/b/c"
+        ]
+    );
 }

@@ -142,9 +142,11 @@ pub fn decode_entry(s: &str) -> Option<QueuedUrl> {
     let mut parts = s.split('\t');
     let url = parts.next()?.to_string();
     let mut num = || parts.next().and_then(|p| p.parse::<u32>().ok());
+    let depth = num()?;
     Some(QueuedUrl {
         url,
-        depth: num()?,
+        depth,
+        rank: depth,
         redirects: num()?,
         attempt: num().unwrap_or(0),
     })
@@ -328,6 +330,7 @@ mod tests {
         QueuedUrl {
             url: url.into(),
             depth: 2,
+            rank: 2,
             redirects: 1,
             attempt: 0,
         }

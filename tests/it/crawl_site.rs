@@ -738,3 +738,76 @@ async fn sitemaps_lead_to_unlinked_pages() {
     assert!(paths.iter().any(|x| x == "/sitemap.xml"), "{paths:?}");
     assert!(paths.iter().any(|x| x == "/hidden1"), "{paths:?}");
 }
+
+/// `--order`: under `path-depth` a host's URLs are fetched fewest path segments first; under
+/// `bfs` (default) in link order; under `random` in an order of their own. A small
+/// `--max-pages` shows which pages each order archives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crawl_order_changes_what_is_fetched_first() {
+    async fn crawl(ip: &str, order: &str, max_pages: u32) -> Vec<String> {
+        let web = Web::default();
+        let h = web.host(ip).await;
+        // Deep paths first in the document, shallow ones last.
+        let mut links = String::new();
+        for i in 0..30 {
+            let depth = 6 - (i / 5);
+            let path: String =
+                (0..depth).map(|d| format!("/s{d}")).collect::<String>() + &format!("/p{i}");
+            links.push_str(&format!(r#"<a href="{path}">{i}</a>"#));
+            h.route(&path, Route::html("<p>leaf</p>"));
+        }
+        h.route("/", Route::html(&links));
+        let out = tempfile::tempdir().unwrap();
+        let res = trawl(args![
+            "crawl",
+            h.url("/"),
+            "--out",
+            out.path().display(),
+            "--delay",
+            "0ms",
+            "-q",
+            "--order",
+            order,
+            "--max-pages",
+            max_pages,
+            "--no-sitemaps"
+        ])
+        .await;
+        assert!(res.status.success(), "{}", text(&res));
+        web.paths_of(&h)
+            .into_iter()
+            .filter(|p| p != "/" && p != "/robots.txt")
+            .collect()
+    }
+    let segments = |p: &String| p.split('/').filter(|s| !s.is_empty()).count();
+
+    let by_path = crawl("127.0.0.68", "path-depth", 11).await;
+    assert_eq!(by_path.len(), 10, "{by_path:?}");
+    let counts: Vec<usize> = by_path.iter().map(segments).collect();
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    assert!(
+        counts.iter().all(|&c| c <= 3),
+        "the shallowest pages come first: {counts:?}"
+    );
+
+    let by_link = crawl("127.0.0.69", "bfs", 11).await;
+    let counts: Vec<usize> = by_link.iter().map(segments).collect();
+    assert!(
+        counts.iter().all(|&c| c >= 6),
+        "bfs follows link order: {counts:?}"
+    );
+
+    let sampled = crawl("127.0.0.70", "random", 31).await;
+    assert_eq!(sampled.len(), 30);
+    let in_link_order: Vec<String> = by_link_order_all();
+    assert_ne!(sampled, in_link_order, "random order equals link order");
+
+    fn by_link_order_all() -> Vec<String> {
+        (0..30)
+            .map(|i| {
+                let depth = 6 - (i / 5);
+                (0..depth).map(|d| format!("/s{d}")).collect::<String>() + &format!("/p{i}")
+            })
+            .collect()
+    }
+}
