@@ -25,7 +25,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_shared import Web, children_cpu  # noqa: E402  (the same bench_web driver)
+from bench_shared import Web, children_cpu, write_block  # noqa: E402  (the same bench_web driver)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REL = os.path.join(REPO, "target", "release")
@@ -124,14 +124,7 @@ def main():
             lines.append(f"| {profile} | {name} | {r['pps']:.0f} | {r['cpu_us']:.0f} | "
                          f"{r['pps'] / crawl['plain']['pps']:.2f} |")
     lines.append(END)
-    block = "\n".join(lines)
-    doc = open(OUT).read()
-    if BEGIN in doc and END in doc:
-        doc = doc[:doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):]
-    else:
-        doc += "\n## WET and WAT derivatives\n\n" + block + "\n"
-    open(OUT, "w").write(doc)
-    print("\n" + block)
+    write_block(OUT, "WET and WAT derivatives", lines)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_shared import Web, children_cpu  # noqa: E402  (the same bench_web driver)
+from bench_shared import Web, children_cpu, write_block  # noqa: E402  (the same bench_web driver)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REL = os.path.join(REPO, "target", "release")
@@ -65,14 +65,7 @@ def main():
         lines.append(f"| {o} | {r['pages']:.0f} | {r['pps']:.0f} | {r['cpu_us']:.0f} | "
                      f"{r['cpu_us'] / med['bfs']['cpu_us']:.2f} |")
     lines.append(END)
-    block = "\n".join(lines)
-    doc = open(OUT).read()
-    if BEGIN in doc and END in doc:
-        doc = doc[:doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):]
-    else:
-        doc += "\n## Crawl order (`--order`)\n\n" + block + "\n"
-    open(OUT, "w").write(doc)
-    print("\n" + block)
+    write_block(OUT, "Crawl order (`--order`)", lines)
 
 
 if __name__ == "__main__":

@@ -298,13 +298,21 @@ def write_report(a, b, gap, mem):
         f"({mem['used_memory_delta'] / 2**20:.0f} MiB).",
         END,
     ]
+    write_block(OUT, "Shared crawl (Redis)", lines)
+
+
+def write_block(path, heading, lines):
+    """Replaces the generated block (first and last of `lines` are its begin/end markers) in
+    the document at `path`, or appends it under `heading`; prints it. Shared by the bench
+    scripts that write docs/PERFORMANCE.md."""
+    begin, end = lines[0], lines[-1]
     block = "\n".join(lines)
-    doc = open(OUT).read()
-    if BEGIN in doc and END in doc:
-        doc = doc[:doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):]
+    doc = open(path).read()
+    if begin in doc and end in doc:
+        doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
     else:
-        doc += "\n## Shared crawl (Redis)\n\n" + block + "\n"
-    with open(OUT, "w") as f:
+        doc += f"\n## {heading}\n\n" + block + "\n"
+    with open(path, "w") as f:
         f.write(doc)
     print("\n" + block)
 
