@@ -258,8 +258,10 @@ impl Frontier {
     /// fetch next (its port matters to `--resolve` pins).
     fn resolve_job(&mut self, id: u32) -> Option<Job> {
         let q = &mut self.hosts[id as usize];
+        let next_sitemap = q.sitemaps.front().map(|(u, _)| u.clone());
         let url = match &q.pending_robots {
             Some(p) => Some(p.url.clone()),
+            None if next_sitemap.is_some() => next_sitemap,
             None if q.queued > 0 => {
                 let entry = match self.storage.pop(id) {
                     Ok(entry) => entry,

@@ -410,3 +410,23 @@ fn path_depth_order_serves_shallow_urls_first_and_survives_reopen() {
         ]
     );
 }
+
+#[test]
+fn a_host_with_only_a_sitemap_is_resolved_then_served() {
+    let config = FrontierConfig {
+        politeness: PolitenessKey::Ip,
+        sitemaps: true,
+        ..config(false)
+    };
+    let mut f = Frontier::open(config, Box::new(CrawlDb::in_memory()), Instant::now()).unwrap();
+    let t = Instant::now();
+    f.queue_sitemap(Url::parse("http://maps.test/sitemap.xml").unwrap(), 0, t);
+    let r = job(f.next(t));
+    assert_eq!(r.kind, JobKind::Resolve);
+    assert_eq!(r.url.as_str(), "http://maps.test/sitemap.xml");
+    f.resolved(&r.host, Some("127.0.0.9".parse().unwrap()), t);
+    let s = job(f.next(t));
+    assert_eq!(s.kind, JobKind::Sitemap { nesting: 0 });
+    f.complete(&s.host, t);
+    assert!(matches!(f.next(t + DELAY), Next::Exhausted));
+}
