@@ -35,6 +35,8 @@ pub struct JobContext {
     pub writer: mpsc::Sender<Batch>,
     /// The page target, shared by all jobs (and all workers of a shared crawl) so it is exact.
     pub budget: Budget,
+    /// Sitemaps decoded and parsed at once (each may be 50 MB).
+    pub sitemap_slots: tokio::sync::Semaphore,
 }
 
 /// `--max-pages`: counted here, or crawl-wide in Redis for a shared crawl.
@@ -167,9 +169,6 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     }
     let page = verdict == Verdict::Page;
     let mut found = outlinks(&ctx.links, &capture, &job.url, page, robots);
-    if sitemap {
-        found.sitemap = Some(Box::new(sitemap_links(&ctx.links, &capture, &job.url)));
-    }
     let dedup = ctx.dedup.as_deref();
     let seen = content_seen(dedup, &capture, page);
     let facts = page.then_some(PageFacts {
@@ -192,12 +191,24 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     if let (true, Budget::Shared(budget)) = (page, &ctx.budget) {
         budget.archived(job.url.as_str());
     }
+    let truncated = capture.exchange.truncated;
+    let bytes_saved = seen.bytes_saved(&capture);
+    if sitemap {
+        // Up to 50 MB decoded per file: a few at a time, off the async workers, so hostile
+        // sitemaps on many hosts cannot take the memory or the runtime.
+        let _slot = ctx.sitemap_slots.acquire().await;
+        let (rules, url) = (ctx.links.clone(), job.url.clone());
+        found.sitemap = tokio::task::spawn_blocking(move || sitemap_links(&rules, &capture, &url))
+            .await
+            .ok()
+            .map(Box::new);
+    }
     let outcome = Outcome::Archived {
         status,
         page,
-        truncated: capture.exchange.truncated,
+        truncated,
         body_fault: fetched.body_fault,
-        bytes_saved: seen.bytes_saved(&capture),
+        bytes_saved,
         found,
     };
     result(job, conn, outcome)

@@ -88,6 +88,9 @@ pub fn create_output_dir(out: &Path) -> Result<(), SetupError> {
     })
 }
 
+/// Sitemaps parsed at once: each may decode to 50 MB.
+const SITEMAP_SLOTS: usize = 2;
+
 /// What start-up hands to the crawl loop.
 pub(super) struct Started {
     /// The frontier, admission rules and counters, caught up with the WARC files.
@@ -341,6 +344,7 @@ fn finish_start(
         records: config.chain.records,
         writer: writer.sender.clone(),
         budget,
+        sitemap_slots: tokio::sync::Semaphore::new(SITEMAP_SLOTS),
     });
     Ok(Started {
         ledger,

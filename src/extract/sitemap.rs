@@ -51,7 +51,7 @@ impl Sitemap {
 /// Reads a sitemap body (content coding already removed).
 pub fn parse_sitemap(body: &[u8]) -> Sitemap {
     let mut out = Sitemap::default();
-    let bytes = if body.starts_with(&[0x1f, 0x8b]) {
+    let bytes: std::borrow::Cow<[u8]> = if body.starts_with(&[0x1f, 0x8b]) {
         // A .xml.gz file served as application/gzip (not as Content-Encoding).
         let mut data = Vec::new();
         let read = flate2::read::MultiGzDecoder::new(body)
@@ -60,9 +60,9 @@ pub fn parse_sitemap(body: &[u8]) -> Sitemap {
         if read.is_err() {
             out.invalid = true;
         }
-        data
+        data.into()
     } else {
-        body.to_vec()
+        body.into()
     };
     let bytes = if bytes.len() > MAX_SITEMAP_BYTES {
         out.over_limits += 1;
