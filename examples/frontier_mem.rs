@@ -98,6 +98,7 @@ fn main() {
                 url,
                 depth: 0,
                 redirects: 0,
+                requisite: 0,
             },
             now,
         );
@@ -126,6 +127,7 @@ fn main() {
                     url,
                     depth: 1 + (i % 5) as u32,
                     redirects: 0,
+                    requisite: 0,
                 },
                 now,
             );

@@ -56,6 +56,7 @@ async fn main() {
                     url: u.clone(),
                     depth: 3,
                     rank: 3,
+                    requisite: 0,
                     redirects: 0,
                     attempt: 0,
                 };

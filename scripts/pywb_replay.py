@@ -30,6 +30,11 @@ Comparisons:
     against --url, it is the given URL, or when it ends with the given URL
     (the form pywb's rewriting modes produce:
     http://127.0.0.1:PORT/<coll>/<ts>mp_/<target>).
+With a manifest entry's "requisites" ({original URL: expected bytes file}), the page is
+also replayed in pywb's rewriting mode (<coll>/mp_/<URL>, as a browser would load it); each
+requisite must appear in the rewritten page (img/script src, link href, style url()) as a URL
+into the collection, and fetching that rewritten URL from pywb must give the original bytes.
+
 Prints "OK ..." or what differed, always stops wayback; exits 0 when all
 matched, 1 when something differed, 2 for usage or setup errors (bad paths,
 wb-manager failing, wayback not answering).
@@ -38,7 +43,9 @@ wb-manager failing, wayback not answering).
 import argparse
 import json
 import difflib
+import html.parser
 import os
+import re
 import shutil
 import signal
 import socket
@@ -214,6 +221,70 @@ def compare(status, headers, body, args):
     return problems
 
 
+class ReplayedRefs(html.parser.HTMLParser):
+    """The URLs a rewritten page loads: src/href/poster/srcset attributes and CSS url()s."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.refs = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if not value:
+                continue
+            if name in ("src", "href", "poster", "data"):
+                self.refs.append(value)
+            elif name == "srcset":
+                self.refs += [c.split()[0] for c in value.split(",") if c.split()]
+            elif name == "style":
+                self.refs += re.findall(r"url\(\s*['\"]?([^'\")]+)", value)
+
+    def handle_data(self, data):
+        self.refs += re.findall(r"url\(\s*['\"]?([^'\")]+)", data)
+        self.refs += re.findall(r"@import\s+['\"]([^'\"]+)", data)
+
+
+def replay_join(base, ref):
+    """Resolves ref against a replay URL as a browser does: urljoin, then the `//` of the
+    embedded original URL (which urljoin's path normalisation folds) put back."""
+    return re.sub(r"_/(https?:)/(?!/)", r"_/\1//", urllib.parse.urljoin(base, ref))
+
+
+def check_requisites(port, check):
+    """Problems with the requisites of check.url as replayed by pywb's rewriting mode."""
+    problems = []
+    page_url = f"http://127.0.0.1:{port}/{COLLECTION}/mp_/{check.url}"
+    status, _, body = fetch(page_url)
+    if status != 200:
+        return [f"  rewritten page: status {status}"]
+    parser = ReplayedRefs()
+    parser.feed(body.decode("utf-8", errors="replace"))
+    refs = [replay_join(page_url, r) for r in parser.refs]
+    # Stylesheets replayed by pywb are rewritten too: their url()s count as well.
+    for ref in list(refs):
+        if "cs_/" in ref:
+            s, _, css = fetch(ref)
+            if s == 200:
+                sub = ReplayedRefs()
+                sub.handle_data(css.decode("utf-8", errors="replace"))
+                refs += [replay_join(ref, r) for r in sub.refs]
+    for original, expect in check.requisites.items():
+        prefix = f"http://127.0.0.1:{port}/{COLLECTION}/"
+        rewritten = [r for r in refs if r.startswith(prefix) and r.endswith(original)]
+        if not rewritten:
+            near = [r for r in refs if urllib.parse.urlsplit(original).path.split("/")[-1] in r]
+            problems.append(f"  requisite {original}: not rewritten into the collection "
+                            f"(page refers to {near[:3] or refs[:8]})")
+            continue
+        status, _, got = fetch(rewritten[0])
+        with open(expect, "rb") as f:
+            want = f.read()
+        if status != 200 or got != want:
+            problems.append(f"  requisite {original} ({rewritten[0]}): status {status}, "
+                            f"{len(got)} bytes, expected 200 and {len(want)} original bytes")
+    return problems
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description="Replay a URL from WARCs with pywb and compare it.")
     parser.add_argument("--warcs", nargs="+", required=True, metavar="FILE_OR_DIR")
@@ -237,9 +308,11 @@ def parse_args(argv):
             entries = json.load(f)
         args.checks = [argparse.Namespace(
             url=e["url"], expect=e.get("expect"), expect_status=e.get("expect_status"),
-            expect_location=e.get("expect_location"), accept_encoding=e.get("accept_encoding"))
+            expect_location=e.get("expect_location"), accept_encoding=e.get("accept_encoding"),
+            requisites=e.get("requisites") or {})
             for e in entries]
     elif args.url:
+        args.requisites = {}
         args.checks = [args]
     else:
         parser.error("give --url or --manifest")
@@ -272,7 +345,10 @@ def main(argv=None):
             except (urllib.error.URLError, OSError) as err:
                 print(f"pywb_replay: fetching {replay_url} failed: {err}", file=sys.stderr)
                 return 2
-            results.append((check, replay_url, status, body, compare(status, headers, body, check)))
+            problems = compare(status, headers, body, check)
+            if check.requisites:
+                problems += check_requisites(port, check)
+            results.append((check, replay_url, status, body, problems))
     finally:
         if proc is not None:
             stop_wayback(proc)

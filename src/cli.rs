@@ -402,6 +402,12 @@ pub struct CrawlArgs {
     #[arg(long, value_enum, value_name = "ORDER", default_value_t = Order::Bfs)]
     pub order: Order,
 
+    /// Also archive what each archived page needs to render in replay (wget's name): images
+    /// (src, srcset), stylesheets and what they import or url(), icons, preloads, scripts,
+    /// media. From any host, under robots.txt and politeness; not counted as pages.
+    #[arg(long)]
+    pub page_requisites: bool,
+
     /// Fetch and archive the sitemaps each site's robots.txt lists (else its /sitemap.xml),
     /// index files and gzip included, and crawl the URLs they list (on by default).
     #[arg(long, overrides_with = "no_sitemaps")]

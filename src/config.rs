@@ -365,6 +365,9 @@ impl Config {
                 if args.fresh || args.recrawl {
                     return Err(bad("--recrawl and --fresh are for a crawl of its own; a shared crawl starts anew under a new --crawl-id".into()));
                 }
+                if args.page_requisites {
+                    return Err(bad("--page-requisites is for a crawl of its own for now: a shared crawl's queue entries in Redis do not carry the requisite mark yet".into()));
+                }
                 if args.order != crate::cli::Order::Bfs {
                     return Err(bad("--order is for a crawl of its own for now: a shared crawl's host queues in Redis are served oldest first".into()));
                 }
@@ -459,6 +462,7 @@ impl Config {
                     robots_max_decoded: ROBOTS_MAX_BODY,
                     // One byte more than the protocol allows, so a file past it is counted.
                     max_sitemap_decoded: crate::extract::sitemap::MAX_SITEMAP_BYTES + 1,
+                    page_requisites: args.page_requisites,
                 },
                 records: RecordOptions {
                     gzip_level: args.gzip_level,

@@ -10,8 +10,9 @@
 use url::Url;
 
 use crate::capture::Capture;
+use crate::extract::links::extract_links_and_requisites;
 use crate::extract::sitemap::parse_sitemap;
-use crate::extract::{decode_html, extract_links, link_header_targets};
+use crate::extract::{decode_html, link_header_targets};
 use crate::fault::FaultKind;
 use crate::http_message::decode_content;
 use crate::http_message::media_type::is_html;
@@ -29,6 +30,8 @@ pub struct LinkRules {
     pub robots_max_decoded: usize,
     /// Most decoded bytes of a sitemap read (sitemaps.org: 50 MB).
     pub max_sitemap_decoded: usize,
+    /// Collect page requisites (`--page-requisites`).
+    pub page_requisites: bool,
 }
 
 /// Links of a page that were not taken, by reason.
@@ -57,6 +60,8 @@ pub struct Outlinks {
     pub faults: Vec<FaultKind>,
     /// What a sitemap lists.
     pub sitemap: Option<Box<SitemapLinks>>,
+    /// What the page (or stylesheet) needs to render (`--page-requisites`).
+    pub requisites: Vec<Url>,
 }
 
 /// The URLs a sitemap file lists, resolved against it (scope is the crawl's business).
@@ -70,6 +75,21 @@ pub struct SitemapLinks {
     pub over_limits: u64,
     /// Not a sitemap, or broken part-way.
     pub invalid: bool,
+}
+
+/// What a stylesheet requisite needs in turn (`url()`, `@import`), resolved against it.
+pub fn stylesheet_requisites(rules: &LinkRules, capture: &Capture, url: &Url) -> Vec<Url> {
+    let is_css = capture.head.media_type().is_some_and(|m| m == "text/css");
+    if !is_css || !(200..300).contains(&capture.status()) {
+        return Vec::new();
+    }
+    let mut faults = Vec::new();
+    let body = decoded_body(capture, rules.max_decoded_size, &mut faults);
+    let css = crate::extract::decode_html(&body, capture.head.charset().as_deref());
+    crate::extract::css_urls::css_urls(&css)
+        .iter()
+        .filter_map(|u| resolve_link(url, u))
+        .collect()
 }
 
 /// The URLs of a sitemap capture (a 2xx; anything else lists nothing).
@@ -111,7 +131,13 @@ pub fn outlinks(
     } else if page && capture.head.media_type().is_some_and(|m| is_html(&m)) {
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
         let text = decode_html(&body, capture.head.charset().as_deref());
-        let links = extract_links(&text, url, rules.max_links_per_page);
+        let links = extract_links_and_requisites(
+            &text,
+            url,
+            rules.max_links_per_page,
+            rules.page_requisites,
+        );
+        out.requisites = links.requisites.clone();
         if links.dropped > 0 {
             out.faults.push(FaultKind::LinksCapped);
         }
@@ -225,6 +251,7 @@ mod tests {
             max_decoded_size: 1 << 20,
             robots_max_decoded: 1 << 20,
             max_sitemap_decoded: 1 << 20,
+            page_requisites: false,
         }
     }
 

@@ -84,6 +84,22 @@ impl Admission {
         }
         Ok(())
     }
+
+    /// Whether a page requisite may be queued: scope, depth and the extension filter do not
+    /// apply (a page's images and stylesheets may live anywhere); URL limits, ports and
+    /// `--include`/`--exclude` do.
+    pub fn check_requisite(&self, url: &Url) -> Result<(), Rejection> {
+        if self.limits.too_long(url) {
+            return Err(Rejection::UrlLength);
+        }
+        if !self.limits.ports.allows(url) {
+            return Err(Rejection::Port);
+        }
+        if !self.filter.allows(url) {
+            return Err(Rejection::Pattern);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use crate::chain::build_records::{build_records, PageFacts, RecordOptions};
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, PageBudget, SkipReason, Verdict};
-use crate::chain::outlinks::{outlinks, sitemap_links, LinkRules, Outlinks};
+use crate::chain::outlinks::{outlinks, sitemap_links, stylesheet_requisites, LinkRules, Outlinks};
 use crate::chain::write::write;
 use crate::exchange::Truncation;
 use crate::fault::FaultKind;
@@ -38,6 +38,11 @@ pub struct JobContext {
     /// Sitemaps decoded and parsed at once (each may be 50 MB).
     pub sitemap_slots: tokio::sync::Semaphore,
 }
+
+/// Requisites below this many transclusion hops from their page have theirs taken in turn:
+/// a page's stylesheet (1), a stylesheet it imports (2), and the images and fonts of both
+/// (up to 3); nothing deeper (Heritrix bounds transclusion hops the same way).
+const MAX_REQUISITE_HOPS: u8 = 3;
 
 /// `--max-pages`: counted here, or crawl-wide in Redis for a shared crawl.
 pub enum Budget {
@@ -120,7 +125,12 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     // Sitemaps, like robots.txt, are archived whatever their type (they are how the crawl
     // found its pages) and are not pages; their body cap is the page cap.
     let sitemap = matches!(job.kind, JobKind::Sitemap { .. });
-    let support = robots || sitemap;
+    // Page requisites too: archived whatever their type, never pages.
+    let requisite = match job.kind {
+        JobKind::Requisite { hops } => Some(hops),
+        _ => None,
+    };
+    let support = robots || sitemap || requisite.is_some();
     let mut verdict = Verdict::Other;
     let (result, conn) = ctx
         .fetcher
@@ -169,6 +179,9 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     }
     let page = verdict == Verdict::Page;
     let mut found = outlinks(&ctx.links, &capture, &job.url, page, robots);
+    if requisite.is_some_and(|hops| hops < MAX_REQUISITE_HOPS) {
+        found.requisites = stylesheet_requisites(&ctx.links, &capture, &job.url);
+    }
     let dedup = ctx.dedup.as_deref();
     let seen = content_seen(dedup, &capture, page);
     let facts = page.then_some(PageFacts {

@@ -89,6 +89,7 @@ impl Ledger {
                     url: seed.url.clone(),
                     depth: 0,
                     redirects: 0,
+                    requisite: 0,
                 },
                 now,
             );
@@ -243,13 +244,50 @@ impl Ledger {
                 for link in found.links {
                     self.offer(link, job.depth + 1, 0, false, now);
                 }
-                if let Some(to) = found.location {
-                    self.offer(to, job.depth, job.redirects + 1, job.depth == 0, now);
+                // What a page (or a stylesheet it needs) needs to render: one hop beyond scope.
+                let hops = match job.kind {
+                    JobKind::Requisite { hops } => {
+                        self.tally.requisites.archived += 1;
+                        hops + 1
+                    }
+                    _ => 1,
+                };
+                for url in found.requisites {
+                    self.offer_requisite(url, hops, job.depth + 1, now);
+                }
+                match (found.location, &job.kind) {
+                    // A moved image or stylesheet is still a requisite.
+                    (Some(to), JobKind::Requisite { hops }) => {
+                        self.offer_requisite(to, *hops, job.depth, now)
+                    }
+                    (Some(to), _) => {
+                        self.offer(to, job.depth, job.redirects + 1, job.depth == 0, now)
+                    }
+                    (None, _) => {}
                 }
                 self.frontier.complete(&job.host, now);
             }
         }
         Handled::Done
+    }
+
+    /// Offers a page requisite, `hops` transclusions from a page: from any host (scope does
+    /// not apply), but URL limits, ports, `--exclude` and robots do; not a page.
+    fn offer_requisite(&mut self, url: Url, hops: u8, depth: u32, now: Instant) {
+        if let Err(rejection) = self.admission.check_requisite(&url) {
+            self.count_rejection(rejection);
+            return;
+        }
+        let candidate = Candidate {
+            url,
+            depth,
+            redirects: 0,
+            requisite: hops,
+        };
+        match self.frontier.push(candidate, now) {
+            Admit::Seen => self.tally.filtered.duplicate += 1,
+            _ => self.tally.requisites.queued += 1,
+        }
     }
 
     /// Offers a discovered URL to the frontier. Redirects out of a seed's own chain extend the
@@ -278,24 +316,27 @@ impl Ledger {
                     url,
                     depth,
                     redirects,
+                    requisite: 0,
                 };
                 if self.frontier.push(candidate, now) == Admit::Seen {
                     self.tally.filtered.duplicate += 1;
                 }
             }
-            Err(r) => {
-                let f = &mut self.tally.filtered;
-                match r {
-                    Rejection::Scope => f.scope += 1,
-                    Rejection::Depth => f.depth += 1,
-                    Rejection::Redirects => f.redirects += 1,
-                    Rejection::Pattern => f.pattern += 1,
-                    Rejection::Extension => f.extension += 1,
-                    Rejection::UrlLength => f.url_length += 1,
-                    Rejection::PathTrap => f.path_trap += 1,
-                    Rejection::Port => f.port += 1,
-                }
-            }
+            Err(r) => self.count_rejection(r),
+        }
+    }
+
+    fn count_rejection(&mut self, r: Rejection) {
+        let f = &mut self.tally.filtered;
+        match r {
+            Rejection::Scope => f.scope += 1,
+            Rejection::Depth => f.depth += 1,
+            Rejection::Redirects => f.redirects += 1,
+            Rejection::Pattern => f.pattern += 1,
+            Rejection::Extension => f.extension += 1,
+            Rejection::UrlLength => f.url_length += 1,
+            Rejection::PathTrap => f.path_trap += 1,
+            Rejection::Port => f.port += 1,
         }
     }
 
@@ -313,7 +354,10 @@ impl Ledger {
         let origin = origin_key(&job.url);
         let origin = match &job.kind {
             JobKind::Robots { origin, .. } => origin.clone(),
-            JobKind::Page | JobKind::Resolve | JobKind::Sitemap { .. } => origin,
+            JobKind::Page
+            | JobKind::Resolve
+            | JobKind::Sitemap { .. }
+            | JobKind::Requisite { .. } => origin,
         };
         if error.is_unreachable_origin() {
             if let Some(http) = self.fallback.remove(&origin) {
@@ -325,6 +369,7 @@ impl Ledger {
                         url: http,
                         depth: 0,
                         redirects: 0,
+                        requisite: 0,
                     },
                     now,
                 );
@@ -345,7 +390,9 @@ impl Ledger {
                     );
                 }
             }
-            JobKind::Page if error.is_retryable() && job.attempt < self.rules.retries => {
+            JobKind::Page | JobKind::Requisite { .. }
+                if error.is_retryable() && job.attempt < self.rules.retries =>
+            {
                 self.tally.retries += 1;
                 let base = self.rules.delay.max(Duration::from_secs(1));
                 let backoff = retry_backoff(base, job.attempt + 1);
@@ -354,7 +401,7 @@ impl Ledger {
             JobKind::Resolve => self.frontier.resolved(&job.host, None, now),
             // A sitemap that cannot be fetched is not retried: its pages may be linked too.
             JobKind::Sitemap { .. } => self.frontier.complete(&job.host, now),
-            JobKind::Page => {
+            JobKind::Page | JobKind::Requisite { .. } => {
                 self.tally.failed_urls += 1;
                 if job.depth == 0 && job.redirects == 0 {
                     // A seed that cannot be fetched is always reported, with the reason.

@@ -208,6 +208,7 @@ mod tests {
             url: "http://a.org/".into(),
             depth: 0,
             rank: 0,
+            requisite: 0,
             redirects: 0,
             attempt: 0,
         };

@@ -44,6 +44,10 @@ pub fn encode_queued(entry: &QueuedUrl) -> Vec<u8> {
     let mut v = Vec::with_capacity(13 + entry.url.len());
     v.extend_from_slice(&entry.redirects.to_le_bytes());
     v.extend_from_slice(&entry.attempt.to_le_bytes());
+    if entry.requisite > 0 {
+        v.push(REQUISITE);
+        v.push(entry.requisite);
+    }
     if entry.rank != entry.depth {
         // The key holds the rank (`--order`): the depth goes in the value, after a marker
         // byte no URL starts with. Under bfs the layout is the original one.
@@ -56,6 +60,16 @@ pub fn encode_queued(entry: &QueuedUrl) -> Vec<u8> {
 
 /// Marks a queue value whose depth differs from its key's rank.
 const RANKED: u8 = 0xff;
+/// Marks a page requisite's hop count (`--page-requisites`), before any rank marker.
+const REQUISITE: u8 = 0xfe;
+
+/// The transclusion hops and the rest of a queue value after its fixed 8 bytes.
+fn requisite_part(rest: &[u8]) -> Option<(u8, &[u8])> {
+    match rest.first() {
+        Some(&REQUISITE) => Some((*rest.get(1)?, rest.get(2..)?)),
+        _ => Some((0, rest)),
+    }
+}
 
 /// Decodes a queue value stored under `key`; `None` for bytes this layout did not produce.
 pub fn decode_queued(key: &QueueKey, bytes: &[u8]) -> Option<QueuedUrl> {
@@ -63,17 +77,19 @@ pub fn decode_queued(key: &QueueKey, bytes: &[u8]) -> Option<QueuedUrl> {
         return None;
     }
     let rank = key_depth(key);
-    let (depth, url) = match bytes.get(8) {
+    let (requisite, rest) = requisite_part(&bytes[8..])?;
+    let (depth, url) = match rest.first() {
         Some(&RANKED) => (
-            u32::from_le_bytes(bytes.get(9..13)?.try_into().ok()?),
-            bytes.get(13..)?,
+            u32::from_le_bytes(rest.get(1..5)?.try_into().ok()?),
+            rest.get(5..)?,
         ),
-        _ => (rank, &bytes[8..]),
+        _ => (rank, rest),
     };
     Some(QueuedUrl {
         url: String::from_utf8(url.to_vec()).ok()?,
         depth,
         rank,
+        requisite,
         redirects: u32::from_le_bytes(bytes[..4].try_into().ok()?),
         attempt: u32::from_le_bytes(bytes[4..8].try_into().ok()?),
     })
@@ -81,9 +97,11 @@ pub fn decode_queued(key: &QueueKey, bytes: &[u8]) -> Option<QueuedUrl> {
 
 /// The URL part of an encoded queue value, without decoding the rest.
 pub fn queued_url_of(bytes: &[u8]) -> &[u8] {
-    match bytes.get(8) {
-        Some(&RANKED) => bytes.get(13..).unwrap_or_default(),
-        _ => bytes.get(8..).unwrap_or_default(),
+    let rest = bytes.get(8..).unwrap_or_default();
+    let rest = requisite_part(rest).map_or(rest, |(_, r)| r);
+    match rest.first() {
+        Some(&RANKED) => rest.get(5..).unwrap_or_default(),
+        _ => rest,
     }
 }
 
@@ -174,6 +192,7 @@ mod tests {
             url: "http://a.org/ü".into(),
             depth: 3,
             rank: 3,
+            requisite: 0,
             redirects: 2,
             attempt: 1,
         };
@@ -191,6 +210,22 @@ mod tests {
             Some(ranked.clone())
         );
         assert_eq!(queued_url_of(&encode_queued(&ranked)), v.url.as_bytes());
+        // A page requisite, ranked or not.
+        let requisites = [
+            QueuedUrl {
+                requisite: 2,
+                ..ranked.clone()
+            },
+            QueuedUrl {
+                requisite: 1,
+                ..v.clone()
+            },
+        ];
+        for r in requisites {
+            let key = queue_key(1, r.rank, 11);
+            assert_eq!(decode_queued(&key, &encode_queued(&r)), Some(r.clone()));
+            assert_eq!(queued_url_of(&encode_queued(&r)), v.url.as_bytes());
+        }
         let h = SavedHost {
             queued: 12,
             next_allowed: UNIX_EPOCH + Duration::from_millis(1_700_000_000_123),

@@ -64,6 +64,37 @@ impl std::fmt::Debug for CrawlDb {
     }
 }
 
+/// Creates an empty database at `path` as a whole: written beside it and renamed into place,
+/// so a kill during creation never leaves a file that is not a database (the next start would
+/// refuse it) but at worst a stale `.new` file, removed here.
+fn create_in_place(path: &Path) -> Result<(), StoreError> {
+    let io = |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let fresh = path.with_extension("redb.new");
+    match std::fs::remove_file(&fresh) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
+        _ => {}
+    }
+    let db = redb::Database::builder()
+        .create(&fresh)
+        .map_err(|e| StoreError::Database {
+            path: fresh.clone(),
+            detail: e.to_string(),
+        })?;
+    drop(db);
+    std::fs::File::open(&fresh)
+        .and_then(|f| f.sync_all())
+        .map_err(io)?;
+    std::fs::rename(&fresh, path).map_err(io)?;
+    if let Some(dir) = path.parent() {
+        // Makes the rename durable; not supported everywhere.
+        let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    }
+    Ok(())
+}
+
 impl CrawlDb {
     /// Opens (or creates) the store in `dir`. A database left by a crash is repaired by redb
     /// to its last commit.
@@ -73,6 +104,9 @@ impl CrawlDb {
             source,
         })?;
         let path = dir.join(STORE_FILE);
+        if !path.exists() {
+            create_in_place(&path)?;
+        }
         let db = match redb::Database::builder()
             .set_cache_size(CACHE_BYTES)
             .create(&path)
@@ -299,6 +333,16 @@ mod tests {
             Some(&b"kept"[..])
         );
         assert_eq!(s.queue_get(&key(1, 0, 2)).unwrap(), None);
+    }
+
+    #[test]
+    fn creation_is_whole_even_after_a_kill_mid_creation() {
+        let dir = tempfile::tempdir().unwrap();
+        // What a kill during an earlier creation leaves: a partial file beside the store.
+        std::fs::write(dir.path().join("state.redb.new"), b"half a header").unwrap();
+        drop(CrawlDb::open(dir.path()).unwrap());
+        assert!(!dir.path().join("state.redb.new").exists());
+        drop(CrawlDb::open(dir.path()).unwrap());
     }
 
     #[test]

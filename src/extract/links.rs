@@ -2,8 +2,11 @@
 //!
 //! Taken: `a`/`area`/`link` href, `frame`/`iframe` src, `<meta http-equiv=refresh>`, with the
 //! first `<base href>` as the base URL. Not taken: anything inside script, style, comments or
-//! other raw-text elements (the tokenizer is switched into the same raw states a browser uses),
-//! and image sources (`src`, `srcset`): trawl archives pages, not their requisites.
+//! other raw-text elements (the tokenizer is switched into the same raw states a browser uses).
+//! With requisites asked for (`--page-requisites`), what a page needs to render is collected
+//! apart: `img src/srcset`, `link rel=stylesheet|icon|preload` (then not a link), `script src`,
+//! media `src`/`poster`, `embed`/`object`, `input type=image`, and `url()`/`@import` in `style`
+//! elements and attributes.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -30,11 +33,16 @@ pub struct Links {
     pub too_long: usize,
     /// Non-empty hrefs that are not http(s) URLs (mailto:, javascript:, unparseable).
     pub unusable: usize,
+    /// What the page needs to render (when asked for), absolute, canonical, deduplicated.
+    pub requisites: Vec<Url>,
 }
 
 #[derive(Default)]
 struct Collected {
     hrefs: Vec<String>,
+    requisites: Vec<String>,
+    /// Inside a `<style>` element whose text is read for requisites.
+    in_style: bool,
     /// Raw hrefs not collected because `max_raw` was reached.
     over_raw: usize,
     base_href: Option<String>,
@@ -53,6 +61,22 @@ impl Collected {
 struct LinkSink {
     collected: RefCell<Collected>,
     max_raw: usize,
+    requisites: bool,
+}
+
+/// `link rel` values whose target a page needs to render.
+fn is_requisite_rel(rel: &str) -> bool {
+    rel.split_ascii_whitespace().any(|r| {
+        [
+            "stylesheet",
+            "icon",
+            "preload",
+            "modulepreload",
+            "apple-touch-icon",
+        ]
+        .iter()
+        .any(|k| r.eq_ignore_ascii_case(k))
+    })
 }
 
 impl LinkSink {
@@ -69,7 +93,66 @@ impl LinkSink {
             .map(|a| &*a.value)
     }
 
+    fn take_requisite(&self, tag: &Tag, name: &str) {
+        if let Some(v) = Self::attr(tag, name) {
+            let mut c = self.collected.borrow_mut();
+            if c.requisites.len() < self.max_raw {
+                c.requisites.push(v.to_string());
+            }
+        }
+    }
+
+    fn requisites_of(&self, tag: &Tag) {
+        match &*tag.name {
+            "img" => {
+                self.take_requisite(tag, "src");
+                if let Some(set) = Self::attr(tag, "srcset") {
+                    let mut c = self.collected.borrow_mut();
+                    for candidate in set.split(',') {
+                        if let Some(url) = candidate.split_ascii_whitespace().next() {
+                            if c.requisites.len() < self.max_raw {
+                                c.requisites.push(url.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+            "script" | "audio" | "source" | "track" | "embed" => self.take_requisite(tag, "src"),
+            "video" => {
+                self.take_requisite(tag, "src");
+                self.take_requisite(tag, "poster");
+            }
+            "object" => self.take_requisite(tag, "data"),
+            "input" if Self::attr(tag, "type").is_some_and(|t| t.eq_ignore_ascii_case("image")) => {
+                self.take_requisite(tag, "src")
+            }
+            _ => {}
+        }
+        if let Some(style) = Self::attr(tag, "style") {
+            self.style_urls(style);
+        }
+    }
+
+    fn style_urls(&self, css: &str) {
+        let mut c = self.collected.borrow_mut();
+        for url in super::css_urls::css_urls(css) {
+            if c.requisites.len() < self.max_raw {
+                c.requisites.push(url);
+            }
+        }
+    }
+
     fn start_tag(&self, tag: &Tag) -> TokenSinkResult<()> {
+        if self.requisites {
+            self.requisites_of(tag);
+            if &*tag.name == "link" && Self::attr(tag, "rel").is_some_and(is_requisite_rel) {
+                self.take_requisite(tag, "href");
+                return TokenSinkResult::Continue;
+            }
+            if &*tag.name == "style" {
+                self.collected.borrow_mut().in_style = true;
+            }
+        }
         match &*tag.name {
             "a" | "area" | "link" => self.take_attr(tag, "href"),
             "frame" => self.take_attr(tag, "src"),
@@ -110,6 +193,16 @@ impl TokenSink for LinkSink {
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
         match token {
             Token::TagToken(tag) if tag.kind == TagKind::StartTag => self.start_tag(&tag),
+            Token::TagToken(tag) => {
+                if &*tag.name == "style" {
+                    self.collected.borrow_mut().in_style = false;
+                }
+                TokenSinkResult::Continue
+            }
+            Token::CharacterTokens(text) if self.collected.borrow().in_style => {
+                self.style_urls(&text);
+                TokenSinkResult::Continue
+            }
             _ => TokenSinkResult::Continue,
         }
     }
@@ -137,10 +230,22 @@ fn meta_refresh_url(content: &str) -> Option<&str> {
 
 /// Extracts up to `max_links` distinct outlinks of `html`, a page fetched from `page_url`.
 pub fn extract_links(html: &str, page_url: &Url, max_links: usize) -> Links {
+    extract_links_and_requisites(html, page_url, max_links, false)
+}
+
+/// [`extract_links`], and with `requisites` what the page needs to render (at most
+/// `max_links` of those too).
+pub fn extract_links_and_requisites(
+    html: &str,
+    page_url: &Url,
+    max_links: usize,
+    requisites: bool,
+) -> Links {
     let sink = LinkSink {
         collected: RefCell::new(Collected::default()),
         // Raw hrefs before dedup; bounded so a page of a million anchors cannot exhaust memory.
         max_raw: max_links.saturating_mul(4).max(1024),
+        requisites,
     };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
     let input = BufferQueue::default();
@@ -178,6 +283,14 @@ pub fn extract_links(html: &str, page_url: &Url, max_links: usize) -> Links {
             links.dropped += 1;
         }
     }
+    let mut seen_req = HashSet::new();
+    for href in &collected.requisites {
+        if let Some(url) = resolve_link(&base, href) {
+            if links.requisites.len() < max_links && seen_req.insert(url.as_str().to_string()) {
+                links.requisites.push(url);
+            }
+        }
+    }
     links
 }
 
@@ -192,6 +305,41 @@ mod tests {
             .into_iter()
             .map(String::from)
             .collect()
+    }
+
+    #[test]
+    fn requisites_when_asked() {
+        let page = Url::parse("http://a.org/d/p.html").unwrap();
+        let html = r#"<head><link rel=stylesheet href=s.css><link rel="shortcut icon" href=/f.ico>
+            <link rel=next href=n.html><style>@import "i.css"; b{background:url(bg.png)}</style>
+            <script src=/app.js></script></head><body style="background:url('/body.jpg')">
+            <img src=a.png srcset="a-2x.png 2x, /a-3x.png 3x"><video src=v.mp4 poster=p.jpg>
+            <source src=v.webm></video><a href=x.html>x</a></body>"#;
+        let found = extract_links_and_requisites(html, &page, 100, true);
+        let links: Vec<&str> = found.urls.iter().map(Url::as_str).collect();
+        assert_eq!(links, ["http://a.org/d/n.html", "http://a.org/d/x.html"]);
+        let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+        assert_eq!(
+            req,
+            [
+                "http://a.org/d/s.css",
+                "http://a.org/f.ico",
+                "http://a.org/d/i.css",
+                "http://a.org/d/bg.png",
+                "http://a.org/app.js",
+                "http://a.org/body.jpg",
+                "http://a.org/d/a.png",
+                "http://a.org/d/a-2x.png",
+                "http://a.org/a-3x.png",
+                "http://a.org/d/v.mp4",
+                "http://a.org/d/p.jpg",
+                "http://a.org/d/v.webm",
+            ]
+        );
+        // Without --page-requisites: stylesheets stay links, nothing else is collected.
+        let plain = extract_links(html, &page, 100);
+        assert!(plain.requisites.is_empty());
+        assert!(plain.urls.iter().any(|u| u.as_str().ends_with("s.css")));
     }
 
     #[test]

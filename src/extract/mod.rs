@@ -5,6 +5,7 @@
 //! tree builder) is used because it is faster and we need no DOM; see docs/DESIGN.md.
 
 pub mod charset;
+pub mod css_urls;
 pub mod document;
 pub mod link_header;
 pub mod links;

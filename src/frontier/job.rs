@@ -14,6 +14,8 @@ pub struct Candidate {
     pub depth: u32,
     /// Redirect hops that led here.
     pub redirects: u32,
+    /// A page requisite this many transclusion hops from a page (0: an ordinary URL).
+    pub requisite: u8,
 }
 
 /// What a job fetches.
@@ -30,6 +32,11 @@ pub enum JobKind {
     },
     /// Resolve the host's name to find its politeness group (`--politeness ip`); no request.
     Resolve,
+    /// A page requisite (`--page-requisites`), `hops` transclusions from a page.
+    Requisite {
+        /// Transclusion hops (1: needed by a page; 2: needed by a stylesheet it needs; ...).
+        hops: u8,
+    },
     /// A sitemap file, `nesting` index levels below robots.txt.
     Sitemap {
         /// Index levels above this file.

@@ -174,6 +174,7 @@ impl Frontier {
             url: candidate.url.into(),
             depth: candidate.depth,
             rank,
+            requisite: candidate.requisite,
             redirects: candidate.redirects,
             attempt: 0,
         };
@@ -352,7 +353,7 @@ impl Frontier {
             let robots_fetch = match state.gate(url.as_str(), now) {
                 Gate::Allowed => {
                     return Some(Job {
-                        kind: JobKind::Page,
+                        kind: page_kind(entry.requisite),
                         url,
                         host: q.name.clone(),
                         depth: entry.depth,
@@ -432,6 +433,10 @@ impl Frontier {
             url: job.url.into(),
             depth: job.depth,
             rank,
+            requisite: match job.kind {
+                JobKind::Requisite { hops } => hops,
+                _ => 0,
+            },
             redirects: job.redirects,
             attempt: job.attempt + 1,
         };
@@ -587,6 +592,14 @@ fn record_failure(slot: &mut Option<StoreError>, e: StoreError) {
 }
 
 /// A robots.txt job for host `q`.
+/// The kind of a job for a queued URL: a page, or a page requisite.
+fn page_kind(requisite: u8) -> JobKind {
+    match requisite {
+        0 => JobKind::Page,
+        hops => JobKind::Requisite { hops },
+    }
+}
+
 fn robots_job(q: &HostState, origin: String, url: Url, hops: u32, attempt: u32) -> Job {
     Job {
         kind: JobKind::Robots { origin, hops },

@@ -32,6 +32,9 @@ pub struct QueuedUrl {
     /// Serving order within a host: lowest rank first, then oldest (`--order`; the depth
     /// under `bfs`).
     pub rank: u32,
+    /// A page requisite (`--page-requisites`) this many transclusion hops from a page; 0 for
+    /// an ordinary URL.
+    pub requisite: u8,
     /// Redirect hops that led here.
     pub redirects: u32,
     /// Failed attempts so far.

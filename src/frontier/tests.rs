@@ -19,6 +19,7 @@ fn cand(s: &str, depth: u32) -> Candidate {
         url: Url::parse(s).unwrap(),
         depth,
         redirects: 0,
+        requisite: 0,
     }
 }
 

@@ -122,6 +122,18 @@ pub struct Tally {
     /// Sitemaps fetched and what they listed.
     #[serde(default)]
     pub sitemaps: SitemapTally,
+    /// Page requisites (`--page-requisites`).
+    #[serde(default)]
+    pub requisites: RequisiteTally,
+}
+
+/// Page requisites (`--page-requisites`): not pages, counted apart.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct RequisiteTally {
+    /// Requisites queued (new URLs).
+    pub queued: u64,
+    /// Requisites archived (any status, any type).
+    pub archived: u64,
 }
 
 /// What the crawl's sitemaps gave (`--sitemaps`).
@@ -200,6 +212,8 @@ pub struct CrawlStats {
     pub bytes_saved: u64,
     /// Sitemaps fetched and what they listed.
     pub sitemaps: SitemapTally,
+    /// Page requisites queued and archived.
+    pub requisites: RequisiteTally,
     /// URLs still queued at the end.
     pub queued_at_end: usize,
     /// Seed lines that were skipped.
@@ -283,6 +297,7 @@ impl CrawlStats {
             revisits: tally.revisits,
             bytes_saved: tally.bytes_saved,
             sitemaps: tally.sitemaps.clone(),
+            requisites: tally.requisites.clone(),
             queued_at_end: totals.queued_at_end,
             seed_problems: totals.seed_problems,
             peak_rss_bytes: peak_rss_bytes(),

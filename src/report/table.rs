@@ -82,6 +82,25 @@ pub fn render_table(s: &CrawlStats) -> String {
             format!("{} pages, {} saved", s.revisits, human_bytes(s.bytes_saved)),
         );
     }
+    if s.requisites.queued > 0 {
+        row(
+            "page requisites",
+            format!(
+                "{} archived of {} queued (not counted as pages)",
+                s.requisites.archived, s.requisites.queued
+            ),
+        );
+    }
+    let m = &s.sitemaps;
+    if m.fetched > 0 || m.invalid > 0 {
+        row(
+            "sitemaps",
+            format!(
+                "{} fetched, {} URLs and {} sitemaps listed, {} over the limits, {} invalid",
+                m.fetched, m.urls, m.nested, m.over_limits, m.invalid
+            ),
+        );
+    }
     if let Some(rss) = s.peak_rss_bytes {
         row("peak memory (RSS)", human_bytes(rss));
     }

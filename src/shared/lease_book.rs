@@ -147,6 +147,7 @@ pub fn decode_entry(s: &str) -> Option<QueuedUrl> {
         url,
         depth,
         rank: depth,
+        requisite: 0,
         redirects: num()?,
         attempt: num().unwrap_or(0),
     })
@@ -331,6 +332,7 @@ mod tests {
             url: url.into(),
             depth: 2,
             rank: 2,
+            requisite: 0,
             redirects: 1,
             attempt: 0,
         }

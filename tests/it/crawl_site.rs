@@ -449,16 +449,7 @@ async fn hidden_links_are_followed() {
         h.route(t, Route::html("<p>found</p>"));
     }
     let out = tempfile::tempdir().unwrap();
-    let result = trawl(args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        out.path().display(),
-        "--delay",
-        "0ms",
-        "-q"
-    ])
-    .await;
+    let result = crawl_without_delay(h.url("/"), out.path(), &[]).await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
     let paths = web.paths_of(&h);
     for t in targets {
@@ -810,4 +801,179 @@ async fn crawl_order_changes_what_is_fetched_first() {
             })
             .collect()
     }
+}
+
+/// `--page-requisites`: a page's images (src, srcset), stylesheet (and what it imports and
+/// url()s), icon, script and video poster are archived, from another host too (one hop beyond
+/// scope), under robots.txt; they are not pages; nothing of the kind without the flag.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_requisites_are_archived() {
+    let web = Web::default();
+    let h = web.host("127.0.0.71").await;
+    let cdn = web.host("127.0.0.72").await;
+    h.route(
+        "/robots.txt",
+        Route::typed(200, "text/plain", b"User-agent: *\nDisallow: /secret/\n"),
+    );
+    h.route(
+        "/",
+        Route::html(&format!(
+            r#"<html><head><link rel=stylesheet href="/s.css"><link rel=icon href="/favicon.ico">
+<script src="{}"></script></head><body style="background:url(/body.png)">
+<img src="/a.png" srcset="/a-2x.png 2x"><img src="/secret/no.png">
+<video poster="/poster.jpg"></video><a href="/next">next</a></body></html>"#,
+            cdn.url("/lib.js")
+        )),
+    );
+    h.route("/next", Route::html("<p>a page</p>"));
+    h.route(
+        "/s.css",
+        Route::typed(
+            200,
+            "text/css",
+            br#"@import "/base.css"; h1 { background: url(img/h1.png) }"#,
+        ),
+    );
+    h.route(
+        "/base.css",
+        Route::typed(
+            200,
+            "text/css",
+            b"body { background: url('/from-base.png') }",
+        ),
+    );
+    let png: &[u8] = b"\x89PNG\r\n\x1a\nfake";
+    for p in [
+        "/a.png",
+        "/a-2x.png",
+        "/img/h1.png",
+        "/from-base.png",
+        "/body.png",
+        "/poster.jpg",
+        "/favicon.ico",
+        "/secret/no.png",
+    ] {
+        h.route(p, Route::typed(200, "image/png", png));
+    }
+    cdn.route(
+        "/lib.js",
+        Route::typed(200, "application/javascript", b"var x = 1;"),
+    );
+
+    let out = tempfile::tempdir().unwrap();
+    let res = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "0ms",
+        "-q",
+        "--page-requisites",
+        // The second loopback host stands for a CDN on the public web.
+        "--allow-private",
+        "--no-sitemaps",
+        "--stats",
+        out.path().join("s.json").display()
+    ])
+    .await;
+    assert_eq!(res.status.code(), Some(0), "{}", text(&res));
+    let records = read_records(out.path());
+    let archived: Vec<(String, Vec<u8>)> = records
+        .iter()
+        .filter(|r| r.warc_type == "response")
+        .map(|r| (r.target_uri.clone().unwrap(), r.block.clone()))
+        .collect();
+    let has = |url: &str| archived.iter().any(|(u, _)| u == url);
+    for p in [
+        "/s.css",
+        "/base.css",
+        "/img/h1.png",
+        "/from-base.png",
+        "/a.png",
+        "/a-2x.png",
+        "/body.png",
+        "/poster.jpg",
+        "/favicon.ico",
+    ] {
+        assert!(has(&h.url(p)), "{p} not archived");
+    }
+    assert!(
+        has(&cdn.url("/lib.js")),
+        "a requisite on another host is archived"
+    );
+    assert!(!has(&h.url("/secret/no.png")), "robots.txt still applies");
+    // The image is archived byte for byte.
+    let (_, block) = archived
+        .iter()
+        .find(|(u, _)| *u == h.url("/a.png"))
+        .unwrap();
+    assert!(block.ends_with(png));
+    let stats = read_json(&out.path().join("s.json"));
+    assert_eq!(
+        stats["pages_archived"].as_u64(),
+        Some(2),
+        "requisites are not pages"
+    );
+    // Replayed in pywb as a browser loads it: the rewritten page (and its rewritten
+    // stylesheet) point into the archive for each image, and those give the original bytes.
+    let png_file = out.path().join("png.bin");
+    std::fs::write(&png_file, png).unwrap();
+    let requisites: serde_json::Map<String, serde_json::Value> = [
+        "/a.png",
+        "/a-2x.png",
+        "/body.png",
+        "/poster.jpg",
+        "/img/h1.png",
+    ]
+    .iter()
+    .map(|p| (h.url(p), serde_json::json!(png_file.display().to_string())))
+    .collect();
+    let manifest = out.path().join("manifest.json");
+    std::fs::write(
+        &manifest,
+        serde_json::json!([{"url": h.url("/"), "expect_status": 200, "requisites": requisites}])
+            .to_string(),
+    )
+    .unwrap();
+    let replay = crate::harness::run_script(
+        "pywb_replay.py",
+        args![
+            "--warcs",
+            out.path().display(),
+            "--manifest",
+            manifest.display()
+        ],
+    )
+    .await;
+    assert!(replay.status.success(), "pywb: {}", text(&replay));
+    assert_eq!(
+        stats["requisites"]["archived"].as_u64(),
+        Some(10),
+        "{}",
+        stats["requisites"]
+    );
+
+    let web2 = Web::default();
+    let h2 = web2.host("127.0.0.73").await;
+    h2.route(
+        "/",
+        Route::html(r#"<img src="/a.png"><link rel=stylesheet href="/s.css">"#),
+    );
+    let out = tempfile::tempdir().unwrap();
+    let res = crawl_without_delay(h2.url("/"), out.path(), &["--no-sitemaps"]).await;
+    assert_eq!(res.status.code(), Some(0), "{}", text(&res));
+    let paths = web2.paths_of(&h2);
+    assert!(!paths.iter().any(|p| p == "/a.png"), "{paths:?}");
+}
+
+/// `trawl crawl URL --out OUT --delay 0ms -q EXTRA...`.
+async fn crawl_without_delay(
+    url: String,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut a = args!["crawl", url, "--out", out.display(), "--delay", "0ms", "-q"];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    trawl(a).await
 }
