@@ -11,6 +11,7 @@
 
 use std::cell::RefCell;
 
+use super::text_buffer::TextBuffer;
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
@@ -175,111 +176,6 @@ fn link_attribute(name: &str) -> Option<(&'static str, &'static str)> {
 }
 
 const KEPT_ATTRS: [&str; 7] = ["rel", "type", "title", "alt", "target", "hreflang", "media"];
-
-/// Appends text with whitespace collapsed (outside `pre`) and a byte cap.
-#[derive(Default)]
-struct TextBuffer {
-    out: String,
-    /// A line break is owed before the next visible character.
-    pending_break: bool,
-    /// A space is owed before the next visible character.
-    pending_space: bool,
-    cap: usize,
-    truncated: bool,
-}
-
-impl TextBuffer {
-    fn with_cap(cap: usize) -> Self {
-        TextBuffer {
-            cap,
-            ..TextBuffer::default()
-        }
-    }
-
-    fn block_break(&mut self) {
-        if !self.out.is_empty() {
-            self.pending_break = true;
-        }
-        self.pending_space = false;
-    }
-
-    /// Separates what follows from what came before on the same line (table cells).
-    fn space(&mut self) {
-        if !self.out.is_empty() && !self.pending_break {
-            self.pending_space = true;
-        }
-    }
-
-    /// Appends `text`: whitespace runs become one space (a line break inside `pre` when they
-    /// hold one), words are copied whole.
-    fn push(&mut self, text: &str, pre: bool) {
-        let mut rest = text;
-        while !rest.is_empty() && !self.truncated {
-            let space_end = span(rest, true);
-            if space_end > 0 {
-                if pre && rest[..space_end].contains('\n') {
-                    self.block_break();
-                } else {
-                    self.space();
-                }
-                rest = &rest[space_end..];
-                continue;
-            }
-            let word_end = span(rest, false);
-            self.push_word(&rest[..word_end]);
-            rest = &rest[word_end..];
-        }
-    }
-
-    fn push_word(&mut self, word: &str) {
-        let sep = if self.pending_break {
-            "\n"
-        } else if self.pending_space {
-            " "
-        } else {
-            ""
-        };
-        let room = self.cap.saturating_sub(self.out.len() + sep.len());
-        let take = if word.len() <= room {
-            word.len()
-        } else {
-            self.truncated = true;
-            let mut end = room;
-            while !word.is_char_boundary(end) {
-                end -= 1;
-            }
-            end
-        };
-        if take == 0 {
-            return;
-        }
-        self.out.push_str(sep);
-        self.out.push_str(&word[..take]);
-        self.pending_break = false;
-        self.pending_space = false;
-    }
-}
-
-/// The length of the leading run of `s` that is whitespace (`space`) or not: bytes for ASCII
-/// (the common case, and the hot loop of text extraction), chars otherwise.
-fn span(s: &str, space: bool) -> usize {
-    let bytes = s.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let (is_space, len) = if b < 0x80 {
-            (matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c), 1)
-        } else {
-            let c = s[i..].chars().next().expect("char boundary");
-            (c.is_whitespace(), c.len_utf8())
-        };
-        if is_space != space {
-            return i;
-        }
-        i += len;
-    }
-    bytes.len()
-}
 
 /// An open `<a>` whose text is being collected.
 struct OpenAnchor {

@@ -10,6 +10,7 @@ pub mod document;
 pub mod link_header;
 pub mod links;
 pub mod sitemap;
+mod text_buffer;
 
 pub use charset::decode_html;
 pub use document::{read_document, Document, DocumentOptions, HtmlLink};

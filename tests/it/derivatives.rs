@@ -52,6 +52,23 @@ async fn fixture_site() -> (Web, Host) {
     (web, h)
 }
 
+/// A crawl of the fixture site into `out`, no delay, 6 records per WARC, plus `extra` flags.
+async fn crawl_fixtures(h: &Host, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut a = args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.display(),
+        "--delay",
+        "0ms",
+        "-q",
+        "--records-per-file",
+        "6"
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    trawl(a).await
+}
+
 async fn check(warc_dir: &Path, derived_dir: &Path) -> Value {
     let out = run_script(
         "derive_check.py",
@@ -84,20 +101,7 @@ async fn crawl_wet_and_wat_match_hand_written_texts() {
     let (_web, h) = fixture_site().await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let res = trawl(args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        out.display(),
-        "--delay",
-        "0ms",
-        "-q",
-        "--wet",
-        "--wat",
-        "--records-per-file",
-        "6"
-    ])
-    .await;
+    let res = crawl_fixtures(&h, &out, &["--wet", "--wat"]).await;
     assert!(res.status.success(), "{}", text(&res));
     // Every WARC got both derivatives beside it, and no partial file is left.
     let warcs = warc_files(&out);
@@ -181,18 +185,7 @@ async fn derive_command_and_catching_up_on_resume() {
     let (_web, h) = fixture_site().await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let res = trawl(args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        out.display(),
-        "--delay",
-        "0ms",
-        "-q",
-        "--records-per-file",
-        "6"
-    ])
-    .await;
+    let res = crawl_fixtures(&h, &out, &[]).await;
     assert!(res.status.success(), "{}", text(&res));
     assert!(derivative_names(&out).is_empty());
     let first_warcs = warc_files(&out);
@@ -221,21 +214,7 @@ async fn derive_command_and_catching_up_on_resume() {
             .trim_end_matches(".gz")
     ));
     std::fs::write(&stale, b"half a file").unwrap();
-    let res = trawl(args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        out.display(),
-        "--delay",
-        "0ms",
-        "-q",
-        "--recrawl",
-        "--wet",
-        "--wat",
-        "--records-per-file",
-        "6"
-    ])
-    .await;
+    let res = crawl_fixtures(&h, &out, &["--recrawl", "--wet", "--wat"]).await;
     assert!(res.status.success(), "{}", text(&res));
     let all_warcs = warc_files(&out);
     assert!(all_warcs.len() > first_warcs.len());
