@@ -27,7 +27,7 @@ REPS = int(os.environ.get("BENCH_REPS", "3"))
 HOSTS = int(os.environ.get("ORDER_HOSTS", "300"))
 PAGES = int(os.environ.get("ORDER_PAGES", "30"))
 OUT = os.environ.get("BENCH_OUT", os.path.join(REPO, "docs", "PERFORMANCE.md"))
-ORDERS = ["bfs", "path-depth", "random"]
+ORDERS = ["bfs", "path-depth", "random", "backlinks"]
 BEGIN, END = "<!-- bench-order:begin -->", "<!-- bench-order:end -->"
 
 

@@ -106,6 +106,8 @@ pub enum Order {
     PathDepth,
     /// Uniformly random.
     Random,
+    /// Most backlinks first (URLs and hosts).
+    Backlinks,
 }
 
 /// What `--politeness` is keyed by.
@@ -398,7 +400,8 @@ pub struct CrawlArgs {
     pub politeness: Politeness,
 
     /// The order of each host's queue: bfs (link depth), path-depth (fewer path segments
-    /// first) or random (uniform over the host's queued URLs, for sampling).
+    /// first), backlinks (URLs and hosts more crawled pages link to first, re-ranked every
+    /// second) or random (uniform over the host's queued URLs, for sampling).
     #[arg(long, value_enum, value_name = "ORDER", default_value_t = Order::Bfs)]
     pub order: Order,
 

@@ -436,6 +436,7 @@ impl Config {
                     crate::cli::Order::Bfs => CrawlOrder::Bfs,
                     crate::cli::Order::PathDepth => CrawlOrder::PathDepth,
                     crate::cli::Order::Random => CrawlOrder::Random,
+                    crate::cli::Order::Backlinks => CrawlOrder::Backlinks,
                 },
                 politeness: match args.politeness {
                     crate::cli::Politeness::Host => PolitenessKey::Host,

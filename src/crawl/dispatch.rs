@@ -47,6 +47,9 @@ pub(super) struct DispatchRules {
     pub(super) shutdown_timeout: Duration,
     /// The output directory (for the status file).
     pub(super) out: std::path::PathBuf,
+    /// `--page-requisites`: once `--max-pages` is reached, fetch the requisites queued for
+    /// the pages archived before ending.
+    pub(super) drain_requisites: bool,
 }
 
 /// The loop's state. Everything here is touched by the loop task only; jobs get an
@@ -69,6 +72,9 @@ pub(super) struct Dispatcher {
     results: mpsc::Receiver<JobResult>,
     /// Set when the crawl is to end: no job is dispatched after it.
     stopping: Option<StopReason>,
+    /// The page target is reached and only page requisites are fetched; the crawl ends
+    /// (target reached) when none are left.
+    draining: bool,
     /// The first save-point failure; it stops the crawl.
     state_error: Option<StateError>,
     /// Progress output.
@@ -100,6 +106,7 @@ impl Dispatcher {
             results_tx,
             results,
             stopping,
+            draining: false,
             state_error: None,
             progress,
             started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
@@ -199,6 +206,9 @@ impl Dispatcher {
                 bytes_written: writer.bytes_written.load(Ordering::Relaxed),
             });
         }
+        if self.draining && self.stopping.is_none() {
+            self.stopping = Some(StopReason::TargetReached);
+        }
         self.progress.finish();
     }
 
@@ -234,8 +244,16 @@ impl Dispatcher {
         if self.ledger.handle(result, Instant::now()) == Handled::OutputClosed {
             self.stopping = Some(StopReason::OutputError);
         }
-        if self.stopping.is_none() && self.jobs.budget.exhausted() {
-            self.stopping = Some(StopReason::TargetReached);
+        if self.stopping.is_none() && !self.draining && self.jobs.budget.exhausted() {
+            if self.rules.drain_requisites {
+                tracing::info!(
+                    "page target reached: fetching the requisites of the pages archived"
+                );
+                self.draining = true;
+                self.ledger.frontier.requisites_only();
+            } else {
+                self.stopping = Some(StopReason::TargetReached);
+            }
         }
         let downloaded = self.ledger.tally.bytes_downloaded;
         if self.stopping.is_none() && self.rules.max_bytes.is_some_and(|max| downloaded >= max) {

@@ -241,9 +241,13 @@ impl Ledger {
                 filtered.url_length += declined.too_long;
                 filtered.link_cap += declined.over_cap;
                 filtered.not_http += declined.not_http;
-                for link in found.links {
-                    self.offer(link, job.depth + 1, 0, false, now);
-                }
+                let links: Vec<Candidate> = found
+                    .links
+                    .into_iter()
+                    .filter_map(|link| self.admitted(link, job.depth + 1, 0))
+                    .collect();
+                let seen = self.frontier.push_links(&job.host, links, now);
+                self.tally.filtered.duplicate += seen as u64;
                 // What a page (or a stylesheet it needs) needs to render: one hop beyond scope.
                 let hops = match job.kind {
                     JobKind::Requisite { hops } => {
@@ -299,6 +303,16 @@ impl Ledger {
                 added.push(url.to_string());
             }
         }
+        if let Some(candidate) = self.admitted(url, depth, redirects) {
+            if self.frontier.push(candidate, now) == Admit::Seen {
+                self.tally.filtered.duplicate += 1;
+            }
+        }
+    }
+
+    /// A discovered URL as a candidate for the frontier, or `None` (counted) when the host
+    /// quota or the admission rules refuse it.
+    fn admitted(&mut self, url: Url, depth: u32, redirects: u32) -> Option<Candidate> {
         if let (Some(max), Some(host)) = (self.rules.max_pages_per_host, url.host_str()) {
             if self
                 .tally
@@ -307,22 +321,20 @@ impl Ledger {
                 .is_some_and(|&p| p >= max)
             {
                 self.tally.filtered.host_quota += 1;
-                return;
+                return None;
             }
         }
         match self.admission.check(&url, depth, redirects) {
-            Ok(()) => {
-                let candidate = Candidate {
-                    url,
-                    depth,
-                    redirects,
-                    requisite: 0,
-                };
-                if self.frontier.push(candidate, now) == Admit::Seen {
-                    self.tally.filtered.duplicate += 1;
-                }
+            Ok(()) => Some(Candidate {
+                url,
+                depth,
+                redirects,
+                requisite: 0,
+            }),
+            Err(r) => {
+                self.count_rejection(r);
+                None
             }
-            Err(r) => self.count_rejection(r),
         }
     }
 

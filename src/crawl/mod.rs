@@ -109,6 +109,7 @@ pub async fn run(
         concurrency: config.run.concurrency,
         shutdown_timeout: config.run.shutdown_timeout,
         out: config.output.out.clone(),
+        drain_requisites: config.chain.links.page_requisites,
     };
     let mut dispatcher = Dispatcher::new(
         started.ledger,

@@ -2,7 +2,7 @@
 //! robots.txt rows, in the layout of [`super::layout`].
 
 use super::layout::{
-    decode_host, decode_queued, decode_robots, encode_host, encode_queued, encode_robots,
+    decode_host, decode_queued, decode_robots, encode_host, encode_queued, encode_robots, key_seq,
     queue_key, queued_url_of, seen_key, QueueKey,
 };
 use super::CrawlDb;
@@ -101,6 +101,29 @@ impl FrontierStorage for CrawlDb {
 
     fn finish(&mut self, host: u32) {
         self.in_flight.remove(&host);
+    }
+
+    fn promote(&mut self, host: u32, fp: &Fingerprint, n: u32) -> Result<bool, StoreError> {
+        let seen = seen_key(host, fp);
+        let Some(key) = self.seen_get(&seen)? else {
+            return Ok(false);
+        };
+        let Some(bytes) = self.queue_get(&key)? else {
+            return Ok(false);
+        };
+        let Some(mut entry) = decode_queued(&key, &bytes) else {
+            return Ok(false);
+        };
+        let rank = entry.rank.saturating_sub(n);
+        if rank == entry.rank {
+            return Ok(false);
+        }
+        entry.rank = rank;
+        let moved = queue_key(host, rank, key_seq(&key));
+        self.queue_remove(&key)?;
+        self.queue_insert(&moved, &encode_queued(&entry))?;
+        self.seen_insert(&seen, &moved)?;
+        Ok(true)
     }
 
     fn drop_where(

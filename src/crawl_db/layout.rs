@@ -25,6 +25,11 @@ pub fn key_depth(key: &QueueKey) -> u32 {
     u32::from_be_bytes(key[4..8].try_into().expect("4 bytes"))
 }
 
+/// The sequence number stored in a queue key.
+pub fn key_seq(key: &QueueKey) -> u64 {
+    u64::from_be_bytes(key[8..].try_into().expect("8 bytes"))
+}
+
 /// The first and last queue keys of a host.
 pub fn host_range(host: u32) -> (QueueKey, QueueKey) {
     (queue_key(host, 0, 0), queue_key(host, u32::MAX, u64::MAX))
@@ -105,7 +110,9 @@ pub fn queued_url_of(bytes: &[u8]) -> &[u8] {
     }
 }
 
-/// Encodes a host row: queued (u64 LE), next-allowed in ms since the epoch (u64 LE), name.
+/// Encodes a host row: queued (u64 LE), next-allowed in ms since the epoch (u64 LE), name;
+/// then, if it has backlinks (`--order backlinks`), a byte no UTF-8 name holds and their count
+/// (u64 LE).
 pub fn encode_host(host: &SavedHost) -> Vec<u8> {
     let ms = host
         .next_allowed
@@ -116,8 +123,15 @@ pub fn encode_host(host: &SavedHost) -> Vec<u8> {
     v.extend_from_slice(&host.queued.to_le_bytes());
     v.extend_from_slice(&ms.to_le_bytes());
     v.extend_from_slice(host.name.as_bytes());
+    if host.backlinks > 0 {
+        v.push(HOST_BACKLINKS);
+        v.extend_from_slice(&host.backlinks.to_le_bytes());
+    }
     v
 }
+
+/// Marks the backlink count after a host row's name.
+const HOST_BACKLINKS: u8 = 0xff;
 
 /// Decodes a host row; `None` for bytes this layout did not produce.
 pub fn decode_host(bytes: &[u8]) -> Option<SavedHost> {
@@ -125,10 +139,19 @@ pub fn decode_host(bytes: &[u8]) -> Option<SavedHost> {
         return None;
     }
     let ms = u64::from_le_bytes(bytes[8..16].try_into().ok()?);
+    let rest = &bytes[16..];
+    let (name, backlinks) = match rest.iter().position(|&b| b == HOST_BACKLINKS) {
+        Some(at) => (
+            &rest[..at],
+            u64::from_le_bytes(rest.get(at + 1..at + 9)?.try_into().ok()?),
+        ),
+        None => (rest, 0),
+    };
     Some(SavedHost {
         queued: u64::from_le_bytes(bytes[..8].try_into().ok()?),
         next_allowed: UNIX_EPOCH + Duration::from_millis(ms),
-        name: String::from_utf8(bytes[16..].to_vec()).ok()?,
+        name: String::from_utf8(name.to_vec()).ok()?,
+        backlinks,
     })
 }
 
@@ -230,8 +253,17 @@ mod tests {
             queued: 12,
             next_allowed: UNIX_EPOCH + Duration::from_millis(1_700_000_000_123),
             name: "a.org".into(),
+            backlinks: 0,
         };
-        assert_eq!(decode_host(&encode_host(&h)), Some(h));
+        assert_eq!(decode_host(&encode_host(&h)), Some(h.clone()));
+        // A row from before backlinks ends with the name.
+        assert_eq!(encode_host(&h).len(), 16 + 5);
+        let linked = SavedHost {
+            backlinks: 1 << 40,
+            ..h
+        };
+        assert_eq!(decode_host(&encode_host(&linked)), Some(linked));
+        assert_eq!(key_seq(&queue_key(1, 2, 77)), 77);
         assert_eq!(
             decode_robots(&encode_robots(3, Some(b"User-agent: *"))),
             Some((3, Some(&b"User-agent: *"[..])))

@@ -47,6 +47,8 @@ pub struct HostState {
     pub parked: bool,
     /// Sitemaps to fetch before pages, with their nesting level.
     pub sitemaps: std::collections::VecDeque<(Url, u32)>,
+    /// Pages of other hosts that linked here (`--order backlinks`; counted once per page).
+    pub backlinks: u64,
 }
 
 impl HostState {
@@ -65,6 +67,7 @@ impl HostState {
             group: Membership::Own,
             parked: false,
             sitemaps: Default::default(),
+            backlinks: 0,
         }
     }
 

@@ -11,6 +11,7 @@
 //! | one host's counts, clock, robots states | `host.rs` |
 //! | delays and backoff | `politeness.rs` |
 //! | the order of a host's queue (`--order`) | `order.rs` |
+//! | backlink counts and re-rank passes (`--order backlinks`) | `backlinks.rs` |
 //! | hosts served as one (`--politeness ip/domain`) | `groups.rs` |
 //! | a new name's lookup and its group (`--politeness ip`) | `group_membership.rs` |
 //! | sitemaps: discovery, nesting, once per run | `sitemaps.rs` |
@@ -24,6 +25,7 @@
 //! with the queue: in memory are only per-host state and a bounded cache of recently seen URLs.
 //! [`Frontier::checkpoint`] makes the storage durable at a save point.
 
+pub mod backlinks;
 mod group_membership;
 pub mod groups;
 pub mod host;
@@ -44,6 +46,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
+use backlinks::Backlinks;
 pub use groups::PolitenessKey;
 use groups::{Groups, Membership};
 use host::{HostState, PendingRobots};
@@ -56,7 +59,7 @@ pub use robots_state::{RobotsOutcome, RobotsState};
 use scheduler::Scheduler;
 use seen_cache::SeenCache;
 pub use storage::Admit;
-use storage::{fingerprint, FrontierStorage, QueuedUrl, StoreError};
+use storage::{fingerprint, Fingerprint, FrontierStorage, QueuedUrl, StoreError};
 
 /// Fingerprints per generation of the seen cache (two tables of 524,288 slots: ~18 MB at most).
 const SEEN_CACHE_GENERATION: usize = 450_000;
@@ -106,6 +109,11 @@ pub struct Frontier {
     groups: Groups,
     /// Sitemap URLs queued this run.
     sitemaps_seen: std::collections::HashSet<String>,
+    /// Link counts waiting for a re-rank pass (`--order backlinks`).
+    backlinks: Option<Backlinks>,
+    /// Only page requisites are handed out (the page target is reached; see
+    /// [`Frontier::requisites_only`]).
+    requisites_only: bool,
     in_flight: usize,
     queued: u64,
     counters: FrontierCounters,
@@ -124,15 +132,23 @@ impl Frontier {
             .meta_get(META_NAME)?
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
+        let ranked = config.order == CrawlOrder::Backlinks;
+        let scheduler = Scheduler::new(fastrand::Rng::new());
         let mut frontier = Frontier {
             config: config.clone(),
             storage,
             hosts: Vec::new(),
             ids: HashMap::new(),
             seen_cache: SeenCache::new(SEEN_CACHE_GENERATION),
-            scheduler: Scheduler::new(fastrand::Rng::new()),
+            scheduler: if ranked {
+                scheduler.ranked()
+            } else {
+                scheduler
+            },
             groups: Groups::new(config.politeness),
             sitemaps_seen: Default::default(),
+            backlinks: ranked.then(|| Backlinks::new(now)),
+            requisites_only: false,
             in_flight: 0,
             queued: 0,
             counters: meta.counters,
@@ -165,13 +181,21 @@ impl Frontier {
 
     /// Adds a URL unless it was seen before.
     pub fn push(&mut self, candidate: Candidate, now: Instant) -> Admit {
-        let id = self.host_id(candidate.url.host_str().unwrap_or(""), now);
         let fp = fingerprint(candidate.url.as_str());
+        self.push_one(candidate, fp, now).1
+    }
+
+    /// Adds a URL with fingerprint `fp` unless it was seen before; returns its host id too.
+    fn push_one(&mut self, candidate: Candidate, fp: Fingerprint, now: Instant) -> (u32, Admit) {
+        let id = self.host_id(candidate.url.host_str().unwrap_or(""), now);
         if self.seen_cache.contains(id, &fp) {
-            return Admit::Seen;
+            return (id, Admit::Seen);
         }
         self.seen_cache.insert(id, &fp);
-        let rank = self.config.order.rank(&candidate.url, candidate.depth);
+        let rank =
+            self.config
+                .order
+                .rank_entry(&candidate.url, candidate.depth, candidate.requisite);
         let entry = QueuedUrl {
             url: candidate.url.into(),
             depth: candidate.depth,
@@ -180,7 +204,7 @@ impl Frontier {
             redirects: candidate.redirects,
             attempt: 0,
         };
-        match self.storage.admit(id, &fp, &entry) {
+        let admit = match self.storage.admit(id, &fp, &entry) {
             Ok(Admit::Queued) => {
                 self.queued_one(id);
                 Admit::Queued
@@ -190,7 +214,8 @@ impl Frontier {
                 self.fail(e);
                 Admit::Seen
             }
-        }
+        };
+        (id, admit)
     }
 
     fn queued_one(&mut self, id: u32) {
@@ -218,9 +243,23 @@ impl Frontier {
         }
     }
 
+    /// From now on hands out only page requisites (and the robots.txt and lookups they
+    /// need): the page target is reached, and what the pages archived need to render is
+    /// fetched before the crawl ends. A host whose next URL is a page is set aside; its
+    /// queue is kept.
+    pub fn requisites_only(&mut self) {
+        self.requisites_only = true;
+        for q in &mut self.hosts {
+            q.sitemaps.clear();
+        }
+    }
+
     /// Picks the next job at time `now`.
     pub fn next(&mut self, now: Instant) -> Next {
-        self.scheduler.promote(now);
+        self.rerank_if_due(now);
+        let hosts = &self.hosts;
+        self.scheduler
+            .promote(now, |id| hosts[id as usize].backlinks);
         while let Some(id) = self.scheduler.pop_ready() {
             self.hosts[id as usize].scheduled = false;
             let group = self.hosts[id as usize].group;
@@ -264,7 +303,7 @@ impl Frontier {
         if let Some(p) = q.pending_robots.take() {
             return Some(robots_job(q, p.origin, p.url, p.hops, 0));
         }
-        if !q.sitemaps.is_empty() {
+        if !q.sitemaps.is_empty() && !self.requisites_only {
             return self.sitemap_job(id);
         }
         while q.queued > 0 {
@@ -284,6 +323,15 @@ impl Frontier {
             q.queued -= 1;
             q.dirty = true;
             self.queued -= 1;
+            if self.requisites_only && entry.requisite == 0 {
+                // Requisites rank first, so the host has none left: set it aside.
+                if let Err(e) = self.storage.put_back(id) {
+                    record_failure(&mut self.failure, e);
+                }
+                q.queued += 1;
+                self.queued += 1;
+                return None;
+            }
             let Ok(url) = Url::parse(&entry.url) else {
                 self.storage.finish(id);
                 continue;
@@ -371,15 +419,16 @@ impl Frontier {
         };
         let q = &mut self.hosts[id as usize];
         q.next_allowed = q.next_allowed.max(now + backoff);
-        let rank = self.config.order.rank(&job.url, job.depth);
+        let requisite = match job.kind {
+            JobKind::Requisite { hops } => hops,
+            _ => 0,
+        };
+        let rank = self.config.order.rank_entry(&job.url, job.depth, requisite);
         let entry = QueuedUrl {
             url: job.url.into(),
             depth: job.depth,
             rank,
-            requisite: match job.kind {
-                JobKind::Requisite { hops } => hops,
-                _ => 0,
-            },
+            requisite,
             redirects: job.redirects,
             attempt: job.attempt + 1,
         };

@@ -7,6 +7,12 @@
 //!   URLs (a site's sections and hubs) come first.
 //! - `random`: a uniform random rank: each fetch takes a uniformly random queued URL of the
 //!   host (for sampling).
+//! - `backlinks`: the rank counts down from `u32::MAX` by the URL's backlinks (one when first
+//!   found; more as other pages link to it, applied at intervals by `backlinks.rs`); seeds
+//!   first.
+//!
+//! Page requisites (`--page-requisites`) rank 0 under every order: what a fetched page needs
+//! to render comes before the host's next page, as Heritrix schedules embeds.
 //!
 //! The rank lives in the storage key (so under `bfs` the layout is the original one) and
 //! persists with the queue; a crawl resumed with another `--order` ranks new URLs the new way.
@@ -23,7 +29,12 @@ pub enum CrawlOrder {
     PathDepth,
     /// Uniformly random.
     Random,
+    /// Most backlinks first.
+    Backlinks,
 }
+
+/// The rank of a URL with no backlinks under `backlinks`; each backlink takes one off.
+const NO_BACKLINKS: u32 = u32::MAX;
 
 /// The last `path-depth` class.
 const MAX_PATH_CLASS: u32 = 9;
@@ -35,6 +46,18 @@ impl CrawlOrder {
             CrawlOrder::Bfs => depth,
             CrawlOrder::PathDepth => path_class(url),
             CrawlOrder::Random => fastrand::u32(..),
+            // The page that found it is its first backlink.
+            CrawlOrder::Backlinks if depth > 0 => NO_BACKLINKS - 1,
+            CrawlOrder::Backlinks => 0,
+        }
+    }
+
+    /// The rank of a queue entry: a page requisite's is 0, else [`CrawlOrder::rank`].
+    pub fn rank_entry(self, url: &Url, depth: u32, requisite: u8) -> u32 {
+        if requisite > 0 {
+            0
+        } else {
+            self.rank(url, depth)
         }
     }
 }
@@ -65,5 +88,14 @@ mod tests {
             .map(|_| CrawlOrder::Random.rank(&u("http://a/"), 0))
             .collect();
         assert!(ranks.len() > 90);
+        assert_eq!(CrawlOrder::Backlinks.rank(&u("http://a/"), 0), 0);
+        assert_eq!(
+            CrawlOrder::Backlinks.rank(&u("http://a/x"), 4),
+            u32::MAX - 1
+        );
+        assert_eq!(
+            CrawlOrder::PathDepth.rank_entry(&u("http://a/x/y"), 2, 1),
+            0
+        );
     }
 }

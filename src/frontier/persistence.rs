@@ -39,6 +39,7 @@ impl Frontier {
             let mut q = HostState::new(saved.name.clone(), now + wait, self.config.delay);
             q.group = self.groups.membership_of(&saved.name, now);
             q.queued = saved.queued;
+            q.backlinks = saved.backlinks;
             q.dirty = false;
             self.queued += saved.queued;
             self.ids.insert(saved.name, id);
@@ -69,16 +70,19 @@ impl Frontier {
     /// written in the same commit. Pages being fetched are saved as queued, so after a crash
     /// they are fetched again. Reports the first storage error since the last checkpoint.
     pub fn checkpoint(&mut self, meta: &[(&str, &[u8])]) -> Result<(), StoreError> {
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        // Counted backlinks go into the queue's ranks before it is made durable.
+        self.rerank(now);
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
-        let (now, wall) = (Instant::now(), SystemTime::now());
         for (id, q) in self.hosts.iter().enumerate() {
             if q.dirty || q.in_flight {
                 let saved = SavedHost {
                     name: q.name.clone(),
                     queued: q.queued,
                     next_allowed: wall + q.next_allowed.saturating_duration_since(now),
+                    backlinks: q.backlinks,
                 };
                 self.storage.save_host(id as u32, &saved)?;
             }

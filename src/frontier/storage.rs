@@ -51,6 +51,8 @@ pub struct SavedHost {
     /// When it may be fetched again, as wall-clock time (an `Instant` does not survive a
     /// restart).
     pub next_allowed: SystemTime,
+    /// Pages of other hosts that linked to it (`--order backlinks`).
+    pub backlinks: u64,
 }
 
 /// Why the storage failed.
@@ -128,6 +130,14 @@ pub trait FrontierStorage: Send {
 
     /// The host's entry in flight is done.
     fn finish(&mut self, host: u32);
+
+    /// Moves the queued URL with fingerprint `fp` of `host` `n` ranks earlier, keeping its
+    /// age among equals (`--order backlinks`: it gained `n` backlinks). False when it is not
+    /// queued (fetched, in flight or dropped) or already first. A storage that cannot re-rank
+    /// keeps its order.
+    fn promote(&mut self, _host: u32, _fp: &Fingerprint, _n: u32) -> Result<bool, StoreError> {
+        Ok(false)
+    }
 
     /// Removes the queued URLs of `host` for which `drop` is true; returns how many.
     fn drop_where(

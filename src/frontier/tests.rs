@@ -234,6 +234,11 @@ fn reopen(dir: &std::path::Path, obey: bool) -> Frontier {
     .unwrap()
 }
 
+/// The frontier saved in `dir`, with `config`.
+fn open_with(dir: &std::path::Path, config: FrontierConfig, t: Instant) -> Frontier {
+    Frontier::open(config, Box::new(CrawlDb::open(dir).unwrap()), t).unwrap()
+}
+
 fn drain(f: &mut Frontier, mut t: Instant) -> Vec<String> {
     let mut urls = Vec::new();
     loop {
@@ -383,12 +388,7 @@ fn path_depth_order_serves_shallow_urls_first_and_survives_reopen() {
     };
     let t = Instant::now();
     {
-        let mut f = Frontier::open(
-            config.clone(),
-            Box::new(CrawlDb::open(dir.path()).unwrap()),
-            t,
-        )
-        .unwrap();
+        let mut f = open_with(dir.path(), config.clone(), t);
         for u in [
             "http://a.org/a/b/c",
             "http://a.org/x",
@@ -399,7 +399,7 @@ fn path_depth_order_serves_shallow_urls_first_and_survives_reopen() {
         }
         f.checkpoint(&[]).unwrap();
     }
-    let mut f = Frontier::open(config, Box::new(CrawlDb::open(dir.path()).unwrap()), t).unwrap();
+    let mut f = open_with(dir.path(), config, t);
     let order = drain(&mut f, t);
     assert_eq!(
         order,
@@ -430,4 +430,49 @@ fn a_host_with_only_a_sitemap_is_resolved_then_served() {
     assert_eq!(s.kind, JobKind::Sitemap { nesting: 0 });
     f.complete(&s.host, t);
     assert!(matches!(f.next(t + DELAY), Next::Exhausted));
+}
+
+#[test]
+fn backlinks_order_serves_linked_urls_and_hosts_first_and_survives_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = FrontierConfig {
+        order: CrawlOrder::Backlinks,
+        ..config(false)
+    };
+    let t = Instant::now();
+    {
+        let mut f = open_with(dir.path(), config.clone(), t);
+        // Pages of four other hosts link into a.org and b.org.
+        let pages: [(&str, &[&str]); 4] = [
+            ("p.org", &["a.org/x", "a.org/y", "a.org/z", "b.org/1"]),
+            ("q.org", &["a.org/z", "a.org/y", "b.org/2"]),
+            ("r.org", &["a.org/z", "b.org/1"]),
+            ("s.org", &["b.org/3"]),
+        ];
+        for (from, links) in pages {
+            let links = links.iter().map(|l| cand(&format!("http://{l}"), 1));
+            f.push_links(from, links.collect::<Vec<_>>(), t);
+        }
+        // A page of a.org itself does not raise a.org.
+        f.push_links("a.org", vec![cand("http://a.org/z", 2)], t);
+        f.checkpoint(&[]).unwrap();
+    }
+    let mut f = open_with(dir.path(), config, t);
+    let first = job(f.next(t));
+    assert_eq!(
+        first.url.as_str(),
+        "http://b.org/1",
+        "b.org is linked from 4 pages of other hosts, a.org from 3; b.org/1 from 2 pages"
+    );
+    f.complete("b.org", t);
+    let order = drain(&mut f, t);
+    let of = |host: &str| -> Vec<String> {
+        order.iter().filter(|u| u.contains(host)).cloned().collect()
+    };
+    // Most backlinks first (z: 4, y: 2, x: 1), then the oldest.
+    assert_eq!(
+        of("a.org"),
+        ["http://a.org/z", "http://a.org/y", "http://a.org/x"]
+    );
+    assert_eq!(of("b.org"), ["http://b.org/2", "http://b.org/3"]);
 }

@@ -749,22 +749,7 @@ async fn crawl_order_changes_what_is_fetched_first() {
         }
         h.route("/", Route::html(&links));
         let out = tempfile::tempdir().unwrap();
-        let res = trawl(args![
-            "crawl",
-            h.url("/"),
-            "--out",
-            out.path().display(),
-            "--delay",
-            "0ms",
-            "-q",
-            "--order",
-            order,
-            "--max-pages",
-            max_pages,
-            "--no-sitemaps"
-        ])
-        .await;
-        assert!(res.status.success(), "{}", text(&res));
+        crawl_in_order(&h, out.path(), order, Duration::ZERO, max_pages).await;
         web.paths_of(&h)
             .into_iter()
             .filter(|p| p != "/" && p != "/robots.txt")
@@ -801,6 +786,97 @@ async fn crawl_order_changes_what_is_fetched_first() {
             })
             .collect()
     }
+}
+
+/// `--order backlinks` on a site whose link graph has known in-degrees: the root links to 60
+/// hubs (in-degree 1), every hub links to the same 10 popular pages (in-degree 60) and to two
+/// leaves of its own (in-degree 1). With a small `--max-pages`, bfs archives hubs only; under
+/// backlinks the popular pages move up once the re-rank pass counts their links, so the mean
+/// in-degree of what is archived is far higher. Politeness and robots.txt still hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backlinks_order_archives_the_most_linked_pages_first() {
+    const HUBS: usize = 60;
+    const POPULAR: usize = 10;
+    let delay = Duration::from_millis(40);
+    async fn crawl(ip: &str, order: &str, delay: Duration) -> (Vec<String>, Vec<Duration>) {
+        let web = Web::default();
+        let h = web.host(ip).await;
+        h.route(
+            "/robots.txt",
+            Route::typed(200, "text/plain", b"User-agent: *\nDisallow: /t9\n"),
+        );
+        let hubs: String = (0..HUBS)
+            .map(|i| format!(r#"<a href="/h{i}">h</a>"#))
+            .collect();
+        h.route("/", Route::html(&hubs));
+        for i in 0..HUBS {
+            let mut links: String = (0..POPULAR)
+                .map(|t| format!(r#"<a href="/t{t}">t</a>"#))
+                .collect();
+            links.push_str(&format!(r#"<a href="/l{i}a">a</a><a href="/l{i}b">b</a>"#));
+            h.route(&format!("/h{i}"), Route::html(&links));
+            h.route(&format!("/l{i}a"), Route::html("<p>leaf</p>"));
+            h.route(&format!("/l{i}b"), Route::html("<p>leaf</p>"));
+        }
+        for t in 0..POPULAR {
+            h.route(&format!("/t{t}"), Route::html("<p>popular</p>"));
+        }
+        let out = tempfile::tempdir().unwrap();
+        crawl_in_order(&h, out.path(), order, delay, 45).await;
+        let label = h.addr.to_string();
+        let times: Vec<_> = web
+            .hits()
+            .iter()
+            .filter(|x| x.host == label)
+            .map(|x| x.at)
+            .collect();
+        let gaps = times
+            .windows(2)
+            .map(|p| p[1].duration_since(p[0]))
+            .collect();
+        let archived = read_records(out.path())
+            .into_iter()
+            .filter(|r| r.warc_type == "response")
+            .filter_map(|r| r.target_uri)
+            .filter(|u| !u.ends_with("/robots.txt"))
+            .collect();
+        (archived, gaps)
+    }
+    let in_degree = |url: &String| -> usize {
+        let path = url.rsplit('/').next().unwrap_or("");
+        match path.chars().next() {
+            Some('t') => HUBS,
+            Some('h' | 'l') => 1,
+            _ => 0,
+        }
+    };
+    let mean =
+        |pages: &[String]| pages.iter().map(in_degree).sum::<usize>() as f64 / pages.len() as f64;
+
+    let (bfs, _) = crawl("127.0.0.75", "bfs", delay).await;
+    let (ranked, gaps) = crawl("127.0.0.76", "backlinks", delay).await;
+    assert_eq!(bfs.len(), 45);
+    assert_eq!(ranked.len(), 45);
+    let (m_bfs, m_ranked) = (mean(&bfs), mean(&ranked));
+    eprintln!("mean in-degree of the archived pages: bfs {m_bfs:.2}, backlinks {m_ranked:.2}");
+    assert!(
+        m_ranked > 5.0 * m_bfs.max(1.0),
+        "mean in-degree {m_ranked:.1} under backlinks, {m_bfs:.1} under bfs: {ranked:?}"
+    );
+    let popular = ranked.iter().filter(|u| in_degree(u) == HUBS).count();
+    assert_eq!(
+        popular,
+        POPULAR - 1,
+        "every allowed popular page: {ranked:?}"
+    );
+    assert!(
+        !ranked.iter().any(|u| u.ends_with("/t9")),
+        "robots.txt still applies"
+    );
+    assert!(
+        gaps.iter().all(|&g| g >= delay),
+        "politeness still applies: {gaps:?}"
+    );
 }
 
 /// `--page-requisites`: a page's images (src, srcset), stylesheet (and what it imports and
@@ -965,6 +1041,85 @@ async fn page_requisites_are_archived() {
     assert_eq!(res.status.code(), Some(0), "{}", text(&res));
     let paths = web2.paths_of(&h2);
     assert!(!paths.iter().any(|p| p == "/a.png"), "{paths:?}");
+}
+
+/// With `--max-pages`, the pages archived last still get their requisites (which rank
+/// before pages in each host's queue), and no page beyond the target is fetched.
+#[tokio::test]
+async fn requisites_of_the_last_pages_are_fetched_after_the_page_target() {
+    let web = Web::default();
+    let h = web.host("127.0.0.74").await;
+    h.route(
+        "/",
+        Route::html(r#"<a href="/p2">2</a><a href="/p3">3</a><img src="/a.png">"#),
+    );
+    h.route(
+        "/p2",
+        Route::html(r#"<link rel=stylesheet href="/s.css"><a href="/p4">4</a>"#),
+    );
+    h.route("/p3", Route::html(r#"<img src="/c.png">"#));
+    h.route("/p4", Route::html("<p>four</p>"));
+    h.route(
+        "/s.css",
+        Route::typed(200, "text/css", b"p { background: url(/b.png) }"),
+    );
+    for p in ["/a.png", "/b.png", "/c.png"] {
+        h.route(p, Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\n"));
+    }
+    let out = tempfile::tempdir().unwrap();
+    let res = crawl_without_delay(
+        h.url("/"),
+        out.path(),
+        &["--no-sitemaps", "--page-requisites", "--max-pages", "2"],
+    )
+    .await;
+    assert_eq!(res.status.code(), Some(0), "{}", text(&res));
+    let archived: Vec<String> = read_records(out.path())
+        .into_iter()
+        .filter(|r| r.warc_type == "response")
+        .filter_map(|r| r.target_uri)
+        .collect();
+    let has = |p: &str| archived.contains(&h.url(p));
+    assert!(has("/") && has("/p2"), "{archived:?}");
+    for p in ["/a.png", "/s.css", "/b.png"] {
+        assert!(
+            has(p),
+            "{p}, needed by an archived page, is archived: {archived:?}"
+        );
+    }
+    let paths = web.paths_of(&h);
+    for p in ["/p3", "/p4", "/c.png"] {
+        assert!(
+            !paths.iter().any(|x| x == p),
+            "{p} is beyond the page target: {paths:?}"
+        );
+    }
+}
+
+/// Crawls `h` from `/` in `order`, without sitemaps, up to `max_pages`; asserts success.
+async fn crawl_in_order(
+    h: &Host,
+    out: &std::path::Path,
+    order: &str,
+    delay: Duration,
+    max_pages: u32,
+) {
+    let res = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.display(),
+        "--delay",
+        format!("{}ms", delay.as_millis()),
+        "-q",
+        "--order",
+        order,
+        "--max-pages",
+        max_pages,
+        "--no-sitemaps"
+    ])
+    .await;
+    assert!(res.status.success(), "{}", text(&res));
 }
 
 /// `trawl crawl URL --out OUT --delay 0ms -q EXTRA...`.

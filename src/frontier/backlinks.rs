@@ -1,0 +1,131 @@
+//! `--order backlinks`: URLs, and hosts, that more crawled pages link to are served first.
+//!
+//! - **URLs.** A URL is queued with one backlink (the page that found it; see `order.rs`).
+//!   Each later page that links to it while it is queued adds one more: the link is counted in
+//!   memory (`pending`, per host id and fingerprint) and, at most every [`RERANK_EVERY`] or
+//!   when [`MAX_PENDING`] URLs are counted, a re-rank pass moves each counted URL that is
+//!   still queued that many ranks earlier in its host's queue ([`FrontierStorage::promote`]).
+//!   The rank is the count: it lives in the queue key, so it persists with the queue, and the
+//!   pass also runs before every save point, so a resumed crawl has every count a save point
+//!   made durable. Links to URLs fetched already cost one lookup in the pass and change
+//!   nothing.
+//! - **Hosts.** A host's backlinks are the pages of other hosts that linked to it (once per
+//!   page); its own pages do not count, or a big site would rank itself first. They are kept
+//!   in the host's state and saved in its row. The scheduler serves ready hosts by them,
+//!   highest first, with the count each had when it became ready (so they are re-read every
+//!   time a host waits out its delay).
+//!
+//! Politeness and robots.txt are untouched: only which ready host goes first, and which of a
+//! host's URLs it fetches next, change.
+//!
+//! [`FrontierStorage::promote`]: super::storage::FrontierStorage::promote
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use super::storage::{fingerprint, Fingerprint};
+use super::{Admit, Candidate, Frontier};
+
+/// Counted links are applied to the queue at most this often.
+pub const RERANK_EVERY: Duration = Duration::from_secs(1);
+/// ... or when this many URLs are counted (~40 bytes each).
+pub const MAX_PENDING: usize = 250_000;
+
+/// Links counted since the last re-rank pass.
+#[derive(Debug)]
+pub struct Backlinks {
+    pending: HashMap<(u32, Fingerprint), u32>,
+    last_pass: Instant,
+}
+
+impl Backlinks {
+    /// Nothing counted; the first pass is due [`RERANK_EVERY`] after `now`.
+    pub fn new(now: Instant) -> Self {
+        Backlinks {
+            pending: HashMap::new(),
+            last_pass: now,
+        }
+    }
+}
+
+impl Frontier {
+    /// Offers the links of one page of `from_host` (in document order, each once). Without
+    /// `--order backlinks` this is [`Frontier::push`] for each; with it, each link is also a
+    /// backlink of its URL, and of its host when that is another host. Returns how many were
+    /// seen before.
+    pub fn push_links(
+        &mut self,
+        from_host: &str,
+        links: impl IntoIterator<Item = Candidate>,
+        now: Instant,
+    ) -> usize {
+        let mut seen = 0;
+        if self.backlinks.is_none() {
+            for link in links {
+                seen += usize::from(self.push(link, now) == Admit::Seen);
+            }
+            return seen;
+        }
+        let from = self.ids.get(from_host).copied();
+        let mut hosts_counted: Vec<u32> = Vec::new();
+        for link in links {
+            let fp = fingerprint(link.url.as_str());
+            let (id, admit) = self.push_one(link, fp, now);
+            if Some(id) != from && !hosts_counted.contains(&id) {
+                hosts_counted.push(id);
+                let q = &mut self.hosts[id as usize];
+                q.backlinks += 1;
+                q.dirty = true;
+            }
+            if admit == Admit::Seen {
+                seen += 1;
+                if let Some(b) = &mut self.backlinks {
+                    *b.pending.entry((id, fp)).or_default() += 1;
+                }
+            }
+        }
+        if self
+            .backlinks
+            .as_ref()
+            .is_some_and(|b| b.pending.len() >= MAX_PENDING)
+        {
+            self.rerank(now);
+        }
+        seen
+    }
+
+    /// Runs a re-rank pass when one is due.
+    pub(super) fn rerank_if_due(&mut self, now: Instant) {
+        if self
+            .backlinks
+            .as_ref()
+            .is_some_and(|b| now.saturating_duration_since(b.last_pass) >= RERANK_EVERY)
+        {
+            self.rerank(now);
+        }
+    }
+
+    /// Moves every counted URL that is still queued earlier by its count.
+    pub(super) fn rerank(&mut self, now: Instant) {
+        let Some(b) = &mut self.backlinks else {
+            return;
+        };
+        b.last_pass = now;
+        let pending = std::mem::take(&mut b.pending);
+        let counted = pending.len();
+        let mut moved = 0;
+        for ((id, fp), n) in pending {
+            match self.storage.promote(id, &fp, n) {
+                Ok(true) => moved += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    self.fail(e);
+                    break;
+                }
+            }
+        }
+        if counted > 0 {
+            tracing::debug!(counted, moved, "backlinks re-rank pass");
+        }
+    }
+}
