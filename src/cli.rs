@@ -230,6 +230,16 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_bytes: Option<u64>,
 
+    /// Serve the live console (web page, JSON API, /metrics) on this address: PORT (on
+    /// 127.0.0.1) or ADDR:PORT. Changes need the token printed at start (or --console-token).
+    #[arg(long, value_name = "ADDR", value_parser = parse_console_addr)]
+    pub console: Option<std::net::SocketAddr>,
+
+    /// The console's token for changes (at least 16 characters, no spaces) instead of a
+    /// random one.
+    #[arg(long, value_name = "TOKEN", requires = "console", value_parser = parse_console_token)]
+    pub console_token: Option<String>,
+
     /// Stop gracefully after this long (e.g. 6h), saving state; the next run resumes
     /// (exit code 8). Keeps a cron window.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
@@ -558,6 +568,25 @@ pub fn join_port_lists(argv: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString>
         }
     }
     out
+}
+
+/// `--console`: a bare port means 127.0.0.1 (loopback unless an address is given).
+pub fn parse_console_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    let s = s.trim();
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse().map_err(|_| {
+        format!("{s:?} is not PORT or ADDR:PORT (examples: 8080, 127.0.0.1:8080, [::1]:8080)")
+    })
+}
+
+/// `--console-token`: long enough not to be guessed, and sendable in a header.
+pub fn parse_console_token(s: &str) -> Result<String, String> {
+    if s.len() < 16 || s.len() > 256 || !s.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err("a console token is 16 to 256 visible ASCII characters".into());
+    }
+    Ok(s.to_string())
 }
 
 /// Parses human durations such as `250ms`, `2s`, `1m 30s`. A unit is required (`0` alone is

@@ -203,6 +203,8 @@ pub struct RunConfig {
     pub time_limit: Option<Duration>,
     /// Stop after this many response bytes.
     pub max_bytes: Option<u64>,
+    /// The live console (`--console`).
+    pub console: Option<crate::console::ConsoleConfig>,
 }
 
 /// What the crawl tells its user, and where.
@@ -502,6 +504,10 @@ impl Config {
                 shutdown_timeout: args.shutdown_timeout,
                 time_limit: args.time_limit,
                 max_bytes: args.max_bytes,
+                console: args.console.map(|addr| crate::console::ConsoleConfig {
+                    addr,
+                    token: args.console_token.clone(),
+                }),
             },
             report: ReportConfig {
                 stats: args.stats,

@@ -30,6 +30,7 @@
 //! | [`derive`] | WET and WAT derivatives (`trawl derive`, `--wet/--wat`) |
 //! | `out_lock` | one crawl per output directory |
 //! | [`shared`] | one crawl shared by many workers through Redis (`--redis`) |
+//! | `console` | the live console: web page, JSON API, `/metrics` (`--console`) |
 //!
 //! Modules are public where the binary, the integration tests, the fuzz targets or the
 //! examples (benchmarks) use them; the rest is crate-private.
@@ -40,6 +41,7 @@ pub(crate) mod chain;
 pub mod cli;
 pub(crate) mod config;
 pub(crate) mod config_file;
+pub(crate) mod console;
 pub(crate) mod crawl;
 pub mod crawl_db;
 pub mod derive;

@@ -56,6 +56,16 @@ impl Admission {
         }
     }
 
+    /// The `--include`/`--exclude` patterns in force.
+    pub fn filter(&self) -> &UrlFilter {
+        &self.filter
+    }
+
+    /// Replaces the patterns (the live console).
+    pub fn set_filter(&mut self, filter: UrlFilter) {
+        self.filter = filter;
+    }
+
     /// Checks a link or redirect target found at `depth` hops after `redirects` redirects.
     pub fn check(&self, url: &Url, depth: u32, redirects: u32) -> Result<(), Rejection> {
         if self.max_depth.is_some_and(|max| depth > max) {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use super::console_link::{self, ConsoleLink, Effect, LoopState};
 use super::idle_pool::IdlePool;
 use super::job::{run_job, JobContext, JobResult};
 use super::ledger::{Handled, Ledger};
@@ -84,6 +85,10 @@ pub(super) struct Dispatcher {
     rules: DispatchRules,
     /// This worker's part in a shared crawl (`--redis`).
     shared: Option<Shared>,
+    /// The live console (`--console`).
+    console: Option<ConsoleLink>,
+    /// Paused from the console: no new job starts.
+    paused: bool,
 }
 
 impl Dispatcher {
@@ -94,6 +99,7 @@ impl Dispatcher {
         progress: Progress,
         rules: DispatchRules,
         shared: Option<Shared>,
+        console: Option<ConsoleLink>,
     ) -> Self {
         let (results_tx, results) = mpsc::channel(rules.concurrency);
         let stopping = jobs.budget.exhausted().then_some(StopReason::TargetReached);
@@ -112,6 +118,8 @@ impl Dispatcher {
             started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
             rules,
             shared,
+            console,
+            paused: false,
         }
     }
 
@@ -149,6 +157,34 @@ impl Dispatcher {
             let sleep_until = wake.map(tokio::time::Instant::from_std);
             tokio::select! {
                 Some(result) = self.results.recv() => self.finished(result),
+                Some(request) = next_command(&mut self.console) => {
+                    let (reply, effect) = console_link::apply(request.command, &mut self.ledger, Instant::now());
+                    let reply = match effect {
+                        Effect::None => reply,
+                        Effect::Pause => {
+                            tracing::warn!("console: paused");
+                            self.paused = true;
+                            reply
+                        }
+                        Effect::Resume => {
+                            tracing::warn!("console: resumed");
+                            self.paused = false;
+                            reply
+                        }
+                        Effect::Stop if matches!(self.stopping, None | Some(StopReason::TargetReached)) => {
+                            tracing::warn!(
+                                "console: stop requested: finishing {} fetch(es) within {:?}",
+                                self.in_flight, self.rules.shutdown_timeout
+                            );
+                            self.stopping = Some(StopReason::Stopped);
+                            shutdown_deadline = Some(tokio::time::Instant::now() + self.rules.shutdown_timeout);
+                            reply
+                        }
+                        Effect::Stop => Err("the crawl is stopping already".into()),
+                    };
+                    let _ = request.reply.send(reply);
+                    self.publish_console(writer);
+                }
                 _ = sleep_until_opt(sleep_until), if sleep_until.is_some() && self.stopping.is_none() => {}
                 signal = signals.recv(), if signals_open => {
                     if signal.is_none() {
@@ -192,6 +228,9 @@ impl Dispatcher {
                         last_save = Instant::now();
                         self.save_point(writer).await;
                     }
+                    if self.console.as_ref().is_some_and(|c| c.publish_due(Instant::now())) {
+                        self.publish_console(writer);
+                    }
                     if last_status.elapsed() >= STATUS_EVERY {
                         last_status = Instant::now();
                         self.write_status(writer.bytes_written.load(Ordering::Relaxed), None);
@@ -215,8 +254,10 @@ impl Dispatcher {
     /// Spawns jobs while there is room; returns when to wake for the next one and whether the
     /// frontier is exhausted.
     fn dispatch(&mut self) -> (Option<Instant>, bool) {
-        while self.stopping.is_none() && self.in_flight < self.rules.concurrency {
-            match self.ledger.frontier.next(Instant::now()) {
+        while self.stopping.is_none() && !self.paused && self.in_flight < self.rules.concurrency {
+            let now = Instant::now();
+            match self.ledger.frontier.next(now) {
+                Next::Job(job) if self.ledger.excluded_now(&job, now) => {}
                 Next::Job(job) => {
                     let conn = self.idle.take(&job.host);
                     let (jobs, tx) = (self.jobs.clone(), self.results_tx.clone());
@@ -238,6 +279,9 @@ impl Dispatcher {
     /// Applies a finished job.
     fn finished(&mut self, mut result: JobResult) {
         self.in_flight -= 1;
+        if let Some(console) = &mut self.console {
+            console.record(&result);
+        }
         if let Some(conn) = result.conn.take() {
             self.idle.put(result.job.host.clone(), conn);
         }
@@ -305,6 +349,29 @@ impl Dispatcher {
             *known = (*known).max(pages);
         }
         report.stop_requested
+    }
+
+    /// Publishes the console's view now.
+    fn publish_console(&mut self, writer: &WriterHandle) {
+        let state = if self.stopping.is_some() {
+            "stopping"
+        } else if self.paused {
+            "paused"
+        } else {
+            "running"
+        };
+        if let Some(console) = &mut self.console {
+            console.publish(
+                &self.ledger,
+                writer,
+                LoopState {
+                    crawl_id: &self.rules.crawl_id,
+                    started: &self.started_at,
+                    state,
+                    in_flight: self.in_flight,
+                },
+            );
+        }
     }
 
     /// Rewrites the status file.
@@ -388,6 +455,14 @@ pub(super) fn worker_stats(tally: &Tally) -> WorkerStats<'_> {
         requests: tally.requests,
         bytes: tally.bytes_downloaded,
         pages_per_host: &tally.pages_per_host,
+    }
+}
+
+/// The console's next command; never, without a console.
+async fn next_command(console: &mut Option<ConsoleLink>) -> Option<crate::console::Request> {
+    match console {
+        Some(c) => c.next_command().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -10,6 +10,7 @@ use url::Url;
 
 use super::admission::{Admission, Rejection};
 use super::job::{JobResult, Outcome};
+use super::live_changes::LiveChanges;
 use crate::chain::filter::SkipReason;
 use crate::config::AdmissionConfig;
 use crate::fetch::{origin_key, FetchError};
@@ -45,63 +46,78 @@ pub(super) struct Ledger {
     pub(super) frontier: Frontier,
     /// Read by the loop (progress, status) and saved at each save point.
     pub(super) tally: Tally,
-    admission: Admission,
+    pub(super) admission: Admission,
     /// https origins of bare-host seeds, with the http URL to fall back to.
     fallback: HashMap<String, Url>,
     /// Scope seeds added here (redirects out of a seed's chain) that a shared crawl's other
     /// workers must learn; `None` when the crawl is not shared.
     scope_added: Option<Vec<String>>,
-    rules: LedgerRules,
+    pub(super) rules: LedgerRules,
+    /// What the operator changed through the console (crawl state).
+    pub(super) live: LiveChanges,
+    /// The `--exclude` patterns of the command line.
+    pub(super) base_excludes: Vec<String>,
+    /// The console changed the patterns: queued URLs are checked again before they run.
+    pub(super) live_filter: bool,
 }
 
 impl Ledger {
     /// A ledger over `frontier` with the counters `tally` (saved ones when resuming); the seeds
     /// are offered to the frontier (already-seen ones are ignored by it).
     pub(super) fn new(
-        mut frontier: Frontier,
+        frontier: Frontier,
         tally: Tally,
         admission: &AdmissionConfig,
         seeds: &[Seed],
         rules: LedgerRules,
     ) -> Self {
-        let mut scope = Scope::new(admission.scope);
-        for seed in seeds {
-            scope.add_seed(&seed.url);
-        }
         let admission = Admission::new(
-            scope,
+            Scope::new(admission.scope),
             admission.filter.clone(),
             admission.max_depth,
             admission.max_redirects,
             admission.limits.clone(),
         );
-        let mut fallback = HashMap::new();
-        let now = Instant::now();
-        for seed in seeds {
-            if seed.http_fallback {
-                let mut http = seed.url.clone();
-                if http.set_scheme("http").is_ok() {
-                    fallback.insert(origin_key(&seed.url), http);
-                }
-            }
-            frontier.push(
-                Candidate {
-                    url: seed.url.clone(),
-                    depth: 0,
-                    redirects: 0,
-                    requisite: 0,
-                },
-                now,
-            );
-        }
-        Ledger {
+        let base_excludes = admission.filter().excludes().to_vec();
+        let mut ledger = Ledger {
             frontier,
             tally,
             admission,
-            fallback,
+            fallback: HashMap::new(),
             scope_added: None,
             rules,
+            live: LiveChanges::default(),
+            base_excludes,
+            live_filter: false,
+        };
+        let now = Instant::now();
+        for seed in seeds {
+            ledger.admission.scope.add_seed(&seed.url);
         }
+        for seed in seeds {
+            ledger.take_seed(seed, now);
+        }
+        ledger
+    }
+
+    /// Queues a seed (in scope already): its https URL, with the http one to fall back to
+    /// for a bare host.
+    pub(super) fn take_seed(&mut self, seed: &Seed, now: Instant) -> Admit {
+        if seed.http_fallback {
+            let mut http = seed.url.clone();
+            if http.set_scheme("http").is_ok() {
+                self.fallback.insert(origin_key(&seed.url), http);
+            }
+        }
+        self.frontier.push(
+            Candidate {
+                url: seed.url.clone(),
+                depth: 0,
+                redirects: 0,
+                requisite: 0,
+            },
+            now,
+        )
     }
 
     /// From now on, keeps the scope seeds this worker adds for the other workers of a shared

@@ -25,11 +25,13 @@
 //! thread; when every sender is gone it closes the last file.
 
 mod admission;
+mod console_link;
 mod derivatives;
 mod dispatch;
 mod idle_pool;
 mod job;
 mod ledger;
+mod live_changes;
 mod replay;
 pub mod save_point;
 pub mod setup;
@@ -42,6 +44,7 @@ use tokio::sync::mpsc;
 use crate::config::Config;
 use crate::report::{CrawlStats, Progress};
 use crate::warc::WarcError;
+use console_link::ConsoleLink;
 use dispatch::{DispatchRules, Dispatcher};
 use save_point::StateError;
 use setup::SetupError;
@@ -58,6 +61,9 @@ pub enum CrawlError {
     /// Saved crawl state could not be read.
     #[error(transparent)]
     State(#[from] StateError),
+    /// The live console could not start.
+    #[error(transparent)]
+    Console(#[from] crate::console::ConsoleError),
     /// WARC files written after the last saved state could not be read back.
     #[error("replaying WARC files after an unclean stop: {0}")]
     Replay(std::io::Error),
@@ -111,12 +117,26 @@ pub async fn run(
         out: config.output.out.clone(),
         drain_requisites: config.chain.links.page_requisites,
     };
+    let console = match &config.run.console {
+        Some(console) => {
+            let shared = config
+                .shared
+                .as_ref()
+                .map(|s| (s.url.clone(), s.crawl_id.clone()));
+            let link = ConsoleLink::start(console, shared).await?;
+            // Printed whatever the verbosity: without it the operator cannot steer the crawl.
+            eprintln!("trawl: console at {}", link.url());
+            Some(link)
+        }
+        None => None,
+    };
     let mut dispatcher = Dispatcher::new(
         started.ledger,
         started.jobs,
         progress,
         rules,
         started.shared,
+        console,
     );
     dispatcher.run(&started.writer, signals).await;
     let closed = dispatcher.close().await;

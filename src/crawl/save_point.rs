@@ -13,6 +13,7 @@ use std::sync::atomic::Ordering;
 use serde::{Deserialize, Serialize};
 
 use super::ledger::Ledger;
+use super::live_changes::LiveChanges;
 use crate::frontier::storage::StoreError;
 use crate::report::{StopReason, Tally};
 use crate::warc::{Batch, WriterHandle};
@@ -39,6 +40,9 @@ pub struct SavedCrawl {
     /// The crawl's name in warcinfo records, kept across resumes.
     #[serde(default)]
     pub crawl_id: String,
+    /// What the operator changed through the live console.
+    #[serde(default, skip_serializing_if = "LiveChanges::is_empty")]
+    pub live: LiveChanges,
 }
 
 /// Why state could not be read or written.
@@ -108,6 +112,7 @@ pub(super) async fn save(
         replay_from_serial: Some(replay_from),
         stopped: None,
         crawl_id: crawl_id.to_string(),
+        live: ledger.live.clone(),
     };
     // The commit writes and syncs the pages changed since the last one (about a second for
     // 100,000 new URLs on a 10-million-URL store); other tasks move off this thread meanwhile.
@@ -137,6 +142,7 @@ pub(super) fn save_final(
         replay_from_serial: replay_from,
         stopped: Some(stop),
         crawl_id: crawl_id.to_string(),
+        live: ledger.live.clone(),
     };
     // Jobs abandoned at a forced stop are still in flight: the checkpoint saves them as queued.
     ledger

@@ -283,12 +283,13 @@ fn finish_start(
         retries: config.run.retries,
         delay: config.frontier.delay,
     };
-    let mut tally = saved.map(|s| s.tally).unwrap_or_default();
+    let (mut tally, live) = saved.map(|s| (s.tally, s.live)).unwrap_or_default();
     for (host, pages) in host_pages {
         let known = tally.pages_per_host.entry(host).or_default();
         *known = (*known).max(pages);
     }
     let mut ledger = Ledger::new(frontier, tally, &config.admission, &config.seeds, rules);
+    ledger.restore_changes(live);
     ledger.widen_scope(&scope);
     if shared.is_some() {
         ledger.share_scope();

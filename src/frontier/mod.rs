@@ -15,6 +15,7 @@
 //! | hosts served as one (`--politeness ip/domain`) | `groups.rs` |
 //! | a new name's lookup and its group (`--politeness ip`) | `group_membership.rs` |
 //! | sitemaps: discovery, nesting, once per run | `sitemaps.rs` |
+//! | what the live console sees and changes: hosts, delay, releasing a job | `operator.rs` |
 //! | robots.txt rules / state machine | `robots_rules.rs` / `robots_state.rs` |
 //! | jobs, candidates, "what next?" | `job.rs` |
 //! | restore, checkpoint, replay's take-out | `persistence.rs` over `storage.rs` (the seam) |
@@ -31,6 +32,7 @@ pub mod groups;
 pub mod host;
 mod job;
 pub mod lease;
+mod operator;
 pub mod order;
 mod persistence;
 pub mod politeness;
@@ -391,6 +393,12 @@ impl Frontier {
 
     /// Records that a fetch for `host` finished at `now`; the host may run again after its delay.
     pub fn complete(&mut self, host: &str, now: Instant) {
+        self.end_job(host, now, true);
+    }
+
+    /// Ends the job of `host` at `now`; after its delay when `rest`, else (no request was
+    /// made) at once.
+    fn end_job(&mut self, host: &str, now: Instant, rest: bool) {
         let Some(&id) = self.ids.get(host) else {
             return;
         };
@@ -400,9 +408,10 @@ impl Frontier {
             q.in_flight = false;
             self.in_flight -= 1;
         }
-        q.next_allowed = q.next_allowed.max(now + q.delay);
+        let delay = if rest { q.delay } else { Duration::ZERO };
+        q.next_allowed = q.next_allowed.max(now + delay);
         q.dirty = true;
-        let (group, delay) = (q.group, q.delay);
+        let group = q.group;
         self.schedule(id);
         // The group's server may take its next request after this host's delay.
         for parked in self.groups.finish(group, now + delay) {

@@ -476,3 +476,32 @@ fn backlinks_order_serves_linked_urls_and_hosts_first_and_survives_reopen() {
     );
     assert_eq!(of("b.org"), ["http://b.org/2", "http://b.org/3"]);
 }
+
+#[test]
+fn operator_overview_delay_and_release() {
+    let mut f = frontier(false);
+    let t = Instant::now();
+    for i in 0..3 {
+        f.push(cand(&format!("http://a.org/{i}"), 0), t);
+    }
+    f.push(cand("http://b.org/", 0), t);
+    let first = job(f.next(t));
+    let o = f.host_overview(t, 1);
+    assert_eq!((o.seen, o.active, o.waiting), (2, 1, 1));
+    assert_eq!(o.busiest.len(), 1);
+    assert_eq!(o.busiest[0].name, "a.org");
+    // Released without a request: the host may run again at once.
+    f.release(&first.host, t);
+    let (j2, j3) = (job(f.next(t)), job(f.next(t)));
+    assert!(j2.host == first.host || j3.host == first.host);
+    // A longer delay applies from the next completion.
+    f.set_delay(Duration::from_secs(3));
+    assert_eq!(f.delay(), Duration::from_secs(3));
+    assert_eq!(f.host_delay("a.org"), Some(Duration::from_secs(3)));
+    f.complete(&j2.host, t);
+    f.complete(&j3.host, t);
+    match f.next(t) {
+        Next::Wait(at) => assert_eq!(at, t + Duration::from_secs(3)),
+        other => panic!("{other:?}"),
+    }
+}

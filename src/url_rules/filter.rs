@@ -32,6 +32,8 @@ pub fn has_non_html_extension(url: &Url) -> bool {
 pub struct UrlFilter {
     include: Option<RegexSet>,
     exclude: Option<RegexSet>,
+    include_patterns: Vec<String>,
+    exclude_patterns: Vec<String>,
 }
 
 impl UrlFilter {
@@ -47,7 +49,19 @@ impl UrlFilter {
         Ok(UrlFilter {
             include: compile(include)?,
             exclude: compile(exclude)?,
+            include_patterns: include.to_vec(),
+            exclude_patterns: exclude.to_vec(),
         })
+    }
+
+    /// The exclude patterns, in order.
+    pub fn excludes(&self) -> &[String] {
+        &self.exclude_patterns
+    }
+
+    /// The same include patterns with `exclude` instead.
+    pub fn with_excludes(&self, exclude: &[String]) -> Result<Self, regex::Error> {
+        UrlFilter::new(&self.include_patterns, exclude)
     }
 
     /// True when the URL passes both lists.

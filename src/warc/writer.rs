@@ -107,6 +107,28 @@ pub struct WriterReport {
     pub bytes: u64,
 }
 
+/// The file being written, for the live console: its final name and its length so far.
+#[derive(Debug, Default)]
+pub struct CurrentFile {
+    name: std::sync::Mutex<Option<String>>,
+    bytes: AtomicU64,
+}
+
+impl CurrentFile {
+    /// The final name of the open file and its bytes so far; `None` between files.
+    pub fn get(&self) -> Option<(String, u64)> {
+        let name = self.name.lock().ok()?.clone()?;
+        Some((name, self.bytes.load(Ordering::Relaxed)))
+    }
+
+    fn set(&self, name: Option<&str>, bytes: u64) {
+        if let Ok(mut slot) = self.name.lock() {
+            *slot = name.map(str::to_string);
+        }
+        self.bytes.store(bytes, Ordering::Relaxed);
+    }
+}
+
 /// The crawl's side of the writer.
 pub struct WriterHandle {
     /// Where batches go; cloned into every fetching task. The writer stops once all clones drop.
@@ -116,6 +138,8 @@ pub struct WriterHandle {
     /// Serial of the file being written, or of the next one when none is open: records of jobs
     /// not yet saved in crawl state are in this file or later ones.
     pub replay_from: Arc<AtomicU64>,
+    /// The file being written.
+    pub current: Arc<CurrentFile>,
     thread: std::thread::JoinHandle<Result<WriterReport, WarcError>>,
 }
 
@@ -143,9 +167,15 @@ pub fn spawn_writer(config: WriterConfig) -> Result<WriterHandle, WarcError> {
     let replay_from = Arc::new(AtomicU64::new(naming.next_serial()));
     let counter = bytes_written.clone();
     let serial = replay_from.clone();
+    let current = Arc::new(CurrentFile::default());
+    let shown = current.clone();
     let thread = std::thread::Builder::new()
         .name("warc-writer".into())
-        .spawn(move || Writer::new(config, naming, counter, serial).run(receiver))
+        .spawn(move || {
+            let mut writer = Writer::new(config, naming, counter, serial);
+            writer.shown = shown;
+            writer.run(receiver)
+        })
         .map_err(|source| WarcError::Io {
             path: PathBuf::new(),
             source,
@@ -154,6 +184,7 @@ pub fn spawn_writer(config: WriterConfig) -> Result<WriterHandle, WarcError> {
         sender,
         bytes_written,
         replay_from,
+        current,
         thread,
     })
 }
@@ -174,6 +205,8 @@ struct Writer {
     report: WriterReport,
     counter: Arc<AtomicU64>,
     replay_from: Arc<AtomicU64>,
+    /// What the console shows of `current`.
+    shown: Arc<CurrentFile>,
 }
 
 impl Writer {
@@ -190,6 +223,7 @@ impl Writer {
             report: WriterReport::default(),
             counter,
             replay_from,
+            shown: Default::default(),
         }
     }
 
@@ -243,6 +277,7 @@ impl Writer {
             })?;
         }
         cur.good_len += batch_bytes;
+        self.shown.bytes.store(cur.good_len, Ordering::Relaxed);
         cur.records += batch_records;
         self.report.records += batch_records;
         self.report.bytes += batch_bytes;
@@ -281,6 +316,7 @@ impl Writer {
         self.report.records += 1;
         self.report.bytes += len;
         self.counter.fetch_add(len, Ordering::Relaxed);
+        self.shown.set(Some(&name), len);
         self.current = Some(OpenFile {
             file,
             name,
@@ -295,6 +331,7 @@ impl Writer {
         let Some(cur) = self.current.take() else {
             return Ok(());
         };
+        self.shown.set(None, 0);
         let final_path = self.naming.dir().join(&cur.name);
         let io_err = |source| WarcError::Io {
             path: cur.open_path.clone(),

@@ -3,6 +3,7 @@
 
 mod archive;
 mod cli;
+mod console;
 mod crawl_site;
 mod derivatives;
 mod durability;

@@ -1,0 +1,252 @@
+//! The live console (`--console`): its API steers a real crawl (pause, resume, exclude, delay,
+//! stop), refuses what it must, survives resume, and its page works in headless Chromium.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::args;
+use crate::harness::{read_json, read_records, run_script, text, trawl};
+use crate::server::{Host, Route, Web};
+
+const TOKEN: &str = "test-token-0123456789";
+
+/// A running crawl with its console.
+struct Crawl {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    console: String,
+}
+
+/// Starts `trawl crawl ARGS --console 0` and reads the console's address from stderr.
+fn start(args: Vec<String>) -> Crawl {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(args)
+        .args(["--console", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn trawl");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let console = loop {
+        let line = lines
+            .next()
+            .expect("trawl printed the console address")
+            .unwrap();
+        if let Some(rest) = line.strip_prefix("trawl: console at http://") {
+            break rest.split('/').next().unwrap().to_string();
+        }
+    };
+    // Keep draining stderr so the crawl never blocks on it.
+    std::thread::spawn(move || for _ in lines {});
+    Crawl { child, console }
+}
+
+/// One HTTP/1.1 exchange with the console: status and body.
+fn call(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let raw = String::from_utf8_lossy(&raw).to_string();
+    let status = raw
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = raw
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
+    (status, body)
+}
+
+fn post(addr: &str, path: &str, token: Option<&str>, body: &str) -> (u16, serde_json::Value) {
+    let headers: Vec<(&str, &str)> = token.map(|t| ("X-Trawl-Token", t)).into_iter().collect();
+    let (status, body) = call(addr, "POST", path, &headers, body.as_bytes());
+    (status, serde_json::from_str(&body).unwrap_or_default())
+}
+
+fn status(addr: &str) -> serde_json::Value {
+    let (code, body) = call(addr, "GET", "/api/status", &[], b"");
+    assert_eq!(code, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+async fn wait_for(mut cond: impl FnMut() -> bool, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A site of 120 pages linked from its root, 40 of them under /trap/.
+fn site(h: &Host) {
+    let mut links = String::new();
+    for i in 0..120 {
+        let path = if i % 3 == 2 {
+            format!("/trap/{i}")
+        } else {
+            format!("/p/{i}")
+        };
+        links.push_str(&format!(r#"<a href="{path}">{i}</a>"#));
+        h.route(&path, Route::html("<p>a page</p>"));
+    }
+    h.route("/", Route::html(&links));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_steers_a_running_crawl_and_its_changes_survive_resume() {
+    let web = Web::default();
+    let h = web.host("127.0.0.77").await;
+    site(&h);
+    let out = tempfile::tempdir().unwrap();
+    let crawl_args = args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "40ms",
+        "-q",
+        "--no-sitemaps",
+        "--stats",
+        out.path().join("s.json").display()
+    ];
+    let mut with_token = crawl_args.clone();
+    with_token.extend(args!["--console-token", TOKEN]);
+    let mut crawl = start(with_token);
+    let c = crawl.console.clone();
+    wait_for(|| status(&c)["pages"].as_u64() >= Some(5), "5 pages").await;
+
+    // Refusals change nothing.
+    let (code, body) = post(&c, "/api/pause", None, "");
+    assert_eq!(code, 401, "{body}");
+    let (code, _) = post(&c, "/api/pause", Some("wrong-token-0123456789"), "");
+    assert_eq!(code, 403);
+    let (code, _) = post(
+        &c,
+        "/api/excludes/add",
+        Some(&TOKEN[..10]),
+        r#"{"pattern":"/p/"}"#,
+    );
+    assert_eq!(code, 403);
+    let (code, _) = call(&c, "POST", "/api/pause", &[("Host", "evil.example")], b"");
+    assert_eq!(code, 403);
+    assert_eq!(status(&c)["state"], "running");
+    assert!(status(&c)["settings"]["excludes"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    let (code, _) = post(&c, "/api/delay", Some(TOKEN), "{not json");
+    assert_eq!(code, 400);
+    let (code, _) = post(
+        &c,
+        "/api/excludes/add",
+        Some(TOKEN),
+        r#"{"pattern":"(unclosed"}"#,
+    );
+    assert_eq!(code, 400);
+    let big = format!(r#"{{"urls":["{}"]}}"#, "x".repeat(70_000));
+    let (code, _) = post(&c, "/api/seeds", Some(TOKEN), &big);
+    assert_eq!(code, 413);
+    assert_eq!(call(&c, "GET", "/etc/passwd", &[], b"").0, 404);
+    assert_eq!(call(&c, "GET", "/api/../../etc/passwd", &[], b"").0, 404);
+    assert_eq!(call(&c, "PUT", "/api/pause", &[], b"").0, 405);
+    assert_eq!(call(&c, "GET", "/api/pause", &[], b"").0, 404);
+
+    // Pause: no new request starts after the one in flight, within a second.
+    let (code, answer) = post(&c, "/api/pause", Some(TOKEN), "");
+    assert_eq!(code, 200, "{answer}");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let paused_at = web.hits().len();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        web.hits().len(),
+        paused_at,
+        "a request started while paused"
+    );
+    assert_eq!(status(&c)["state"], "paused");
+    let metrics = call(&c, "GET", "/metrics", &[], b"").1;
+    assert!(metrics.contains("trawl_paused 1\n"), "{metrics}");
+
+    // An exclude added while paused stops queued URLs too; a slower delay applies.
+    let (code, answer) = post(
+        &c,
+        "/api/excludes/add",
+        Some(TOKEN),
+        r#"{"pattern":"/trap/"}"#,
+    );
+    assert_eq!(code, 200, "{answer}");
+    let (code, _) = post(&c, "/api/delay", Some(TOKEN), r#"{"ms":60}"#);
+    assert_eq!(code, 200);
+    let excluded_from = web.hits().len();
+    let (code, _) = post(&c, "/api/resume", Some(TOKEN), "");
+    assert_eq!(code, 200);
+    let before = status(&c)["pages"].as_u64().unwrap();
+    wait_for(
+        || status(&c)["pages"].as_u64().unwrap() >= before + 5,
+        "the crawl to go on",
+    )
+    .await;
+    let after: Vec<String> = web.hits()[excluded_from..]
+        .iter()
+        .map(|h| h.path.clone())
+        .collect();
+    assert!(!after.iter().any(|p| p.starts_with("/trap/")), "{after:?}");
+    let view = status(&c);
+    assert_eq!(view["settings"]["delay_ms"], 60);
+    assert_eq!(view["settings"]["excludes"][0], "/trap/");
+    assert!(
+        view["filtered"]["pattern"].as_u64() > Some(0),
+        "{}",
+        view["filtered"]
+    );
+    assert!(!view["recent"].as_array().unwrap().is_empty());
+    assert!(view["history"].as_array().unwrap().len() >= 2);
+
+    // Stop: like a signal, exit 130, files closed and valid.
+    let (code, _) = post(&c, "/api/stop", Some(TOKEN), "");
+    assert_eq!(code, 200);
+    let exit = tokio::task::spawn_blocking(move || crawl.child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(exit.code(), Some(130));
+    assert!(!read_records(out.path()).is_empty());
+    let check = run_script("warc_check.py", args![out.path().display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+
+    // Resumed without the console: the exclude and the delay hold.
+    let resumed_from = web.hits().len();
+    let res = trawl(crawl_args).await;
+    assert_eq!(res.status.code(), Some(0), "{}", text(&res));
+    let later: Vec<String> = web.hits()[resumed_from..]
+        .iter()
+        .map(|h| h.path.clone())
+        .collect();
+    assert!(later.iter().any(|p| p.starts_with("/p/")), "{later:?}");
+    assert!(!later.iter().any(|p| p.starts_with("/trap/")), "{later:?}");
+    let stats = read_json(&out.path().join("s.json"));
+    assert!(stats["filtered"]["pattern"].as_u64() > Some(0));
+}
