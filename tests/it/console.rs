@@ -17,6 +17,8 @@ struct Crawl {
     child: Child,
     /// `127.0.0.1:PORT`.
     console: String,
+    /// The page's address as printed (with the token when it was generated).
+    url: String,
 }
 
 /// Starts `trawl crawl ARGS --console 0` and reads the console's address from stderr.
@@ -29,18 +31,28 @@ fn start(args: Vec<String>) -> Crawl {
         .spawn()
         .expect("spawn trawl");
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let console = loop {
+    let url = loop {
         let line = lines
             .next()
             .expect("trawl printed the console address")
             .unwrap();
-        if let Some(rest) = line.strip_prefix("trawl: console at http://") {
-            break rest.split('/').next().unwrap().to_string();
+        if let Some(url) = line.strip_prefix("trawl: console at ") {
+            break url.to_string();
         }
     };
     // Keep draining stderr so the crawl never blocks on it.
     std::thread::spawn(move || for _ in lines {});
-    Crawl { child, console }
+    let console = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    Crawl {
+        child,
+        console,
+        url,
+    }
 }
 
 /// One HTTP/1.1 exchange with the console: status and body.
@@ -249,4 +261,59 @@ async fn the_api_steers_a_running_crawl_and_its_changes_survive_resume() {
     assert!(!later.iter().any(|p| p.starts_with("/trap/")), "{later:?}");
     let stats = read_json(&out.path().join("s.json"));
     assert!(stats["filtered"]["pattern"].as_u64() > Some(0));
+}
+
+/// The page in a real browser: headless Chromium (driven through chromedriver by
+/// scripts/console_browser.py) loads it from the printed address, its token from the URL
+/// fragment; the rendered page count moves; pressing Pause pauses the crawl.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_a_live_crawl_in_chromium_and_its_pause_button_pauses_it() {
+    let web = Web::default();
+    let h = web.host("127.0.0.78").await;
+    site(&h);
+    let out = tempfile::tempdir().unwrap();
+    let mut crawl = start(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "150ms",
+        "-q",
+        "--no-sitemaps"
+    ]);
+    let c = crawl.console.clone();
+    let token = crawl
+        .url
+        .split_once("#token=")
+        .map(|(_, t)| t.to_string())
+        .expect("a generated token is printed in the address's fragment");
+    assert_eq!(token.len(), 32);
+    let shot = out.path().join("console.png");
+    let browser = run_script(
+        "console_browser.py",
+        args!["--url", crawl.url, "--screenshot", shot.display()],
+    )
+    .await;
+    assert!(browser.status.success(), "browser: {}", text(&browser));
+    let seen: serde_json::Value =
+        serde_json::from_slice(browser.stdout.trim_ascii()).expect("the script prints JSON");
+    assert_eq!(seen["title"], "trawl console");
+    assert!(seen["pages_later"].as_u64() > seen["pages_first"].as_u64());
+    assert_eq!(seen["state_before"], "running");
+    assert_eq!(seen["state_after"], "paused");
+    assert_eq!(seen["token_from_fragment"], true);
+    assert!(std::fs::read(&shot).unwrap().starts_with(b"\x89PNG"));
+    // The crawl itself is paused: no request starts any more.
+    assert_eq!(status(&c)["state"], "paused");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let hits = web.hits().len();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(web.hits().len(), hits);
+    let (code, _) = post(&c, "/api/stop", Some(&token), "");
+    assert_eq!(code, 200);
+    let exit = tokio::task::spawn_blocking(move || crawl.child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(exit.code(), Some(130));
 }
