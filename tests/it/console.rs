@@ -143,6 +143,8 @@ async fn the_api_steers_a_running_crawl_and_its_changes_survive_resume() {
         "40ms",
         "-q",
         "--no-sitemaps",
+        // Seeds added from the console are not unlocked as command-line IP seeds are.
+        "--allow-private",
         "--stats",
         out.path().join("s.json").display()
     ];
@@ -238,6 +240,39 @@ async fn the_api_steers_a_running_crawl_and_its_changes_survive_resume() {
     assert!(!view["recent"].as_array().unwrap().is_empty());
     assert!(view["history"].as_array().unwrap().len() >= 2);
 
+    // A seed added from the console widens the scope to its host; dropping that host ends
+    // its queue and keeps its links out.
+    let other = web.host("127.0.0.79").await;
+    site(&other);
+    let (code, answer) = post(
+        &c,
+        "/api/seeds",
+        Some(TOKEN),
+        &format!(r#"{{"urls":["{}"]}}"#, other.url("/")),
+    );
+    assert_eq!(code, 200, "{answer}");
+    wait_for(
+        || web.paths_of(&other).len() >= 3,
+        "the added seed's host to be crawled",
+    )
+    .await;
+    let (code, answer) = post(
+        &c,
+        "/api/hosts/drop",
+        Some(TOKEN),
+        r#"{"host":"127.0.0.79"}"#,
+    );
+    assert_eq!(code, 200, "{answer}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let fetched = web.paths_of(&other).len();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(
+        web.paths_of(&other).len(),
+        fetched,
+        "a dropped host is fetched again"
+    );
+    assert!(fetched < 40, "{fetched}");
+
     // Stop: like a signal, exit 130, files closed and valid.
     let (code, _) = post(&c, "/api/stop", Some(TOKEN), "");
     assert_eq!(code, 200);
@@ -311,6 +346,52 @@ async fn the_page_shows_a_live_crawl_in_chromium_and_its_pause_button_pauses_it(
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(web.hits().len(), hits);
     let (code, _) = post(&c, "/api/stop", Some(&token), "");
+    assert_eq!(code, 200);
+    let exit = tokio::task::spawn_blocking(move || crawl.child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(exit.code(), Some(130));
+}
+
+/// A worker of a shared crawl (`--redis`) shows the whole crawl, read from Redis, and its
+/// console stops it like a signal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_crawl_worker_console_shows_the_whole_crawl() {
+    let web = Web::default();
+    let h = web.host("127.0.0.80").await;
+    site(&h);
+    let redis = crate::redis_server::RedisServer::start();
+    let out = tempfile::tempdir().unwrap();
+    let mut crawl = start(args![
+        "crawl",
+        "--redis",
+        redis.url(),
+        "--crawl-id",
+        "watched",
+        "--worker-id",
+        "w1",
+        "--out",
+        out.path().display(),
+        "--delay",
+        "50ms",
+        "--allow-private",
+        "-q",
+        "--console-token",
+        TOKEN,
+        h.url("/")
+    ]);
+    let c = crawl.console.clone();
+    wait_for(
+        || {
+            let view = status(&c);
+            view["crawl"]["crawl_id"] == "watched"
+                && view["crawl"]["pages"].as_u64() >= Some(2)
+                && view["crawl"]["workers"]["w1"].is_object()
+        },
+        "the whole crawl on the worker's console",
+    )
+    .await;
+    let (code, _) = post(&c, "/api/stop", Some(TOKEN), "");
     assert_eq!(code, 200);
     let exit = tokio::task::spawn_blocking(move || crawl.child.wait().unwrap())
         .await
