@@ -18,6 +18,7 @@ Knobs (environment): BENCH_REPS=3 SHARED_HOSTS=1000 SHARED_PAGES=30 LAT_HOSTS=20
   BENCH_OUT=docs/PERFORMANCE.md
 """
 
+import contextlib
 import json
 import os
 import resource
@@ -299,6 +300,45 @@ def write_report(a, b, gap, mem):
         END,
     ]
     write_block(OUT, "Shared crawl (Redis)", lines)
+
+
+def alternating_crawls(work, web, variants, reps, around=None):
+    """The same CPU-bound crawl of `web` (no delay, --concurrency 256) once per variant in each
+    of `reps` repetitions, the variants alternating so the machine's drift hits all alike.
+    `variants` maps a name to extra trawl arguments; `around(name)`, if given, returns a
+    context manager held during that variant's crawl (a poller, say). Returns each variant's
+    runs: pages/s, trawl's CPU us per page, pages. Shared by bench-order and bench-console."""
+    runs = {name: [] for name in variants}
+    for rep in range(reps):
+        for name, extra in variants.items():
+            out = os.path.join(work, f"{name.replace(' ', '_')}-{rep}")
+            cmd = [os.path.join(REL, "trawl"), "crawl", "--seeds", web.seeds, "--out", out,
+                   "--delay", "0ms", "--concurrency", "256", "--scope", "any", "-q",
+                   "--stats", out + ".json"] + list(extra)
+            with (around(name) if around else contextlib.nullcontext()):
+                cpu0, t0 = children_cpu(), time.monotonic()
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                wall, cpu = time.monotonic() - t0, children_cpu() - cpu0
+            if p.returncode not in (0, 4):
+                raise SystemExit(f"trawl failed: {p.stderr[-2000:]}")
+            pages = json.load(open(out + ".json"))["pages_archived"]
+            runs[name].append({"pps": pages / wall, "cpu_us": cpu / pages * 1e6, "pages": pages})
+            print(f"{name} rep {rep}: {pages} pages, {pages / wall:.0f}/s, {cpu / pages * 1e6:.0f} us/page",
+                  flush=True)
+            shutil.rmtree(out, ignore_errors=True)
+    return runs
+
+
+def median_table(runs, first_column, baseline):
+    """Markdown rows of the medians of `runs` (from alternating_crawls), with CPU per page as a
+    ratio to the `baseline` variant."""
+    med = {n: {k: statistics.median(r[k] for r in rs) for k in ["pps", "cpu_us", "pages"]}
+           for n, rs in runs.items()}
+    lines = [f"| {first_column} | pages | pages/s | CPU us/page | CPU vs {baseline} |", "|---|---|---|---|---|"]
+    for n, r in med.items():
+        lines.append(f"| {n} | {r['pages']:.0f} | {r['pps']:.0f} | {r['cpu_us']:.0f} | "
+                     f"{r['cpu_us'] / med[baseline]['cpu_us']:.2f} |")
+    return lines
 
 
 def write_block(path, heading, lines):
