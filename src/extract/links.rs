@@ -261,11 +261,17 @@ pub fn extract_links_and_requisites(
         .filter(|b| matches!(b.scheme(), "http" | "https"))
         .unwrap_or_else(|| page_url.clone());
     let mut seen = HashSet::new();
+    // An href repeated on a page (menus, pagers) resolves the same way every time: it is
+    // parsed and counted once.
+    let mut raw_seen: HashSet<&str> = HashSet::with_capacity(collected.hrefs.len());
     let mut links = Links {
         dropped: collected.over_raw,
         ..Links::default()
     };
     for href in &collected.hrefs {
+        if !raw_seen.insert(href.as_str()) {
+            continue;
+        }
         let Some(url) = resolve_link(&base, href) else {
             match unresolved(&base, href) {
                 Some(Unresolved::TooLong) => links.too_long += 1,
