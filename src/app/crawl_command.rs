@@ -211,6 +211,7 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
                     ExitCode::Locked
                 }
                 crawl::CrawlError::Setup(SetupError::DedupIndex { .. }) => ExitCode::BadArguments,
+                crawl::CrawlError::Console(_) => ExitCode::BadArguments,
                 crawl::CrawlError::Setup(SetupError::Finished { .. }) => ExitCode::AlreadyFinished,
                 crawl::CrawlError::Setup(SetupError::Interrupted) => ExitCode::Interrupted,
                 crawl::CrawlError::Setup(SetupError::Join(j)) => match j {

@@ -43,7 +43,10 @@ impl Hub {
     /// A hub whose commands go to `commands`.
     pub fn new(commands: mpsc::Sender<Request>, token: String, bound: IpAddr) -> Self {
         Hub {
-            view: Mutex::new(Arc::new(View::default())),
+            view: Mutex::new(Arc::new(View {
+                state: "starting".into(),
+                ..View::default()
+            })),
             history: Mutex::new(VecDeque::with_capacity(HISTORY)),
             commands,
             token,

@@ -86,6 +86,20 @@ pub async fn run(
     mut signals: mpsc::UnboundedReceiver<()>,
 ) -> Result<CrawlOutcome, CrawlError> {
     let start = Instant::now();
+    // Bound first: an address that cannot be used stops the run before anything starts.
+    let console = match &config.run.console {
+        Some(console) => {
+            let shared = config
+                .shared
+                .as_ref()
+                .map(|s| (s.url.clone(), s.crawl_id.clone()));
+            let link = ConsoleLink::start(console, shared).await?;
+            // Printed whatever the verbosity: without it the operator cannot steer the crawl.
+            eprintln!("trawl: console at {}", link.url());
+            Some(link)
+        }
+        None => None,
+    };
     let started = match &config.shared {
         // Joining may wait (for seeds, for Redis): a signal ends the wait.
         Some(settings) => tokio::select! {
@@ -116,19 +130,6 @@ pub async fn run(
         shutdown_timeout: config.run.shutdown_timeout,
         out: config.output.out.clone(),
         drain_requisites: config.chain.links.page_requisites,
-    };
-    let console = match &config.run.console {
-        Some(console) => {
-            let shared = config
-                .shared
-                .as_ref()
-                .map(|s| (s.url.clone(), s.crawl_id.clone()));
-            let link = ConsoleLink::start(console, shared).await?;
-            // Printed whatever the verbosity: without it the operator cannot steer the crawl.
-            eprintln!("trawl: console at {}", link.url());
-            Some(link)
-        }
-        None => None,
     };
     let mut dispatcher = Dispatcher::new(
         started.ledger,

@@ -398,3 +398,43 @@ async fn a_shared_crawl_worker_console_shows_the_whole_crawl() {
         .unwrap();
     assert_eq!(exit.code(), Some(130));
 }
+
+/// A console address that cannot be used stops the run at once with a usage error (exit 2),
+/// before anything is fetched or written.
+#[tokio::test]
+async fn a_console_address_in_use_is_refused_before_the_crawl_starts() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = tempfile::tempdir().unwrap();
+    let res = trawl(args![
+        "crawl",
+        "http://127.0.0.1:9/",
+        "--out",
+        out.path().join("o").display(),
+        "-q",
+        "--console",
+        addr
+    ])
+    .await;
+    assert_eq!(res.status.code(), Some(2), "{}", text(&res));
+    assert!(text(&res).contains("--console"), "{}", text(&res));
+    assert!(!out.path().join("o").join(".trawl-state").exists());
+    let res = trawl(args![
+        "crawl",
+        "http://127.0.0.1:9/",
+        "--console",
+        "not-an-address"
+    ])
+    .await;
+    assert_eq!(res.status.code(), Some(2));
+    let res = trawl(args![
+        "crawl",
+        "http://127.0.0.1:9/",
+        "--console",
+        "0",
+        "--console-token",
+        "short"
+    ])
+    .await;
+    assert_eq!(res.status.code(), Some(2), "a weak token is refused");
+}
