@@ -158,32 +158,9 @@ impl Dispatcher {
             tokio::select! {
                 Some(result) = self.results.recv() => self.finished(result),
                 Some(request) = next_command(&mut self.console) => {
-                    let (reply, effect) = console_link::apply(request.command, &mut self.ledger, Instant::now());
-                    let reply = match effect {
-                        Effect::None => reply,
-                        Effect::Pause => {
-                            tracing::warn!("console: paused");
-                            self.paused = true;
-                            reply
-                        }
-                        Effect::Resume => {
-                            tracing::warn!("console: resumed");
-                            self.paused = false;
-                            reply
-                        }
-                        Effect::Stop if matches!(self.stopping, None | Some(StopReason::TargetReached)) => {
-                            tracing::warn!(
-                                "console: stop requested: finishing {} fetch(es) within {:?}",
-                                self.in_flight, self.rules.shutdown_timeout
-                            );
-                            self.stopping = Some(StopReason::Stopped);
-                            shutdown_deadline = Some(tokio::time::Instant::now() + self.rules.shutdown_timeout);
-                            reply
-                        }
-                        Effect::Stop => Err("the crawl is stopping already".into()),
-                    };
-                    let _ = request.reply.send(reply);
-                    self.publish_console(writer);
+                    if let Some(deadline) = self.command(request, writer) {
+                        shutdown_deadline = Some(deadline);
+                    }
                 }
                 _ = sleep_until_opt(sleep_until), if sleep_until.is_some() && self.stopping.is_none() => {}
                 signal = signals.recv(), if signals_open => {
@@ -194,8 +171,7 @@ impl Dispatcher {
                             "stop requested: finishing {} fetch(es) within {:?}; signal again to abort them",
                             self.in_flight, self.rules.shutdown_timeout
                         );
-                        self.stopping = Some(StopReason::Interrupted);
-                        shutdown_deadline = Some(tokio::time::Instant::now() + self.rules.shutdown_timeout);
+                        shutdown_deadline = Some(self.begin_stop(StopReason::Interrupted));
                     } else {
                         tracing::warn!("second stop request: aborting {} fetch(es)", self.in_flight);
                         self.tasks.abort_all();
@@ -207,8 +183,7 @@ impl Dispatcher {
                         "time limit reached: finishing {} fetch(es) within {:?}; the next run resumes",
                         self.in_flight, self.rules.shutdown_timeout
                     );
-                    self.stopping = Some(StopReason::TimeLimit);
-                    shutdown_deadline = Some(tokio::time::Instant::now() + self.rules.shutdown_timeout);
+                    shutdown_deadline = Some(self.begin_stop(StopReason::TimeLimit));
                 }
                 _ = sleep_until_opt(shutdown_deadline), if shutdown_deadline.is_some() => {
                     tracing::warn!("shutdown timeout: abandoning {} fetch(es)", self.in_flight);
@@ -217,8 +192,7 @@ impl Dispatcher {
                 }
                 _ = tick.tick() => {
                     if self.sync_shared(exhausted && self.in_flight == 0).await && self.stopping.is_none() {
-                        self.stopping = Some(StopReason::Stopped);
-                        shutdown_deadline = Some(tokio::time::Instant::now() + self.rules.shutdown_timeout);
+                        shutdown_deadline = Some(self.begin_stop(StopReason::Stopped));
                     }
                     self.idle.expire(Instant::now());
                     while self.tasks.try_join_next().is_some() {}
@@ -349,6 +323,49 @@ impl Dispatcher {
             *known = (*known).max(pages);
         }
         report.stop_requested
+    }
+
+    /// Starts a graceful stop for `reason`: no new job starts, and those running get the
+    /// shutdown timeout, whose deadline is returned.
+    fn begin_stop(&mut self, reason: StopReason) -> tokio::time::Instant {
+        self.stopping = Some(reason);
+        tokio::time::Instant::now() + self.rules.shutdown_timeout
+    }
+
+    /// Applies an operator's command from the console and answers it; returns the shutdown
+    /// deadline when it began a stop.
+    fn command(
+        &mut self,
+        request: crate::console::Request,
+        writer: &WriterHandle,
+    ) -> Option<tokio::time::Instant> {
+        let (reply, effect) =
+            console_link::apply(request.command, &mut self.ledger, Instant::now());
+        let mut deadline = None;
+        let reply = match effect {
+            Effect::None => reply,
+            Effect::Pause | Effect::Resume => {
+                self.paused = effect == Effect::Pause;
+                tracing::warn!(
+                    "console: {}",
+                    if self.paused { "paused" } else { "resumed" }
+                );
+                reply
+            }
+            Effect::Stop if matches!(self.stopping, None | Some(StopReason::TargetReached)) => {
+                tracing::warn!(
+                    "console: stop requested: finishing {} fetch(es) within {:?}",
+                    self.in_flight,
+                    self.rules.shutdown_timeout
+                );
+                deadline = Some(self.begin_stop(StopReason::Stopped));
+                reply
+            }
+            Effect::Stop => Err("the crawl is stopping already".into()),
+        };
+        let _ = request.reply.send(reply);
+        self.publish_console(writer);
+        deadline
     }
 
     /// Publishes the console's view now.

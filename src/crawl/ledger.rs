@@ -57,7 +57,8 @@ pub(super) struct Ledger {
     pub(super) live: LiveChanges,
     /// The `--exclude` patterns of the command line.
     pub(super) base_excludes: Vec<String>,
-    /// The console changed the patterns: queued URLs are checked again before they run.
+    /// The console changed the patterns this run: queued URLs may have been admitted under
+    /// other patterns, so they are checked again before they run.
     pub(super) live_filter: bool,
 }
 
@@ -92,17 +93,15 @@ impl Ledger {
         };
         let now = Instant::now();
         for seed in seeds {
-            ledger.admission.scope.add_seed(&seed.url);
-        }
-        for seed in seeds {
             ledger.take_seed(seed, now);
         }
         ledger
     }
 
-    /// Queues a seed (in scope already): its https URL, with the http one to fall back to
-    /// for a bare host.
+    /// Widens the scope to a seed and queues it: its https URL, with the http one to fall
+    /// back to for a bare host.
     pub(super) fn take_seed(&mut self, seed: &Seed, now: Instant) -> Admit {
+        self.admission.scope.add_seed(&seed.url);
         if seed.http_fallback {
             let mut http = seed.url.clone();
             if http.set_scheme("http").is_ok() {

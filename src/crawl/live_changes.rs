@@ -90,7 +90,6 @@ impl Ledger {
         }
         let mut queued = 0;
         for seed in &seeds {
-            self.admission.scope.add_seed(&seed.url);
             if self.take_seed(seed, now) == crate::frontier::Admit::Queued {
                 queued += 1;
             }

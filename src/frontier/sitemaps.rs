@@ -52,7 +52,9 @@ impl Frontier {
 
     /// Queues one sitemap file at `nesting` levels below robots.txt (once per run).
     pub fn queue_sitemap(&mut self, url: Url, nesting: u32, now: Instant) {
-        if !matches!(url.scheme(), "http" | "https")
+        // After the page target only page requisites are fetched (`requisites_only`).
+        if self.requisites_only
+            || !matches!(url.scheme(), "http" | "https")
             || nesting > MAX_SITEMAP_NESTING
             || self.sitemaps_seen.len() >= MAX_SITEMAPS
             || !self.sitemaps_seen.insert(url.as_str().to_string())

@@ -505,3 +505,25 @@ fn operator_overview_delay_and_release() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn requisites_only_serves_requisites_then_ends_without_spinning() {
+    let mut f = frontier(false);
+    let t = Instant::now();
+    f.push(cand("http://a.org/page", 1), t);
+    f.push(
+        Candidate {
+            requisite: 1,
+            ..cand("http://a.org/img.png", 2)
+        },
+        t,
+    );
+    f.requisites_only();
+    // A sitemap found now is not fetched (it would keep the host scheduled for nothing).
+    f.queue_sitemap(Url::parse("http://a.org/sitemap.xml").unwrap(), 0, t);
+    let r = job(f.next(t));
+    assert_eq!(r.kind, JobKind::Requisite { hops: 1 });
+    f.complete(&r.host, t);
+    assert!(matches!(f.next(t + DELAY), Next::Exhausted));
+    assert_eq!(f.queued(), 1, "the page stays queued");
+}

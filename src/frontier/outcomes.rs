@@ -1,0 +1,184 @@
+//! What finished jobs change in the frontier: a fetch completed (the host rests for its
+//! delay), a failure queued for a retry, a robots.txt result applied, and queues dropped
+//! (an origin given up, a host at its quota or dropped by the operator).
+
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use super::robots_state::transition;
+use super::storage::{QueuedUrl, StoreError};
+use super::{politeness, Frontier, Job, JobKind, PendingRobots, RobotsOutcome, RobotsState};
+
+impl Frontier {
+    /// Records that a fetch for `host` finished at `now`; the host may run again after its delay.
+    pub fn complete(&mut self, host: &str, now: Instant) {
+        self.end_job(host, now, true);
+    }
+
+    /// Ends the job of `host` at `now`; after its delay when `rest`, else (no request was
+    /// made) at once.
+    pub(super) fn end_job(&mut self, host: &str, now: Instant, rest: bool) {
+        let Some(&id) = self.ids.get(host) else {
+            return;
+        };
+        self.storage.finish(id);
+        let q = &mut self.hosts[id as usize];
+        if q.in_flight {
+            q.in_flight = false;
+            self.in_flight -= 1;
+        }
+        let delay = if rest { q.delay } else { Duration::ZERO };
+        q.next_allowed = q.next_allowed.max(now + delay);
+        q.dirty = true;
+        let group = q.group;
+        self.schedule(id);
+        // The group's server may take its next request after this host's delay.
+        for parked in self.groups.finish(group, now + delay) {
+            self.hosts[parked as usize].parked = false;
+            self.schedule(parked);
+        }
+    }
+
+    /// Puts a failed page job back for another attempt after `backoff`; the whole host waits,
+    /// since a failing server should not be hit sooner by its other URLs.
+    pub fn retry(&mut self, job: Job, now: Instant, backoff: Duration) {
+        let Some(&id) = self.ids.get(&job.host) else {
+            return;
+        };
+        let q = &mut self.hosts[id as usize];
+        q.next_allowed = q.next_allowed.max(now + backoff);
+        let requisite = match job.kind {
+            JobKind::Requisite { hops } => hops,
+            _ => 0,
+        };
+        let rank = self.config.order.rank_entry(&job.url, job.depth, requisite);
+        let entry = QueuedUrl {
+            url: job.url.into(),
+            depth: job.depth,
+            rank,
+            requisite,
+            redirects: job.redirects,
+            attempt: job.attempt + 1,
+        };
+        self.storage.finish(id);
+        match self.storage.requeue(id, &entry) {
+            Ok(()) => self.queued_one(id),
+            Err(e) => self.fail(e),
+        }
+        self.complete(&job.host, now);
+    }
+
+    /// Applies the result of a robots.txt job and completes it. Returns true when the origin
+    /// was given up by it (its URLs will be dropped).
+    pub fn robots_result(&mut self, job: &Job, outcome: RobotsOutcome, now: Instant) -> bool {
+        let JobKind::Robots { origin, hops } = &job.kind else {
+            return false;
+        };
+        let Some(&id) = self.ids.get(&job.host) else {
+            return false;
+        };
+        let q = &mut self.hosts[id as usize];
+        let attempts = q.robots.get(origin).map_or(0, RobotsState::attempts);
+        let t = transition(
+            outcome,
+            attempts,
+            *hops,
+            &self.config.robots_agent,
+            self.config.robots_retry,
+            now,
+        );
+        if let (true, RobotsState::Known(rules)) = (t.parsed, &t.state) {
+            q.delay = politeness::host_delay(
+                self.config.delay,
+                rules.crawl_delay(),
+                self.config.max_delay,
+            );
+        }
+        if let Some((url, hops)) = t.follow {
+            q.pending_robots = Some(PendingRobots {
+                origin: origin.clone(),
+                url,
+                hops,
+            });
+        }
+        let gave_up = matches!(t.state, RobotsState::GaveUp);
+        if gave_up {
+            self.counters.origins_given_up += 1;
+        }
+        q.robots.insert(origin.clone(), t.state);
+        if let Some(text) = t.save {
+            if let Err(e) = self.storage.save_robots(origin, id, text.as_deref()) {
+                self.fail(e);
+            }
+            // The rules are known for the first time: the site's sitemaps can be queued.
+            if let Some(RobotsState::Known(rules)) = self.hosts[id as usize].robots.get(origin) {
+                let listed = rules.sitemaps().to_vec();
+                let guess_allowed = rules.allows(&format!("{origin}/sitemap.xml"));
+                self.discover_sitemaps(origin, listed, guess_allowed, now);
+            }
+        }
+        let host = job.host.clone();
+        self.complete(&host, now);
+        gave_up
+    }
+
+    /// Drops every queued URL of `origin` on `host` (e.g. an https seed that falls back to
+    /// http). Returns how many were dropped.
+    pub fn drop_origin(&mut self, host: &str, origin: &str) -> usize {
+        let Some(&id) = self.ids.get(host) else {
+            return 0;
+        };
+        let dropped = self.storage.drop_where(id, &mut |u| {
+            Url::parse(u).is_ok_and(|u| u.origin().ascii_serialization() == origin)
+        });
+        let q = &mut self.hosts[id as usize];
+        if q.pending_robots
+            .as_ref()
+            .is_some_and(|p| p.origin == origin)
+        {
+            q.pending_robots = None;
+        }
+        self.forget_dropped(id, dropped)
+    }
+
+    fn forget_dropped(&mut self, id: u32, dropped: Result<usize, StoreError>) -> usize {
+        match dropped {
+            Ok(n) => {
+                let q = &mut self.hosts[id as usize];
+                let n = (n as u64).min(q.queued);
+                q.queued -= n;
+                q.dirty = true;
+                self.queued -= n;
+                n as usize
+            }
+            Err(e) => {
+                self.fail(e);
+                0
+            }
+        }
+    }
+
+    /// Gives up an origin for good: drops its queued URLs and marks its robots.txt as given
+    /// up, so later links to it are dropped too (e.g. an https seed that falls back to http).
+    pub fn abandon_origin(&mut self, host: &str, origin: &str) -> usize {
+        let dropped = self.drop_origin(host, origin);
+        if let Some(&id) = self.ids.get(host) {
+            self.hosts[id as usize]
+                .robots
+                .insert(origin.to_string(), RobotsState::GaveUp);
+        }
+        dropped
+    }
+
+    /// Drops every queued URL of a host (e.g. it reached `--max-pages-per-host`). Returns how
+    /// many were dropped.
+    pub fn drop_host(&mut self, host: &str) -> usize {
+        let Some(&id) = self.ids.get(host) else {
+            return 0;
+        };
+        self.hosts[id as usize].pending_robots = None;
+        let dropped = self.storage.drop_where(id, &mut |_| true);
+        self.forget_dropped(id, dropped)
+    }
+}
