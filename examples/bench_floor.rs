@@ -4,7 +4,7 @@
 //! WARC-Payload-Digest), and tokenize it for links (trawl's extractor, html5ever tokenizer).
 //!
 //! Usage: bench_floor --hosts 2000 --pages 30 --port 8080 --gzip-level 6 [--sample N]
-//!        [--profile standard|small]
+//!        [--profile standard|small] [--threads N]
 //! Prints one JSON line: pages, bytes, cpu_seconds, us_per_page (thread CPU time).
 
 #[path = "bench/web.rs"]
@@ -57,40 +57,41 @@ fn main() {
         })
         .collect();
     let bytes: usize = pages.iter().map(|(_, r)| r.len()).sum();
-    let start = thread_cpu();
+    // With --threads N the sample is split over N threads that run at the same time: the
+    // floor of a machine whose cores are all busy, as they are in a crawl (shared caches and
+    // memory bandwidth). CPU is summed over the threads; the parts are summed wall times.
+    let threads: usize = arg(&args, "--threads", "1").parse().unwrap();
     let wall = std::time::Instant::now();
-    let mut sink = 0usize;
-    let (mut t_gzip, mut t_sha1, mut t_links) = (0.0, 0.0, 0.0);
-    let mut compressed = 0usize;
-    for (url, response) in &pages {
-        let head_end = response.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
-        let payload = &response[head_end..];
-        let t = std::time::Instant::now();
-        compressed += trawl::record::gzip_member(response, level).len();
-        let t1 = std::time::Instant::now();
-        sink += trawl::record::sha1_digest(response).len();
-        sink += trawl::record::sha1_digest(payload).len();
-        let t2 = std::time::Instant::now();
-        let text = std::str::from_utf8(payload).unwrap();
-        sink += trawl::extract::extract_links(text, url, 5000).urls.len();
-        let t3 = std::time::Instant::now();
-        t_gzip += (t1 - t).as_secs_f64();
-        t_sha1 += (t2 - t1).as_secs_f64();
-        t_links += (t3 - t2).as_secs_f64();
-    }
-    let cpu = (thread_cpu() - start).as_secs_f64();
+    let shares: Vec<Measured> = std::thread::scope(|scope| {
+        let chunk = pages.len().div_ceil(threads.max(1));
+        let workers: Vec<_> = pages
+            .chunks(chunk.max(1))
+            .map(|share| scope.spawn(move || measure(share, level)))
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let total = shares.iter().fold(Measured::default(), |a, m| Measured {
+        cpu: a.cpu + m.cpu,
+        gzip: a.gzip + m.gzip,
+        sha1: a.sha1 + m.sha1,
+        links: a.links + m.links,
+        compressed: a.compressed + m.compressed,
+        sink: a.sink + m.sink,
+    });
+    let (cpu, compressed, mut sink) = (total.cpu, total.compressed, total.sink);
     let n = pages.len() as f64;
     eprintln!(
         "floor parts (wall, us/page): gzip {:.0}, sha1 {:.0}, links {:.0}; compression ratio {:.2}",
-        t_gzip * 1e6 / n,
-        t_sha1 * 1e6 / n,
-        t_links * 1e6 / n,
+        total.gzip * 1e6 / n,
+        total.sha1 * 1e6 / n,
+        total.links * 1e6 / n,
         bytes as f64 / compressed as f64
     );
     sink += compressed;
     println!(
-        "{{\"pages\": {}, \"bytes\": {}, \"gzip_level\": {}, \"cpu_seconds\": {:.3}, \"wall_seconds\": {:.3}, \"us_per_page\": {:.1}, \"sink\": {}}}",
+        "{{\"pages\": {}, \"threads\": {}, \"bytes\": {}, \"gzip_level\": {}, \"cpu_seconds\": {:.3}, \"wall_seconds\": {:.3}, \"us_per_page\": {:.1}, \"sink\": {}}}",
         pages.len(),
+        threads,
         bytes,
         level,
         cpu,
@@ -98,4 +99,39 @@ fn main() {
         cpu * 1e6 / pages.len() as f64,
         sink
     );
+}
+
+/// What one thread measured over its share of the sample (seconds; compressed bytes).
+#[derive(Default)]
+struct Measured {
+    cpu: f64,
+    gzip: f64,
+    sha1: f64,
+    links: f64,
+    compressed: usize,
+    sink: usize,
+}
+
+/// The floor's work for each page of `pages`, timed on this thread.
+fn measure(pages: &[(Url, Vec<u8>)], level: u32) -> Measured {
+    let start = thread_cpu();
+    let mut m = Measured::default();
+    for (url, response) in pages {
+        let head_end = response.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let payload = &response[head_end..];
+        let t = std::time::Instant::now();
+        m.compressed += trawl::record::gzip_member(response, level).len();
+        let t1 = std::time::Instant::now();
+        m.sink += trawl::record::sha1_digest(response).len();
+        m.sink += trawl::record::sha1_digest(payload).len();
+        let t2 = std::time::Instant::now();
+        let text = std::str::from_utf8(payload).unwrap();
+        m.sink += trawl::extract::extract_links(text, url, 5000).urls.len();
+        let t3 = std::time::Instant::now();
+        m.gzip += (t1 - t).as_secs_f64();
+        m.sha1 += (t2 - t1).as_secs_f64();
+        m.links += (t3 - t2).as_secs_f64();
+    }
+    m.cpu = (thread_cpu() - start).as_secs_f64();
+    m
 }

@@ -95,8 +95,13 @@ impl Limits {
         // Runs for every discovered link: no allocation. Paths are short, and one deeper than
         // the limit is refused before the quadratic repeat count.
         let segments = || url.path().split('/').filter(|s| !s.is_empty());
-        if segments().count() > self.max_path_depth {
+        let depth = segments().count();
+        if depth > self.max_path_depth {
             return true;
+        }
+        // A path with no more segments than the repeat limit cannot repeat one beyond it.
+        if depth <= self.max_path_repeats {
+            return false;
         }
         segments()
             .enumerate()

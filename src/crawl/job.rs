@@ -17,7 +17,7 @@ use crate::fault::FaultKind;
 use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
 use crate::frontier::{Job, JobKind};
 use crate::shared::SharedBudget;
-use crate::warc::Batch;
+use crate::warc::{Batch, Producers};
 
 /// What every job shares: the fetcher, the chain's stage options and shared state.
 pub struct JobContext {
@@ -33,6 +33,8 @@ pub struct JobContext {
     pub records: RecordOptions,
     /// Stage 5: the WARC writer's inbox. Every clone must be dropped for the writer to finish.
     pub writer: mpsc::Sender<Batch>,
+    /// Jobs running, as the writer sees them (it waits for batches differently when many are).
+    pub producers: Producers,
     /// The page target, shared by all jobs (and all workers of a shared crawl) so it is exact.
     pub budget: Budget,
     /// Sitemaps decoded and parsed at once (each may be 50 MB).
@@ -111,6 +113,7 @@ pub struct JobResult {
 
 /// Runs one job.
 pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -> JobResult {
+    let _producing = ctx.producers.enter();
     if job.kind == JobKind::Resolve {
         let address = ctx.fetcher.first_address(&job.url).await;
         return JobResult {

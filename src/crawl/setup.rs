@@ -26,7 +26,7 @@ use crate::record::Original;
 use crate::shared::{join, Coordinator, JoinError, LeaseStore, SharedBudget, SharedSettings};
 use crate::warc::naming::list_warc_files;
 use crate::warc::reader::read_records;
-use crate::warc::{spawn_writer, WarcError, WriterConfig, WriterHandle};
+use crate::warc::{spawn_writer, Producers, WarcError, WriterConfig, WriterHandle};
 
 /// Why start-up failed before any crawl state was touched.
 #[derive(Debug, thiserror::Error)]
@@ -322,6 +322,7 @@ fn finish_start(
     } else {
         None
     };
+    let producers = Producers::default();
     let writer = spawn_writer(WriterConfig {
         dir: output.out.clone(),
         prefix: output.warc_prefix.clone(),
@@ -330,6 +331,7 @@ fn finish_start(
         info: warcinfo_fields(config, &crawl_id),
         queue: config.run.concurrency.max(8) * 2,
         closed_files: deriver.as_ref().map(Deriver::sender),
+        producers: producers.clone(),
     })?;
     let budget = match shared.as_ref().and_then(|s| s.budget.clone()) {
         Some(shared_budget) => Budget::Shared(shared_budget),
@@ -344,6 +346,7 @@ fn finish_start(
         dedup,
         records: config.chain.records,
         writer: writer.sender.clone(),
+        producers,
         budget,
         sitemap_slots: tokio::sync::Semaphore::new(SITEMAP_SLOTS),
     });

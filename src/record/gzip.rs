@@ -12,7 +12,7 @@
 
 use std::cell::RefCell;
 
-use flate2::{Compress, Compression, Crc, FlushCompress, Status};
+use flate2::{Compress, Compression, FlushCompress, Status};
 
 /// The fixed 10-byte gzip header: magic, deflate, no flags, no mtime, no extra flags, OS unknown.
 const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff];
@@ -50,9 +50,9 @@ pub fn gzip_member(record: &[u8], level: u32) -> Vec<u8> {
         deflate.reset();
         deflate_all(deflate, record, &mut out);
     });
-    let mut crc = Crc::new();
-    crc.update(record);
-    out.extend_from_slice(&crc.sum().to_le_bytes());
+    // crc32fast uses the CPU's carry-less multiply where it has one: several times faster than
+    // the table-driven CRC that flate2's `Crc` runs, and this pass reads every archived byte.
+    out.extend_from_slice(&crc32fast::hash(record).to_le_bytes());
     out.extend_from_slice(&(record.len() as u32).to_le_bytes());
     out
 }

@@ -19,9 +19,14 @@ const NON_HTML_EXTENSIONS: &[&str] = &[
 pub fn has_non_html_extension(url: &Url) -> bool {
     let last = url.path().rsplit('/').next().unwrap_or("");
     match last.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => {
-            let ext = ext.to_ascii_lowercase();
-            NON_HTML_EXTENSIONS.binary_search(&ext.as_str()).is_ok()
+        // Runs for every discovered link: lower-cased on the stack, and only when short
+        // enough to be one of the list's (all at most 5 bytes).
+        Some((stem, ext)) if !stem.is_empty() && ext.len() <= 5 => {
+            let mut lower = [0u8; 5];
+            lower[..ext.len()].copy_from_slice(ext.as_bytes());
+            lower.make_ascii_lowercase();
+            let lower = std::str::from_utf8(&lower[..ext.len()]).unwrap_or("");
+            NON_HTML_EXTENSIONS.binary_search(&lower).is_ok()
         }
         _ => false,
     }
@@ -85,6 +90,9 @@ mod tests {
         let mut sorted = NON_HTML_EXTENSIONS.to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, NON_HTML_EXTENSIONS);
+        // The check lower-cases at most 5 bytes on the stack.
+        assert!(NON_HTML_EXTENSIONS.iter().all(|e| e.len() <= 5));
+        assert!(has_non_html_extension(&u("http://a.org/font.WOFF2")));
     }
 
     #[test]

@@ -5,11 +5,13 @@
 //! only appends, rotates and renames, so output order and rotation stay serialized while the
 //! expensive work (digests, compression) runs in parallel elsewhere.
 
+pub mod intake;
 pub mod naming;
 pub mod reader;
 pub mod recovery;
 pub mod rotation;
 pub mod writer;
 
+pub use intake::Producers;
 pub use rotation::Rotation;
 pub use writer::{spawn_writer, Batch, WarcError, WriterConfig, WriterHandle};

@@ -15,6 +15,7 @@ use std::time::SystemTime;
 
 use tokio::sync::mpsc;
 
+use super::intake::{self, Producers};
 use super::naming::WarcNaming;
 use super::rotation::Rotation;
 use crate::record::{gzip_member, warcinfo_record};
@@ -81,6 +82,9 @@ pub struct WriterConfig {
     pub queue: usize,
     /// Told the path of each file once it is closed and renamed (for derivatives).
     pub closed_files: Option<std::sync::mpsc::Sender<PathBuf>>,
+    /// The fetches running, counted by the crawl: how the writer waits for batches depends on
+    /// how many may come (see `warc/intake.rs`).
+    pub producers: Producers,
 }
 
 /// A failure of the output, which ends the crawl.
@@ -234,7 +238,8 @@ impl Writer {
     }
 
     fn run(mut self, mut receiver: mpsc::Receiver<Batch>) -> Result<WriterReport, WarcError> {
-        while let Some(mut batch) = receiver.blocking_recv() {
+        let producers = self.config.producers.clone();
+        while let Some(mut batch) = intake::next(&mut receiver, &producers) {
             let result = if batch.members.is_empty() {
                 self.sync_current()
             } else {
@@ -405,6 +410,7 @@ mod tests {
             info: vec![("software".into(), "trawl-test".into())],
             queue: 4,
             closed_files: None,
+            producers: Producers::default(),
         }
     }
 
