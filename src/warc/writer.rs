@@ -5,6 +5,9 @@
 //! disk is slow, fetchers wait on `send` instead of piling records up in memory. It stops when
 //! every sender is dropped (the crawl is over) or on the first I/O error, which it returns; the
 //! crawl notices the closed channel and stops.
+//!
+//! How it waits for the next batch (parked, or lingering a millisecond while many fetches run) is
+//! `warc/intake.rs`.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
