@@ -29,10 +29,12 @@ impl IdlePool {
         }
     }
 
-    /// Closes connections idle for too long or closed by the server.
+    /// Closes connections idle for too long. One the server closed meanwhile is noticed when
+    /// its host's next fetch takes it (a read that does not wait, see `fetch/connection.rs`):
+    /// checking all of them here, four times a second, would cost a system call each.
     pub fn expire(&mut self, now: Instant) {
         self.by_host
-            .retain(|_, c| c.is_reusable() && now.duration_since(c.idle_since) < MAX_IDLE);
+            .retain(|_, c| now.duration_since(c.idle_since) < MAX_IDLE);
     }
 
     /// Closes everything.

@@ -1,20 +1,28 @@
 //! One HTTP/1.1 connection to an origin, over TCP or rustls, with its byte recorder.
 //!
 //! The connection is owned by whichever fetch is using it; between fetches the crawl loop keeps
-//! it idle for the same host (one connection per host, kept alive). hyper's connection driver
-//! runs as its own task and ends when the [`Connection`] is dropped.
+//! it idle for the same host (one connection per host, kept alive). While a fetch uses it,
+//! hyper runs over it ([`Connection::activate`]): a connection driver task, ended when the
+//! [`Connection`] is dropped. While it is idle only the socket is kept
+//! ([`Connection::park`]): hyper keeps a read buffer sized by the largest read (up to the head
+//! cap) and a write buffer for a connection's whole life, ~39 KB per idle connection, which
+//! was half of a 2,000-host crawl's memory (docs/PERFORMANCE.md). The HTTP/1.1 handshake that
+//! starts hyper again on the next fetch does no I/O.
 
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::Empty;
-use hyper::client::conn::http1::{Builder, SendRequest};
+use hyper::client::conn::http1::{Builder, Parts, SendRequest};
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_rustls::TlsConnector;
 use url::Url;
@@ -28,9 +36,16 @@ use crate::fault::FaultKind;
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
+/// The socket with its recorder, as hyper reads and writes it.
+type RecordedIo = TokioIo<Recorder<Box<dyn Io>>>;
+
+/// How long parking waits for hyper to hand the socket back (it does so as soon as it sees
+/// the request side gone, with nothing to read or write).
+const PARK_WAIT: Duration = Duration::from_secs(1);
+
 /// A live HTTP/1.1 connection.
 pub struct Connection {
-    pub(super) sender: SendRequest<Empty<Bytes>>,
+    state: State,
     pub(super) tape: SharedTape,
     /// The peer address.
     pub ip: IpAddr,
@@ -38,21 +53,126 @@ pub struct Connection {
     pub origin: String,
     /// When the last exchange finished; used to expire idle connections.
     pub idle_since: Instant,
-    driver: JoinHandle<()>,
+}
+
+enum State {
+    /// Between fetches: the socket only.
+    Idle(RecordedIo),
+    /// During a fetch: hyper's request side, and its driver, which hands the socket back
+    /// through `parts` once the request side is dropped and the connection is quiet.
+    Active {
+        sender: SendRequest<Empty<Bytes>>,
+        driver: JoinHandle<()>,
+        parts: oneshot::Receiver<hyper::Result<Parts<RecordedIo>>>,
+    },
+    /// Taken apart (a failed handshake or park); never reused.
+    Gone,
 }
 
 impl Drop for Connection {
     fn drop(&mut self) {
         // Closing the socket promptly matters when a body is abandoned mid-way.
-        self.driver.abort();
+        if let State::Active { driver, .. } = &self.state {
+            driver.abort();
+        }
     }
 }
 
 impl Connection {
-    /// True when the connection can carry another request.
-    pub fn is_reusable(&self) -> bool {
-        !self.sender.is_closed() && !self.driver.is_finished()
+    /// True when the connection can carry another request: while active, hyper has not closed
+    /// it; while idle, the peer has sent nothing (neither a close nor stray bytes) since.
+    pub fn is_reusable(&mut self) -> bool {
+        match &mut self.state {
+            State::Active { sender, driver, .. } => !sender.is_closed() && !driver.is_finished(),
+            State::Idle(io) => quiet(io),
+            State::Gone => false,
+        }
     }
+
+    /// Starts hyper over the socket for a fetch (an idle connection's next one, or a new
+    /// connection's first). No I/O: the HTTP/1.1 handshake only sets up state.
+    pub(super) async fn activate(&mut self, builder: &Builder) -> Result<(), FetchError> {
+        let io = match std::mem::replace(&mut self.state, State::Gone) {
+            State::Idle(io) => io,
+            other => {
+                self.state = other;
+                return Ok(());
+            }
+        };
+        let (sender, conn) = builder
+            .handshake::<_, Empty<Bytes>>(io)
+            .await
+            .map_err(|e| FetchError::Connect {
+                kind: FaultKind::Connect,
+                detail: e.to_string(),
+            })?;
+        let (tx, parts) = oneshot::channel();
+        let driver = tokio::spawn(async move {
+            // Errors surface to the request side; the socket comes back only from a clean end.
+            let _ = tx.send(conn.without_shutdown().await);
+        });
+        self.state = State::Active {
+            sender,
+            driver,
+            parts,
+        };
+        Ok(())
+    }
+
+    /// True between fetches, when only the socket is kept.
+    #[cfg(test)]
+    pub fn is_idle(&self) -> bool {
+        matches!(self.state, State::Idle(_))
+    }
+
+    /// hyper's request side; `None` unless [`Connection::activate`]d.
+    pub(super) fn sender(&mut self) -> Option<&mut SendRequest<Empty<Bytes>>> {
+        match &mut self.state {
+            State::Active { sender, .. } => Some(sender),
+            _ => None,
+        }
+    }
+
+    /// Ends hyper's part after a complete exchange and keeps the socket alone, for the host's
+    /// next fetch. `None` when hyper does not give it back clean (bytes it read beyond the
+    /// response, an error, or no answer within [`PARK_WAIT`]): the connection is closed.
+    pub(super) async fn park(mut self) -> Option<Connection> {
+        let State::Active {
+            sender,
+            driver,
+            parts,
+        } = std::mem::replace(&mut self.state, State::Gone)
+        else {
+            return None;
+        };
+        drop(sender);
+        let parts = match tokio::time::timeout(PARK_WAIT, parts).await {
+            Ok(Ok(Ok(parts))) => parts,
+            _ => {
+                driver.abort();
+                return None;
+            }
+        };
+        if !parts.read_buf.is_empty() {
+            return None;
+        }
+        self.state = State::Idle(parts.io);
+        self.idle_since = Instant::now();
+        Some(self)
+    }
+}
+
+/// True when nothing is waiting to be read on an idle socket: the peer has neither closed it
+/// nor sent anything. Reads without waiting (a no-op waker); what a read finds would be on the
+/// tape, which every fetch clears first, and the connection is not used again anyway.
+fn quiet(io: &mut RecordedIo) -> bool {
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut byte = [0u8; 1];
+    let mut buf = ReadBuf::new(&mut byte);
+    matches!(
+        Pin::new(io.inner_mut()).poll_read(&mut cx, &mut buf),
+        Poll::Pending
+    )
 }
 
 /// The origin key of a URL (`scheme://host:port`).
@@ -70,15 +190,11 @@ pub struct Connector<'a> {
     pub guard: &'a AddressGuard,
     /// TCP connect and TLS handshake timeout.
     pub timeout: Duration,
-    /// Largest response head.
-    pub max_head_bytes: usize,
-    /// Most header fields in a response.
-    pub max_headers: usize,
 }
 
 /// Resolves, checks the addresses against the SSRF guard, connects (trying each allowed
-/// address in turn), does the TLS handshake for https, and performs the HTTP/1.1 handshake
-/// over a recording stream.
+/// address in turn) and does the TLS handshake for https, over a recording stream. The
+/// connection is returned idle; [`Connection::activate`] starts HTTP on it.
 pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchError> {
     let addrs = c.dns.resolve(url).await?;
     let mut refused = None;
@@ -128,30 +244,25 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
     };
     let tape = SharedTape::default();
     let io = TokioIo::new(Recorder::new(stream, tape.clone()));
-    let (sender, conn) = Builder::new()
-        .title_case_headers(true)
-        // RFC 9112 section 5.2: accept obs-fold (unfolded to spaces when interpreted).
-        .allow_obsolete_multiline_headers_in_responses(true)
-        .max_buf_size(c.max_head_bytes.max(8192))
-        .max_headers(c.max_headers)
-        .handshake::<_, Empty<Bytes>>(io)
-        .await
-        .map_err(|e| FetchError::Connect {
-            kind: FaultKind::Connect,
-            detail: e.to_string(),
-        })?;
-    let driver = tokio::spawn(async move {
-        // Errors surface to the request side; nothing to do with them here.
-        let _ = conn.await;
-    });
     Ok(Connection {
-        sender,
+        state: State::Idle(io),
         tape,
         ip: peer.ip(),
         origin: origin_key(url),
         idle_since: Instant::now(),
-        driver,
     })
+}
+
+/// hyper's HTTP/1.1 settings for a connection: the head limits, obs-fold accepted (RFC 9112
+/// section 5.2: unfolded to spaces when interpreted), header names sent in title case.
+pub fn http1_builder(max_head_bytes: usize, max_headers: usize) -> Builder {
+    let mut builder = Builder::new();
+    builder
+        .title_case_headers(true)
+        .allow_obsolete_multiline_headers_in_responses(true)
+        .max_buf_size(max_head_bytes.max(8192))
+        .max_headers(max_headers);
+    builder
 }
 
 async fn connect_any(

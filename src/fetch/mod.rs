@@ -82,6 +82,8 @@ pub enum BodyPlan {
 pub struct Fetcher {
     dns: Dns,
     tls: Arc<rustls::ClientConfig>,
+    /// hyper's settings for every connection's HTTP/1.1 (limits from `options`).
+    http1: hyper::client::conn::http1::Builder,
     options: FetchOptions,
 }
 
@@ -91,6 +93,7 @@ impl Fetcher {
         Fetcher {
             dns: Dns::from_system().with_pins(options.pins.clone()),
             tls: tls::client_config(options.insecure),
+            http1: connection::http1_builder(options.max_head_bytes, options.max_headers),
             options,
         }
     }
@@ -115,7 +118,7 @@ impl Fetcher {
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(start + self.options.total_timeout);
         let key = origin_key(url);
-        let mut conn = idle.filter(|c| c.origin == key && c.is_reusable());
+        let mut conn = idle.and_then(|mut c| (c.origin == key && c.is_reusable()).then_some(c));
         let mut reused = conn.is_some();
         loop {
             let mut c = match conn.take() {
@@ -126,8 +129,6 @@ impl Fetcher {
                         tls: &self.tls,
                         guard: &self.options.guard,
                         timeout: self.options.connect_timeout,
-                        max_head_bytes: self.options.max_head_bytes,
-                        max_headers: self.options.max_headers,
                     };
                     match timeout_at(deadline, connection::connect(url, &connector)).await {
                         Ok(Ok(c)) => c,
@@ -140,6 +141,9 @@ impl Fetcher {
                 Ok(r) => r,
                 Err(e) => return (Err(e), Some(c)),
             };
+            if let Err(e) = c.activate(&self.http1).await {
+                return (Err(e), None);
+            }
             c.tape.clear();
             c.tape
                 .set_head_limit(Some(self.head_limits().max_bytes * 2));
@@ -147,8 +151,9 @@ impl Fetcher {
             let head_deadline =
                 deadline.min(tokio::time::Instant::now() + self.options.read_timeout);
             let sent = timeout_at(head_deadline, async {
-                c.sender.ready().await?;
-                c.sender.send_request(request).await
+                let sender = c.sender().expect("activated above");
+                sender.ready().await?;
+                sender.send_request(request).await
             })
             .await;
             match sent {
@@ -182,7 +187,7 @@ impl Fetcher {
     async fn read_response<F>(
         &self,
         url: &Url,
-        conn: Connection,
+        mut conn: Connection,
         response: hyper::Response<hyper::body::Incoming>,
         date: SystemTime,
         deadline: tokio::time::Instant,
@@ -264,14 +269,11 @@ impl Fetcher {
             }
         }
         let exchange = self.exchange(url, &conn, date, (tape, interim), truncated);
-        let keep = reusable.then_some(conn);
-        (
-            Ok(fetched(Capture::new(exchange, head), body_fault)),
-            keep.map(|mut c| {
-                c.idle_since = Instant::now();
-                c
-            }),
-        )
+        let keep = match reusable {
+            true => conn.park().await,
+            false => None,
+        };
+        (Ok(fetched(Capture::new(exchange, head), body_fault)), keep)
     }
 
     /// The exchange recorded on `tape`, whose first `interim` received bytes are 1xx interim
@@ -374,6 +376,111 @@ mod tests {
                 req.headers()["host"],
                 url[url::Position::BeforeHost..url::Position::AfterPort]
             );
+        }
+    }
+
+    /// A loopback server answering every request on a connection with a 5-byte body (kept
+    /// alive), and after `answers` responses on a connection, 100 ms later, writing `then` and
+    /// closing it. Returns its
+    /// address and the count of connections it accepted.
+    async fn server(
+        answers: usize,
+        then: &'static [u8],
+    ) -> (std::net::SocketAddr, Arc<std::sync::atomic::AtomicUsize>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = accepted.clone();
+        tokio::spawn(async move {
+            loop {
+                let (mut sock, _) = listener.accept().await.unwrap();
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 4096];
+                    for _ in 0..answers {
+                        let mut got = Vec::new();
+                        while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                            match sock.read(&mut buf).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => got.extend_from_slice(&buf[..n]),
+                            }
+                        }
+                        let reply = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+                        if sock.write_all(reply).await.is_err() {
+                            return;
+                        }
+                    }
+                    // Later, once the client has parked the connection: the stray bytes, or (an
+                    // empty `then`) just the close of dropping the socket.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    let _ = sock.write_all(then).await;
+                });
+            }
+        });
+        (addr, accepted)
+    }
+
+    fn local_fetcher() -> Fetcher {
+        Fetcher::new(FetchOptions {
+            guard: AddressGuard::new(true),
+            ..fetcher().options
+        })
+    }
+
+    async fn get(
+        f: &Fetcher,
+        url: &Url,
+        idle: Option<Connection>,
+    ) -> (Result<Fetched, FetchError>, Option<Connection>) {
+        f.fetch(url, idle, |_| BodyPlan::Read { max_body: 1 << 20 })
+            .await
+    }
+
+    #[tokio::test]
+    async fn a_kept_alive_connection_is_parked_between_fetches_and_reused() {
+        let (addr, accepted) = server(usize::MAX, b"").await;
+        let f = local_fetcher();
+        let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+        let mut idle = None;
+        for _ in 0..3 {
+            let (result, conn) = get(&f, &url, idle.take()).await;
+            let fetched = result.unwrap();
+            assert!(fetched.capture.exchange.response.ends_with(b"hello"));
+            let conn = conn.expect("kept alive");
+            assert!(conn.is_idle(), "only the socket is kept between fetches");
+            idle = Some(conn);
+        }
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn an_idle_connection_the_server_closed_or_wrote_to_is_not_reused() {
+        for then in [&b""[..], b"HTTP/1.1 200 OK\r\n"] {
+            let (addr, accepted) = server(1, then).await;
+            let f = local_fetcher();
+            let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+            let (result, conn) = get(&f, &url, None).await;
+            assert!(result.is_ok());
+            let mut conn = conn.expect("the response itself was kept-alive");
+            // Wait for the close (or the stray bytes) to arrive while the socket sits idle.
+            assert!(conn.is_idle());
+            for _ in 0..100 {
+                if !conn.is_reusable() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            assert!(!conn.is_reusable());
+            // The next fetch of the host opens a new connection and succeeds.
+            let (result, _) = get(&f, &url, Some(conn)).await;
+            assert!(result
+                .unwrap()
+                .capture
+                .exchange
+                .response
+                .ends_with(b"hello"));
+            assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
         }
     }
 }
