@@ -94,9 +94,23 @@ impl Connection {
     pub(super) async fn activate(&mut self, builder: &Builder) -> Result<(), FetchError> {
         let io = match std::mem::replace(&mut self.state, State::Gone) {
             State::Idle(io) => io,
-            other => {
-                self.state = other;
+            State::Active {
+                sender,
+                driver,
+                parts,
+            } => {
+                self.state = State::Active {
+                    sender,
+                    driver,
+                    parts,
+                };
                 return Ok(());
+            }
+            State::Gone => {
+                return Err(FetchError::Connect {
+                    kind: FaultKind::Connect,
+                    detail: "connection no longer usable".into(),
+                })
             }
         };
         let (sender, conn) = builder

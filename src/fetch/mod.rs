@@ -150,8 +150,18 @@ impl Fetcher {
             let date = SystemTime::now();
             let head_deadline =
                 deadline.min(tokio::time::Instant::now() + self.options.read_timeout);
+            let Some(sender) = c.sender() else {
+                // Unreachable: activate() either started hyper or failed.
+                let detail = "connection not started".to_string();
+                return (
+                    Err(FetchError::Connect {
+                        kind: FaultKind::Connect,
+                        detail,
+                    }),
+                    None,
+                );
+            };
             let sent = timeout_at(head_deadline, async {
-                let sender = c.sender().expect("activated above");
                 sender.ready().await?;
                 sender.send_request(request).await
             })
