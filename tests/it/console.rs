@@ -99,6 +99,17 @@ fn post(addr: &str, path: &str, token: Option<&str>, body: &str) -> (u16, serde_
     (status, serde_json::from_str(&body).unwrap_or_default())
 }
 
+/// Stops the crawl from its console and waits for it: a stop exits 130, as a signal does.
+async fn stop_from_console(console: &str, token: &str, crawl: Crawl) {
+    let (code, _) = post(console, "/api/stop", Some(token), "");
+    assert_eq!(code, 200);
+    let mut child = crawl.child;
+    let exit = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(exit.code(), Some(130));
+}
+
 fn status(addr: &str) -> serde_json::Value {
     let (code, body) = call(addr, "GET", "/api/status", &[], b"");
     assert_eq!(code, 200, "{body}");
@@ -150,7 +161,7 @@ async fn the_api_steers_a_running_crawl_and_its_changes_survive_resume() {
     ];
     let mut with_token = crawl_args.clone();
     with_token.extend(args!["--console-token", TOKEN]);
-    let mut crawl = start(with_token);
+    let crawl = start(with_token);
     let c = crawl.console.clone();
     wait_for(|| status(&c)["pages"].as_u64() >= Some(5), "5 pages").await;
 
@@ -274,12 +285,7 @@ async fn the_api_steers_a_running_crawl_and_its_changes_survive_resume() {
     assert!(fetched < 40, "{fetched}");
 
     // Stop: like a signal, exit 130, files closed and valid.
-    let (code, _) = post(&c, "/api/stop", Some(TOKEN), "");
-    assert_eq!(code, 200);
-    let exit = tokio::task::spawn_blocking(move || crawl.child.wait().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(exit.code(), Some(130));
+    stop_from_console(&c, TOKEN, crawl).await;
     assert!(!read_records(out.path()).is_empty());
     let check = run_script("warc_check.py", args![out.path().display()]).await;
     assert!(check.status.success(), "{}", text(&check));
@@ -307,7 +313,7 @@ async fn the_page_shows_a_live_crawl_in_chromium_and_its_pause_button_pauses_it(
     let h = web.host("127.0.0.78").await;
     site(&h);
     let out = tempfile::tempdir().unwrap();
-    let mut crawl = start(args![
+    let crawl = start(args![
         "crawl",
         h.url("/"),
         "--out",
@@ -345,12 +351,7 @@ async fn the_page_shows_a_live_crawl_in_chromium_and_its_pause_button_pauses_it(
     let hits = web.hits().len();
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(web.hits().len(), hits);
-    let (code, _) = post(&c, "/api/stop", Some(&token), "");
-    assert_eq!(code, 200);
-    let exit = tokio::task::spawn_blocking(move || crawl.child.wait().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(exit.code(), Some(130));
+    stop_from_console(&c, &token, crawl).await;
 }
 
 /// A worker of a shared crawl (`--redis`) shows the whole crawl, read from Redis, and its
@@ -362,7 +363,7 @@ async fn a_shared_crawl_worker_console_shows_the_whole_crawl() {
     site(&h);
     let redis = crate::redis_server::RedisServer::start();
     let out = tempfile::tempdir().unwrap();
-    let mut crawl = start(args![
+    let crawl = start(args![
         "crawl",
         "--redis",
         redis.url(),
@@ -391,12 +392,7 @@ async fn a_shared_crawl_worker_console_shows_the_whole_crawl() {
         "the whole crawl on the worker's console",
     )
     .await;
-    let (code, _) = post(&c, "/api/stop", Some(TOKEN), "");
-    assert_eq!(code, 200);
-    let exit = tokio::task::spawn_blocking(move || crawl.child.wait().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(exit.code(), Some(130));
+    stop_from_console(&c, TOKEN, crawl).await;
 }
 
 /// A console address that cannot be used stops the run at once with a usage error (exit 2),
