@@ -2,28 +2,28 @@
 //!
 //! The connection is owned by whichever fetch is using it; between fetches the crawl loop keeps
 //! it idle for the same host (one connection per host, kept alive). While a fetch uses it,
-//! hyper runs over it ([`Connection::activate`]): a connection driver task, ended when the
-//! [`Connection`] is dropped. While it is idle only the socket is kept
-//! ([`Connection::park`]): hyper keeps a read buffer sized by the largest read (up to the head
-//! cap) and a write buffer for a connection's whole life, ~39 KB per idle connection, which
-//! was half of a 2,000-host crawl's memory (docs/PERFORMANCE.md). The HTTP/1.1 handshake that
-//! starts hyper again on the next fetch does no I/O.
+//! hyper runs over it ([`Connection::activate`]), driven by the fetch's own task: every wait of
+//! the exchange goes through [`Connection::drive`], which polls hyper's connection beside what
+//! the fetch waits for (no driver task, no hand-over between tasks). While it is idle only the
+//! socket is kept ([`Connection::park`]): hyper keeps a read buffer sized by the largest read
+//! (up to the head cap) and a write buffer for a connection's whole life, ~39 KB per idle
+//! connection, which was half of a 2,000-host crawl's memory (docs/PERFORMANCE.md). The
+//! HTTP/1.1 handshake that starts hyper again on the next fetch does no I/O.
 
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
-use std::pin::Pin;
+use std::pin::{pin, Pin};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::Empty;
-use hyper::client::conn::http1::{Builder, Parts, SendRequest};
+use hyper::client::conn::http1::{self, Builder, SendRequest};
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tokio_rustls::TlsConnector;
 use url::Url;
 
@@ -39,8 +39,11 @@ impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 /// The socket with its recorder, as hyper reads and writes it.
 type RecordedIo = TokioIo<Recorder<Box<dyn Io>>>;
 
-/// How long parking waits for hyper to hand the socket back (it does so as soon as it sees
-/// the request side gone, with nothing to read or write).
+/// hyper's side of an active connection.
+type Http1 = http1::Connection<RecordedIo, Empty<Bytes>>;
+
+/// How long parking waits for hyper to finish (it does so at its first poll after the request
+/// side is dropped, with nothing left to read or write).
 const PARK_WAIT: Duration = Duration::from_secs(1);
 
 /// A live HTTP/1.1 connection.
@@ -58,24 +61,11 @@ pub struct Connection {
 enum State {
     /// Between fetches: the socket only.
     Idle(RecordedIo),
-    /// During a fetch: hyper's request side, and its driver, which hands the socket back
-    /// through `parts` once the request side is dropped and the connection is quiet.
-    Active {
-        sender: SendRequest<Empty<Bytes>>,
-        driver: JoinHandle<()>,
-        parts: oneshot::Receiver<hyper::Result<Parts<RecordedIo>>>,
-    },
+    /// During a fetch: hyper's connection, polled by [`Connection::drive`]; `ended` once it
+    /// has finished (closed, failed, or done after the request side was dropped).
+    Active { http: Box<Http1>, ended: bool },
     /// Taken apart (a failed handshake or park); never reused.
     Gone,
-}
-
-impl Drop for Connection {
-    fn drop(&mut self) {
-        // Closing the socket promptly matters when a body is abandoned mid-way.
-        if let State::Active { driver, .. } = &self.state {
-            driver.abort();
-        }
-    }
 }
 
 impl Connection {
@@ -83,54 +73,53 @@ impl Connection {
     /// it; while idle, the peer has sent nothing (neither a close nor stray bytes) since.
     pub fn is_reusable(&mut self) -> bool {
         match &mut self.state {
-            State::Active { sender, driver, .. } => !sender.is_closed() && !driver.is_finished(),
+            State::Active { ended, .. } => !*ended,
             State::Idle(io) => quiet(io),
             State::Gone => false,
         }
     }
 
     /// Starts hyper over the socket for a fetch (an idle connection's next one, or a new
-    /// connection's first). No I/O: the HTTP/1.1 handshake only sets up state.
-    pub(super) async fn activate(&mut self, builder: &Builder) -> Result<(), FetchError> {
-        let io = match std::mem::replace(&mut self.state, State::Gone) {
-            State::Idle(io) => io,
-            State::Active {
-                sender,
-                driver,
-                parts,
-            } => {
-                self.state = State::Active {
-                    sender,
-                    driver,
-                    parts,
-                };
-                return Ok(());
-            }
-            State::Gone => {
-                return Err(FetchError::Connect {
-                    kind: FaultKind::Connect,
-                    detail: "connection no longer usable".into(),
-                })
-            }
+    /// connection's first) and returns its request side. No I/O: the HTTP/1.1 handshake only
+    /// sets up state. Every wait of the exchange then goes through [`Connection::drive`].
+    pub(super) async fn activate(
+        &mut self,
+        builder: &Builder,
+    ) -> Result<SendRequest<Empty<Bytes>>, FetchError> {
+        let State::Idle(io) = std::mem::replace(&mut self.state, State::Gone) else {
+            return Err(FetchError::Connect {
+                kind: FaultKind::Connect,
+                detail: "connection no longer usable".into(),
+            });
         };
-        let (sender, conn) = builder
+        let (sender, http) = builder
             .handshake::<_, Empty<Bytes>>(io)
             .await
             .map_err(|e| FetchError::Connect {
                 kind: FaultKind::Connect,
                 detail: e.to_string(),
             })?;
-        let (tx, parts) = oneshot::channel();
-        let driver = tokio::spawn(async move {
-            // Errors surface to the request side; the socket comes back only from a clean end.
-            let _ = tx.send(conn.without_shutdown().await);
-        });
         self.state = State::Active {
-            sender,
-            driver,
-            parts,
+            http: Box::new(http),
+            ended: false,
         };
-        Ok(())
+        Ok(sender)
+    }
+
+    /// Waits for `fut` (a step of the exchange: the request, the next body frame) while
+    /// polling hyper's connection, which reads and writes the socket for it. hyper reports its
+    /// errors to the request side, so they reach `fut`; here they only end the connection.
+    pub(super) async fn drive<F: Future>(&mut self, fut: F) -> F::Output {
+        let mut fut = pin!(fut);
+        std::future::poll_fn(|cx| {
+            if let State::Active { http, ended } = &mut self.state {
+                if !*ended && http.poll_without_shutdown(cx).is_ready() {
+                    *ended = true;
+                }
+            }
+            fut.as_mut().poll(cx)
+        })
+        .await
     }
 
     /// True between fetches, when only the socket is kept.
@@ -139,34 +128,25 @@ impl Connection {
         matches!(self.state, State::Idle(_))
     }
 
-    /// hyper's request side; `None` unless [`Connection::activate`]d.
-    pub(super) fn sender(&mut self) -> Option<&mut SendRequest<Empty<Bytes>>> {
-        match &mut self.state {
-            State::Active { sender, .. } => Some(sender),
-            _ => None,
-        }
-    }
-
-    /// Ends hyper's part after a complete exchange and keeps the socket alone, for the host's
-    /// next fetch. `None` when hyper does not give it back clean (bytes it read beyond the
-    /// response, an error, or no answer within [`PARK_WAIT`]): the connection is closed.
-    pub(super) async fn park(mut self) -> Option<Connection> {
-        let State::Active {
-            sender,
-            driver,
-            parts,
-        } = std::mem::replace(&mut self.state, State::Gone)
+    /// Ends hyper's part after a complete exchange (dropping its request side, `sender`) and
+    /// keeps the socket alone, for the host's next fetch. `None` when hyper does not finish
+    /// clean (bytes it read beyond the response, an error, or not within [`PARK_WAIT`]): the
+    /// connection is closed.
+    pub(super) async fn park(mut self, sender: SendRequest<Empty<Bytes>>) -> Option<Connection> {
+        drop(sender);
+        let State::Active { mut http, ended } = std::mem::replace(&mut self.state, State::Gone)
         else {
             return None;
         };
-        drop(sender);
-        let parts = match tokio::time::timeout(PARK_WAIT, parts).await {
-            Ok(Ok(Ok(parts))) => parts,
-            _ => {
-                driver.abort();
-                return None;
-            }
-        };
+        if ended {
+            return None;
+        }
+        let done = std::future::poll_fn(|cx| http.poll_without_shutdown(cx));
+        match tokio::time::timeout(PARK_WAIT, done).await {
+            Ok(Ok(())) => {}
+            _ => return None,
+        }
+        let parts = http.into_parts();
         if !parts.read_buf.is_empty() {
             return None;
         }

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
+use hyper::client::conn::http1::SendRequest;
 use tokio::time::timeout_at;
 use url::Url;
 
@@ -141,31 +142,21 @@ impl Fetcher {
                 Ok(r) => r,
                 Err(e) => return (Err(e), Some(c)),
             };
-            if let Err(e) = c.activate(&self.http1).await {
-                return (Err(e), None);
-            }
+            let mut sender = match c.activate(&self.http1).await {
+                Ok(sender) => sender,
+                Err(e) => return (Err(e), None),
+            };
             c.tape.clear();
             c.tape
                 .set_head_limit(Some(self.head_limits().max_bytes * 2));
             let date = SystemTime::now();
             let head_deadline =
                 deadline.min(tokio::time::Instant::now() + self.options.read_timeout);
-            let Some(sender) = c.sender() else {
-                // Unreachable: activate() either started hyper or failed.
-                let detail = "connection not started".to_string();
-                return (
-                    Err(FetchError::Connect {
-                        kind: FaultKind::Connect,
-                        detail,
-                    }),
-                    None,
-                );
-            };
-            let sent = timeout_at(head_deadline, async {
+            let exchange = async {
                 sender.ready().await?;
                 sender.send_request(request).await
-            })
-            .await;
+            };
+            let sent = timeout_at(head_deadline, c.drive(exchange)).await;
             match sent {
                 Err(_) => return (Err(FetchError::Timeout("response head")), None),
                 Ok(Err(e)) => {
@@ -182,7 +173,7 @@ impl Fetcher {
                 }
                 Ok(Ok(response)) => {
                     let (result, keep) = self
-                        .read_response(url, c, response, date, deadline, plan)
+                        .read_response(url, (c, sender), response, date, deadline, plan)
                         .await;
                     let result = result.map(|f| Fetched {
                         elapsed: start.elapsed(),
@@ -197,7 +188,7 @@ impl Fetcher {
     async fn read_response<F>(
         &self,
         url: &Url,
-        mut conn: Connection,
+        (mut conn, sender): (Connection, SendRequest<Empty<Bytes>>),
         response: hyper::Response<hyper::body::Incoming>,
         date: SystemTime,
         deadline: tokio::time::Instant,
@@ -232,7 +223,7 @@ impl Fetcher {
         loop {
             let idle_limit = tokio::time::Instant::now() + self.options.read_timeout;
             let wait = deadline.min(idle_limit);
-            match timeout_at(wait, body.frame()).await {
+            match timeout_at(wait, conn.drive(body.frame())).await {
                 Err(_) => {
                     truncated = Some(Truncation::Time);
                     body_fault = Some(if wait == deadline {
@@ -262,7 +253,7 @@ impl Fetcher {
         drop(body);
         let mut tape = conn.tape.take();
         // The final response starts after the interim ones; offsets in `head` count from there.
-        let mut reusable = truncated.is_none() && conn.is_reusable();
+        let mut reusable = truncated.is_none() && !sender.is_closed() && conn.is_reusable();
         if truncated == Some(Truncation::Length) {
             // hyper may have read past the cap; store exactly head + cap bytes as transferred.
             let limit = (interim + head.len)
@@ -280,7 +271,7 @@ impl Fetcher {
         }
         let exchange = self.exchange(url, &conn, date, (tape, interim), truncated);
         let keep = match reusable {
-            true => conn.park().await,
+            true => conn.park(sender).await,
             false => None,
         };
         (Ok(fetched(Capture::new(exchange, head), body_fault)), keep)
