@@ -11,6 +11,8 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 
+use foldhash::fast::RandomState;
+
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
@@ -260,10 +262,12 @@ pub fn extract_links_and_requisites(
         .and_then(|b| page_url.join(b.trim()).ok())
         .filter(|b| matches!(b.scheme(), "http" | "https"))
         .unwrap_or_else(|| page_url.clone());
-    let mut seen = HashSet::new();
     // An href repeated on a page (menus, pagers) resolves the same way every time: it is
-    // parsed and counted once.
-    let mut raw_seen: HashSet<&str> = HashSet::with_capacity(collected.hrefs.len());
+    // parsed and counted once. The page's hrefs are chosen by its server, so the sets hash
+    // with a per-process random seed (foldhash: far cheaper than SipHash on short keys).
+    let mut raw_seen: HashSet<&str, RandomState> =
+        HashSet::with_capacity_and_hasher(collected.hrefs.len(), RandomState::default());
+    let mut resolved = Vec::with_capacity(collected.hrefs.len());
     let mut links = Links {
         dropped: collected.over_raw,
         ..Links::default()
@@ -272,15 +276,23 @@ pub fn extract_links_and_requisites(
         if !raw_seen.insert(href.as_str()) {
             continue;
         }
-        let Some(url) = resolve_link(&base, href) else {
-            match unresolved(&base, href) {
+        match resolve_link(&base, href) {
+            Some(url) => resolved.push(url),
+            None => match unresolved(&base, href) {
                 Some(Unresolved::TooLong) => links.too_long += 1,
                 Some(Unresolved::NotHttp) => links.unusable += 1,
                 None => {}
-            }
-            continue;
-        };
-        if !seen.insert(url.as_str().to_string()) {
+            },
+        }
+    }
+    // Different hrefs can resolve to one URL ("a.html", "./a.html"): kept once, in document
+    // order, without copying any URL.
+    let mut seen: HashSet<&str, RandomState> =
+        HashSet::with_capacity_and_hasher(resolved.len(), RandomState::default());
+    let first: Vec<bool> = resolved.iter().map(|u| seen.insert(u.as_str())).collect();
+    drop(seen);
+    for (url, first) in resolved.into_iter().zip(first) {
+        if !first {
             continue;
         }
         if links.urls.len() < max_links {

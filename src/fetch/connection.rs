@@ -174,6 +174,15 @@ pub fn origin_key(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
+/// True when `url` has the origin `key` (an [`origin_key`]); allocates only for a URL with
+/// credentials.
+pub fn has_origin(url: &Url, key: &str) -> bool {
+    match crate::url_rules::origin_prefix(url) {
+        Some(prefix) => prefix == key,
+        None => origin_key(url) == key,
+    }
+}
+
 /// What [`connect`] needs besides the URL.
 pub struct Connector<'a> {
     /// The resolver.

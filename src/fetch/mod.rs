@@ -29,7 +29,7 @@ use crate::exchange::{Exchange, Truncation};
 use crate::fault::FaultKind;
 use crate::http_message::{message_length, parse_final_head, ResponseHead};
 pub use address_guard::{AddressClass, AddressGuard};
-pub use connection::{origin_key, Connection};
+pub use connection::{has_origin, origin_key, Connection};
 pub use dns::Dns;
 pub use error::{FetchError, HeadLimits};
 
@@ -118,8 +118,8 @@ impl Fetcher {
     {
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(start + self.options.total_timeout);
-        let key = origin_key(url);
-        let mut conn = idle.and_then(|mut c| (c.origin == key && c.is_reusable()).then_some(c));
+        let mut conn =
+            idle.and_then(|mut c| (has_origin(url, &c.origin) && c.is_reusable()).then_some(c));
         let mut reused = conn.is_some();
         loop {
             let mut c = match conn.take() {

@@ -50,6 +50,8 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
+use crate::url_rules::origin_prefix;
+
 use backlinks::Backlinks;
 pub use groups::PolitenessKey;
 use groups::{Groups, Membership};
@@ -340,11 +342,20 @@ impl Frontier {
                 self.storage.finish(id);
                 continue;
             };
-            let origin = url.origin().ascii_serialization();
-            let state = q
-                .robots
-                .entry(origin.clone())
-                .or_insert_with(|| RobotsState::initial(obey));
+            // No allocation per job for the robots lookup (unless the URL has credentials).
+            let spelled;
+            let origin: &str = match origin_prefix(&url) {
+                Some(prefix) => prefix,
+                None => {
+                    spelled = url.origin().ascii_serialization();
+                    &spelled
+                }
+            };
+            if !q.robots.contains_key(origin) {
+                q.robots
+                    .insert(origin.to_string(), RobotsState::initial(obey));
+            }
+            let state = q.robots.get_mut(origin).expect("inserted just above");
             let robots_fetch = match state.gate(url.as_str(), now) {
                 Gate::Allowed => {
                     return Some(Job {
@@ -385,8 +396,8 @@ impl Frontier {
                 self.schedule(id);
                 return None;
             };
-            let url = Url::parse(&format!("{origin}/robots.txt")).ok()?;
-            return Some(robots_job(q, origin, url, 0, attempts));
+            let robots_url = Url::parse(&format!("{origin}/robots.txt")).ok()?;
+            return Some(robots_job(q, origin.to_string(), robots_url, 0, attempts));
         }
         // Nothing runnable now; a robots retry may have moved the clock.
         self.schedule(id);

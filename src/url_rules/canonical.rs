@@ -48,6 +48,14 @@ pub fn resolve_link(base: &Url, href: &str) -> Option<Url> {
     canonicalize(&joined)
 }
 
+/// A URL's origin as it is spelled in the URL itself (`scheme://host[:port]`, the same text as
+/// `url.origin().ascii_serialization()` for http(s)), without allocating; `None` when the URL
+/// carries credentials, which come between the scheme and the host.
+pub fn origin_prefix(url: &Url) -> Option<&str> {
+    (url.username().is_empty() && url.password().is_none())
+        .then(|| &url[..url::Position::AfterPort])
+}
+
 /// Why [`resolve_link`] found no URL in a non-empty href.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unresolved {
@@ -220,6 +228,30 @@ mod tests {
     #[test]
     fn strips_credentials() {
         assert_eq!(canon("http://user:pw@a.org/"), "http://a.org/");
+    }
+
+    #[test]
+    fn origin_prefix_is_the_serialized_origin() {
+        for u in [
+            "http://a.org/x?y#z",
+            "HTTP://A.ORG:80/x",
+            "https://a.org:8443",
+            "http://[::1]:8080/p",
+            "http://bücher.example/",
+            "http://a.org./x",
+            "https://127.1.0.9:443/",
+        ] {
+            let url = Url::parse(u).unwrap();
+            assert_eq!(
+                origin_prefix(&url),
+                Some(url.origin().ascii_serialization().as_str()),
+                "{u}"
+            );
+        }
+        assert_eq!(
+            origin_prefix(&Url::parse("http://u:p@a.org/").unwrap()),
+            None
+        );
     }
 
     #[test]

@@ -6,6 +6,6 @@ pub mod canonical;
 pub mod filter;
 pub mod scope;
 
-pub use canonical::{canonicalize, resolve_link};
+pub use canonical::{canonicalize, origin_prefix, resolve_link};
 pub use filter::{has_non_html_extension, UrlFilter};
 pub use scope::{Scope, ScopeKind};
