@@ -85,6 +85,8 @@ pub struct Fetcher {
     tls: Arc<rustls::ClientConfig>,
     /// hyper's settings for every connection's HTTP/1.1 (limits from `options`).
     http1: hyper::client::conn::http1::Builder,
+    /// The User-Agent header's value, checked once.
+    user_agent: Result<http::HeaderValue, http::header::InvalidHeaderValue>,
     options: FetchOptions,
 }
 
@@ -95,6 +97,7 @@ impl Fetcher {
             dns: Dns::from_system().with_pins(options.pins.clone()),
             tls: tls::client_config(options.insecure),
             http1: connection::http1_builder(options.max_head_bytes, options.max_headers),
+            user_agent: http::HeaderValue::from_bytes(options.user_agent.as_bytes()),
             options,
         }
     }
@@ -310,25 +313,32 @@ impl Fetcher {
     }
 
     fn request(&self, url: &Url) -> Result<http::Request<Empty<Bytes>>, FetchError> {
-        let target = &url[url::Position::BeforePath..url::Position::AfterQuery];
-        let host = match url.port() {
-            Some(port) => format!("{}:{port}", url.host_str().unwrap_or("")),
-            None => url.host_str().unwrap_or("").to_string(),
+        use http::header::{HeaderValue, ACCEPT, ACCEPT_ENCODING, CONNECTION, HOST, USER_AGENT};
+        let invalid = |e: &dyn std::fmt::Display| FetchError::Protocol {
+            kind: FaultKind::InvalidUrl,
+            detail: format!("cannot build request for {url}: {e}"),
         };
+        let target = &url[url::Position::BeforePath..url::Position::AfterQuery];
+        // `host[:port]` as the URL spells it (brackets around IPv6, no credentials).
+        let host = HeaderValue::from_str(&url[url::Position::BeforeHost..url::Position::AfterPort])
+            .map_err(|e| invalid(&e))?;
+        let user_agent = self.user_agent.as_ref().map_err(|e| invalid(e))?.clone();
         http::Request::get(target)
-            .header("Host", host)
-            .header("User-Agent", &self.options.user_agent)
+            .header(HOST, host)
+            .header(USER_AGENT, user_agent)
             .header(
-                "Accept",
-                "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+                ACCEPT,
+                HeaderValue::from_static(
+                    "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+                ),
             )
-            .header("Accept-Encoding", "gzip, deflate, br")
-            .header("Connection", "keep-alive")
+            .header(
+                ACCEPT_ENCODING,
+                HeaderValue::from_static("gzip, deflate, br"),
+            )
+            .header(CONNECTION, HeaderValue::from_static("keep-alive"))
             .body(Empty::new())
-            .map_err(|e| FetchError::Protocol {
-                kind: FaultKind::InvalidUrl,
-                detail: format!("cannot build request for {url}: {e}"),
-            })
+            .map_err(|e| invalid(&e))
     }
 }
 
