@@ -252,6 +252,15 @@ def main():
             r["cpu"] / r["pages"] * 1e6 / f["us_per_page"] for r, f in zip(nodelay, fl))
         results["floor_ratio"], results["floor2_ratio"] = per_run(floors), per_run(floors2)
         results["floor_range"] = (min(f["us_per_page"] for f in floors), max(f["us_per_page"] for f in floors))
+        # The 100 ms goal (issue 17): pages/s >= 0.8 x min(politeness ceiling, cores / floor), each
+        # 100 ms run against the floor taken minutes before it; and, for reading, against trawl's
+        # own ceiling (cores / its CPU per page in the no-delay run just before).
+        cores = os.cpu_count() or 2
+        pps = lambda r: r["pages"] / r["wall"]
+        results["delay_vs_floor"] = statistics.median(
+            pps(d) / min(HOSTS * 10.0, cores / (f["us_per_page"] / 1e6)) for d, f in zip(delayed, floors))
+        results["delay_vs_own"] = statistics.median(
+            pps(d) / min(HOSTS * 10.0, cores / (n["cpu"] / n["pages"])) for d, n in zip(delayed, nodelay))
 
         server = Server(work)
         wget = run_wget(work, server)
@@ -270,6 +279,7 @@ def write_report(r):
     politeness_ceiling = HOSTS * 10.0
     cpu_ceiling = cores / (t["cpu_us_per_page"] / 1e6)
     ceiling = min(politeness_ceiling, cpu_ceiling)
+    floor_ceiling = min(politeness_ceiling, cores / (floor_us / 1e6))
     rows = []
     for name, s in [("trawl, 100 ms delay", d), ("trawl, no delay", t), ("wget, no wait", w)]:
         rows.append(f"| {name} | {s['reps']} | {s['pages']} | {s['wall']:.1f} | {s['pages_per_s']:.0f} | {s['mb_per_s']:.1f} "
@@ -277,8 +287,11 @@ def write_report(r):
     checks = [
         ("trawl CPU per page / floor (each run against the floor taken just before it)",
          f"{r['floor_ratio']:.2f}x", "<= 1.3x", r["floor_ratio"] <= 1.3),
-        ("100 ms run / min(politeness, CPU ceiling)", f"{d['pages_per_s']:.0f} / {ceiling:.0f} = {d['pages_per_s'] / ceiling:.2f}",
-         ">= 0.80", d["pages_per_s"] / ceiling >= 0.8),
+        ("100 ms run / min(politeness, 2 cores / floor) (each run against the floor taken just before it)",
+         f"{r['delay_vs_floor']:.2f} (medians: {d['pages_per_s']:.0f} / {floor_ceiling:.0f})",
+         ">= 0.80", r["delay_vs_floor"] >= 0.8),
+        ("(for reading) 100 ms run / trawl's own CPU ceiling (2 cores / its no-delay CPU per page, run by run)",
+         f"{r['delay_vs_own']:.2f} (medians: {d['pages_per_s']:.0f} / {ceiling:.0f})", "", None),
         ("trawl / wget pages/s (no delay)", f"{t['pages_per_s'] / w['pages_per_s']:.1f}x", ">= 8x",
          t["pages_per_s"] / w["pages_per_s"] >= 8),
         ("trawl / wget CPU per page", f"{t['cpu_us_per_page'] / w['cpu_us_per_page']:.2f}", "<= 0.25",
@@ -298,7 +311,8 @@ def write_report(r):
         f"before each no-delay run, median of {REPS}): **{floor_us:.0f} us/page** (range {r['floor_range'][0]:.0f}-"
         f"{r['floor_range'][1]:.0f}); {r['floor_parts']}. The same work on both cores at once: {r['floor2_us']:.0f} "
         f"us/page, and trawl at {r['floor2_ratio']:.2f}x of it.",
-        f"- politeness ceiling {HOSTS} hosts x 10/s = {politeness_ceiling:.0f} pages/s; CPU ceiling {cores} cores / "
+        f"- politeness ceiling {HOSTS} hosts x 10/s = {politeness_ceiling:.0f} pages/s; CPU ceiling of the floor "
+        f"{cores} cores / {floor_us:.0f} us = {cores / (floor_us / 1e6):.0f} pages/s; trawl's own, {cores} cores / "
         f"{t['cpu_us_per_page']:.0f} us = {cpu_ceiling:.0f} pages/s.",
         f"- trawl made {t['requests_per_page']:.2f} requests per archived page (robots.txt, redirects, 404s, "
         "skipped types included).",
@@ -311,7 +325,7 @@ def write_report(r):
         "",
         "| target | measured | goal | met |",
         "|---|---|---|---|",
-        *[f"| {a} | {b} | {c} | {'yes' if ok else 'no'} |" for a, b, c, ok in checks],
+        *[f"| {a} | {b} | {c} | {'' if ok is None else 'yes' if ok else 'no'} |" for a, b, c, ok in checks],
         "",
         f"wget ran for {WGET_SECONDS} s of the same web (its rate is steady; the whole web would take it ~10 min).",
         END,
