@@ -239,11 +239,12 @@ impl Ledger {
                 }
                 if page {
                     self.tally.pages += 1;
-                    let host_pages = self
-                        .tally
-                        .pages_per_host
-                        .entry(job.host.clone())
-                        .or_default();
+                    let per_host = &mut self.tally.pages_per_host;
+                    // The host's key is made once, not cloned for every page.
+                    let host_pages = match per_host.get_mut(&job.host) {
+                        Some(n) => n,
+                        None => per_host.entry(job.host.clone()).or_default(),
+                    };
                     *host_pages += 1;
                     let quota = self.rules.max_pages_per_host;
                     if quota.is_some_and(|max| *host_pages >= max) {

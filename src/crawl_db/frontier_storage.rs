@@ -68,10 +68,12 @@ impl FrontierStorage for CrawlDb {
         fp: &Fingerprint,
         entry: &QueuedUrl,
     ) -> Result<Admit, StoreError> {
-        if self.seen_get(&seen_key(host, fp))?.is_some() {
+        // The key the entry gets if it is new; the sequence moves on only then.
+        let key = queue_key(host, entry.rank, self.seq + 1);
+        if !self.queue_unseen(&seen_key(host, fp), &key, &encode_queued(entry))? {
             return Ok(Admit::Seen);
         }
-        self.enqueue(host, fp, entry)?;
+        self.seq += 1;
         Ok(Admit::Queued)
     }
 

@@ -192,6 +192,25 @@ impl CrawlDb {
         Ok(())
     }
 
+    /// Queues `value` under `key` and points `seen` at it, unless `seen` is there already;
+    /// returns whether it did. Runs for every new link, so each table is opened once.
+    fn queue_unseen(
+        &self,
+        seen: &SeenKey,
+        key: &QueueKey,
+        value: &[u8],
+    ) -> Result<bool, StoreError> {
+        let txn = self.txn()?;
+        let mut seen_rows = txn.open_table(SEEN).map_err(|e| self.error(e))?;
+        if seen_rows.get(seen).map_err(|e| self.error(e))?.is_some() {
+            return Ok(false);
+        }
+        seen_rows.insert(seen, key).map_err(|e| self.error(e))?;
+        let mut queue = txn.open_table(QUEUE).map_err(|e| self.error(e))?;
+        queue.insert(key, value).map_err(|e| self.error(e))?;
+        Ok(true)
+    }
+
     /// Removes and returns the first queue entry of `host` (lowest depth, then oldest).
     fn queue_pop_first(&self, host: u32) -> Result<Option<(QueueKey, Vec<u8>)>, StoreError> {
         let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
