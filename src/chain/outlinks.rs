@@ -7,6 +7,8 @@
 //! tokenized by [`crate::extract`]. Faults met on the way (an undecodable body, the decode cap,
 //! the per-page link cap) are returned to be counted; the capture is archived regardless.
 
+use std::borrow::Cow;
+
 use url::Url;
 
 use crate::capture::Capture;
@@ -123,11 +125,8 @@ pub fn outlinks(
     let mut out = Outlinks::default();
     out.location = location(capture, url, &mut out.declined);
     if robots {
-        out.robots_body = Some(decoded_body(
-            capture,
-            rules.robots_max_decoded,
-            &mut out.faults,
-        ));
+        out.robots_body =
+            Some(decoded_body(capture, rules.robots_max_decoded, &mut out.faults).into_owned());
     } else if page && capture.head.media_type().is_some_and(|m| is_html(&m)) {
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
         let text = decode_html(&body, capture.head.charset().as_deref());
@@ -207,7 +206,11 @@ fn location(capture: &Capture, url: &Url, declined: &mut Declined) -> Option<Url
 
 /// The payload with content coding removed, at most `cap` bytes; empty when it cannot be
 /// decoded (the fault is noted when the body was complete).
-fn decoded_body(capture: &Capture, cap: usize, faults: &mut Vec<FaultKind>) -> Vec<u8> {
+fn decoded_body<'c>(
+    capture: &'c Capture,
+    cap: usize,
+    faults: &mut Vec<FaultKind>,
+) -> Cow<'c, [u8]> {
     let encoding = capture.head.header_str("content-encoding");
     match decode_content(encoding.as_deref(), capture.payload(), cap) {
         Ok(decoded) => {
@@ -217,10 +220,10 @@ fn decoded_body(capture: &Capture, cap: usize, faults: &mut Vec<FaultKind>) -> V
             decoded.data
         }
         // A truncated body legitimately ends mid-stream; only a complete one is "invalid".
-        Err(_) if !capture.is_complete() => Vec::new(),
+        Err(_) if !capture.is_complete() => Cow::Borrowed(&[]),
         Err(_) => {
             faults.push(FaultKind::InvalidContentEncoding);
-            Vec::new()
+            Cow::Borrowed(&[])
         }
     }
 }

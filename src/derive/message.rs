@@ -108,7 +108,7 @@ pub fn decoded_text(message: &HttpMessage, max_decoded: usize) -> Option<(TextKi
     .ok()?;
     let header_charset = message.field("content-type").and_then(charset);
     let text = match kind {
-        TextKind::Html => decode_html(&decoded.data, header_charset.as_deref()),
+        TextKind::Html => decode_html(&decoded.data, header_charset.as_deref()).into_owned(),
         TextKind::Plain => {
             let encoding = encoding_rs::Encoding::for_bom(&decoded.data)
                 .map(|(e, _)| e)

@@ -1,20 +1,23 @@
 //! Decodes an HTML body to text: BOM, then the Content-Type charset, then a `<meta charset>`
 //! prescan of the first 1024 bytes (HTML standard section 13.2.3), else UTF-8 with replacement.
 
+use std::borrow::Cow;
+
 use encoding_rs::Encoding;
 
 /// How many bytes the meta prescan looks at, per the HTML standard.
 const PRESCAN_BYTES: usize = 1024;
 
 /// Decodes `body` to a string using the best-known encoding.
-pub fn decode_html(body: &[u8], header_charset: Option<&str>) -> String {
+pub fn decode_html<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, str> {
     let encoding = Encoding::for_bom(body)
         .map(|(e, _)| e)
         .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
         .or_else(|| prescan_meta_charset(&body[..body.len().min(PRESCAN_BYTES)]))
         .unwrap_or(encoding_rs::UTF_8);
+    // Valid UTF-8 without a BOM is borrowed as it is: no copy of the page.
     let (text, _, _) = encoding.decode(body);
-    text.into_owned()
+    text
 }
 
 /// Finds `charset=` in a `<meta>` tag in the first bytes of a document.

@@ -3,15 +3,16 @@
 //! Only link extraction needs decoded bodies; the archive keeps them encoded. The cap stops
 //! decompression bombs: decoding stops at `cap` bytes and says so.
 
+use std::borrow::Cow;
 use std::io::Read;
 
 use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
 
 /// The decoded body and whether it was cut at the cap.
 #[derive(Debug)]
-pub struct Decoded {
-    /// Decoded bytes, at most `cap` long.
-    pub data: Vec<u8>,
+pub struct Decoded<'a> {
+    /// Decoded bytes, at most `cap` long: the body itself when it has no content coding.
+    pub data: Cow<'a, [u8]>,
     /// True when more decoded data existed than the cap allowed.
     pub capped: bool,
 }
@@ -34,11 +35,11 @@ pub enum DecodeError {
 
 /// Decodes `body` according to the Content-Encoding value `encoding` (codings applied in the
 /// order listed, so they are removed in reverse), producing at most `cap` bytes.
-pub fn decode_content(
+pub fn decode_content<'a>(
     encoding: Option<&str>,
-    body: &[u8],
+    body: &'a [u8],
     cap: usize,
-) -> Result<Decoded, DecodeError> {
+) -> Result<Decoded<'a>, DecodeError> {
     let codings: Vec<String> = encoding
         .unwrap_or("")
         .split(',')
@@ -47,7 +48,7 @@ pub fn decode_content(
         .collect();
     let Some((last, rest)) = codings.split_last() else {
         return Ok(Decoded {
-            data: body[..body.len().min(cap)].to_vec(),
+            data: Cow::Borrowed(&body[..body.len().min(cap)]),
             capped: body.len() > cap,
         });
     };
@@ -59,7 +60,7 @@ pub fn decode_content(
     Ok(current)
 }
 
-fn decode_one(coding: &str, input: &[u8], cap: usize) -> Result<Decoded, DecodeError> {
+fn decode_one(coding: &str, input: &[u8], cap: usize) -> Result<Decoded<'static>, DecodeError> {
     let result = match coding {
         "gzip" | "x-gzip" => read_capped(MultiGzDecoder::new(input), cap),
         "deflate" => {
@@ -79,13 +80,16 @@ fn decode_one(coding: &str, input: &[u8], cap: usize) -> Result<Decoded, DecodeE
     })
 }
 
-fn read_capped(reader: impl Read, cap: usize) -> std::io::Result<Decoded> {
+fn read_capped(reader: impl Read, cap: usize) -> std::io::Result<Decoded<'static>> {
     let mut data = Vec::new();
     let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
     reader.take(limit).read_to_end(&mut data)?;
     let capped = data.len() > cap;
     data.truncate(cap);
-    Ok(Decoded { data, capped })
+    Ok(Decoded {
+        data: Cow::Owned(data),
+        capped,
+    })
 }
 
 #[cfg(test)]
@@ -102,10 +106,10 @@ mod tests {
 
     #[test]
     fn identity_and_gzip_round_trip() {
-        assert_eq!(decode_content(None, b"abc", 10).unwrap().data, b"abc");
+        assert_eq!(*decode_content(None, b"abc", 10).unwrap().data, *b"abc");
         let z = gzip(b"<html>hello</html>");
         let d = decode_content(Some("gzip"), &z, 1000).unwrap();
-        assert_eq!(d.data, b"<html>hello</html>");
+        assert_eq!(*d.data, *b"<html>hello</html>");
         assert!(!d.capped);
     }
 
