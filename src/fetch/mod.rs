@@ -219,6 +219,8 @@ impl Fetcher {
                 return (Ok(fetched(Capture::new(exchange, head), None)), None);
             }
         };
+        conn.tape
+            .reserve_body(interim + head.len, head.content_length(), max_body);
         let mut body = response.into_body();
         let mut received: u64 = 0;
         let mut truncated = None;

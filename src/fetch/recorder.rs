@@ -12,6 +12,9 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
+/// The most room [`SharedTape::reserve_body`] makes for a body.
+pub const MAX_BODY_RESERVE: usize = 1 << 20;
+
 /// Bytes of one exchange in each direction.
 #[derive(Debug, Default)]
 pub struct Tape {
@@ -52,6 +55,20 @@ impl SharedTape {
     /// Sets or lifts the limit on bytes received before the response head is complete.
     pub fn set_head_limit(&self, limit: Option<usize>) {
         self.lock().head_limit = limit;
+    }
+
+    /// Makes room for a body of `declared` bytes (at most `max_body`) after the first
+    /// `head_end` received bytes, so a body of known length does not grow the tape, copying
+    /// it, as it arrives. A declared length is only the server's word: past
+    /// [`MAX_BODY_RESERVE`] the tape grows as the body comes in.
+    pub fn reserve_body(&self, head_end: usize, declared: Option<usize>, max_body: u64) {
+        let Some(declared) = declared else { return };
+        let body = declared
+            .min(usize::try_from(max_body).unwrap_or(usize::MAX))
+            .min(MAX_BODY_RESERVE);
+        let mut t = self.lock();
+        let more = (head_end + body).saturating_sub(t.received.len());
+        t.received.reserve_exact(more);
     }
 
     /// Bytes received so far.
@@ -146,5 +163,23 @@ mod tests {
         assert_eq!(t.sent, b"GET / HTTP/1.1\r\n\r\n");
         assert_eq!(t.received, b"HTTP/1.1 200 OK\r\n\r\n");
         assert!(tape.take().sent.is_empty());
+    }
+
+    #[test]
+    fn room_for_a_declared_body_within_the_caps() {
+        let tape = SharedTape::default();
+        tape.lock().received.extend_from_slice(&[b'h'; 100]);
+        tape.reserve_body(100, Some(5000), 1 << 30);
+        assert!(tape.lock().received.capacity() >= 5100);
+        // The body cap bounds it, and so does the reserve cap, whatever the header says.
+        let capped = SharedTape::default();
+        capped.reserve_body(0, Some(5000), 64);
+        assert!(capped.lock().received.capacity() < 5000);
+        let lying = SharedTape::default();
+        lying.reserve_body(0, Some(usize::MAX), u64::MAX);
+        assert!(lying.lock().received.capacity() <= MAX_BODY_RESERVE);
+        let unknown = SharedTape::default();
+        unknown.reserve_body(0, None, u64::MAX);
+        assert_eq!(unknown.lock().received.capacity(), 0);
     }
 }

@@ -57,6 +57,21 @@ impl ResponseHead {
         (!media.is_empty()).then_some(media)
     }
 
+    /// The body length that Content-Length declares, when it is given once (or repeated with
+    /// the same value) and the body is not chunked.
+    pub fn content_length(&self) -> Option<usize> {
+        if self.is_chunked() {
+            return None;
+        }
+        let mut lengths = self
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+            .map(|(_, v)| std::str::from_utf8(v).ok()?.trim().parse::<usize>().ok());
+        let first = lengths.next()??;
+        lengths.all(|l| l == Some(first)).then_some(first)
+    }
+
     /// The `charset` parameter of Content-Type, if any.
     pub fn charset(&self) -> Option<String> {
         super::media_type::charset(&self.header_str("content-type")?)
@@ -75,16 +90,8 @@ pub fn message_length(head: &ResponseHead, bytes: &[u8]) -> Option<usize> {
             .end
             .map(|e| head.len + e);
     }
-    let mut lengths = head
-        .headers
-        .iter()
-        .filter(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-        .map(|(_, v)| std::str::from_utf8(v).ok()?.trim().parse::<usize>().ok());
-    let first = lengths.next()??;
-    if lengths.any(|l| l != Some(first)) {
-        return None;
-    }
-    Some(head.len.saturating_add(first))
+    head.content_length()
+        .map(|len| head.len.saturating_add(len))
 }
 
 /// Parses the head of a recorded response; `None` when the bytes hold no complete, valid head.
@@ -205,6 +212,26 @@ mod tests {
             message_length(&parse_response_head(dup).unwrap(), dup),
             None
         );
+    }
+
+    #[test]
+    fn declared_content_length() {
+        let length = |raw: &[u8]| parse_response_head(raw).unwrap().content_length();
+        assert_eq!(
+            length(b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n"),
+            Some(12)
+        );
+        let same = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n";
+        assert_eq!(length(same), Some(3));
+        let conflict = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n";
+        assert_eq!(length(conflict), None);
+        let chunked = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n";
+        assert_eq!(length(chunked), None);
+        assert_eq!(
+            length(b"HTTP/1.1 200 OK\r\nContent-Length: lots\r\n\r\n"),
+            None
+        );
+        assert_eq!(length(b"HTTP/1.0 200 OK\r\n\r\n"), None);
     }
 
     #[test]
