@@ -30,6 +30,9 @@ const EARLY_SAVE: Duration = Duration::from_secs(1);
 const STATUS_EVERY: Duration = Duration::from_secs(2);
 /// The loop's timer.
 const TICK: Duration = Duration::from_millis(250);
+/// Most job results applied in one pass of the loop, so a burst of them cannot hold off
+/// signals, the console or new dispatches for long.
+const MAX_RESULTS_PER_PASS: usize = 32;
 
 /// Loop settings.
 #[derive(Debug, Clone)]
@@ -156,7 +159,17 @@ impl Dispatcher {
             }
             let sleep_until = wake.map(tokio::time::Instant::from_std);
             tokio::select! {
-                Some(result) = self.results.recv() => self.finished(result),
+                Some(result) = self.results.recv() => {
+                    self.finished(result);
+                    // Results that arrived meanwhile are applied before the next dispatch:
+                    // one pass of this loop (its timers and branches) for several jobs.
+                    for _ in 1..MAX_RESULTS_PER_PASS {
+                        match self.results.try_recv() {
+                            Ok(result) => self.finished(result),
+                            Err(_) => break,
+                        }
+                    }
+                }
                 Some(request) = next_command(&mut self.console) => {
                     if let Some(deadline) = self.command(request, writer) {
                         shutdown_deadline = Some(deadline);

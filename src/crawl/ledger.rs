@@ -16,6 +16,7 @@ use crate::config::AdmissionConfig;
 use crate::fetch::{origin_key, FetchError};
 use crate::frontier::politeness::retry_backoff;
 use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, RobotsOutcome};
+use crate::report::stats::Filtered;
 use crate::report::Tally;
 use crate::seeds::Seed;
 use crate::url_rules::Scope;
@@ -257,12 +258,15 @@ impl Ledger {
                 filtered.url_length += declined.too_long;
                 filtered.link_cap += declined.over_cap;
                 filtered.not_http += declined.not_http;
-                let links: Vec<Candidate> = found
-                    .links
-                    .into_iter()
-                    .filter_map(|link| self.admitted(link, job.depth + 1, 0))
-                    .collect();
-                let seen = self.frontier.push_links(&job.host, links, now);
+                // A link seen moments ago is a duplicate before any admission rule is tried
+                // (most of a page's links are: navigation, footers).
+                let (rules, admission, tally) = (&self.rules, &self.admission, &mut self.tally);
+                let depth = job.depth + 1;
+                let seen = self
+                    .frontier
+                    .push_links(&job.host, found.links, now, |link| {
+                        admit(rules, admission, tally, link, depth, 0)
+                    });
                 self.tally.filtered.duplicate += seen as u64;
                 // What a page (or a stylesheet it needs) needs to render: one hop beyond scope.
                 let hops = match job.kind {
@@ -295,7 +299,7 @@ impl Ledger {
     /// not apply), but URL limits, ports, `--exclude` and robots do; not a page.
     fn offer_requisite(&mut self, url: Url, hops: u8, depth: u32, now: Instant) {
         if let Err(rejection) = self.admission.check_requisite(&url) {
-            self.count_rejection(rejection);
+            count_rejection(&mut self.tally.filtered, rejection);
             return;
         }
         let candidate = Candidate {
@@ -319,52 +323,18 @@ impl Ledger {
                 added.push(url.to_string());
             }
         }
-        if let Some(candidate) = self.admitted(url, depth, redirects) {
+        let candidate = admit(
+            &self.rules,
+            &self.admission,
+            &mut self.tally,
+            url,
+            depth,
+            redirects,
+        );
+        if let Some(candidate) = candidate {
             if self.frontier.push(candidate, now) == Admit::Seen {
                 self.tally.filtered.duplicate += 1;
             }
-        }
-    }
-
-    /// A discovered URL as a candidate for the frontier, or `None` (counted) when the host
-    /// quota or the admission rules refuse it.
-    fn admitted(&mut self, url: Url, depth: u32, redirects: u32) -> Option<Candidate> {
-        if let (Some(max), Some(host)) = (self.rules.max_pages_per_host, url.host_str()) {
-            if self
-                .tally
-                .pages_per_host
-                .get(host)
-                .is_some_and(|&p| p >= max)
-            {
-                self.tally.filtered.host_quota += 1;
-                return None;
-            }
-        }
-        match self.admission.check(&url, depth, redirects) {
-            Ok(()) => Some(Candidate {
-                url,
-                depth,
-                redirects,
-                requisite: 0,
-            }),
-            Err(r) => {
-                self.count_rejection(r);
-                None
-            }
-        }
-    }
-
-    fn count_rejection(&mut self, r: Rejection) {
-        let f = &mut self.tally.filtered;
-        match r {
-            Rejection::Scope => f.scope += 1,
-            Rejection::Depth => f.depth += 1,
-            Rejection::Redirects => f.redirects += 1,
-            Rejection::Pattern => f.pattern += 1,
-            Rejection::Extension => f.extension += 1,
-            Rejection::UrlLength => f.url_length += 1,
-            Rejection::PathTrap => f.path_trap += 1,
-            Rejection::Port => f.port += 1,
         }
     }
 
@@ -454,5 +424,48 @@ fn robots_outcome(status: u16, location: Option<Url>, body: Option<Vec<u8>>) -> 
             status,
             body: body.unwrap_or_default(),
         },
+    }
+}
+
+/// `url`, found `depth` hops from a seed after `redirects` redirects, as a candidate for the
+/// frontier; `None` (counted in `tally`) when the host quota or the admission rules refuse it.
+fn admit(
+    rules: &LedgerRules,
+    admission: &Admission,
+    tally: &mut Tally,
+    url: Url,
+    depth: u32,
+    redirects: u32,
+) -> Option<Candidate> {
+    if let (Some(max), Some(host)) = (rules.max_pages_per_host, url.host_str()) {
+        if tally.pages_per_host.get(host).is_some_and(|&p| p >= max) {
+            tally.filtered.host_quota += 1;
+            return None;
+        }
+    }
+    match admission.check(&url, depth, redirects) {
+        Ok(()) => Some(Candidate {
+            url,
+            depth,
+            redirects,
+            requisite: 0,
+        }),
+        Err(r) => {
+            count_rejection(&mut tally.filtered, r);
+            None
+        }
+    }
+}
+
+fn count_rejection(f: &mut Filtered, r: Rejection) {
+    match r {
+        Rejection::Scope => f.scope += 1,
+        Rejection::Depth => f.depth += 1,
+        Rejection::Redirects => f.redirects += 1,
+        Rejection::Pattern => f.pattern += 1,
+        Rejection::Extension => f.extension += 1,
+        Rejection::UrlLength => f.url_length += 1,
+        Rejection::PathTrap => f.path_trap += 1,
+        Rejection::Port => f.port += 1,
     }
 }

@@ -23,6 +23,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use url::Url;
+
 use super::storage::{fingerprint, Fingerprint};
 use super::{Admit, Candidate, Frontier};
 
@@ -49,39 +51,43 @@ impl Backlinks {
 }
 
 impl Frontier {
-    /// Offers the links of one page of `from_host` (in document order, each once). Without
-    /// `--order backlinks` this is [`Frontier::push`] for each; with it, each link is also a
-    /// backlink of its URL, and of its host when that is another host. Returns how many were
-    /// seen before.
+    /// Offers the links of one page of `from_host` (in document order, each once): a link
+    /// seen moments ago (in the seen cache) counts as seen at once, any other is offered to
+    /// `admit` first and queued if it returns a candidate. Without `--order backlinks` that is
+    /// all; with it, each seen or admitted link is also a backlink of its URL, and of its host
+    /// when that is another host. Returns how many were seen before.
     pub fn push_links(
         &mut self,
         from_host: &str,
-        links: impl IntoIterator<Item = Candidate>,
+        links: impl IntoIterator<Item = Url>,
         now: Instant,
+        mut admit: impl FnMut(Url) -> Option<Candidate>,
     ) -> usize {
         let mut seen = 0;
-        if self.backlinks.is_none() {
-            for link in links {
-                seen += usize::from(self.push(link, now) == Admit::Seen);
-            }
-            return seen;
-        }
         let from = self.ids.get(from_host).copied();
         let mut hosts_counted: Vec<u32> = Vec::new();
-        for link in links {
-            let fp = fingerprint(link.url.as_str());
-            let (id, admit) = self.push_one(link, fp, now);
+        for url in links {
+            let fp = fingerprint(url.as_str());
+            let (id, outcome) = match self.recently_seen(&url, &fp) {
+                Some(id) => (id, Admit::Seen),
+                None => match admit(url) {
+                    Some(candidate) => self.push_one(candidate, fp, now),
+                    None => continue,
+                },
+            };
+            let Some(backlinks) = &mut self.backlinks else {
+                seen += usize::from(outcome == Admit::Seen);
+                continue;
+            };
+            if outcome == Admit::Seen {
+                seen += 1;
+                *backlinks.pending.entry((id, fp)).or_default() += 1;
+            }
             if Some(id) != from && !hosts_counted.contains(&id) {
                 hosts_counted.push(id);
                 let q = &mut self.hosts[id as usize];
                 q.backlinks += 1;
                 q.dirty = true;
-            }
-            if admit == Admit::Seen {
-                seen += 1;
-                if let Some(b) = &mut self.backlinks {
-                    *b.pending.entry((id, fp)).or_default() += 1;
-                }
             }
         }
         if self

@@ -40,6 +40,43 @@ fn deduplicates_at_enqueue() {
 }
 
 #[test]
+fn a_pages_links_seen_moments_ago_skip_admission_and_refused_ones_leave_no_trace() {
+    let mut f = frontier(false);
+    let t = Instant::now();
+    let urls =
+        |list: &[&str]| -> Vec<Url> { list.iter().map(|s| Url::parse(s).unwrap()).collect() };
+    let mut asked = Vec::new();
+    let mut admit = |u: Url| {
+        asked.push(u.to_string());
+        // Admission refuses every link to c.org.
+        (u.host_str() != Some("c.org")).then(|| cand(u.as_str(), 1))
+    };
+    let first = urls(&["http://a.org/1", "http://b.org/1", "http://c.org/1"]);
+    assert_eq!(f.push_links("a.org", first, t, &mut admit), 0);
+    assert_eq!((f.queued(), f.hosts_seen()), (2, 2), "c.org was refused");
+    let again = urls(&[
+        "http://a.org/1",
+        "http://b.org/1",
+        "http://c.org/1",
+        "http://b.org/2",
+    ]);
+    assert_eq!(f.push_links("a.org", again, t, &mut admit), 2);
+    // The two queued links were answered by the seen cache; the refused one and the new one
+    // went through admission.
+    assert_eq!(
+        asked,
+        [
+            "http://a.org/1",
+            "http://b.org/1",
+            "http://c.org/1",
+            "http://c.org/1",
+            "http://b.org/2"
+        ]
+    );
+    assert_eq!((f.queued(), f.hosts_seen()), (3, 2));
+}
+
+#[test]
 fn one_in_flight_per_host_and_delay_between_requests() {
     let mut f = frontier(false);
     let t0 = Instant::now();
@@ -450,11 +487,14 @@ fn backlinks_order_serves_linked_urls_and_hosts_first_and_survives_reopen() {
             ("s.org", &["b.org/3"]),
         ];
         for (from, links) in pages {
-            let links = links.iter().map(|l| cand(&format!("http://{l}"), 1));
-            f.push_links(from, links.collect::<Vec<_>>(), t);
+            let links = links
+                .iter()
+                .map(|l| Url::parse(&format!("http://{l}")).unwrap());
+            f.push_links(from, links, t, |u| Some(cand(u.as_str(), 1)));
         }
         // A page of a.org itself does not raise a.org.
-        f.push_links("a.org", vec![cand("http://a.org/z", 2)], t);
+        let z = Url::parse("http://a.org/z").unwrap();
+        f.push_links("a.org", [z], t, |u| Some(cand(u.as_str(), 2)));
         f.checkpoint(&[]).unwrap();
     }
     let mut f = open_with(dir.path(), config, t);
