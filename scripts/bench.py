@@ -276,6 +276,11 @@ def main():
         per_run = lambda fl: statistics.median(
             r["cpu"] / r["pages"] * 1e6 / f["us_per_page"] for r, f in zip(nodelay, fl))
         results["floor_ratio"], results["floor2_ratio"] = per_run(floors), per_run(floors2)
+        # For reading: each run against the lowest of the floor takes around it. This machine's
+        # noise only ever slows a take down, so the lowest is the floor's own cost, and the
+        # ratio against it is the one a slow spell cannot flatter.
+        results["floor_ratios"] = [r["cpu"] / r["pages"] * 1e6 / f["us_per_page"] for r, f in zip(nodelay, floors)]
+        results["floor_ratios_low"] = [r["cpu"] / r["pages"] * 1e6 / min(f["takes"]) for r, f in zip(nodelay, floors)]
         results["floor_range"] = (min(min(f["takes"]) for f in floors), max(max(f["takes"]) for f in floors))
         # The 100 ms goal (issue 17): pages/s >= 0.8 x min(politeness ceiling, cores / floor), each
         # 100 ms run against the floor taken minutes before it; and, for reading, against trawl's
@@ -311,7 +316,11 @@ def write_report(r):
                     f"| {s['cpu']:.1f} | {s['cpu_us_per_page']:.0f} | {s['peak_rss_mb']:.0f} | {s['warc_mb']:.0f} |")
     checks = [
         ("trawl CPU per page / floor (each run against the floors taken just before and after it)",
-         f"{r['floor_ratio']:.2f}x", "<= 1.3x", r["floor_ratio"] <= 1.3),
+         f"{r['floor_ratio']:.2f}x ({' / '.join(f'{x:.2f}' for x in r['floor_ratios'])})", "<= 1.3x",
+         r["floor_ratio"] <= 1.3),
+        ("(for reading) trawl CPU per page / the lowest floor take around each run, run by run",
+         f"{statistics.median(r['floor_ratios_low']):.2f}x ({' / '.join(f'{x:.2f}' for x in r['floor_ratios_low'])})",
+         "", None),
         ("100 ms run / min(politeness, 2 cores / floor) (each run against the floors around the no-delay run before it)",
          f"{r['delay_vs_floor']:.2f} (medians: {d['pages_per_s']:.0f} / {floor_ceiling:.0f})",
          ">= 0.80", r["delay_vs_floor"] >= 0.8),
