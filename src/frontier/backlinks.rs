@@ -53,9 +53,10 @@ impl Backlinks {
 impl Frontier {
     /// Offers the links of one page of `from_host` (in document order, each once): a link
     /// seen moments ago (in the seen cache) counts as seen at once, any other is offered to
-    /// `admit` first and queued if it returns a candidate. Without `--order backlinks` that is
-    /// all; with it, each seen or admitted link is also a backlink of its URL, and of its host
-    /// when that is another host. Returns how many were seen before.
+    /// `admit` first and queued if it returns a candidate (for that same URL). Without
+    /// `--order backlinks` that is all; with it, each seen or admitted link is also a backlink
+    /// of its URL, and of its host when that is another host. Returns how many were seen
+    /// before.
     pub fn push_links(
         &mut self,
         from_host: &str,
