@@ -1,5 +1,6 @@
 //! Crawl scope: which hosts a crawl may follow links into, derived from its seeds.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::net::IpAddr;
 
@@ -35,7 +36,7 @@ impl Scope {
     /// Puts the seed's host (or its registrable domain) in scope.
     pub fn add_seed(&mut self, seed: &Url) {
         if let Some(key) = self.key(seed) {
-            self.allowed.insert(key);
+            self.allowed.insert(key.into_owned());
         }
     }
 
@@ -43,30 +44,39 @@ impl Scope {
     pub fn allows(&self, url: &Url) -> bool {
         match self.kind {
             ScopeKind::Any => true,
-            _ => self.key(url).is_some_and(|k| self.allowed.contains(&k)),
+            _ => self
+                .key(url)
+                .is_some_and(|k| self.allowed.contains(k.as_ref())),
         }
     }
 
-    fn key(&self, url: &Url) -> Option<String> {
+    /// The URL's host or registrable domain, borrowed from the URL where it can be: this runs
+    /// for every link a page offers that was not seen moments ago.
+    fn key<'u>(&self, url: &'u Url) -> Option<Cow<'u, str>> {
         let host = url.host_str()?;
-        match self.kind {
-            ScopeKind::Host | ScopeKind::Any => Some(host.to_string()),
-            ScopeKind::Domain => Some(registrable_domain(url)),
+        match (self.kind, url.host()) {
+            (ScopeKind::Host | ScopeKind::Any, _) => Some(Cow::Borrowed(host)),
+            (ScopeKind::Domain, Some(Host::Domain(name))) => Some(Cow::Borrowed(domain_of(name))),
+            (ScopeKind::Domain, _) => Some(Cow::Owned(registrable_domain(url))),
         }
     }
+}
+
+/// The registrable domain of a domain name (a name that is an IP address, or is itself a
+/// public suffix, is its own domain).
+fn domain_of(name: &str) -> &str {
+    let trimmed = name.trim_end_matches('.');
+    if trimmed.parse::<IpAddr>().is_ok() {
+        return trimmed;
+    }
+    psl::domain_str(trimmed).unwrap_or(trimmed)
 }
 
 /// The registrable domain ("eTLD+1") of a URL's host; IP hosts and hosts that are themselves a
 /// public suffix are their own domain.
 pub fn registrable_domain(url: &Url) -> String {
     match url.host() {
-        Some(Host::Domain(d)) => {
-            let trimmed = d.trim_end_matches('.');
-            if trimmed.parse::<IpAddr>().is_ok() {
-                return trimmed.to_string();
-            }
-            psl::domain_str(trimmed).unwrap_or(trimmed).to_string()
-        }
+        Some(Host::Domain(d)) => domain_of(d).to_string(),
         Some(Host::Ipv4(ip)) => ip.to_string(),
         Some(Host::Ipv6(ip)) => format!("[{ip}]"),
         None => String::new(),
@@ -107,6 +117,12 @@ mod tests {
         assert!(s.allows(&u("http://ufmg.br/")));
         assert!(!s.allows(&u("https://usp.br/")));
         assert!(!s.allows(&u("https://notufmg.br/")));
+        // A fully qualified name (trailing dot) is the same domain.
+        assert!(s.allows(&u("https://dcc.ufmg.br./a")));
+        // An IP host is its own domain.
+        s.add_seed(&u("http://127.0.0.2/"));
+        assert!(s.allows(&u("http://127.0.0.2:8080/x")));
+        assert!(!s.allows(&u("http://127.0.0.3/")));
     }
 
     #[test]
