@@ -141,6 +141,7 @@ impl Dispatcher {
         let mut last_status = Instant::now();
         let mut signals_open = true;
         let mut shutdown_deadline: Option<tokio::time::Instant> = None;
+        let mut arrived = Vec::with_capacity(MAX_RESULTS_PER_PASS);
         let time_limit = self
             .rules
             .time_limit
@@ -159,15 +160,10 @@ impl Dispatcher {
             }
             let sleep_until = wake.map(tokio::time::Instant::from_std);
             tokio::select! {
-                Some(result) = self.results.recv() => {
-                    self.finished(result);
-                    // Results that arrived meanwhile are applied before the next dispatch:
-                    // one pass of this loop (its timers and branches) for several jobs.
-                    for _ in 1..MAX_RESULTS_PER_PASS {
-                        match self.results.try_recv() {
-                            Ok(result) => self.finished(result),
-                            Err(_) => break,
-                        }
+                // Every result already waiting (up to a bound) in one pass of this loop.
+                1.. = self.results.recv_many(&mut arrived, MAX_RESULTS_PER_PASS) => {
+                    for result in arrived.drain(..) {
+                        self.finished(result);
                     }
                 }
                 Some(request) = next_command(&mut self.console) => {
