@@ -7,29 +7,20 @@
 //!        [--profile standard|small] [--threads N]
 //! Prints one JSON line: pages, bytes, cpu_seconds, us_per_page (thread CPU time).
 
+#[path = "bench/run.rs"]
+mod run;
 #[path = "bench/web.rs"]
 mod web;
 
 use std::time::Duration;
 
+use run::{arg, cpu_time};
 use url::Url;
 use web::{fillers, host_ip, page_response, Profile, Shape};
 
-fn arg(args: &[String], name: &str, default: &str) -> String {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-        .unwrap_or_else(|| default.to_string())
-}
-
-/// CPU time of this thread (Linux: /proc/thread-self/stat utime+stime, in clock ticks).
+/// CPU time of this thread.
 fn thread_cpu() -> Duration {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks: u64 = fields.get(11).and_then(|u| u.parse().ok()).unwrap_or(0)
-        + fields.get(12).and_then(|s| s.parse().ok()).unwrap_or(0);
-    Duration::from_secs_f64(ticks as f64 / 100.0)
+    cpu_time("/proc/thread-self/stat")
 }
 
 fn main() {

@@ -8,6 +8,8 @@
 //! requests served by kind, robots.txt violations, and the smallest gap seen between two
 //! requests to one host (politeness check).
 
+#[path = "bench/run.rs"]
+mod run;
 #[path = "bench/web.rs"]
 mod web;
 
@@ -18,6 +20,7 @@ use std::time::Instant;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+use run::arg;
 use web::{fillers, host_ip, page_head, Profile, Shape};
 
 #[derive(Default)]
@@ -41,13 +44,6 @@ struct Site {
     last_seen: Vec<AtomicU64>,
     min_gap: Vec<AtomicU64>,
     start: Instant,
-}
-
-fn arg(args: &[String], name: &str, default: &str) -> String {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-        .unwrap_or_else(|| default.to_string())
 }
 
 fn main() {

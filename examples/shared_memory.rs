@@ -5,18 +5,16 @@
 //! Usage: shared_memory --redis redis://127.0.0.1:6379/ [--urls 1000000] [--hosts 10000]
 //! Prints one JSON line.
 
+#[path = "bench/run.rs"]
+mod run;
+
 use trawl::frontier::storage::{fingerprint, QueuedUrl};
 use trawl::shared::connection::Redis;
 use trawl::shared::keys::Keys;
 use trawl::shared::lease_book::encode_entry;
 use trawl::shared::scripts::Scripts;
 
-fn arg(args: &[String], name: &str, default: &str) -> String {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-        .unwrap_or_else(|| default.to_string())
-}
+use run::arg;
 
 async fn used_memory(redis: &mut Redis) -> u64 {
     let info: String = redis::cmd("INFO")
