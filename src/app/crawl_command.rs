@@ -200,7 +200,14 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
     let outcome = runtime.block_on(async move {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(forward_signals(tx));
-        crawl::run(config, rx).await
+        // The crawl loop runs as a task on the runtime's workers, not on this thread: every
+        // job result wakes it, and a wake within the runtime costs no system call, where one
+        // to a thread blocked here is a futex call and a context switch (docs/PERFORMANCE.md,
+        // cut 17).
+        match tokio::spawn(crawl::run(config, rx)).await {
+            Ok(outcome) => outcome,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
     });
     let outcome = match outcome {
         Ok(o) => o,
