@@ -200,6 +200,11 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         facts,
     );
     seen.remember(dedup, &capture, &built.response_id);
+    let truncated = capture.exchange.truncated;
+    let bytes_saved = seen.bytes_saved(&capture);
+    // The response's bytes are let go before the wait for the writer (only a sitemap's are
+    // read again): a job that waits holds its gzip members, not the page as well.
+    let capture = sitemap.then_some(capture);
     // The job counts as done only once its records are in the file (replay relies on it).
     if write(&ctx.writer, built.members).await.is_err() {
         return result(job, conn, Outcome::OutputClosed);
@@ -207,9 +212,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     if let (true, Budget::Shared(budget)) = (page, &ctx.budget) {
         budget.archived(job.url.as_str());
     }
-    let truncated = capture.exchange.truncated;
-    let bytes_saved = seen.bytes_saved(&capture);
-    if sitemap {
+    if let Some(capture) = capture {
         // Up to 50 MB decoded per file: a few at a time, off the async workers, so hostile
         // sitemaps on many hosts cannot take the memory or the runtime.
         let _slot = ctx.sitemap_slots.acquire().await;
