@@ -103,12 +103,11 @@ fn main() {
     let wall = std::time::Instant::now();
     let (mut pages, mut requests, mut links, mut written) = (0usize, 0usize, 0usize, 0usize);
     let mut response = Vec::with_capacity(1 << 16);
-    for (authority, urls) in &hosts {
+    for (authority, urls) in hosts {
         let mut stream = TcpStream::connect(authority.as_str()).unwrap();
         stream.set_nodelay(true).unwrap();
         let ip = stream.peer_addr().ok().map(|a| a.ip());
         for (url, request) in urls {
-            let request = request.clone();
             let date = SystemTime::now();
             stream.write_all(&request).unwrap();
             read_response(&mut stream, &mut response).unwrap();
@@ -135,7 +134,7 @@ fn main() {
                 pages += 1;
                 let text = std::str::from_utf8(&exchange.response[head.len..]);
                 if let (true, Ok(text)) = (extract, text) {
-                    links += trawl::extract::extract_links(text, url, 5000).urls.len();
+                    links += trawl::extract::extract_links(text, &url, 5000).urls.len();
                 }
             }
             response = exchange.response;
