@@ -176,10 +176,16 @@ impl Ledger {
             Outcome::Skipped { status, reason } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 match reason {
-                    SkipReason::ContentType => self.tally.filtered.content_type += 1,
-                    SkipReason::TargetReached => self.tally.filtered.target_reached += 1,
+                    SkipReason::ContentType => {
+                        self.tally.filtered.content_type += 1;
+                        self.frontier.complete(&job.host, now);
+                    }
+                    // Kept for a run with a higher target (`--max-pages` raised resumes).
+                    SkipReason::TargetReached => {
+                        self.tally.filtered.target_reached += 1;
+                        self.frontier.put_back(job, now);
+                    }
                 }
-                self.frontier.complete(&job.host, now);
             }
             Outcome::Archived {
                 status,

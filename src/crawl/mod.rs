@@ -10,6 +10,7 @@
 //! | part | file |
 //! |---|---|
 //! | start-up I/O: output dir, dedup index, database, replay, writer | `setup.rs` |
+//! | a crawl state already there: resume, refuse, `--recrawl`, `--fresh`, a raised budget | `existing_state.rs` |
 //! | the loop: dispatch, results, timer, signals | `dispatch.rs` |
 //! | one job: fetch and the chain | `job.rs` |
 //! | what a finished job changes (counters, frontier, retries) | `ledger.rs` |
@@ -28,6 +29,7 @@ mod admission;
 mod console_link;
 mod derivatives;
 mod dispatch;
+mod existing_state;
 mod idle_pool;
 mod job;
 mod ledger;

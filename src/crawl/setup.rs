@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::derivatives::Deriver;
+use super::existing_state::open_state;
 use super::job::{Budget, JobContext};
 use super::ledger::{Ledger, LedgerRules};
 use super::replay::{replay, ReplayChain};
@@ -17,8 +18,8 @@ use super::save_point::{SavedCrawl, StateError, STATE_META};
 use super::CrawlError;
 use crate::chain::content_seen::DedupTable;
 use crate::chain::filter::PageBudget;
-use crate::config::{unlock_shared_seeds, Config, ExistingState, OutputConfig};
-use crate::crawl_db::{CrawlDb, FrontierStorage, STORE_FILE};
+use crate::config::{unlock_shared_seeds, Config};
+
 use crate::fetch::Fetcher;
 use crate::frontier::Frontier;
 use crate::http_message::parse_response_head;
@@ -49,12 +50,14 @@ pub enum SetupError {
     },
     /// The output directory holds a finished crawl and neither `--recrawl` nor `--fresh` was
     /// given.
-    #[error("the crawl in {out} has finished ({reason}); run again with --recrawl for a new crawl in the same directory (with --dedup, pages unchanged since are stored as revisits), or --fresh to start over")]
+    #[error("the crawl in {out} has finished ({reason}); {extend}run again with --recrawl for a new crawl in the same directory (with --dedup, pages unchanged since are stored as revisits), or --fresh to start over")]
     Finished {
         /// The output directory.
         out: PathBuf,
         /// How it ended, in words.
         reason: &'static str,
+        /// How it could be continued instead (a raised budget), or empty.
+        extend: String,
     },
     /// The saved state could not be set aside or removed.
     #[error("crawl state {path}: {source}")]
@@ -129,7 +132,7 @@ struct Opened {
 
 /// Runs start-up of a crawl of its own (the embedded database in the state directory).
 pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
-    let db = open_state(&config.output)?;
+    let db = open_state(&config.output, &config.run)?;
     let dedup = load_dedup(config)?;
     let frontier = Frontier::open(config.frontier.clone(), Box::new(db), Instant::now())
         .map_err(StateError::from)?;
@@ -358,54 +361,6 @@ fn finish_start(
         crawl_id,
         shared,
     })
-}
-
-/// Opens the crawl database, first acting on a crawl state already there: resumed as it is,
-/// refused when finished (unless `--recrawl`, which sets it aside), discarded by `--fresh`.
-fn open_state(output: &OutputConfig) -> Result<CrawlDb, CrawlError> {
-    let dir = &output.state_dir;
-    let open = || CrawlDb::open(dir).map_err(|e| CrawlError::State(e.into()));
-    if !dir.join(STORE_FILE).exists() {
-        return open();
-    }
-    let state_dir_error = |source| SetupError::StateDir {
-        path: dir.clone(),
-        source,
-    };
-    if output.existing_state == ExistingState::Fresh {
-        std::fs::remove_dir_all(dir).map_err(state_dir_error)?;
-        tracing::warn!(
-            "--fresh: discarded the saved crawl state in {}; starting over",
-            dir.display()
-        );
-        return open();
-    }
-    let db = open()?;
-    let blob = db.meta_get(STATE_META).map_err(StateError::from)?;
-    let stopped = SavedCrawl::decode(dir, blob.as_deref())?.and_then(|s| s.stopped);
-    let Some(reason) = stopped.filter(|r| r.is_finished()) else {
-        return Ok(db);
-    };
-    if output.existing_state != ExistingState::Recrawl {
-        return Err(SetupError::Finished {
-            out: output.out.clone(),
-            reason: reason.describe(),
-        }
-        .into());
-    }
-    drop(db); // closed before its directory moves
-    let previous = PathBuf::from(format!("{}.previous", dir.display()));
-    if previous.exists() {
-        std::fs::remove_dir_all(&previous).map_err(state_dir_error)?;
-    }
-    std::fs::rename(dir, &previous).map_err(state_dir_error)?;
-    tracing::warn!(
-        "--recrawl: the crawl in {} had finished ({}); starting a new one (its state is kept in {})",
-        output.out.display(),
-        reason.describe(),
-        previous.display()
-    );
-    open()
 }
 
 /// A new crawl's name: the WARC prefix, the start time and a random part (two crawls may

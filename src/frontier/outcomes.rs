@@ -43,11 +43,25 @@ impl Frontier {
     /// Puts a failed page job back for another attempt after `backoff`; the whole host waits,
     /// since a failing server should not be hit sooner by its other URLs.
     pub fn retry(&mut self, job: Job, now: Instant, backoff: Duration) {
+        let attempt = job.attempt + 1;
+        self.requeue_job(job, attempt, now, backoff);
+    }
+
+    /// Puts a page job whose response was not archived because the page target was met back
+    /// in its queue, as it was: a crawl run again with a higher target fetches it then.
+    pub fn put_back(&mut self, job: Job, now: Instant) {
+        let attempt = job.attempt;
+        self.requeue_job(job, attempt, now, Duration::ZERO);
+    }
+
+    /// Queues `job`'s URL again (as attempt `attempt`), its host waiting at least `wait`, and
+    /// completes the job.
+    fn requeue_job(&mut self, job: Job, attempt: u32, now: Instant, wait: Duration) {
         let Some(&id) = self.ids.get(&job.host) else {
             return;
         };
         let q = &mut self.hosts[id as usize];
-        q.next_allowed = q.next_allowed.max(now + backoff);
+        q.next_allowed = q.next_allowed.max(now + wait);
         let requisite = match job.kind {
             JobKind::Requisite { hops } => hops,
             _ => 0,
@@ -59,7 +73,7 @@ impl Frontier {
             rank,
             requisite,
             redirects: job.redirects,
-            attempt: job.attempt + 1,
+            attempt,
         };
         self.storage.finish(id);
         match self.storage.requeue(id, &entry) {

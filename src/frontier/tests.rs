@@ -227,6 +227,24 @@ fn retry_delays_the_host_and_keeps_the_attempt_count() {
 }
 
 #[test]
+fn a_job_put_back_at_the_page_target_stays_queued_as_it_was() {
+    let mut f = frontier(false);
+    let t = Instant::now();
+    f.push(cand("http://a.org/x", 3), t);
+    let j = job(f.next(t));
+    assert_eq!(f.queued(), 0);
+    f.put_back(j, t);
+    assert_eq!(f.queued(), 1);
+    // After the host's delay (a request was made), the same URL, depth and attempt count.
+    assert!(matches!(f.next(t), Next::Wait(_)));
+    let again = job(f.next(t + DELAY));
+    assert_eq!(
+        (again.url.as_str(), again.depth, again.attempt),
+        ("http://a.org/x", 3, 0)
+    );
+}
+
+#[test]
 fn drop_origin_removes_only_that_origin() {
     let mut f = frontier(false);
     let t = Instant::now();

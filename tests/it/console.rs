@@ -10,19 +10,19 @@ use crate::args;
 use crate::harness::{read_json, read_records, run_script, text, trawl};
 use crate::server::{Host, Route, Web};
 
-const TOKEN: &str = "test-token-0123456789";
+pub(crate) const TOKEN: &str = "test-token-0123456789";
 
 /// A running crawl with its console.
-struct Crawl {
-    child: Child,
+pub(crate) struct Crawl {
+    pub(crate) child: Child,
     /// `127.0.0.1:PORT`.
-    console: String,
+    pub(crate) console: String,
     /// The page's address as printed (with the token when it was generated).
-    url: String,
+    pub(crate) url: String,
 }
 
 /// Starts `trawl crawl ARGS --console 0` and reads the console's address from stderr.
-fn start(args: Vec<String>) -> Crawl {
+pub(crate) fn start(args: Vec<String>) -> Crawl {
     let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(args)
         .args(["--console", "0"])
@@ -56,7 +56,7 @@ fn start(args: Vec<String>) -> Crawl {
 }
 
 /// One HTTP/1.1 exchange with the console: status and body.
-fn call(
+pub(crate) fn call(
     addr: &str,
     method: &str,
     path: &str,
@@ -93,14 +93,19 @@ fn call(
     (status, body)
 }
 
-fn post(addr: &str, path: &str, token: Option<&str>, body: &str) -> (u16, serde_json::Value) {
+pub(crate) fn post(
+    addr: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, serde_json::Value) {
     let headers: Vec<(&str, &str)> = token.map(|t| ("X-Trawl-Token", t)).into_iter().collect();
     let (status, body) = call(addr, "POST", path, &headers, body.as_bytes());
     (status, serde_json::from_str(&body).unwrap_or_default())
 }
 
 /// Stops the crawl from its console and waits for it: a stop exits 130, as a signal does.
-async fn stop_from_console(console: &str, token: &str, crawl: Crawl) {
+pub(crate) async fn stop_from_console(console: &str, token: &str, crawl: Crawl) {
     let (code, _) = post(console, "/api/stop", Some(token), "");
     assert_eq!(code, 200);
     let mut child = crawl.child;
@@ -110,13 +115,13 @@ async fn stop_from_console(console: &str, token: &str, crawl: Crawl) {
     assert_eq!(exit.code(), Some(130));
 }
 
-fn status(addr: &str) -> serde_json::Value {
+pub(crate) fn status(addr: &str) -> serde_json::Value {
     let (code, body) = call(addr, "GET", "/api/status", &[], b"");
     assert_eq!(code, 200, "{body}");
     serde_json::from_str(&body).unwrap()
 }
 
-async fn wait_for(mut cond: impl FnMut() -> bool, what: &str) {
+pub(crate) async fn wait_for(mut cond: impl FnMut() -> bool, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !cond() {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");

@@ -4,6 +4,7 @@
 mod archive;
 mod cli;
 mod console;
+mod console_host_states;
 mod crawl_site;
 mod derivatives;
 mod durability;

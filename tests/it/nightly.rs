@@ -126,6 +126,99 @@ async fn time_limit_stops_resumably_and_max_bytes_finishes() {
     assert!(stats["pages_archived"].as_u64().unwrap() < 31, "{stats}");
 }
 
+/// Archived page URLs (200 responses) in `out`, in file order.
+fn archived_pages(out: &Path) -> Vec<String> {
+    read_records(out)
+        .into_iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .filter_map(|r| r.target_uri)
+        .collect()
+}
+
+/// A crawl that stopped at its page or byte target goes on from its frontier when run again
+/// with the target raised (or lifted); the same target again is still refused (exit 7), and
+/// its message says how to continue. Pages in flight when the target was met are kept for
+/// the next run, and no page is archived twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_raised_page_or_byte_target_extends_a_finished_crawl() {
+    let (_web, h) = linked_site("127.0.0.52", 40, 100).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let seed = h.url("/");
+    let run = |extra: &'static [&'static str]| trawl(crawl_args(seed.clone(), &out, extra));
+
+    let first = run(&["--max-pages", "5", "-c", "4"]).await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    assert_eq!(
+        read_json(&out.join("stats.json"))["stop_reason"],
+        "target_reached"
+    );
+
+    // The same target: refused, and told how to go on.
+    let same = run(&["--max-pages", "5", "-q"]).await;
+    assert_eq!(same.status.code(), Some(7), "{}", text(&same));
+    assert!(
+        stderr(&same).contains("raise --max-pages above the 5 pages archived"),
+        "{}",
+        stderr(&same)
+    );
+    let lower = run(&["--max-pages", "3", "-q"]).await;
+    assert_eq!(lower.status.code(), Some(7), "{}", text(&lower));
+
+    // Raised: the crawl goes on to the new target, from its frontier (no new crawl id).
+    let raised = run(&["--max-pages", "12"]).await;
+    assert_eq!(raised.status.code(), Some(0), "{}", text(&raised));
+    assert!(
+        stderr(&raised).contains("resuming it from its frontier"),
+        "{}",
+        stderr(&raised)
+    );
+    let stats = read_json(&out.join("stats.json"));
+    assert_eq!(stats["stop_reason"], "target_reached", "{stats}");
+    assert_eq!(stats["pages_archived"], 12, "{stats}");
+    assert_eq!(archived_pages(&out).len(), 12);
+    assert_eq!(crawl_ids(&out).len(), 1, "{:?}", crawl_ids(&out));
+
+    // Lifted: it runs to the end of its frontier; every page once.
+    let lifted = run(&[]).await;
+    assert_eq!(lifted.status.code(), Some(0), "{}", text(&lifted));
+    let stats = read_json(&out.join("stats.json"));
+    assert_eq!(stats["stop_reason"], "frontier_exhausted", "{stats}");
+    let mut pages = archived_pages(&out);
+    assert_eq!(pages.len(), 41, "{pages:?}");
+    pages.sort();
+    pages.dedup();
+    assert_eq!(pages.len(), 41, "a page archived twice");
+    // Exhausted is finished for good: the same command is refused without a budget hint.
+    let done = run(&["-q"]).await;
+    assert_eq!(done.status.code(), Some(7), "{}", text(&done));
+    assert!(!stderr(&done).contains("raise --max"), "{}", stderr(&done));
+
+    // --max-bytes the same way.
+    let out2 = dir.path().join("out2");
+    let bytes = |extra: &'static [&'static str]| trawl(crawl_args(h.url("/"), &out2, extra));
+    let capped = bytes(&["--max-bytes", "2000"]).await;
+    assert_eq!(capped.status.code(), Some(0), "{}", text(&capped));
+    let reached = read_json(&out2.join("stats.json"));
+    assert_eq!(reached["stop_reason"], "byte_limit", "{reached}");
+    let again = bytes(&["--max-bytes", "2000", "-q"]).await;
+    assert_eq!(again.status.code(), Some(7), "{}", text(&again));
+    assert!(
+        stderr(&again).contains("raise --max-bytes above"),
+        "{}",
+        stderr(&again)
+    );
+    let more = bytes(&["--max-bytes", "1MB"]).await;
+    assert_eq!(more.status.code(), Some(0), "{}", text(&more));
+    let stats = read_json(&out2.join("stats.json"));
+    assert_eq!(stats["stop_reason"], "frontier_exhausted", "{stats}");
+    let mut pages = archived_pages(&out2);
+    let all = pages.len();
+    pages.sort();
+    pages.dedup();
+    assert_eq!((all, pages.len()), (41, 41));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn outputs_and_inputs_are_checked_before_the_first_fetch() {
     let (web, h) = linked_site("127.0.0.52", 2, 100).await;
