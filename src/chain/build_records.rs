@@ -13,7 +13,9 @@ use std::time::Duration;
 use url::Url;
 
 use crate::capture::Capture;
-use crate::record::{exchange_records_as, gzip_member, metadata_record, Original, ResponseForm};
+use crate::record::{
+    exchange_records_as, gzip_member, gzip_member_parts, metadata_record, Original, ResponseForm,
+};
 
 /// The stage's options.
 #[derive(Debug, Clone, Copy)]
@@ -65,7 +67,7 @@ pub fn build_records(
     let level = options.gzip_level;
     let mut members = vec![
         gzip_member(&request.bytes, level),
-        gzip_member(&response.bytes, level),
+        gzip_member_parts(&response.parts(), level),
     ];
     if !ex.interim.is_empty() {
         let meta = metadata_record(

@@ -11,11 +11,11 @@
 
 use std::cell::RefCell;
 
+use super::feed::feed_document;
 use super::text_buffer::TextBuffer;
-use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+    Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 
 /// Longest title kept, in bytes.
@@ -443,10 +443,7 @@ pub fn read_document(html: &str, options: DocumentOptions) -> Document {
         }),
     };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    let _ = tokenizer.feed(&input);
-    tokenizer.end();
+    feed_document(&tokenizer, html);
     let mut state = tokenizer.sink.state.into_inner();
     state.close_anchor();
     if state.in_title && !state.title.out.is_empty() {

@@ -13,10 +13,10 @@ use std::collections::HashSet;
 
 use foldhash::fast::RandomState;
 
-use html5ever::tendril::StrTendril;
+use super::feed::feed_document;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+    Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 use url::Url;
 
@@ -250,10 +250,7 @@ pub fn extract_links_and_requisites(
         requisites,
     };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    let _ = tokenizer.feed(&input);
-    tokenizer.end();
+    feed_document(&tokenizer, html);
     let collected = tokenizer.sink.collected.into_inner();
 
     let base = collected

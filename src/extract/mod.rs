@@ -7,6 +7,7 @@
 pub mod charset;
 pub mod css_urls;
 pub mod document;
+mod feed;
 pub mod link_header;
 pub mod links;
 pub mod sitemap;

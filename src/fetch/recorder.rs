@@ -12,8 +12,11 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// The most room [`SharedTape::reserve_body`] makes for a body.
+/// The most room [`SharedTape::reserve_body`] makes for a body before any of it arrived.
 pub const MAX_BODY_RESERVE: usize = 1 << 20;
+/// Room past the body cap for what the last read brings in beyond it (hyper reads ahead up to
+/// its buffer, ~400 KiB).
+const READ_AHEAD: usize = 512 << 10;
 
 /// Bytes of one exchange in each direction.
 #[derive(Debug, Default)]
@@ -27,6 +30,10 @@ pub struct Tape {
     /// interim responses without a limit of its own, so an endless stream of them would
     /// otherwise grow the tape until the fetch times out.
     pub head_limit: Option<usize>,
+    /// The most the tape can come to for this response (its head, the body up to its cap and
+    /// a last read past it): when the received bytes outgrow their room, the room grows to
+    /// this at once, not by doubling (see [`SharedTape::reserve_body`]).
+    pub planned: usize,
 }
 
 /// A tape shared between the recorder (inside hyper's connection task) and the fetcher.
@@ -45,6 +52,7 @@ impl SharedTape {
         let mut t = self.lock();
         t.sent.clear();
         t.received.clear();
+        t.planned = 0;
     }
 
     /// Takes the recorded bytes, leaving the tape empty.
@@ -60,13 +68,25 @@ impl SharedTape {
     /// Makes room for a body of `declared` bytes (at most `max_body`) after the first
     /// `head_end` received bytes, so a body of known length does not grow the tape, copying
     /// it, as it arrives. A declared length is only the server's word: past
-    /// [`MAX_BODY_RESERVE`] the tape grows as the body comes in.
+    /// [`MAX_BODY_RESERVE`] nothing is reserved until that much has arrived. From then on,
+    /// the room grows in one step to the most the response can come to (the declared length,
+    /// or the body cap when none is declared), instead of doubling: each doubling copies the
+    /// body so far and leaves the old buffer to the allocator, so a body at a 20 MiB cap would
+    /// otherwise pass through 1, 2, 4, 8, 16 and 32 MiB buffers, the last two resident at once.
     pub fn reserve_body(&self, head_end: usize, declared: Option<usize>, max_body: u64) {
-        let Some(declared) = declared else { return };
-        let body = declared
-            .min(usize::try_from(max_body).unwrap_or(usize::MAX))
-            .min(MAX_BODY_RESERVE);
+        let cap = usize::try_from(max_body).unwrap_or(usize::MAX);
+        let most = declared.map_or(cap, |d| d.min(cap));
         let mut t = self.lock();
+        t.planned =
+            head_end
+                .saturating_add(most)
+                .saturating_add(if declared.is_some_and(|d| d <= cap) {
+                    0
+                } else {
+                    READ_AHEAD
+                });
+        let Some(declared) = declared else { return };
+        let body = most.min(declared).min(MAX_BODY_RESERVE);
         let more = (head_end + body).saturating_sub(t.received.len());
         t.received.reserve_exact(more);
     }
@@ -107,6 +127,16 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
             let new = &buf.filled()[before..];
             if !new.is_empty() {
                 let mut tape = self.tape.lock();
+                let needed = tape.received.len() + new.len();
+                // Below MAX_BODY_RESERVE the tape doubles as usual (small bodies, or a server
+                // that has not yet shown a body worth the room); past it, one step to the plan.
+                if needed > tape.received.capacity()
+                    && needed > MAX_BODY_RESERVE
+                    && tape.planned > needed
+                {
+                    let more = tape.planned - tape.received.len();
+                    tape.received.reserve_exact(more);
+                }
                 tape.received.extend_from_slice(new);
                 if tape
                     .head_limit
@@ -163,6 +193,35 @@ mod tests {
         assert_eq!(t.sent, b"GET / HTTP/1.1\r\n\r\n");
         assert_eq!(t.received, b"HTTP/1.1 200 OK\r\n\r\n");
         assert!(tape.take().sent.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_large_body_grows_the_tape_once_to_its_plan_not_by_doubling() {
+        let (client, mut server) = tokio::io::duplex(1 << 16);
+        let tape = SharedTape::default();
+        let mut rec = Recorder::new(client, tape.clone());
+        let body = 3 * MAX_BODY_RESERVE;
+        tape.reserve_body(0, Some(body), 1 << 30);
+        let writer = tokio::spawn(async move {
+            server.write_all(&vec![b'x'; body]).await.unwrap();
+        });
+        let mut sink = vec![0u8; body];
+        let mut capacities = std::collections::BTreeSet::new();
+        let mut read = 0;
+        while read < body {
+            read += rec.read(&mut sink[read..]).await.unwrap();
+            capacities.insert(tape.lock().received.capacity());
+        }
+        writer.await.unwrap();
+        // The first MiB as reserved, then one step to the declared length.
+        assert_eq!(capacities.len(), 2, "{capacities:?}");
+        assert!(*capacities.last().unwrap() >= body);
+        assert!(*capacities.last().unwrap() < body + MAX_BODY_RESERVE);
+        // No length declared: the plan is the body cap (and a last read past it).
+        let unknown = SharedTape::default();
+        unknown.reserve_body(100, None, 5 << 20);
+        assert_eq!(unknown.lock().planned, 100 + (5 << 20) + READ_AHEAD);
+        assert_eq!(unknown.lock().received.capacity(), 0);
     }
 
     #[test]

@@ -51,7 +51,26 @@ fn serialize_as(
     fields: &[(&str, &str)],
     block: &[u8],
 ) -> WarcRecord {
-    let mut bytes = Vec::with_capacity(block.len() + 512);
+    let mut bytes = record_head(version, kind, &id, fields, block.len(), block.len());
+    bytes.extend_from_slice(block);
+    bytes.extend_from_slice(RECORD_END);
+    WarcRecord { id, bytes }
+}
+
+/// What closes every record after its block.
+const RECORD_END: &[u8] = b"\r\n\r\n";
+
+/// A record's head: the version line and header fields, Content-Length (`block_len`) and the
+/// blank line; its buffer has room for `room` more bytes.
+fn record_head(
+    version: &[u8],
+    kind: &'static str,
+    id: &str,
+    fields: &[(&str, &str)],
+    block_len: usize,
+    room: usize,
+) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(room + 512);
     bytes.extend_from_slice(version);
     bytes.extend_from_slice(b"\r\n");
     bytes.extend_from_slice(b"WARC-Type: ");
@@ -66,11 +85,36 @@ fn serialize_as(
         bytes.extend_from_slice(b"\r\n");
     }
     bytes.extend_from_slice(b"Content-Length: ");
-    bytes.extend_from_slice(block.len().to_string().as_bytes());
+    bytes.extend_from_slice(block_len.to_string().as_bytes());
     bytes.extend_from_slice(b"\r\n\r\n");
-    bytes.extend_from_slice(block);
-    bytes.extend_from_slice(b"\r\n\r\n");
-    WarcRecord { id, bytes }
+    bytes
+}
+
+/// A record whose block stays where it is (the exchange's recorded bytes): its head is built,
+/// its block borrowed, so a large response is not copied to be compressed.
+#[derive(Debug)]
+pub struct BorrowedRecord<'a> {
+    /// The WARC-Record-ID, including angle brackets.
+    pub id: String,
+    /// Version line, header fields and the blank line.
+    head: Vec<u8>,
+    /// The block.
+    block: &'a [u8],
+}
+
+impl BorrowedRecord<'_> {
+    /// The record's bytes, in order: head, block, closing CRLF CRLF.
+    pub fn parts(&self) -> [&[u8]; 3] {
+        [&self.head, self.block, RECORD_END]
+    }
+
+    /// The record as one buffer.
+    pub fn to_record(&self) -> WarcRecord {
+        WarcRecord {
+            id: self.id.clone(),
+            bytes: self.parts().concat(),
+        }
+    }
 }
 
 /// The capture a revisit record refers to.
@@ -109,16 +153,19 @@ pub enum ResponseForm<'a> {
 /// sharing one WARC-Date; computes the payload digest.
 pub fn exchange_records(ex: &Exchange) -> (WarcRecord, WarcRecord) {
     let payload_digest = payload_of_response(&ex.response).map(|p| sha1_digest(&p));
-    exchange_records_as(ex, payload_digest.as_deref(), ResponseForm::Response)
+    let (request, response) =
+        exchange_records_as(ex, payload_digest.as_deref(), ResponseForm::Response);
+    (request, response.to_record())
 }
 
 /// Builds the request record and a response or revisit record, with a payload digest the
-/// caller already computed (it is needed for the content-seen test anyway).
-pub fn exchange_records_as(
-    ex: &Exchange,
+/// caller already computed (it is needed for the content-seen test anyway). The response's
+/// block is borrowed from `ex`.
+pub fn exchange_records_as<'a>(
+    ex: &'a Exchange,
     payload_digest: Option<&str>,
     form: ResponseForm<'_>,
-) -> (WarcRecord, WarcRecord) {
+) -> (WarcRecord, BorrowedRecord<'a>) {
     let date = warc_date(ex.date);
     let request_id = RecordIds::next();
     let response_id = RecordIds::next();
@@ -153,7 +200,11 @@ pub fn exchange_records_as(
         fields.push(("WARC-Truncated", t.as_warc_value()));
     }
     fields.push(("Content-Type", "application/http;msgtype=response"));
-    let response = serialize(kind, response_id.clone(), &fields, block);
+    let response = BorrowedRecord {
+        head: record_head(b"WARC/1.1", kind, &response_id, &fields, block.len(), 0),
+        id: response_id.clone(),
+        block,
+    };
 
     let request_digest = sha1_digest(&ex.request);
     let mut fields: Vec<(&str, &str)> =
@@ -293,7 +344,7 @@ mod tests {
                 original: &original,
             },
         );
-        let b = &rev.bytes;
+        let b = &rev.to_record().bytes;
         assert!(b.starts_with(b"WARC/1.1\r\nWARC-Type: revisit\r\n"));
         assert_eq!(header(b, "WARC-Profile"), Some(REVISIT_PROFILE));
         assert_eq!(

@@ -15,6 +15,7 @@
 //! depend only on the record and the level.
 
 use std::cell::RefCell;
+use std::io::Write;
 
 use libdeflater::{CompressionLvl, Compressor};
 
@@ -30,6 +31,39 @@ thread_local! {
     /// This thread's compressors, one per level used (at most two: the configured level and
     /// the small-record level).
     static COMPRESSORS: RefCell<Vec<(u32, Compressor)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Records at least this long are compressed as a stream from their parts (see
+/// [`gzip_member_parts`]).
+pub const STREAMED_RECORD: usize = 1 << 20;
+
+/// Returns the record made of `parts` (head, block, closing CRLF CRLF) as one gzip member.
+/// Below [`STREAMED_RECORD`] bytes the parts are joined and compressed in one call, as
+/// [`gzip_member`] does (the same bytes). A larger record (a body of many MiB, up to the body
+/// cap) is compressed as a stream by zlib-rs at the same level, part by part, into a buffer
+/// sized for the worst case but touched only as far as it is written: joining it would copy
+/// the whole body once more, and libdeflate's output buffer would be as large again (a
+/// 20 MiB page cost three times its size in memory at once).
+pub fn gzip_member_parts(parts: &[&[u8]], level: u32) -> Vec<u8> {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    if total < STREAMED_RECORD {
+        return gzip_member(&parts.concat(), level);
+    }
+    let mut out = Vec::with_capacity(GZIP_HEADER.len() + total + (total >> 10) + 1024);
+    out.extend_from_slice(&GZIP_HEADER);
+    let mut crc = crc32fast::Hasher::new();
+    let mut encoder =
+        flate2::write::DeflateEncoder::new(out, flate2::Compression::new(level.min(9)));
+    for part in parts {
+        crc.update(part);
+        encoder
+            .write_all(part)
+            .expect("writing to a Vec does not fail");
+    }
+    let mut out = encoder.finish().expect("writing to a Vec does not fail");
+    out.extend_from_slice(&crc.finalize().to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out
 }
 
 /// Returns `record` as a complete, self-contained gzip member.
@@ -112,6 +146,27 @@ mod tests {
                 .read_to_end(&mut back)
                 .unwrap();
             assert_eq!(&back, data);
+        }
+    }
+
+    #[test]
+    fn a_record_in_parts_is_one_member_streamed_when_large() {
+        let head = b"WARC/1.1\r\nContent-Length: 9\r\n\r\n".to_vec();
+        let small: [&[u8]; 3] = [&head, b"some body", b"\r\n\r\n"];
+        assert_eq!(
+            gzip_member_parts(&small, 3),
+            gzip_member(&small.concat(), 3)
+        );
+        let body: Vec<u8> = (0..STREAMED_RECORD as u32 + 5000)
+            .map(|i| (i % 251) as u8 ^ (i / 7) as u8)
+            .collect();
+        for level in [0, 3, 9] {
+            let parts: [&[u8]; 3] = [&head, &body, b"\r\n\r\n"];
+            let member = gzip_member_parts(&parts, level);
+            // One member: a single-member decoder reads all of it, CRC and length checked.
+            let mut back = Vec::new();
+            GzDecoder::new(&member[..]).read_to_end(&mut back).unwrap();
+            assert_eq!(back, parts.concat(), "level {level}");
         }
     }
 

@@ -9,8 +9,8 @@ pub mod digest;
 pub mod gzip;
 
 pub use builder::{
-    exchange_records, exchange_records_as, metadata_record, warc_date, warcinfo_record, Original,
-    ResponseForm,
+    exchange_records, exchange_records_as, metadata_record, warc_date, warcinfo_record,
+    BorrowedRecord, Original, ResponseForm,
 };
 pub use digest::{payload_of_response, sha1_digest};
-pub use gzip::gzip_member;
+pub use gzip::{gzip_member, gzip_member_parts};
