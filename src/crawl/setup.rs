@@ -19,7 +19,6 @@ use super::CrawlError;
 use crate::chain::content_seen::DedupTable;
 use crate::chain::filter::PageBudget;
 use crate::config::{unlock_shared_seeds, Config};
-
 use crate::fetch::Fetcher;
 use crate::frontier::Frontier;
 use crate::http_message::parse_response_head;
