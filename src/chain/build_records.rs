@@ -13,9 +13,7 @@ use std::time::Duration;
 use url::Url;
 
 use crate::capture::Capture;
-use crate::record::{
-    exchange_records_as, gzip_member, gzip_member_parts, metadata_record, Original, ResponseForm,
-};
+use crate::record::{exchange_records_as, gzip_member, metadata_record, Original, ResponseForm};
 
 /// The stage's options.
 #[derive(Debug, Clone, Copy)]
@@ -65,15 +63,13 @@ pub fn build_records(
     let ex = &capture.exchange;
     let (request, response) = exchange_records_as(ex, Some(payload_digest), form);
     let level = options.gzip_level;
-    let mut members = vec![
-        gzip_member(&request.bytes, level),
-        gzip_member_parts(&response.parts(), level),
-    ];
+    let (response_id, response_member) = response.into_member(level);
+    let mut members = vec![gzip_member(&request.bytes, level), response_member];
     if !ex.interim.is_empty() {
         let meta = metadata_record(
             &ex.target_uri,
             ex.date,
-            &response.id,
+            &response_id,
             &interim_fields(&ex.interim),
         );
         members.push(gzip_member(&meta.bytes, level));
@@ -84,12 +80,12 @@ pub fn build_records(
             ("fetchTimeMs", facts.elapsed.as_millis().to_string()),
         ];
         fields.extend(facts.links.iter().map(|l| ("outlink", l.to_string())));
-        let meta = metadata_record(&ex.target_uri, ex.date, &response.id, &fields);
+        let meta = metadata_record(&ex.target_uri, ex.date, &response_id, &fields);
         members.push(gzip_member(&meta.bytes, level));
     }
     BuiltRecords {
         members,
-        response_id: response.id,
+        response_id,
     }
 }
 

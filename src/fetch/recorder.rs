@@ -14,8 +14,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// The most room [`SharedTape::reserve_body`] makes for a body before any of it arrived.
 pub const MAX_BODY_RESERVE: usize = 1 << 20;
-/// Room past the body cap for what the last read brings in beyond it (hyper reads ahead up to
-/// its buffer, ~400 KiB).
+/// Room past the body cap (or the declared length) for what the last read brings in beyond it
+/// (hyper reads ahead up to its buffer, ~400 KiB).
 const READ_AHEAD: usize = 512 << 10;
 
 /// Bytes of one exchange in each direction.
@@ -30,8 +30,8 @@ pub struct Tape {
     /// interim responses without a limit of its own, so an endless stream of them would
     /// otherwise grow the tape until the fetch times out.
     pub head_limit: Option<usize>,
-    /// The most the tape can come to for this response (its head, the body up to its cap and
-    /// a last read past it): when the received bytes outgrow their room, the room grows to
+    /// The most the tape can come to for this response (its head, the body up to its declared
+    /// length or cap, and a last read past it): when the received bytes outgrow their room, the room grows to
     /// this at once, not by doubling (see [`SharedTape::reserve_body`]).
     pub planned: usize,
 }
@@ -71,22 +71,19 @@ impl SharedTape {
     /// [`MAX_BODY_RESERVE`] nothing is reserved until that much has arrived. From then on,
     /// the room grows in one step to the most the response can come to (the declared length,
     /// or the body cap when none is declared), instead of doubling: each doubling copies the
-    /// body so far and leaves the old buffer to the allocator, so a body at a 20 MiB cap would
-    /// otherwise pass through 1, 2, 4, 8, 16 and 32 MiB buffers, the last two resident at once.
+    /// body so far into a new buffer, so a body at a 20 MiB cap would otherwise pass through
+    /// 1, 2, 4, 8, 16 and 32 MiB buffers (11-12 MB more peak RSS on one such page,
+    /// docs/PERFORMANCE.md).
     pub fn reserve_body(&self, head_end: usize, declared: Option<usize>, max_body: u64) {
         let cap = usize::try_from(max_body).unwrap_or(usize::MAX);
         let most = declared.map_or(cap, |d| d.min(cap));
         let mut t = self.lock();
-        t.planned =
-            head_end
-                .saturating_add(most)
-                .saturating_add(if declared.is_some_and(|d| d <= cap) {
-                    0
-                } else {
-                    READ_AHEAD
-                });
-        let Some(declared) = declared else { return };
-        let body = most.min(declared).min(MAX_BODY_RESERVE);
+        // A last read can go past the declared length too (a body longer than it).
+        t.planned = head_end.saturating_add(most).saturating_add(READ_AHEAD);
+        if declared.is_none() {
+            return;
+        }
+        let body = most.min(MAX_BODY_RESERVE);
         let more = (head_end + body).saturating_sub(t.received.len());
         t.received.reserve_exact(more);
     }

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use crate::exchange::Exchange;
 
 use super::digest::{payload_of_response, sha1_digest};
+use super::gzip::{gzip_member, gzip_member_streamed, STREAMED_RECORD};
 
 /// One serialized, uncompressed WARC record.
 #[derive(Debug, Clone)]
@@ -103,18 +104,37 @@ pub struct BorrowedRecord<'a> {
 }
 
 impl BorrowedRecord<'_> {
-    /// The record's bytes, in order: head, block, closing CRLF CRLF.
-    pub fn parts(&self) -> [&[u8]; 3] {
-        [&self.head, self.block, RECORD_END]
-    }
-
     /// The record as one buffer.
     pub fn to_record(&self) -> WarcRecord {
         WarcRecord {
             id: self.id.clone(),
-            bytes: self.parts().concat(),
+            bytes: [&self.head, self.block, RECORD_END].concat(),
         }
     }
+
+    /// The record as one gzip member, with its id. A record under [`STREAMED_RECORD`] bytes
+    /// is completed in its head's buffer (made with room for it) and compressed in one call,
+    /// as every other record is; a larger one is compressed as a stream from its head and
+    /// the borrowed block, which is never copied.
+    pub fn into_member(self, level: u32) -> (String, Vec<u8>) {
+        let BorrowedRecord {
+            id,
+            mut head,
+            block,
+        } = self;
+        if is_streamed(block) {
+            return (id, gzip_member_streamed(&[&head, block, RECORD_END], level));
+        }
+        head.extend_from_slice(block);
+        head.extend_from_slice(RECORD_END);
+        (id, gzip_member(&head, level))
+    }
+}
+
+/// True when a record with `block` is compressed as a stream ([`STREAMED_RECORD`]; its head
+/// is a few hundred bytes).
+fn is_streamed(block: &[u8]) -> bool {
+    block.len() >= STREAMED_RECORD
 }
 
 /// The capture a revisit record refers to.
@@ -201,7 +221,19 @@ pub fn exchange_records_as<'a>(
     }
     fields.push(("Content-Type", "application/http;msgtype=response"));
     let response = BorrowedRecord {
-        head: record_head(b"WARC/1.1", kind, &response_id, &fields, block.len(), 0),
+        head: record_head(
+            b"WARC/1.1",
+            kind,
+            &response_id,
+            &fields,
+            block.len(),
+            // Room to complete the record in place, unless it is compressed as a stream.
+            if is_streamed(block) {
+                0
+            } else {
+                block.len() + RECORD_END.len()
+            },
+        ),
         id: response_id.clone(),
         block,
     };
@@ -286,6 +318,33 @@ mod tests {
             response: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n".to_vec(),
             truncated: Some(Truncation::Length),
             interim: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_response_becomes_one_member_of_its_record_small_or_streamed() {
+        use std::io::Read;
+        let small = exchange();
+        let mut large = exchange();
+        large.response = b"HTTP/1.1 200 OK\r\nContent-Length: 2000000\r\n\r\n".to_vec();
+        large
+            .response
+            .resize(large.response.len() + 2_000_000, b'x');
+        for (ex, streamed) in [(small, false), (large, true)] {
+            let (_, response) = exchange_records_as(&ex, None, ResponseForm::Response);
+            assert_eq!(is_streamed(response.block), streamed);
+            let record = response.to_record();
+            let (id, member) = response.into_member(3);
+            assert_eq!(id, record.id);
+            if !streamed {
+                // The same bytes as compressing the joined record.
+                assert_eq!(member, gzip_member(&record.bytes, 3));
+            }
+            let mut back = Vec::new();
+            flate2::read::GzDecoder::new(&member[..])
+                .read_to_end(&mut back)
+                .unwrap();
+            assert_eq!(back, record.bytes);
         }
     }
 

@@ -33,22 +33,18 @@ thread_local! {
     static COMPRESSORS: RefCell<Vec<(u32, Compressor)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Records at least this long are compressed as a stream from their parts (see
-/// [`gzip_member_parts`]).
+/// Records at least this long are compressed as a stream from their parts
+/// ([`gzip_member_streamed`]) rather than joined into one buffer first.
 pub const STREAMED_RECORD: usize = 1 << 20;
 
-/// Returns the record made of `parts` (head, block, closing CRLF CRLF) as one gzip member.
-/// Below [`STREAMED_RECORD`] bytes the parts are joined and compressed in one call, as
-/// [`gzip_member`] does (the same bytes). A larger record (a body of many MiB, up to the body
-/// cap) is compressed as a stream by zlib-rs at the same level, part by part, into a buffer
-/// sized for the worst case but touched only as far as it is written: joining it would copy
-/// the whole body once more, and libdeflate's output buffer would be as large again (a
-/// 20 MiB page cost three times its size in memory at once).
-pub fn gzip_member_parts(parts: &[&[u8]], level: u32) -> Vec<u8> {
+/// Returns the record made of `parts` (head, block, closing CRLF CRLF) as one gzip member,
+/// compressed as a stream by zlib-rs at `level`, part by part. For records of
+/// [`STREAMED_RECORD`] bytes or more (a body of many MiB, up to the body cap): libdeflate
+/// compresses one contiguous buffer, and joining head and block would copy the whole body once
+/// more (docs/PERFORMANCE.md, memory on the hostile web). The output buffer is sized for the
+/// worst case, so it never grows by copying; only what is written of it becomes resident.
+pub fn gzip_member_streamed(parts: &[&[u8]], level: u32) -> Vec<u8> {
     let total: usize = parts.iter().map(|p| p.len()).sum();
-    if total < STREAMED_RECORD {
-        return gzip_member(&parts.concat(), level);
-    }
     let mut out = Vec::with_capacity(GZIP_HEADER.len() + total + (total >> 10) + 1024);
     out.extend_from_slice(&GZIP_HEADER);
     let mut crc = crc32fast::Hasher::new();
@@ -152,17 +148,12 @@ mod tests {
     #[test]
     fn a_record_in_parts_is_one_member_streamed_when_large() {
         let head = b"WARC/1.1\r\nContent-Length: 9\r\n\r\n".to_vec();
-        let small: [&[u8]; 3] = [&head, b"some body", b"\r\n\r\n"];
-        assert_eq!(
-            gzip_member_parts(&small, 3),
-            gzip_member(&small.concat(), 3)
-        );
         let body: Vec<u8> = (0..STREAMED_RECORD as u32 + 5000)
             .map(|i| (i % 251) as u8 ^ (i / 7) as u8)
             .collect();
         for level in [0, 3, 9] {
             let parts: [&[u8]; 3] = [&head, &body, b"\r\n\r\n"];
-            let member = gzip_member_parts(&parts, level);
+            let member = gzip_member_streamed(&parts, level);
             // One member: a single-member decoder reads all of it, CRC and length checked.
             let mut back = Vec::new();
             GzDecoder::new(&member[..]).read_to_end(&mut back).unwrap();

@@ -13,4 +13,4 @@ pub use builder::{
     BorrowedRecord, Original, ResponseForm,
 };
 pub use digest::{payload_of_response, sha1_digest};
-pub use gzip::{gzip_member, gzip_member_parts};
+pub use gzip::gzip_member;
