@@ -441,6 +441,8 @@ pub struct CrawlArgs {
     pub insecure: bool,
 
     /// Content types archived (comma-separated or repeated; 'text/*' style wildcards allowed).
+    /// Links whose extension has an accepted type are queued (.pdf with application/pdf); HTML
+    /// of a type not accepted is read for links, not archived.
     #[arg(
         long,
         value_name = "TYPES",

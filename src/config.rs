@@ -20,7 +20,7 @@ use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
 use crate::seeds::{parse_seed, parse_seed_lines, Seed, SeedProblem};
 use crate::shared::SharedSettings;
-use crate::url_rules::{ScopeKind, UrlFilter};
+use crate::url_rules::{ExtensionFilter, ScopeKind, UrlFilter};
 use crate::warc::Rotation;
 
 /// Largest robots.txt body read (more than the parse limit, which cuts at a line break).
@@ -136,6 +136,8 @@ pub struct AdmissionConfig {
     pub scope: ScopeKind,
     /// Include/exclude regexes.
     pub filter: UrlFilter,
+    /// The extension pre-filter, derived from `--accept`.
+    pub extensions: ExtensionFilter,
     /// Link-hop limit.
     pub max_depth: Option<u32>,
     /// Redirect hops followed from one URL.
@@ -330,6 +332,12 @@ impl Config {
             return Err(bad("--accept needs at least one content type".into()));
         }
 
+        let archive = ArchiveRules {
+            accept,
+            max_body_size: args.max_body_size,
+            robots_max_body: ROBOTS_MAX_BODY as u64,
+        };
+        let extensions = ExtensionFilter::new(|media_type| archive.accepts(media_type));
         let ports = match args.deny_ports.clone() {
             None => PortPolicy::AllowAll,
             Some(list) if list.is_empty() => PortPolicy::DefaultOnly,
@@ -454,16 +462,13 @@ impl Config {
             admission: AdmissionConfig {
                 scope: args.scope,
                 filter,
+                extensions,
                 max_depth: args.max_depth,
                 max_redirects: args.max_redirects,
                 limits,
             },
             chain: ChainConfig {
-                archive: ArchiveRules {
-                    accept,
-                    max_body_size: args.max_body_size,
-                    robots_max_body: ROBOTS_MAX_BODY as u64,
-                },
+                archive,
                 links: LinkRules {
                     max_links_per_page: args.max_links_per_page,
                     max_decoded_size,

@@ -5,10 +5,13 @@
 //! A page is a 2xx response of an accepted media type; it counts toward `--max-pages` and its
 //! links are followed. 3xx responses and robots.txt are archived whatever their type; other
 //! statuses of an accepted type are archived but are not pages. A response of a type not
-//! accepted is not archived and its body is not read.
+//! accepted is not archived and its body is not read, except a 2xx HTML page: it is read for
+//! its links and not archived, as `wget -r -A pdf` does, so that `--accept application/pdf`
+//! finds the PDFs a site links to.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::http_message::media_type::is_html;
 use crate::http_message::ResponseHead;
 
 /// What the filter decided.
@@ -18,6 +21,9 @@ pub enum Verdict {
     Page,
     /// Archive it, but it is not a page (3xx, 4xx/5xx of an accepted type, robots.txt).
     Other,
+    /// Do not archive it, but read it for links: a 2xx HTML page whose type `--accept` does
+    /// not take (the pages of accepted types it links to are still found).
+    Traverse,
     /// Do not archive it.
     Skip(SkipReason),
 }
@@ -58,7 +64,12 @@ impl ArchiveRules {
         if robots || (300..400).contains(&status) {
             Verdict::Other
         } else if !self.accepts(&head.media_type().unwrap_or_default()) {
-            Verdict::Skip(SkipReason::ContentType)
+            let html = head.media_type().is_some_and(|m| is_html(&m));
+            if html && (200..300).contains(&status) {
+                Verdict::Traverse
+            } else {
+                Verdict::Skip(SkipReason::ContentType)
+            }
         } else if (200..300).contains(&status) {
             Verdict::Page
         } else {
@@ -172,10 +183,42 @@ mod tests {
             Verdict::Skip(SkipReason::TargetReached)
         );
         assert_eq!(r.body_cap(Verdict::Other, true), Some(10));
+        assert_eq!(r.body_cap(Verdict::Traverse, false), Some(100));
         assert_eq!(r.body_cap(Verdict::Page, false), Some(100));
         assert_eq!(
             r.body_cap(Verdict::Skip(SkipReason::ContentType), false),
             None
+        );
+    }
+
+    #[test]
+    fn html_of_a_type_not_accepted_is_read_for_links_only() {
+        let pdf = ArchiveRules {
+            accept: vec!["application/pdf".into()],
+            ..rules()
+        };
+        let budget = PageBudget::new(Some(1), 0);
+        let html = head(200, "text/html; charset=utf-8");
+        assert_eq!(pdf.classify(&html, false), Verdict::Traverse);
+        // Not a page: it takes nothing from the budget.
+        assert_eq!(pdf.decide(&html, false, &budget), Verdict::Traverse);
+        assert_eq!(
+            pdf.decide(&head(200, "application/pdf"), false, &budget),
+            Verdict::Page
+        );
+        assert_eq!(
+            pdf.classify(&head(200, "application/xhtml+xml"), false),
+            Verdict::Traverse
+        );
+        // An error page or a robots/sitemap/requisite job is never traversed.
+        assert_eq!(
+            pdf.classify(&head(404, "text/html"), false),
+            Verdict::Skip(SkipReason::ContentType)
+        );
+        assert_eq!(pdf.classify(&html, true), Verdict::Other);
+        assert_eq!(
+            pdf.classify(&head(200, "image/png"), false),
+            Verdict::Skip(SkipReason::ContentType)
         );
     }
 

@@ -4,7 +4,7 @@
 use url::Url;
 
 use crate::config::Limits;
-use crate::url_rules::{has_non_html_extension, Scope, UrlFilter};
+use crate::url_rules::{ExtensionFilter, Scope, UrlFilter};
 
 /// Why a URL was not admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,7 +17,7 @@ pub enum Rejection {
     Redirects,
     /// Rejected by `--include`/`--exclude`.
     Pattern,
-    /// Obvious non-HTML by its extension.
+    /// Its extension names a type `--accept` does not take.
     Extension,
     /// Longer than `--max-url-length`.
     UrlLength,
@@ -33,6 +33,7 @@ pub struct Admission {
     /// In-scope hosts or domains; grows when a seed redirects elsewhere.
     pub scope: Scope,
     filter: UrlFilter,
+    extensions: ExtensionFilter,
     max_depth: Option<u32>,
     max_redirects: u32,
     limits: Limits,
@@ -43,6 +44,7 @@ impl Admission {
     pub fn new(
         scope: Scope,
         filter: UrlFilter,
+        extensions: ExtensionFilter,
         max_depth: Option<u32>,
         max_redirects: u32,
         limits: Limits,
@@ -50,6 +52,7 @@ impl Admission {
         Admission {
             scope,
             filter,
+            extensions,
             max_depth,
             max_redirects,
             limits,
@@ -89,7 +92,7 @@ impl Admission {
         if self.limits.is_path_trap(url) {
             return Err(Rejection::PathTrap);
         }
-        if has_non_html_extension(url) {
+        if self.extensions.skips(url) {
             return Err(Rejection::Extension);
         }
         Ok(())
@@ -136,7 +139,14 @@ mod tests {
         let mut scope = Scope::new(ScopeKind::Host);
         scope.add_seed(&u("http://a.org/"));
         let filter = UrlFilter::new(&[], &["/skip".into()]).unwrap();
-        let a = Admission::new(scope, filter, Some(2), 3, limits(PortPolicy::AllowAll));
+        let a = Admission::new(
+            scope,
+            filter,
+            ExtensionFilter::default(),
+            Some(2),
+            3,
+            limits(PortPolicy::AllowAll),
+        );
         assert_eq!(a.check(&u("http://a.org/x"), 2, 0), Ok(()));
         assert_eq!(a.check(&u("http://a.org/x"), 3, 0), Err(Rejection::Depth));
         assert_eq!(
@@ -162,6 +172,7 @@ mod tests {
         let a = Admission::new(
             any,
             UrlFilter::new(&[], &[]).unwrap(),
+            ExtensionFilter::default(),
             None,
             3,
             limits(PortPolicy::AllowAll),
@@ -184,6 +195,7 @@ mod tests {
             let a = Admission::new(
                 Scope::new(ScopeKind::Any),
                 UrlFilter::new(&[], &[]).unwrap(),
+                ExtensionFilter::default(),
                 None,
                 3,
                 limits(p),

@@ -82,6 +82,13 @@ pub enum Outcome {
         /// Body bytes not stored because the capture was written as a revisit.
         bytes_saved: u64,
     },
+    /// An HTML page of a type `--accept` does not take: read for its links, not archived.
+    Traversed {
+        /// HTTP status.
+        status: u16,
+        /// Its links (requisites are dropped: the page is not archived).
+        found: Outlinks,
+    },
     /// A response was received but not archived.
     Skipped {
         /// HTTP status.
@@ -179,6 +186,11 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     }
     if let Verdict::Skip(reason) = verdict {
         return result(job, conn, Outcome::Skipped { status, reason });
+    }
+    if verdict == Verdict::Traverse {
+        let mut found = outlinks(&ctx.links, &capture, &job.url, true, false);
+        found.requisites.clear();
+        return result(job, conn, Outcome::Traversed { status, found });
     }
     let page = verdict == Verdict::Page;
     let mut found = outlinks(&ctx.links, &capture, &job.url, page, robots);

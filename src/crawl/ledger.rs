@@ -12,6 +12,7 @@ use super::admission::{Admission, Rejection};
 use super::job::{JobResult, Outcome};
 use super::live_changes::LiveChanges;
 use crate::chain::filter::SkipReason;
+use crate::chain::outlinks::Declined;
 use crate::config::AdmissionConfig;
 use crate::fetch::{origin_key, FetchError};
 use crate::frontier::politeness::retry_backoff;
@@ -76,6 +77,7 @@ impl Ledger {
         let admission = Admission::new(
             Scope::new(admission.scope),
             admission.filter.clone(),
+            admission.extensions.clone(),
             admission.max_depth,
             admission.max_redirects,
             admission.limits.clone(),
@@ -173,6 +175,13 @@ impl Ledger {
                 self.frontier.complete(&job.host, now);
                 return Handled::OutputClosed;
             }
+            // HTML of a type not accepted: its links are followed, it is not archived.
+            Outcome::Traversed { status, found } => {
+                *self.tally.status_codes.entry(status).or_default() += 1;
+                self.tally.filtered.content_type += 1;
+                self.follow(&job, found.declined, found.links, now);
+                self.frontier.complete(&job.host, now);
+            }
             Outcome::Skipped { status, reason } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 match reason {
@@ -259,21 +268,7 @@ impl Ledger {
                         self.tally.filtered.host_quota += dropped as u64;
                     }
                 }
-                let declined = found.declined;
-                let filtered = &mut self.tally.filtered;
-                filtered.url_length += declined.too_long;
-                filtered.link_cap += declined.over_cap;
-                filtered.not_http += declined.not_http;
-                // A link seen moments ago is a duplicate before any admission rule is tried
-                // (most of a page's links are: navigation, footers).
-                let (rules, admission, tally) = (&self.rules, &self.admission, &mut self.tally);
-                let depth = job.depth + 1;
-                let seen = self
-                    .frontier
-                    .push_links(&job.host, found.links, now, |link| {
-                        admit(rules, admission, tally, link, depth, 0)
-                    });
-                self.tally.filtered.duplicate += seen as u64;
+                self.follow(&job, found.declined, found.links, now);
                 // What a page (or a stylesheet it needs) needs to render: one hop beyond scope.
                 let hops = match job.kind {
                     JobKind::Requisite { hops } => {
@@ -299,6 +294,23 @@ impl Ledger {
             }
         }
         Handled::Done
+    }
+
+    /// Offers the links of `job`'s page to the frontier, one hop deeper, counting those its
+    /// extraction declined.
+    fn follow(&mut self, job: &Job, declined: Declined, links: Vec<Url>, now: Instant) {
+        let filtered = &mut self.tally.filtered;
+        filtered.url_length += declined.too_long;
+        filtered.link_cap += declined.over_cap;
+        filtered.not_http += declined.not_http;
+        // A link seen moments ago is a duplicate before any admission rule is tried
+        // (most of a page's links are: navigation, footers).
+        let (rules, admission, tally) = (&self.rules, &self.admission, &mut self.tally);
+        let depth = job.depth + 1;
+        let seen = self.frontier.push_links(&job.host, links, now, |link| {
+            admit(rules, admission, tally, link, depth, 0)
+        });
+        self.tally.filtered.duplicate += seen as u64;
     }
 
     /// Offers a page requisite, `hops` transclusions from a page: from any host (scope does

@@ -52,7 +52,8 @@ impl StopReason {
 /// URLs not fetched or not archived, by reason.
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Filtered {
-    /// Response of a type not in `--accept` (body not read, not archived).
+    /// Response of a type not in `--accept`: not archived, and its body not read unless it is
+    /// HTML (read for its links only).
     pub content_type: u64,
     /// Disallowed by robots.txt.
     pub robots: u64,
@@ -60,7 +61,7 @@ pub struct Filtered {
     pub robots_unavailable: u64,
     /// Outside `--scope`.
     pub scope: u64,
-    /// Obvious non-HTML by extension.
+    /// Links whose extension names a type `--accept` does not take.
     pub extension: u64,
     /// Beyond `--max-depth`.
     pub depth: u64,

@@ -1,64 +1,146 @@
 //! URL filters applied before a link enters the frontier: user regexes and the extension
-//! pre-filter that keeps obvious non-HTML out of the queue.
+//! pre-filter that keeps links of types `--accept` does not take out of the queue.
 
 use regex::RegexSet;
 use url::Url;
 
-/// Extensions whose URLs are almost never HTML. Checked on the last path segment only, so
-/// `/download.php?file=x.pdf` still passes (its type is decided by the server).
-const NON_HTML_EXTENSIONS: &[&str] = &[
-    "7z", "aac", "apk", "avi", "bin", "bmp", "bz2", "css", "csv", "deb", "dmg", "doc", "docx",
-    "eot", "epub", "exe", "flac", "flv", "gif", "gz", "ico", "iso", "jar", "jpeg", "jpg", "js",
-    "json", "m4a", "m4v", "mkv", "mov", "mp3", "mp4", "mpeg", "mpg", "msi", "odp", "ods", "odt",
-    "ogg", "otf", "pdf", "png", "ppt", "pptx", "ps", "rar", "rpm", "rss", "svg", "tar", "tgz",
-    "tif", "tiff", "ttf", "txt", "wav", "webm", "webp", "wmv", "woff", "woff2", "xls", "xlsx",
-    "xz", "zip", "zst",
+/// Extensions whose URLs are almost never HTML, each with the media types servers usually
+/// give them. Checked on the last path segment only, so `/download.php?file=x.pdf` still
+/// passes (its type is decided by the server). An extension one of whose types `--accept`
+/// takes is not filtered: `--accept application/pdf` fetches links ending in `.pdf`.
+const USUAL_TYPES: &[(&str, &[&str])] = &[
+    ("7z", &["application/x-7z-compressed"]),
+    ("aac", &["audio/aac"]),
+    ("apk", &["application/vnd.android.package-archive"]),
+    ("avi", &["video/x-msvideo"]),
+    ("bin", &["application/octet-stream"]),
+    ("bmp", &["image/bmp"]),
+    ("bz2", &["application/x-bzip2"]),
+    ("css", &["text/css"]),
+    ("csv", &["text/csv"]),
+    ("deb", &["application/vnd.debian.binary-package"]),
+    ("dmg", &["application/x-apple-diskimage"]),
+    ("doc", &["application/msword"]),
+    (
+        "docx",
+        &["application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
+    ),
+    ("eot", &["application/vnd.ms-fontobject"]),
+    ("epub", &["application/epub+zip"]),
+    (
+        "exe",
+        &[
+            "application/vnd.microsoft.portable-executable",
+            "application/x-msdownload",
+        ],
+    ),
+    ("flac", &["audio/flac"]),
+    ("flv", &["video/x-flv"]),
+    ("gif", &["image/gif"]),
+    ("gz", &["application/gzip", "application/x-gzip"]),
+    ("ico", &["image/vnd.microsoft.icon", "image/x-icon"]),
+    ("iso", &["application/x-iso9660-image"]),
+    ("jar", &["application/java-archive"]),
+    ("jpeg", &["image/jpeg"]),
+    ("jpg", &["image/jpeg"]),
+    ("js", &["text/javascript", "application/javascript"]),
+    ("json", &["application/json"]),
+    ("m4a", &["audio/mp4"]),
+    ("m4v", &["video/mp4"]),
+    ("mkv", &["video/x-matroska"]),
+    ("mov", &["video/quicktime"]),
+    ("mp3", &["audio/mpeg"]),
+    ("mp4", &["video/mp4"]),
+    ("mpeg", &["video/mpeg"]),
+    ("mpg", &["video/mpeg"]),
+    ("msi", &["application/x-msi"]),
+    ("odp", &["application/vnd.oasis.opendocument.presentation"]),
+    ("ods", &["application/vnd.oasis.opendocument.spreadsheet"]),
+    ("odt", &["application/vnd.oasis.opendocument.text"]),
+    ("ogg", &["audio/ogg", "video/ogg", "application/ogg"]),
+    ("otf", &["font/otf"]),
+    ("pdf", &["application/pdf"]),
+    ("png", &["image/png"]),
+    ("ppt", &["application/vnd.ms-powerpoint"]),
+    (
+        "pptx",
+        &["application/vnd.openxmlformats-officedocument.presentationml.presentation"],
+    ),
+    ("ps", &["application/postscript"]),
+    (
+        "rar",
+        &["application/vnd.rar", "application/x-rar-compressed"],
+    ),
+    ("rpm", &["application/x-rpm"]),
+    ("rss", &["application/rss+xml"]),
+    ("svg", &["image/svg+xml"]),
+    ("tar", &["application/x-tar"]),
+    ("tgz", &["application/gzip", "application/x-gzip"]),
+    ("tif", &["image/tiff"]),
+    ("tiff", &["image/tiff"]),
+    ("ttf", &["font/ttf"]),
+    ("txt", &["text/plain"]),
+    ("wav", &["audio/wav", "audio/x-wav"]),
+    ("webm", &["video/webm"]),
+    ("webp", &["image/webp"]),
+    ("wmv", &["video/x-ms-wmv"]),
+    ("woff", &["font/woff"]),
+    ("woff2", &["font/woff2"]),
+    ("xls", &["application/vnd.ms-excel"]),
+    (
+        "xlsx",
+        &["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"],
+    ),
+    ("xz", &["application/x-xz"]),
+    ("zip", &["application/zip"]),
+    ("zst", &["application/zstd"]),
 ];
-
-/// [`NON_HTML_EXTENSIONS`] as numbers (see [`ext_key`]), sorted: the check runs for every
-/// discovered link, and comparing one number per step is cheaper than comparing strings.
-const EXTENSION_KEYS: [u64; NON_HTML_EXTENSIONS.len()] = {
-    let mut keys = [0u64; NON_HTML_EXTENSIONS.len()];
-    let mut i = 0;
-    while i < keys.len() {
-        keys[i] = ext_key(NON_HTML_EXTENSIONS[i].as_bytes());
-        i += 1;
-    }
-    // Insertion sort, at compile time.
-    let mut i = 1;
-    while i < keys.len() {
-        let mut j = i;
-        while j > 0 && keys[j - 1] > keys[j] {
-            let t = keys[j];
-            keys[j] = keys[j - 1];
-            keys[j - 1] = t;
-            j -= 1;
-        }
-        i += 1;
-    }
-    keys
-};
 
 /// An extension of at most 5 bytes as a number: its bytes lower-cased, little-endian. Distinct
 /// for distinct extensions, as none contains a NUL byte.
-const fn ext_key(ext: &[u8]) -> u64 {
-    let mut key = 0u64;
-    let mut i = 0;
-    while i < ext.len() {
-        key |= (ext[i].to_ascii_lowercase() as u64) << (8 * i);
-        i += 1;
-    }
-    key
+fn ext_key(ext: &[u8]) -> u64 {
+    ext.iter().enumerate().fold(0, |key, (i, b)| {
+        key | (u64::from(b.to_ascii_lowercase()) << (8 * i))
+    })
 }
 
-/// True when the URL's last path segment ends in a known non-HTML extension.
-pub fn has_non_html_extension(url: &Url) -> bool {
-    let last = url.path().rsplit('/').next().unwrap_or("");
-    match last.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() && ext.len() <= 5 => EXTENSION_KEYS
-            .binary_search(&ext_key(ext.as_bytes()))
-            .is_ok(),
-        _ => false,
+/// The extension pre-filter: keeps links whose extension says "not a page of an accepted
+/// type" out of the queue, so they are never fetched only to be skipped by Content-Type.
+#[derive(Debug, Clone)]
+pub struct ExtensionFilter {
+    /// Keys ([`ext_key`]) of the filtered extensions, sorted: the check runs for every
+    /// discovered link, and comparing one number per step is cheaper than comparing strings.
+    skipped: Vec<u64>,
+}
+
+impl ExtensionFilter {
+    /// Filters every known extension none of whose usual media types `accepts` takes.
+    pub fn new(accepts: impl Fn(&str) -> bool) -> Self {
+        let mut skipped: Vec<u64> = USUAL_TYPES
+            .iter()
+            .filter(|(_, types)| !types.iter().any(|t| accepts(t)))
+            .map(|(ext, _)| ext_key(ext.as_bytes()))
+            .collect();
+        skipped.sort_unstable();
+        ExtensionFilter { skipped }
+    }
+
+    /// True when the URL's last path segment ends in a filtered extension.
+    pub fn skips(&self, url: &Url) -> bool {
+        let last = url.path().rsplit('/').next().unwrap_or("");
+        match last.rsplit_once('.') {
+            Some((stem, ext)) if !stem.is_empty() && ext.len() <= 5 => {
+                self.skipped.binary_search(&ext_key(ext.as_bytes())).is_ok()
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Default for ExtensionFilter {
+    /// Every known extension filtered (the default `--accept` takes none of them).
+    fn default() -> Self {
+        ExtensionFilter::new(|_| false)
     }
 }
 
@@ -116,29 +198,44 @@ mod tests {
     }
 
     #[test]
-    fn extension_list_is_sorted_and_every_entry_matches() {
-        let mut sorted = NON_HTML_EXTENSIONS.to_vec();
+    fn extension_table_is_sorted_and_every_entry_matches() {
+        let names: Vec<&str> = USUAL_TYPES.iter().map(|(e, _)| *e).collect();
+        let mut sorted = names.clone();
         sorted.sort_unstable();
-        assert_eq!(sorted, NON_HTML_EXTENSIONS);
+        assert_eq!(sorted, names);
         // The check packs at most 5 bytes into a number.
-        assert!(NON_HTML_EXTENSIONS.iter().all(|e| e.len() <= 5));
-        for ext in NON_HTML_EXTENSIONS {
-            assert!(has_non_html_extension(&u(&format!("http://a.org/f.{ext}"))));
-            assert!(!has_non_html_extension(&u(&format!(
-                "http://a.org/f.{ext}q"
-            ))));
+        assert!(names.iter().all(|e| e.len() <= 5));
+        let all = ExtensionFilter::default();
+        for ext in names {
+            assert!(all.skips(&u(&format!("http://a.org/f.{ext}"))));
+            assert!(!all.skips(&u(&format!("http://a.org/f.{ext}q"))));
         }
-        assert!(has_non_html_extension(&u("http://a.org/font.WOFF2")));
+        assert!(all.skips(&u("http://a.org/font.WOFF2")));
     }
 
     #[test]
     fn extension_prefilter() {
-        assert!(has_non_html_extension(&u("http://a.org/f/Report.PDF")));
-        assert!(has_non_html_extension(&u("http://a.org/img.jpg?x=1")));
-        assert!(!has_non_html_extension(&u("http://a.org/page.html")));
-        assert!(!has_non_html_extension(&u("http://a.org/dl.php?f=x.pdf")));
-        assert!(!has_non_html_extension(&u("http://a.org/.zip")));
-        assert!(!has_non_html_extension(&u("http://a.org/v1.2/")));
+        let all = ExtensionFilter::default();
+        assert!(all.skips(&u("http://a.org/f/Report.PDF")));
+        assert!(all.skips(&u("http://a.org/img.jpg?x=1")));
+        assert!(!all.skips(&u("http://a.org/page.html")));
+        assert!(!all.skips(&u("http://a.org/dl.php?f=x.pdf")));
+        assert!(!all.skips(&u("http://a.org/.zip")));
+        assert!(!all.skips(&u("http://a.org/v1.2/")));
+    }
+
+    #[test]
+    fn an_accepted_type_lets_its_extensions_through() {
+        let pdf = ExtensionFilter::new(|t| t == "application/pdf");
+        assert!(!pdf.skips(&u("http://a.org/f/Report.PDF")));
+        assert!(pdf.skips(&u("http://a.org/img.jpg")));
+        let images = ExtensionFilter::new(|t| t.starts_with("image/"));
+        for ext in ["jpg", "jpeg", "png", "gif", "svg", "webp", "ico", "tif"] {
+            assert!(!images.skips(&u(&format!("http://a.org/i.{ext}"))), "{ext}");
+        }
+        assert!(images.skips(&u("http://a.org/a.pdf")));
+        let everything = ExtensionFilter::new(|_| true);
+        assert!(!everything.skips(&u("http://a.org/a.zip")));
     }
 
     #[test]

@@ -7,5 +7,5 @@ pub mod filter;
 pub mod scope;
 
 pub use canonical::{canonicalize, origin_prefix, resolve_link};
-pub use filter::{has_non_html_extension, UrlFilter};
+pub use filter::{ExtensionFilter, UrlFilter};
 pub use scope::{Scope, ScopeKind};

@@ -16,3 +16,4 @@ mod redis_server;
 mod server;
 mod shared_crawl;
 mod third_party;
+mod unattended;
