@@ -296,7 +296,8 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_duration)]
     pub delay: Duration,
 
-    /// Highest per-host delay a robots.txt Crawl-delay may ask for.
+    /// Highest per-host delay a robots.txt Crawl-delay, a Retry-After or the back-off after
+    /// 429/503 answers may ask for.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub max_delay: Duration,
 
@@ -451,9 +452,22 @@ pub struct CrawlArgs {
     )]
     pub accept: Vec<String>,
 
-    /// Retries of a fetch that failed with a network error, with doubling backoff.
+    /// Retries of a fetch that failed with a network error, with doubling backoff, or that
+    /// was answered with a --retry-status code (the host slows down; Retry-After is obeyed).
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub retries: u32,
+
+    /// HTTP statuses that mean "slow down and try again later" (429, 503 by default; 4xx/5xx
+    /// only): the host's delay grows (up to --max-delay), the URL is retried, and only the
+    /// last answer is archived. An empty value turns this off.
+    #[arg(
+        long,
+        value_name = "CODES",
+        value_delimiter = ',',
+        default_value = "429,503",
+        value_parser = parse_retry_status
+    )]
+    pub retry_status: Vec<Option<u16>>,
 
     /// Most links taken from one page.
     #[arg(long, value_name = "N", default_value_t = 5000)]
@@ -604,6 +618,21 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         ));
     }
     humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 250ms, 2s, 1m 30s)"))
+}
+
+/// Parses one `--retry-status` code: a 4xx or 5xx status, or nothing (an empty value turns
+/// the retries on status off).
+pub fn parse_retry_status(s: &str) -> Result<Option<u16>, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    match s.parse::<u16>() {
+        Ok(code) if (400..600).contains(&code) => Ok(Some(code)),
+        _ => Err(format!(
+            "{s} is not a 4xx or 5xx status (example: --retry-status 429,503,502)"
+        )),
+    }
 }
 
 /// Parses human sizes such as `1GB`, `500MiB`, `64k`; a bare number means bytes.

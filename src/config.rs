@@ -336,6 +336,8 @@ impl Config {
             accept,
             max_body_size: args.max_body_size,
             robots_max_body: ROBOTS_MAX_BODY as u64,
+            retry_status: args.retry_status.iter().flatten().copied().collect(),
+            retries: args.retries,
         };
         let extensions = ExtensionFilter::new(|media_type| archive.accepts(media_type));
         let ports = match args.deny_ports.clone() {

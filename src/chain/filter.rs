@@ -24,6 +24,9 @@ pub enum Verdict {
     /// Do not archive it, but read it for links: a 2xx HTML page whose type `--accept` does
     /// not take (the pages of accepted types it links to are still found).
     Traverse,
+    /// Do not archive it: the server asked the crawl to slow down (429, 503); the URL is
+    /// retried later and its host waits (see [`ArchiveRules::retry_later`]).
+    RetryLater,
     /// Do not archive it.
     Skip(SkipReason),
 }
@@ -46,6 +49,10 @@ pub struct ArchiveRules {
     pub max_body_size: u64,
     /// Largest body read of a robots.txt response.
     pub robots_max_body: u64,
+    /// Statuses answered by retrying later (`--retry-status`: 429 and 503 by default).
+    pub retry_status: Vec<u16>,
+    /// Attempts after the first (`--retries`).
+    pub retries: u32,
 }
 
 impl ArchiveRules {
@@ -55,6 +62,13 @@ impl ArchiveRules {
             Some(major) => media_type.split('/').next() == Some(major),
             None => a == media_type || a == "*/*",
         })
+    }
+
+    /// True when a page or requisite fetched for the `attempt`-th time (0 for the first) that
+    /// got `status` is to be retried later rather than archived: the server asked the crawl
+    /// to slow down, and only its last answer is archived.
+    pub fn retry_later(&self, status: u16, attempt: u32) -> bool {
+        attempt < self.retries && self.retry_status.contains(&status)
     }
 
     /// The verdict on a response head, without the page budget: `Page` means "a page if the
@@ -89,7 +103,7 @@ impl ArchiveRules {
     /// How much of the body to read for a verdict (`None`: do not read it).
     pub fn body_cap(&self, verdict: Verdict, robots: bool) -> Option<u64> {
         match verdict {
-            Verdict::Skip(_) => None,
+            Verdict::Skip(_) | Verdict::RetryLater => None,
             _ if robots => Some(self.robots_max_body),
             _ => Some(self.max_body_size),
         }
@@ -147,6 +161,8 @@ mod tests {
             accept: vec!["text/html".into(), "image/*".into()],
             max_body_size: 100,
             robots_max_body: 10,
+            retry_status: vec![429, 503],
+            retries: 2,
         }
     }
 
@@ -220,6 +236,20 @@ mod tests {
             pdf.classify(&head(200, "image/png"), false),
             Verdict::Skip(SkipReason::ContentType)
         );
+    }
+
+    #[test]
+    fn rate_limit_answers_are_retried_until_the_last_attempt() {
+        let r = rules();
+        assert!(r.retry_later(429, 0));
+        assert!(r.retry_later(503, 1));
+        assert!(!r.retry_later(503, 2), "the last answer is archived");
+        assert!(!r.retry_later(500, 0));
+        let off = ArchiveRules {
+            retry_status: vec![],
+            ..rules()
+        };
+        assert!(!off.retry_later(429, 0));
     }
 
     #[test]

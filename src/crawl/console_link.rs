@@ -110,6 +110,9 @@ impl ConsoleLink {
     pub(super) fn record(&mut self, result: &JobResult) {
         let (status, outcome) = match &result.outcome {
             Outcome::Archived { status, .. } => (Some(*status), "archived".to_string()),
+            Outcome::RetryLater { status, .. } => {
+                (Some(*status), "retried later: host slowed down".to_string())
+            }
             Outcome::Traversed { status, .. } => (
                 Some(*status),
                 "links followed, not archived: type".to_string(),

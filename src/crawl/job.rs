@@ -3,7 +3,7 @@
 //! loop, which alone touches the frontier.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use tokio::sync::mpsc;
 
@@ -16,6 +16,7 @@ use crate::exchange::Truncation;
 use crate::fault::FaultKind;
 use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
 use crate::frontier::{Job, JobKind};
+use crate::http_message::retry_after::retry_after;
 use crate::shared::SharedBudget;
 use crate::warc::{Batch, Producers};
 
@@ -89,6 +90,14 @@ pub enum Outcome {
         /// Its links (requisites are dropped: the page is not archived).
         found: Outlinks,
     },
+    /// The server asked the crawl to slow down (`--retry-status`): not archived; the URL is
+    /// to be retried after the wait it asked for, if any.
+    RetryLater {
+        /// HTTP status.
+        status: u16,
+        /// Its `Retry-After`.
+        after: Option<Duration>,
+    },
     /// A response was received but not archived.
     Skipped {
         /// HTTP status.
@@ -141,11 +150,16 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         _ => None,
     };
     let support = robots || sitemap || requisite.is_some();
+    // Pages and requisites are retried when the server asks the crawl to slow down.
+    let retryable = job.kind == JobKind::Page || requisite.is_some();
     let mut verdict = Verdict::Other;
     let (result, conn) = ctx
         .fetcher
         .fetch(&job.url, idle, |head| {
             verdict = match &ctx.budget {
+                _ if retryable && ctx.archive.retry_later(head.status, job.attempt) => {
+                    Verdict::RetryLater
+                }
                 Budget::Local(budget) => ctx.archive.decide(head, support, budget),
                 // Claimed below, once the fetch is done (a Redis call).
                 Budget::Shared(_) => ctx.archive.classify(head, support),
@@ -183,6 +197,10 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         if !budget.reserve(job.url.as_str()).await {
             verdict = Verdict::Skip(SkipReason::TargetReached);
         }
+    }
+    if verdict == Verdict::RetryLater {
+        let after = retry_after(&capture.head, SystemTime::now());
+        return result(job, conn, Outcome::RetryLater { status, after });
     }
     if let Verdict::Skip(reason) = verdict {
         return result(job, conn, Outcome::Skipped { status, reason });

@@ -175,6 +175,23 @@ impl Ledger {
                 self.frontier.complete(&job.host, now);
                 return Handled::OutputClosed;
             }
+            Outcome::RetryLater { status, after } => {
+                *self
+                    .tally
+                    .errors
+                    .entry(format!("http_{status}"))
+                    .or_default() += 1;
+                self.tally.retries += 1;
+                self.tally.slowed_down += 1;
+                let wait = self.frontier.slow_down(job.clone(), now, after);
+                tracing::info!(
+                    url = %job.url,
+                    status,
+                    "the server asks to slow down: {} waits {:.1}s",
+                    job.host,
+                    wait.as_secs_f64()
+                );
+            }
             // HTML of a type not accepted: its links are followed, it is not archived.
             Outcome::Traversed { status, found } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;

@@ -37,6 +37,9 @@ pub struct HostState {
     pub next_allowed: Instant,
     /// Delay after each request (configured delay raised by Crawl-delay).
     pub delay: Duration,
+    /// Extra wait after the host answered 429/503 (`--retry-status`): it replaces `delay`
+    /// while longer, grows with each such answer and halves with each other response.
+    pub backoff: Duration,
     /// A fetch for this host is running; at most one at a time.
     pub in_flight: bool,
     /// The host sits in the frontier's ready or waiting set.
@@ -62,6 +65,7 @@ impl HostState {
             pending_robots: None,
             next_allowed: now,
             delay,
+            backoff: Duration::ZERO,
             in_flight: false,
             scheduled: false,
             group: Membership::Own,

@@ -1,5 +1,6 @@
 //! What finished jobs change in the frontier: a fetch completed (the host rests for its
-//! delay), a failure queued for a retry, a robots.txt result applied, and queues dropped
+//! delay), a failure queued for a retry, a host slowed down by a 429/503 answer, a robots.txt
+//! result applied, and queues dropped
 //! (an origin given up, a host at its quota or dropped by the operator).
 
 use std::time::{Duration, Instant};
@@ -13,6 +14,14 @@ use super::{politeness, Frontier, Job, JobKind, PendingRobots, RobotsOutcome, Ro
 impl Frontier {
     /// Records that a fetch for `host` finished at `now`; the host may run again after its delay.
     pub fn complete(&mut self, host: &str, now: Instant) {
+        // Any answer but "slow down" lets a slowed-down host recover, halving its back-off.
+        if let Some(&id) = self.ids.get(host) {
+            let q = &mut self.hosts[id as usize];
+            q.backoff /= 2;
+            if q.backoff <= q.delay {
+                q.backoff = Duration::ZERO;
+            }
+        }
         self.end_job(host, now, true);
     }
 
@@ -28,7 +37,11 @@ impl Frontier {
             q.in_flight = false;
             self.in_flight -= 1;
         }
-        let delay = if rest { q.delay } else { Duration::ZERO };
+        let delay = if rest {
+            q.delay.max(q.backoff)
+        } else {
+            Duration::ZERO
+        };
         q.next_allowed = q.next_allowed.max(now + delay);
         q.dirty = true;
         let group = q.group;
@@ -45,6 +58,28 @@ impl Frontier {
     pub fn retry(&mut self, job: Job, now: Instant, backoff: Duration) {
         let attempt = job.attempt + 1;
         self.requeue_job(job, attempt, now, backoff);
+    }
+
+    /// Puts a page job whose server asked the crawl to slow down (429, 503) back for another
+    /// attempt, and slows the host down: its back-off doubles from max(delay, 1 s), or is the
+    /// server's `Retry-After` when it gave one, never above `--max-delay` (or the configured
+    /// delay, if that is longer). Returns the host's wait.
+    pub fn slow_down(&mut self, job: Job, now: Instant, retry_after: Option<Duration>) -> Duration {
+        let Some(&id) = self.ids.get(&job.host) else {
+            return Duration::ZERO;
+        };
+        let q = &mut self.hosts[id as usize];
+        let floor = q.delay.max(Duration::from_secs(1));
+        let wait = match retry_after {
+            Some(asked) => asked.max(floor),
+            None if q.backoff.is_zero() => floor,
+            None => q.backoff.saturating_mul(2),
+        };
+        q.backoff = wait.min(self.config.max_delay.max(q.delay));
+        let wait = q.backoff;
+        let attempt = job.attempt + 1;
+        self.requeue_job(job, attempt, now, wait);
+        wait
     }
 
     /// Puts a page job whose response was not archived because the page target was met back
@@ -80,7 +115,7 @@ impl Frontier {
             Ok(()) => self.queued_one(id),
             Err(e) => self.fail(e),
         }
-        self.complete(&job.host, now);
+        self.end_job(&job.host, now, true);
     }
 
     /// Applies the result of a robots.txt job and completes it. Returns true when the origin

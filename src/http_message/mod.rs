@@ -10,6 +10,7 @@ pub mod chunked;
 pub mod content_encoding;
 pub mod head;
 pub mod media_type;
+pub mod retry_after;
 
 pub use content_encoding::decode_content;
 pub use head::{

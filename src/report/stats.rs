@@ -114,6 +114,10 @@ pub struct Tally {
     pub failed_urls: u64,
     /// Retries scheduled.
     pub retries: u64,
+    /// Answers that asked the crawl to slow down (429, 503, `--retry-status`): the URL was
+    /// retried later and its host waited longer.
+    #[serde(default)]
+    pub slowed_down: u64,
     /// Archived responses cut short, by WARC-Truncated value.
     pub truncated: BTreeMap<String, u64>,
     /// Pages written as revisit records (content-seen test).
@@ -203,6 +207,9 @@ pub struct CrawlStats {
     pub failed_urls: u64,
     /// Retries scheduled.
     pub retries: u64,
+    /// Answers that asked the crawl to slow down (retried later, not archived).
+    #[serde(default)]
+    pub slowed_down: u64,
     /// Origins given up because their robots.txt stayed unreachable or was refused.
     pub origins_given_up: u64,
     /// Truncated records by reason.
@@ -293,6 +300,7 @@ impl CrawlStats {
             errors: tally.errors.clone(),
             failed_urls: tally.failed_urls,
             retries: tally.retries,
+            slowed_down: tally.slowed_down,
             origins_given_up: totals.origins_given_up,
             truncated: tally.truncated.clone(),
             revisits: tally.revisits,

@@ -68,6 +68,15 @@ pub fn render_table(s: &CrawlStats) -> String {
             )
         },
     );
+    if s.slowed_down > 0 {
+        row(
+            "slowed down",
+            format!(
+                "{} answer(s) asked the crawl to slow down (429/503): retried later, hosts waited longer",
+                s.slowed_down
+            ),
+        );
+    }
     if !s.truncated.is_empty() {
         let t: Vec<String> = s
             .truncated

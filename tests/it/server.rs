@@ -98,6 +98,7 @@ fn reason(status: u16) -> &'static str {
         301 => "Moved Permanently",
         302 => "Found",
         404 => "Not Found",
+        429 => "Too Many Requests",
         500 => "Internal Server Error",
         503 => "Service Unavailable",
         _ => "Other",
@@ -115,6 +116,8 @@ pub enum Behavior {
     RawKeepAlive(Vec<u8>),
     /// Read the request, then never answer (until the client gives up).
     Hang,
+    /// These responses in turn, one per request; the last one for every later request.
+    Answers(Vec<Route>),
     /// Send `head` at once, then `body` one byte every `every`.
     Drip {
         head: Vec<u8>,
@@ -276,7 +279,13 @@ async fn serve<S: Resettable>(
             path: path.clone(),
             at: Instant::now(),
         });
-        let behavior = routes.lock().unwrap().get(&path).cloned();
+        let behavior = match routes.lock().unwrap().get_mut(&path) {
+            Some(Behavior::Answers(list)) if list.len() > 1 => {
+                Some(Behavior::Respond(list.remove(0)))
+            }
+            Some(Behavior::Answers(list)) => list.first().cloned().map(Behavior::Respond),
+            other => other.cloned(),
+        };
         let behavior = behavior.unwrap_or_else(|| {
             Behavior::Respond(Route::typed(404, "text/html", b"<html>not here</html>"))
         });
@@ -301,6 +310,7 @@ async fn serve<S: Resettable>(
                 }
                 return;
             }
+            Behavior::Answers(_) => unreachable!("answered one by one above"),
             Behavior::Hang => {
                 let mut sink = [0u8; 1024];
                 while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
