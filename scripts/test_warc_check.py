@@ -381,6 +381,24 @@ class WarcCheckTest(unittest.TestCase):
         write_members(self.path(name), records)
         self.assert_rejected(self.path(name), "expected 'WARC/1.1'", "is not UTC")
 
+    def test_protocol_fields_repeat_and_cipher_suite_does_not(self):
+        tls = [("WARC-Protocol", "http/1.1"), ("WARC-Protocol", "tls/1.3"),
+               ("WARC-Cipher-Suite", "TLS_AES_128_GCM_SHA256")]
+        name = "tls.warc.gz"
+        write_members(self.path(name), [warcinfo(name)] + exchange(
+            "https://example.test/robots.txt", PLAIN_RESPONSE, sha1(PLAIN_BODY), extra=tls))
+        self.assert_ok(self.path(name))
+        name = "two-suites.warc.gz"
+        write_members(self.path(name), [warcinfo(name)] + exchange(
+            "https://example.test/robots.txt", PLAIN_RESPONSE, sha1(PLAIN_BODY),
+            extra=tls + [("WARC-Cipher-Suite", "TLS_AES_256_GCM_SHA384")]))
+        self.assert_rejected(self.path(name), "duplicate WARC header WARC-Cipher-Suite")
+        name = "bad-protocol.warc.gz"
+        write_members(self.path(name), [warcinfo(name)] + exchange(
+            "https://example.test/robots.txt", PLAIN_RESPONSE, sha1(PLAIN_BODY),
+            extra=[("WARC-Protocol", "TLS 1.3")]))
+        self.assert_rejected(self.path(name), "is not a protocol id")
+
     def test_response_without_ip(self):
         name = "no-ip.warc.gz"
         records = good_records(name)

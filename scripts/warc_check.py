@@ -71,7 +71,11 @@ RECORD_TYPES = {
 NEED_BLOCK_DIGEST = {"request", "response", "metadata"}
 REVISIT_PROFILE = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 TRUNCATED_REASONS = {"length", "time", "disconnect", "unspecified"}
-REPEATABLE_FIELDS = {"warc-concurrent-to"}
+# WARC-Protocol (IIPC warc-specifications proposal #42, written by Common Crawl and Heritrix)
+# names one protocol layer per field: "http/1.1" and then "tls/1.3" on one record.
+REPEATABLE_FIELDS = {"warc-concurrent-to", "warc-protocol"}
+# Its values are ALPN-style identifiers: lower case, no spaces.
+PROTOCOL_VALUE = re.compile(r"^[a-z0-9][a-z0-9._/-]*$")
 HTTP_RESPONSE_TYPE = "application/http;msgtype=response"
 HTTP_REQUEST_TYPE = "application/http;msgtype=request"
 
@@ -311,6 +315,9 @@ def parse_header_fields(path, offset, lines, rec, problems):
             problems.add(path, offset, f"duplicate WARC header {name}")
             ok = False
         seen.add(key)
+        if key == "warc-protocol" and not PROTOCOL_VALUE.match(value.strip()):
+            problems.add(path, offset, f"WARC-Protocol {value.strip()!r} is not a protocol id")
+            ok = False
         rec.fields.append((name, value.strip()))
     return ok
 

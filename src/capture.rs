@@ -78,6 +78,7 @@ mod tests {
         let exchange = Exchange {
             target_uri: "http://a.org/".into(),
             ip: None,
+            tls: None,
             date: std::time::SystemTime::UNIX_EPOCH,
             request: Vec::new(),
             response: response.to_vec(),

@@ -40,6 +40,15 @@ impl Truncation {
     }
 }
 
+/// The TLS session an exchange went over: what `WARC-Protocol` and `WARC-Cipher-Suite` say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TlsSession {
+    /// The protocol as the IIPC proposal writes it: `tls/1.3`, `tls/1.2`.
+    pub protocol: &'static str,
+    /// The cipher suite's IANA name, e.g. `TLS_AES_128_GCM_SHA256`.
+    pub cipher_suite: &'static str,
+}
+
 /// One request/response pair as recorded on the wire.
 #[derive(Debug, Clone)]
 pub struct Exchange {
@@ -47,6 +56,8 @@ pub struct Exchange {
     pub target_uri: String,
     /// The peer address the bytes came from (WARC-IP-Address).
     pub ip: Option<IpAddr>,
+    /// The TLS session, for an https exchange.
+    pub tls: Option<TlsSession>,
     /// When the request was sent; shared by the request and response records.
     pub date: SystemTime,
     /// Request bytes exactly as sent.

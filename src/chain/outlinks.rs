@@ -238,6 +238,7 @@ mod tests {
         let exchange = Exchange {
             target_uri: "http://a.org/d/".into(),
             ip: None,
+            tls: None,
             date: std::time::SystemTime::UNIX_EPOCH,
             request: Vec::new(),
             response: response.as_bytes().to_vec(),

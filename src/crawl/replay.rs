@@ -169,6 +169,8 @@ fn capture_of(record: StoredRecord) -> Option<Capture> {
         ip: record
             .header("WARC-IP-Address")
             .and_then(|ip| ip.parse().ok()),
+        // Not needed to replay a capture into the frontier.
+        tls: None,
         date: record
             .header("WARC-Date")
             .and_then(|d| humantime::parse_rfc3339(d).ok())

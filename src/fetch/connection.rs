@@ -31,6 +31,7 @@ use super::address_guard::AddressGuard;
 use super::dns::Dns;
 use super::error::FetchError;
 use super::recorder::{Recorder, SharedTape};
+use crate::exchange::TlsSession;
 use crate::fault::FaultKind;
 
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
@@ -52,6 +53,8 @@ pub struct Connection {
     pub(super) tape: SharedTape,
     /// The peer address.
     pub ip: IpAddr,
+    /// The TLS session of an https connection.
+    pub tls: Option<TlsSession>,
     /// `scheme://host:port` this connection talks to.
     pub origin: String,
     /// When the last exchange finished; used to expire idle connections.
@@ -223,6 +226,7 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
     let connect_timeout = c.timeout;
     let (tcp, peer) = connect_any(&allowed, connect_timeout).await?;
     let _ = tcp.set_nodelay(true);
+    let mut tls = None;
     let stream: Box<dyn Io> = if url.scheme() == "https" {
         let host = url
             .host_str()
@@ -241,6 +245,7 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
                 detail: "handshake timed out".into(),
             })?
             .map_err(|e| FetchError::tls(&e))?;
+        tls = super::tls::session_of(tls_stream.get_ref().1);
         Box::new(tls_stream)
     } else {
         Box::new(tcp)
@@ -251,6 +256,7 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
         state: State::Idle(io),
         tape,
         ip: peer.ip(),
+        tls,
         origin: origin_key(url),
         idle_since: Instant::now(),
     })

@@ -297,6 +297,7 @@ impl Fetcher {
         Exchange {
             target_uri: url.as_str().to_string(),
             ip: Some(conn.ip),
+            tls: conn.tls,
             date,
             request: tape.sent,
             response,

@@ -1,5 +1,6 @@
 //! The rustls client configuration: Mozilla's root store (webpki-roots), HTTP/1.1 ALPN, and an
-//! `--insecure` mode that accepts any certificate.
+//! `--insecure` mode that accepts any certificate; and the names of a session's protocol and
+//! cipher suite for the WARC records.
 //!
 //! Roots are compiled in so a crawl behaves the same on every machine, whatever its system
 //! store holds. Archivists often need `--insecure`: expired and self-signed certificates are
@@ -10,7 +11,39 @@ use std::sync::Arc;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{ClientConfig, DigitallySignedStruct, SignatureScheme};
+use rustls::{CipherSuite, ClientConfig, DigitallySignedStruct, ProtocolVersion, SignatureScheme};
+
+use crate::exchange::TlsSession;
+
+/// The protocol and cipher suite `connection` negotiated, named as WARC-Protocol and
+/// WARC-Cipher-Suite write them (`None` before the handshake ended).
+pub fn session_of(connection: &rustls::ClientConnection) -> Option<TlsSession> {
+    let protocol = match connection.protocol_version()? {
+        ProtocolVersion::TLSv1_3 => "tls/1.3",
+        ProtocolVersion::TLSv1_2 => "tls/1.2",
+        ProtocolVersion::TLSv1_1 => "tls/1.1",
+        ProtocolVersion::TLSv1_0 => "tls/1.0",
+        _ => "tls",
+    };
+    let suite = connection.negotiated_cipher_suite()?.suite();
+    Some(TlsSession {
+        protocol,
+        cipher_suite: iana_name(suite),
+    })
+}
+
+/// The IANA registry's name of a cipher suite: rustls spells the TLS 1.3 ones `TLS13_...`
+/// where the registry (and OpenSSL, Heritrix, Common Crawl) write `TLS_...`.
+fn iana_name(suite: CipherSuite) -> &'static str {
+    match suite {
+        CipherSuite::TLS13_AES_128_GCM_SHA256 => "TLS_AES_128_GCM_SHA256",
+        CipherSuite::TLS13_AES_256_GCM_SHA384 => "TLS_AES_256_GCM_SHA384",
+        CipherSuite::TLS13_CHACHA20_POLY1305_SHA256 => "TLS_CHACHA20_POLY1305_SHA256",
+        CipherSuite::TLS13_AES_128_CCM_SHA256 => "TLS_AES_128_CCM_SHA256",
+        CipherSuite::TLS13_AES_128_CCM_8_SHA256 => "TLS_AES_128_CCM_8_SHA256",
+        other => other.as_str().unwrap_or("unknown"),
+    }
+}
 
 /// Builds the shared TLS configuration.
 pub fn client_config(insecure: bool) -> Arc<ClientConfig> {

@@ -203,6 +203,7 @@ pub fn exchange_records_as<'a>(
     if let Some(ip) = &ip {
         fields.push(("WARC-IP-Address", ip));
     }
+    push_protocols(&mut fields, ex);
     fields.push(("WARC-Concurrent-To", &request_id));
     if let ResponseForm::Revisit { original, .. } = form {
         fields.push(("WARC-Profile", REVISIT_PROFILE));
@@ -244,11 +245,28 @@ pub fn exchange_records_as<'a>(
     if let Some(ip) = &ip {
         fields.push(("WARC-IP-Address", ip));
     }
+    push_protocols(&mut fields, ex);
     fields.push(("WARC-Concurrent-To", &response_id));
     fields.push(("WARC-Block-Digest", &request_digest));
     fields.push(("Content-Type", "application/http;msgtype=request"));
     let request = serialize("request", request_id, &fields, &ex.request);
     (request, response)
+}
+
+/// The protocols an exchange went over, as the IIPC's WARC-Protocol proposal and Common
+/// Crawl write them: one `WARC-Protocol` per layer (the HTTP version as its ALPN name, then
+/// `tls/1.x` for https) and the TLS `WARC-Cipher-Suite`.
+fn push_protocols<'a>(fields: &mut Vec<(&str, &'a str)>, ex: &'a Exchange) {
+    let http = if ex.response.starts_with(b"HTTP/1.0 ") {
+        "http/1.0"
+    } else {
+        "http/1.1"
+    };
+    fields.push(("WARC-Protocol", http));
+    if let Some(tls) = ex.tls {
+        fields.push(("WARC-Protocol", tls.protocol));
+        fields.push(("WARC-Cipher-Suite", tls.cipher_suite));
+    }
 }
 
 /// Builds a `metadata` record about a capture (outlinks, fetch timing), as Heritrix does:
@@ -299,7 +317,7 @@ pub fn warc_fields<'a>(fields: impl Iterator<Item = (&'a str, &'a str)>) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exchange::Truncation;
+    use crate::exchange::{TlsSession, Truncation};
     use std::time::{Duration, UNIX_EPOCH};
 
     fn header<'a>(record: &'a [u8], name: &str) -> Option<&'a str> {
@@ -313,6 +331,7 @@ mod tests {
         Exchange {
             target_uri: "http://a.org/x".into(),
             ip: Some("127.0.0.2".parse().unwrap()),
+            tls: None,
             date: UNIX_EPOCH + Duration::from_secs(1_700_000_000),
             request: b"GET /x HTTP/1.1\r\nHost: a.org\r\n\r\n".to_vec(),
             response: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n".to_vec(),
@@ -345,6 +364,33 @@ mod tests {
                 .read_to_end(&mut back)
                 .unwrap();
             assert_eq!(back, record.bytes);
+        }
+    }
+
+    #[test]
+    fn protocols_and_cipher_suite_on_both_records() {
+        let lines = |record: &[u8], name: &str| -> Vec<String> {
+            let text = String::from_utf8_lossy(record).to_string();
+            let head = text.split("\r\n\r\n").next().unwrap().to_string();
+            head.lines()
+                .filter_map(|l| l.strip_prefix(&format!("{name}: ")).map(str::to_string))
+                .collect()
+        };
+        let mut ex = exchange();
+        let (req, resp) = exchange_records(&ex);
+        for r in [&req.bytes, &resp.bytes] {
+            assert_eq!(lines(r, "WARC-Protocol"), ["http/1.1"]);
+            assert!(lines(r, "WARC-Cipher-Suite").is_empty());
+        }
+        ex.tls = Some(TlsSession {
+            protocol: "tls/1.3",
+            cipher_suite: "TLS_AES_256_GCM_SHA384",
+        });
+        ex.response = b"HTTP/1.0 200 OK\r\n\r\nold".to_vec();
+        let (req, resp) = exchange_records(&ex);
+        for r in [&req.bytes, &resp.bytes] {
+            assert_eq!(lines(r, "WARC-Protocol"), ["http/1.0", "tls/1.3"]);
+            assert_eq!(lines(r, "WARC-Cipher-Suite"), ["TLS_AES_256_GCM_SHA384"]);
         }
     }
 

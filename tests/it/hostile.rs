@@ -2,11 +2,13 @@
 //! valid, count every fault by kind, stay small in memory, and still collect the well-behaved
 //! part completely.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::time::Duration;
 
 use crate::args;
-use crate::harness::{closed_port, read_json, read_records, run_script, text, trawl, Rec};
+use crate::harness::{
+    closed_port, read_json, read_records, run_script, text, trawl, warc_files, Rec,
+};
 use crate::server::{Behavior, Host, Route, Web};
 
 fn raw(bytes: &[u8]) -> Behavior {
@@ -440,6 +442,24 @@ async fn insecure_accepts_a_self_signed_certificate() {
         tls.wire_bytes("/"),
         "plaintext HTTP bytes recorded inside TLS"
     );
+    // Each request and response record says what it went over (WARC-Protocol, one field per
+    // layer, and WARC-Cipher-Suite), and warcio reads them with every digest valid.
+    let mut heads = String::new();
+    for file in warc_files(out.path()) {
+        let mut text = Vec::new();
+        flate2::read::MultiGzDecoder::new(std::fs::File::open(file).unwrap())
+            .read_to_end(&mut text)
+            .unwrap();
+        heads.push_str(&String::from_utf8_lossy(&text));
+    }
+    let exchanges = records
+        .iter()
+        .filter(|r| matches!(r.warc_type.as_str(), "request" | "response"))
+        .count();
+    let stack = "WARC-Protocol: http/1.1\r\nWARC-Protocol: tls/1.3\r\nWARC-Cipher-Suite: TLS_";
+    assert_eq!(heads.matches(stack).count(), exchanges, "{heads}");
+    let check = run_script("warc_check.py", args![out.path().display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
