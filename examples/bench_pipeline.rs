@@ -115,6 +115,7 @@ fn main() {
             let exchange = Exchange {
                 target_uri: url.to_string(),
                 ip,
+                tls: None,
                 date,
                 request,
                 response: std::mem::take(&mut response),

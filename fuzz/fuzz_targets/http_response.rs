@@ -26,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
     let ex = Exchange {
         target_uri: "http://example.com/".into(),
         ip: None,
+        tls: None,
         date: UNIX_EPOCH,
         request: b"GET / HTTP/1.1\r\n\r\n".to_vec(),
         response: data.to_vec(),
