@@ -230,6 +230,11 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_bytes: Option<u64>,
 
+    /// Least free disk space under --out for new fetches to start: below it the crawl waits
+    /// (running fetches finish) and goes on when space returns. 0 turns the guard off.
+    #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = parse_size)]
+    pub min_free: u64,
+
     /// Serve the live console (web page, JSON API, /metrics) on this address: PORT (on
     /// 127.0.0.1) or ADDR:PORT. Changes need the token printed at start (or --console-token).
     #[arg(long, value_name = "ADDR", value_parser = parse_console_addr)]

@@ -212,6 +212,8 @@ pub struct RunConfig {
     pub max_bytes: Option<u64>,
     /// The live console (`--console`).
     pub console: Option<crate::console::ConsoleConfig>,
+    /// `--min-free`: least free bytes for new fetches to start (0: no guard).
+    pub min_free: u64,
 }
 
 /// What the crawl tells its user, and where.
@@ -516,6 +518,7 @@ impl Config {
                 shutdown_timeout: args.shutdown_timeout,
                 time_limit: args.time_limit,
                 max_bytes: args.max_bytes,
+                min_free: args.min_free,
                 console: args.console.map(|addr| crate::console::ConsoleConfig {
                     addr,
                     token: args.console_token.clone(),

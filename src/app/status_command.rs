@@ -50,7 +50,10 @@ pub(super) fn run_status(args: StatusArgs) -> ExitCode {
     match read_status(dir) {
         Some(s) => {
             let state = match (running, s.running) {
-                (true, _) => format!("running (pid {})", s.pid),
+                (true, _) => match &s.waiting {
+                    Some(why) => format!("running (pid {}), no new fetch starts: {why}", s.pid),
+                    None => format!("running (pid {})", s.pid),
+                },
                 (false, false) => format!("stopped: {}", stop_words(s.stop_reason.as_deref())),
                 (false, true) => "not running, and it did not stop cleanly (killed or crashed); the next run repairs and continues".to_string(),
             };

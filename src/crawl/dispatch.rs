@@ -10,15 +10,16 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use super::console_link::{self, ConsoleLink, Effect, LoopState};
+use super::disk_guard::DiskGuard;
 use super::idle_pool::IdlePool;
 use super::job::{run_job, JobContext, JobResult};
 use super::ledger::{Handled, Ledger};
 use super::save_point::{save, StateError};
 use super::setup::Shared;
+use super::status::{status_of, worker_stats};
 use crate::frontier::Next;
-use crate::report::status_file::{write_status, CrawlStatus};
-use crate::report::{Progress, Snapshot, StopReason, Tally};
-use crate::shared::WorkerStats;
+use crate::report::status_file::write_status;
+use crate::report::{Progress, Snapshot, StopReason};
 use crate::warc::WriterHandle;
 
 /// How often crawl state is saved while crawling.
@@ -54,6 +55,8 @@ pub(super) struct DispatchRules {
     /// `--page-requisites`: once `--max-pages` is reached, fetch the requisites queued for
     /// the pages archived before ending.
     pub(super) drain_requisites: bool,
+    /// `--min-free`: least free bytes under `out` for new fetches to start (0: no guard).
+    pub(super) min_free: u64,
 }
 
 /// The loop's state. Everything here is touched by the loop task only; jobs get an
@@ -92,6 +95,8 @@ pub(super) struct Dispatcher {
     console: Option<ConsoleLink>,
     /// Paused from the console: no new job starts.
     paused: bool,
+    /// `--min-free`: no new job starts while disk space is low.
+    disk: DiskGuard,
 }
 
 impl Dispatcher {
@@ -106,6 +111,7 @@ impl Dispatcher {
     ) -> Self {
         let (results_tx, results) = mpsc::channel(rules.concurrency);
         let stopping = jobs.budget.exhausted().then_some(StopReason::TargetReached);
+        let disk = DiskGuard::new(rules.out.clone(), rules.min_free);
         Dispatcher {
             ledger,
             idle: IdlePool::default(),
@@ -123,6 +129,7 @@ impl Dispatcher {
             shared,
             console,
             paused: false,
+            disk,
         }
     }
 
@@ -146,6 +153,7 @@ impl Dispatcher {
             .rules
             .time_limit
             .map(|limit| tokio::time::Instant::from_std(self.rules.start + limit));
+        self.disk.check(Instant::now());
         self.write_status(0, None);
         loop {
             let (wake, exhausted) = self.dispatch();
@@ -200,6 +208,12 @@ impl Dispatcher {
                     break;
                 }
                 _ = tick.tick() => {
+                    let was_waiting = self.disk.waiting().is_some();
+                    self.disk.check(Instant::now());
+                    if was_waiting != self.disk.waiting().is_some() {
+                        self.write_status(writer.bytes_written.load(Ordering::Relaxed), None);
+                        self.publish_console(writer);
+                    }
                     if self.sync_shared(exhausted && self.in_flight == 0).await && self.stopping.is_none() {
                         shutdown_deadline = Some(self.begin_stop(StopReason::Stopped));
                     }
@@ -237,7 +251,8 @@ impl Dispatcher {
     /// Spawns jobs while there is room; returns when to wake for the next one and whether the
     /// frontier is exhausted.
     fn dispatch(&mut self) -> (Option<Instant>, bool) {
-        while self.stopping.is_none() && !self.paused && self.in_flight < self.rules.concurrency {
+        let held = self.paused || self.disk.waiting().is_some();
+        while self.stopping.is_none() && !held && self.in_flight < self.rules.concurrency {
             let now = Instant::now();
             match self.ledger.frontier.next(now) {
                 Next::Job(job) if self.ledger.excluded_now(&job, now) => {}
@@ -383,6 +398,8 @@ impl Dispatcher {
             "stopping"
         } else if self.paused {
             "paused"
+        } else if self.disk.waiting().is_some() {
+            "disk-low"
         } else {
             "running"
         };
@@ -402,13 +419,18 @@ impl Dispatcher {
 
     /// Rewrites the status file.
     fn write_status(&self, bytes_written: u64, stop: Option<StopReason>) {
-        let status = status_of(
+        let mut status = status_of(
             &self.ledger,
             &self.started_at,
             self.in_flight,
             bytes_written,
             stop,
         );
+        status.waiting = if self.paused {
+            Some("paused from the console".into())
+        } else {
+            self.disk.waiting()
+        };
         write_status(&self.rules.out, &status);
     }
 
@@ -445,43 +467,6 @@ pub(super) struct Closed {
     pub(super) out: std::path::PathBuf,
     /// The crawl's name.
     pub(super) crawl_id: String,
-}
-
-/// The status file's snapshot of a crawl.
-pub(super) fn status_of(
-    ledger: &Ledger,
-    started_at: &str,
-    in_flight: usize,
-    bytes_written: u64,
-    stop: Option<StopReason>,
-) -> CrawlStatus {
-    CrawlStatus {
-        pid: std::process::id(),
-        started: started_at.to_string(),
-        updated: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
-        running: stop.is_none(),
-        pages: ledger.tally.pages,
-        queued: ledger.frontier.queued(),
-        in_flight,
-        errors: ledger.tally.errors.values().sum(),
-        bytes_written,
-        stop_reason: stop.map(|s| {
-            serde_json::to_value(s)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
-        }),
-    }
-}
-
-/// The counters a shared crawl's coordinator reports and needs.
-pub(super) fn worker_stats(tally: &Tally) -> WorkerStats<'_> {
-    WorkerStats {
-        pages: tally.pages,
-        requests: tally.requests,
-        bytes: tally.bytes_downloaded,
-        pages_per_host: &tally.pages_per_host,
-    }
 }
 
 /// The console's next command; never, without a console.

@@ -16,9 +16,11 @@
 //! | what a finished job changes (counters, frontier, retries) | `ledger.rs` |
 //! | what may enter the frontier | `admission.rs` |
 //! | save points and the saved counters | `save_point.rs` |
+//! | the status file's snapshot, a shared worker's counters | `status.rs` |
 //! | replay of WARC records after a crash | `replay.rs` |
 //! | the end: writer, final state, report | `shutdown.rs` |
 //! | idle keep-alive connections | `idle_pool.rs` |
+//! | `--min-free`: no new fetch while disk space is low | `disk_guard.rs` |
 //! | WET/WAT of each closed WARC (`--wet`, `--wat`) | `derivatives.rs` |
 //!
 //! The loop owns the ledger (frontier and counters) and the idle connections; jobs own one
@@ -28,6 +30,7 @@
 mod admission;
 mod console_link;
 mod derivatives;
+mod disk_guard;
 mod dispatch;
 mod existing_state;
 mod idle_pool;
@@ -38,6 +41,7 @@ mod replay;
 pub mod save_point;
 pub mod setup;
 mod shutdown;
+mod status;
 
 use std::time::Instant;
 
@@ -132,6 +136,7 @@ pub async fn run(
         shutdown_timeout: config.run.shutdown_timeout,
         out: config.output.out.clone(),
         drain_requisites: config.chain.links.page_requisites,
+        min_free: config.run.min_free,
     };
     let mut dispatcher = Dispatcher::new(
         started.ledger,

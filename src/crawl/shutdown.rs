@@ -7,8 +7,9 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::derivatives::Deriver;
-use super::dispatch::{status_of, worker_stats, Closed};
+use super::dispatch::Closed;
 use super::save_point::save_final;
+use super::status::{status_of, worker_stats};
 use super::CrawlOutcome;
 use crate::report::stats::Totals;
 use crate::report::status_file::write_status;

@@ -31,6 +31,9 @@ pub struct CrawlStatus {
     pub bytes_written: u64,
     /// Why it ended (when it has).
     pub stop_reason: Option<String>,
+    /// Why no new fetch starts while it runs (the console's pause, low disk space).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
 }
 
 /// Writes the status atomically (aside, then renamed); failures are ignored, the status file

@@ -155,3 +155,102 @@ async fn a_429_with_retry_after_slows_the_host_and_only_the_last_answer_is_archi
     assert_eq!(stats["errors"]["http_503"], 2, "{stats}");
     assert_eq!(stats["status_codes"]["200"], 4, "{stats}");
 }
+
+/// A tmpfs mounted for one test, unmounted (lazily) when dropped.
+struct Tmpfs {
+    path: std::path::PathBuf,
+    /// Removed after the unmount.
+    _parent: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    fn mount(size: &str) -> Tmpfs {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fs");
+        std::fs::create_dir(&path).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&path)
+            .status()
+            .expect("run mount");
+        assert!(
+            mounted.success(),
+            "this test mounts a small tmpfs and needs root (as scripts/test runs in CI)"
+        );
+        Tmpfs { path, _parent: dir }
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.path)
+            .status();
+    }
+}
+
+/// `--min-free` on a small file system: while free space is below it the crawl starts no
+/// fetch and says why (log, status file); once space is freed it goes on and finishes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn low_disk_space_pauses_the_crawl_until_space_returns() {
+    let (web, host) = crate::server::linked_site("127.0.0.2", 20, 2000).await;
+    let fs = Tmpfs::mount("128m");
+    let filler = fs.path.join("filler");
+    std::fs::write(&filler, vec![7u8; 100 << 20]).unwrap();
+    let out = fs.path.join("warcs");
+    let log = fs.path.join("log.txt");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(args![
+            "crawl",
+            host.url("/"),
+            "--out",
+            out.display(),
+            "--delay",
+            "0ms",
+            "--min-free",
+            "64MiB",
+            "--log-file",
+            log.display()
+        ])
+        .spawn()
+        .unwrap();
+    let status = out.join(".trawl-status.json");
+    let waiting = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&status) {
+                let s: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+                if let Some(why) = s["waiting"].as_str() {
+                    return why.to_string();
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the status file says the crawl waits");
+    assert!(waiting.contains("disk space low"), "{waiting}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        web.hits().is_empty(),
+        "fetched while the disk was low: {:?}",
+        web.hits()
+    );
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the crawl ended instead of waiting"
+    );
+    std::fs::remove_file(&filler).unwrap();
+    let code = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(code.code(), Some(0));
+    let pages = read_records(&out)
+        .into_iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .count();
+    assert!(pages >= 21, "{pages} pages archived");
+    let log = std::fs::read_to_string(&log).unwrap();
+    assert!(log.contains("disk space low"), "{log}");
+    assert!(log.contains("disk space back"), "{log}");
+}
