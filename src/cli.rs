@@ -502,9 +502,20 @@ pub struct CrawlArgs {
     pub dedup_index: Vec<PathBuf>,
 
     /// When the crawl ends, write a sorted CDXJ index of every WARC file in --out to
-    /// OUT/index.cdxj.
+    /// OUT/index.cdxj (with --finished-dir: each WARC file's own NAME.cdxj, moved with it).
     #[arg(long)]
     pub cdxj: bool,
+
+    /// Move each closed WARC file, with its WET/WAT and CDXJ, to this directory (a rename on
+    /// one file system; else copy, fsync, rename). Resume and --dedup look here too.
+    #[arg(long, value_name = "DIR", alias = "finished-warc-dir")]
+    pub finished_dir: Option<PathBuf>,
+
+    /// Run this shell command once per closed WARC file, with its path (after the move to
+    /// --finished-dir) appended, or in place of each {}; also in $TRAWL_FILE. Two run at once;
+    /// a failure is logged and the file kept.
+    #[arg(long, value_name = "CMD")]
+    pub on_close: Option<String>,
 
     /// Write a WET file (plain text of each page, Common Crawl's format) beside each WARC file
     /// as it closes: X.warc.gz gives X.warc.wet.gz.

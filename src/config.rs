@@ -146,6 +146,34 @@ pub struct AdmissionConfig {
     pub limits: Limits,
 }
 
+/// What to do with each closed WARC file.
+#[derive(Debug, Clone, Default)]
+pub struct HandoffConfig {
+    /// `--finished-dir`: where closed files move.
+    pub finished_dir: Option<PathBuf>,
+    /// `--on-close`: a shell command run once per closed WARC file.
+    pub on_close: Option<String>,
+    /// `--cdxj`: each handed-off WARC gets its own CDXJ index beside it.
+    pub cdxj: bool,
+}
+
+impl HandoffConfig {
+    /// True when closed files are handed off at all.
+    pub fn active(&self) -> bool {
+        self.finished_dir.is_some() || self.on_close.is_some()
+    }
+}
+
+impl OutputConfig {
+    /// The directories finished WARC files of this crawl are in: `--out`, and
+    /// `--finished-dir` when files move there (resume and `--dedup` read both).
+    pub fn archive_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![self.out.clone()];
+        dirs.extend(self.handoff.finished_dir.clone());
+        dirs
+    }
+}
+
 /// The options of the processor chain's stages.
 #[derive(Debug, Clone)]
 pub struct ChainConfig {
@@ -176,6 +204,8 @@ pub struct OutputConfig {
     pub cdxj: bool,
     /// Derivatives written beside each WARC as it closes (`--wet`, `--wat`).
     pub derive: crate::derive::Kinds,
+    /// `--finished-dir`, `--on-close`: the hand-off of closed files.
+    pub handoff: HandoffConfig,
     /// Crawl state directory.
     pub state_dir: PathBuf,
     /// What to do with a crawl state already there.
@@ -310,6 +340,21 @@ impl Config {
             return Err(bad(
                 "--time-limit must be longer than 0 (leave it out for no time limit)".into(),
             ));
+        }
+        if let Some(finished) = &args.finished_dir {
+            let same = std::path::absolute(finished).ok() == std::path::absolute(&args.out).ok();
+            if same {
+                return Err(bad(
+                    "--finished-dir must be another directory than --out".into()
+                ));
+            }
+        }
+        if args
+            .on_close
+            .as_deref()
+            .is_some_and(|c| c.trim().is_empty())
+        {
+            return Err(bad("--on-close needs a command".into()));
         }
         if args.records_per_file == 0 {
             return Err(bad("--records-per-file must be at least 1".into()));
@@ -497,6 +542,11 @@ impl Config {
                 gzip_level: args.gzip_level,
                 operator: args.operator,
                 cdxj: args.cdxj,
+                handoff: HandoffConfig {
+                    finished_dir: args.finished_dir.clone(),
+                    on_close: args.on_close.clone(),
+                    cdxj: args.cdxj,
+                },
                 derive: crate::derive::Kinds {
                     wet: args.wet,
                     wat: args.wat,

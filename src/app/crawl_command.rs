@@ -105,6 +105,9 @@ pub(super) fn run_crawl(args: CrawlArgs) -> ExitCode {
 fn preflight(config: &Config) -> Result<(), (ExitCode, String)> {
     let out = &config.output.out;
     create_output_dir(out).map_err(|e| (ExitCode::OutputError, e.to_string()))?;
+    if let Some(finished) = &config.output.handoff.finished_dir {
+        create_output_dir(finished).map_err(|e| (ExitCode::OutputError, e.to_string()))?;
+    }
     let probe = out.join(".trawl-write-test");
     std::fs::write(&probe, b"")
         .and_then(|()| std::fs::remove_file(&probe))
@@ -196,7 +199,9 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
         .build()
         .context("starting the async runtime")?;
     let stats_path = config.report.stats.clone();
-    let cdxj_dir = config.output.cdxj.then(|| config.output.out.clone());
+    // With --finished-dir each WARC file has its own index, moved with it.
+    let cdxj_dir = (config.output.cdxj && config.output.handoff.finished_dir.is_none())
+        .then(|| config.output.out.clone());
     let outcome = runtime.block_on(async move {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(forward_signals(tx));

@@ -1,19 +1,34 @@
-//! `--wet` / `--wat` during a crawl: a thread of its own derives each WARC file as the writer
-//! closes it, so indexing can start before the crawl ends. At start it first catches up with
-//! finished WARCs of the output directory that lack their derivatives (a crawl killed while
-//! deriving, or resumed with the flags newly given). Derivatives are written as `.part` and
+//! What happens to each WARC file the writer closes, on a thread of its own: `--wet` / `--wat`
+//! derive it, so indexing can start before the crawl ends, and then `--finished-dir` /
+//! `--on-close` hand it off (`handoff.rs`). At start it first catches up with finished WARCs
+//! of the output directory that lack their derivatives or were not handed off (a crawl killed
+//! mid-way, or resumed with the flags newly given). Derivatives are written as `.part` and
 //! renamed, so a kill leaves none that looks complete.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
-use crate::derive::{derive_file, pending, DeriveLimits, Kinds};
+use super::handoff::Handoff;
+use crate::derive::{derive_file, lacks_derivatives, pending, DeriveLimits, Kinds};
+use crate::warc::naming::list_warc_files;
 
 /// What the derivation thread did.
 #[derive(Debug, Default)]
 pub(super) struct Derived {
     /// Derivative files written.
     pub(super) files: Vec<PathBuf>,
+    /// Files handed off to `--finished-dir`: from where to where.
+    pub(super) moved: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Derived {
+    /// Where `path` is now (moved to `--finished-dir`, or where it was written).
+    pub(super) fn now_at(&self, path: &Path) -> PathBuf {
+        self.moved
+            .iter()
+            .find(|(from, _)| from == path)
+            .map_or_else(|| path.to_path_buf(), |(_, to)| to.clone())
+    }
 }
 
 /// The derivation thread and the sender the writer announces closed files on.
@@ -23,16 +38,27 @@ pub(super) struct Deriver {
 }
 
 impl Deriver {
-    /// Starts deriving `kinds` for the WARC files of `dir`, those already finished first.
-    pub(super) fn start(dir: &Path, kinds: Kinds) -> std::io::Result<Deriver> {
+    /// Starts deriving `kinds` for the WARC files of `dir`, and handing them off with
+    /// `handoff`; those already finished first.
+    pub(super) fn start(
+        dir: &Path,
+        kinds: Kinds,
+        handoff: Option<Handoff>,
+    ) -> std::io::Result<Deriver> {
         let (sender, receiver) = mpsc::channel::<PathBuf>();
-        for warc in pending(dir, kinds)? {
+        // Every finished file still here is to be handed off; without a hand-off, only those
+        // that lack a derivative need the thread.
+        let waiting = match handoff {
+            Some(_) => list_warc_files(&[dir.to_path_buf()])?,
+            None => pending(dir, kinds)?,
+        };
+        for warc in waiting {
             let _ = sender.send(warc);
         }
         let dir = dir.to_path_buf();
         let thread = std::thread::Builder::new()
             .name("derive".into())
-            .spawn(move || run(&dir, kinds, receiver))?;
+            .spawn(move || run(&dir, kinds, receiver, handoff))?;
         Ok(Deriver { sender, thread })
     }
 
@@ -48,24 +74,43 @@ impl Deriver {
     }
 }
 
-fn run(dir: &Path, kinds: Kinds, receiver: mpsc::Receiver<PathBuf>) -> Derived {
+fn run(
+    dir: &Path,
+    kinds: Kinds,
+    receiver: mpsc::Receiver<PathBuf>,
+    mut handoff: Option<Handoff>,
+) -> Derived {
     let limits = DeriveLimits::default();
     let mut derived = Derived::default();
     for warc in receiver {
-        match derive_file(&warc, dir, kinds, &limits) {
-            Ok(summary) => {
-                if let Some(e) = &summary.read_error {
-                    tracing::warn!(
-                        "{}: derivatives stop after record {}: {e}",
-                        warc.display(),
-                        summary.records
-                    );
-                }
-                derived.files.extend(summary.files);
-            }
-            // The WARC is safe; only its derivative is missing (`trawl derive` can redo it).
-            Err(e) => tracing::error!("deriving {}: {e}", warc.display()),
+        derive(&warc, dir, kinds, &limits, &mut derived);
+        if let Some(h) = &mut handoff {
+            h.take(&warc);
         }
     }
+    if let Some(h) = handoff {
+        derived.moved = h.finish();
+    }
     derived
+}
+
+/// Derives `warc` when it lacks a derivative `kinds` asks for.
+fn derive(warc: &Path, dir: &Path, kinds: Kinds, limits: &DeriveLimits, derived: &mut Derived) {
+    if !lacks_derivatives(warc, dir, kinds) {
+        return;
+    }
+    match derive_file(warc, dir, kinds, limits) {
+        Ok(summary) => {
+            if let Some(e) = &summary.read_error {
+                tracing::warn!(
+                    "{}: derivatives stop after record {}: {e}",
+                    warc.display(),
+                    summary.records
+                );
+            }
+            derived.files.extend(summary.files);
+        }
+        // The WARC is safe; only its derivative is missing (`trawl derive` can redo it).
+        Err(e) => tracing::error!("deriving {}: {e}", warc.display()),
+    }
 }

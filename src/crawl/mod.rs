@@ -22,6 +22,7 @@
 //! | idle keep-alive connections | `idle_pool.rs` |
 //! | `--min-free`: no new fetch while disk space is low | `disk_guard.rs` |
 //! | WET/WAT of each closed WARC (`--wet`, `--wat`) | `derivatives.rs` |
+//! | the hand-off of closed files (`--finished-dir`, `--on-close`) | `handoff.rs` |
 //!
 //! The loop owns the ledger (frontier and counters) and the idle connections; jobs own one
 //! fetch each and report back through a bounded channel. The WARC writer runs on its own
@@ -33,6 +34,7 @@ mod derivatives;
 mod disk_guard;
 mod dispatch;
 mod existing_state;
+mod handoff;
 mod idle_pool;
 mod job;
 mod ledger;

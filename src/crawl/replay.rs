@@ -41,11 +41,11 @@ pub(super) struct ReplayChain<'a> {
 pub(super) fn replay(
     ledger: &mut Ledger,
     chain: &ReplayChain<'_>,
-    dir: &std::path::Path,
+    dirs: &[std::path::PathBuf],
     prefix: &str,
     from_serial: u64,
 ) -> io::Result<usize> {
-    let mut files: Vec<(u64, std::path::PathBuf)> = list_warc_files(&[dir.to_path_buf()])?
+    let mut files: Vec<(u64, std::path::PathBuf)> = list_warc_files(dirs)?
         .into_iter()
         .filter_map(|p| {
             let name = p.file_name()?.to_string_lossy().into_owned();

@@ -11,6 +11,7 @@ use std::time::{Instant, SystemTime};
 
 use super::derivatives::Deriver;
 use super::existing_state::open_state;
+use super::handoff::Handoff;
 use super::job::{Budget, JobContext};
 use super::ledger::{Ledger, LedgerRules};
 use super::replay::{replay, ReplayChain};
@@ -243,7 +244,7 @@ fn load_dedup(config: &Config) -> Result<Option<Arc<DedupTable>>, CrawlError> {
         return Ok(None);
     };
     let table = load_dedup_index(files)?;
-    let earlier = load_earlier_captures(&table, &config.output.out)?;
+    let earlier = load_earlier_captures(&table, &config.output.archive_dirs())?;
     if earlier > 0 {
         tracing::info!("--dedup: {earlier} payload(s) already archived in the output directory");
     }
@@ -305,7 +306,7 @@ fn finish_start(
         let replayed = replay(
             &mut ledger,
             &chain,
-            &output.out,
+            &output.archive_dirs(),
             &output.warc_prefix,
             serial,
         )
@@ -314,11 +315,17 @@ fn finish_start(
             tracing::warn!("recovered {replayed} capture(s) written after the last saved state");
         }
     }
-    let deriver = if output.derive.wet || output.derive.wat {
+    let handoff = output
+        .handoff
+        .active()
+        .then(|| Handoff::new(&output.out, output.handoff.clone()));
+    let deriver = if output.derive.wet || output.derive.wat || handoff.is_some() {
         Some(
-            Deriver::start(&output.out, output.derive).map_err(|source| WarcError::Io {
-                path: output.out.clone(),
-                source,
+            Deriver::start(&output.out, output.derive, handoff).map_err(|source| {
+                WarcError::Io {
+                    path: output.out.clone(),
+                    source,
+                }
             })?,
         )
     } else {
@@ -327,6 +334,7 @@ fn finish_start(
     let producers = Producers::default();
     let writer = spawn_writer(WriterConfig {
         dir: output.out.clone(),
+        serials_also_in: output.handoff.finished_dir.clone(),
         prefix: output.warc_prefix.clone(),
         rotation: output.rotation,
         gzip_level: output.gzip_level,
@@ -374,8 +382,8 @@ fn new_crawl_id(prefix: &str) -> String {
 /// Adds the full, complete 2xx responses of the finished WARC files in `out` to `table`, so
 /// `--dedup` finds what earlier runs (before a restart, or earlier crawls before a
 /// `--recrawl`) archived. Reads every such file once at start-up. Returns how many were added.
-fn load_earlier_captures(table: &DedupTable, out: &Path) -> Result<usize, SetupError> {
-    let files = list_warc_files(&[out.to_path_buf()]).unwrap_or_default();
+fn load_earlier_captures(table: &DedupTable, dirs: &[PathBuf]) -> Result<usize, SetupError> {
+    let files = list_warc_files(dirs).unwrap_or_default();
     let mut added = 0;
     for path in files {
         let records = read_records(&path).map_err(|source| SetupError::EarlierWarc {

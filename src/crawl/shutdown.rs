@@ -101,12 +101,12 @@ pub(super) async fn finish(
             warc_files: report
                 .files
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|p| derived.now_at(p).display().to_string())
                 .collect(),
             derived_files: derived
                 .files
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|p| derived.now_at(p).display().to_string())
                 .collect(),
             hosts_seen: ledger.frontier.hosts_seen(),
             queued_at_end: ledger.frontier.queued(),

@@ -123,15 +123,18 @@ pub fn derivative_path(warc: &Path, out_dir: &Path, suffix: &str) -> PathBuf {
     out_dir.join(format!("{stem}.{suffix}.gz"))
 }
 
+/// True when `warc` lacks one of the derivatives `kinds` asks for in `dir`.
+pub fn lacks_derivatives(warc: &Path, dir: &Path, kinds: Kinds) -> bool {
+    kinds
+        .suffixes()
+        .any(|s| !derivative_path(warc, dir, s).exists())
+}
+
 /// The finished WARC files of `dir` that lack one of the derivatives `kinds` asks for.
 pub fn pending(dir: &Path, kinds: Kinds) -> std::io::Result<Vec<PathBuf>> {
     Ok(list_warc_files(&[dir.to_path_buf()])?
         .into_iter()
-        .filter(|w| {
-            kinds
-                .suffixes()
-                .any(|s| !derivative_path(w, dir, s).exists())
-        })
+        .filter(|w| lacks_derivatives(w, dir, kinds))
         .collect())
 }
 

@@ -35,6 +35,23 @@ impl WarcNaming {
         })
     }
 
+    /// Makes the next serial also follow the highest of `dir`'s files (a missing directory
+    /// holds none).
+    pub fn continue_after_files_in(&mut self, dir: &Path) -> std::io::Result<()> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        for entry in entries {
+            let name = entry?.file_name();
+            if let Some(serial) = serial_of(&name.to_string_lossy(), &self.prefix) {
+                self.next_serial = self.next_serial.max(serial + 1);
+            }
+        }
+        Ok(())
+    }
+
     /// The final name and the `.open` path of the next file.
     pub fn next(&mut self, now: SystemTime) -> (String, PathBuf) {
         let stamp: String = humantime::format_rfc3339_seconds(now)

@@ -73,6 +73,9 @@ impl Batch {
 pub struct WriterConfig {
     /// Output directory (must exist).
     pub dir: PathBuf,
+    /// Another directory whose files' serials the new ones continue after (`--finished-dir`,
+    /// where closed files move).
+    pub serials_also_in: Option<PathBuf>,
     /// File name prefix.
     pub prefix: String,
     /// Rotation limits.
@@ -168,10 +171,19 @@ impl WriterHandle {
 
 /// Starts the writer thread.
 pub fn spawn_writer(config: WriterConfig) -> Result<WriterHandle, WarcError> {
-    let naming = WarcNaming::new(&config.dir, &config.prefix).map_err(|source| WarcError::Io {
-        path: config.dir.clone(),
-        source,
-    })?;
+    let mut naming =
+        WarcNaming::new(&config.dir, &config.prefix).map_err(|source| WarcError::Io {
+            path: config.dir.clone(),
+            source,
+        })?;
+    if let Some(other) = &config.serials_also_in {
+        naming
+            .continue_after_files_in(other)
+            .map_err(|source| WarcError::Io {
+                path: other.clone(),
+                source,
+            })?;
+    }
     let (sender, receiver) = mpsc::channel(config.queue.max(1));
     let bytes_written = Arc::new(AtomicU64::new(0));
     let replay_from = Arc::new(AtomicU64::new(naming.next_serial()));
@@ -404,6 +416,7 @@ mod tests {
     fn config(dir: &std::path::Path, records_per_file: u64) -> WriterConfig {
         WriterConfig {
             dir: dir.to_path_buf(),
+            serials_also_in: None,
             prefix: "t".into(),
             rotation: Rotation {
                 records_per_file,

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::args;
-use crate::harness::{read_json, read_records, text, trawl};
+use crate::harness::{read_json, read_records, run_script, text, trawl};
 use crate::server::{Behavior, Route, Web};
 
 /// `--accept application/pdf`: links ending in `.pdf` are fetched (the extension pre-filter
@@ -253,4 +253,100 @@ async fn low_disk_space_pauses_the_crawl_until_space_returns() {
     let log = std::fs::read_to_string(&log).unwrap();
     assert!(log.contains("disk space low"), "{log}");
     assert!(log.contains("disk space back"), "{log}");
+}
+
+/// `--finished-dir` on another file system (a tmpfs: the copy, fsync, rename path) and
+/// `--on-close`: every closed WARC file moves there with its WET and CDXJ, the command runs
+/// once per file with the moved path; a crawl first run without the flags and resumed with
+/// them hands off the earlier files too, and serial numbers continue past the moved ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closed_files_move_to_the_finished_dir_and_the_command_runs_once_each() {
+    let (_web, host) = crate::server::linked_site("127.0.0.2", 30, 1500).await;
+    let fs = Tmpfs::mount("64m");
+    let finished = fs.path.join("finished");
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    let log = work.path().join("closed.log");
+    let crawl = |max_pages: u32, handoff: bool| {
+        let mut a = args![
+            "crawl",
+            host.url("/"),
+            "--out",
+            out.display(),
+            "--delay",
+            "0ms",
+            "--records-per-file",
+            8,
+            "--max-pages",
+            max_pages,
+            "--wet",
+            "--cdxj",
+            "-q"
+        ];
+        if handoff {
+            a.extend(args![
+                "--finished-dir",
+                finished.display(),
+                "--on-close",
+                format!("echo {{}} >> '{}' && test -s", log.display())
+            ]);
+        }
+        trawl(a)
+    };
+    let first = crawl(10, false).await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let before = crate::harness::warc_files(&out).len();
+    assert!(before >= 2, "{before} files");
+    // The same crawl, resumed with a higher target and the hand-off flags.
+    let second = crawl(1000, true).await;
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second));
+
+    assert!(crate::harness::warc_files(&out).is_empty(), "left in --out");
+    let moved = crate::harness::warc_files(&finished);
+    assert!(
+        moved.len() > before,
+        "{} files after the resume",
+        moved.len()
+    );
+    let lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut named: Vec<String> = lines.clone();
+    named.sort();
+    named.dedup();
+    assert_eq!(
+        named.len(),
+        lines.len(),
+        "a file handed to the command twice: {lines:?}"
+    );
+    let expected: Vec<String> = moved.iter().map(|p| p.display().to_string()).collect();
+    assert_eq!(named, expected);
+    for warc in &moved {
+        let name = warc.file_name().unwrap().to_string_lossy().into_owned();
+        let stem = name.strip_suffix(".warc.gz").unwrap();
+        assert!(
+            finished.join(format!("{stem}.warc.wet.gz")).exists(),
+            "{stem}: WET"
+        );
+        assert!(
+            finished.join(format!("{stem}.cdxj")).exists(),
+            "{stem}: CDXJ"
+        );
+    }
+    // Nothing half-copied is left, and every page is in the moved files once.
+    let hidden: Vec<_> = std::fs::read_dir(&finished)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+    let pages = read_records(&finished)
+        .into_iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .count();
+    assert_eq!(pages, 31);
+    let check = run_script("warc_check.py", args![finished.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
 }
