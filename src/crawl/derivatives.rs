@@ -10,7 +10,6 @@ use std::sync::mpsc;
 
 use super::handoff::Handoff;
 use crate::derive::{derive_file, lacks_derivatives, pending, DeriveLimits, Kinds};
-use crate::warc::naming::list_warc_files;
 
 /// What the derivation thread did.
 #[derive(Debug, Default)]
@@ -48,8 +47,8 @@ impl Deriver {
         let (sender, receiver) = mpsc::channel::<PathBuf>();
         // Every finished file still here is to be handed off; without a hand-off, only those
         // that lack a derivative need the thread.
-        let waiting = match handoff {
-            Some(_) => list_warc_files(&[dir.to_path_buf()])?,
+        let waiting = match &handoff {
+            Some(h) => h.left_over()?,
             None => pending(dir, kinds)?,
         };
         for warc in waiting {
@@ -96,7 +95,8 @@ fn run(
 
 /// Derives `warc` when it lacks a derivative `kinds` asks for.
 fn derive(warc: &Path, dir: &Path, kinds: Kinds, limits: &DeriveLimits, derived: &mut Derived) {
-    if !lacks_derivatives(warc, dir, kinds) {
+    // A file already handed off (in `--finished-dir`) waits only for its command.
+    if warc.parent() != Some(dir) || !lacks_derivatives(warc, dir, kinds) {
         return;
     }
     match derive_file(warc, dir, kinds, limits) {

@@ -6,10 +6,13 @@
 //! system is a rename; across file systems a copy to a hidden `.part` name, fsync, rename,
 //! then the original is removed. The command runs after the move, with the file's final path.
 //! Nothing here ever deletes a WARC that is not safely in its new place: a failed move leaves
-//! it where it was, a failed command only says so in the log.
+//! it where it was, a failed command only says so in the log. A command that succeeded is
+//! noted in `OUT/.trawl-on-close.done`; at start, the files whose command has not succeeded
+//! yet (a kill between move and command, a failed upload) get it again.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::io;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::thread::JoinHandle;
@@ -18,6 +21,10 @@ use std::time::{Duration, Instant};
 use crate::config::HandoffConfig;
 use crate::derive::derivative_path;
 use crate::index::index_files;
+use crate::warc::naming::list_warc_files;
+
+/// The names of the WARC files whose `--on-close` command succeeded, one per line.
+const JOURNAL: &str = ".trawl-on-close.done";
 
 /// Commands running at once; the next closed file waits for the oldest.
 const MAX_COMMANDS: usize = 2;
@@ -32,23 +39,50 @@ pub(super) struct Handoff {
     running: VecDeque<JoinHandle<()>>,
     /// Files moved, from where to where.
     moved: Vec<(PathBuf, PathBuf)>,
+    /// Names of the files whose command succeeded in an earlier run.
+    done: HashSet<String>,
 }
 
 impl Handoff {
     /// A hand-off of the files closed in `out`.
     pub(super) fn new(out: &Path, rules: HandoffConfig) -> Self {
+        let done = std::fs::read_to_string(out.join(JOURNAL))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
         Handoff {
             out: out.to_path_buf(),
             rules,
             running: VecDeque::new(),
             moved: Vec::new(),
+            done,
         }
+    }
+
+    /// The finished files an earlier run left to hand off: those still in `--out` when they
+    /// move, and those whose command has not succeeded.
+    pub(super) fn left_over(&self) -> io::Result<Vec<PathBuf>> {
+        let mut dirs = vec![self.out.clone()];
+        dirs.extend(self.rules.finished_dir.clone());
+        Ok(list_warc_files(&dirs)?
+            .into_iter()
+            .filter(|warc| {
+                let moves = self.rules.finished_dir.is_some() && self.is_in_out(warc);
+                moves || (self.rules.on_close.is_some() && !self.done.contains(&name_of(warc)))
+            })
+            .collect())
+    }
+
+    fn is_in_out(&self, warc: &Path) -> bool {
+        warc.parent() == Some(self.out.as_path())
     }
 
     /// Moves `warc` (closed, derived) and its companions, then runs the command on it.
     pub(super) fn take(&mut self, warc: &Path) {
         let mut path = warc.to_path_buf();
-        if let Some(dir) = self.rules.finished_dir.clone() {
+        let moves = self.is_in_out(warc);
+        if let (Some(dir), true) = (self.rules.finished_dir.clone(), moves) {
             for companion in self.companions(warc) {
                 match move_into(&companion, &dir) {
                     Ok(moved) => self.moved.push((companion, moved)),
@@ -73,14 +107,22 @@ impl Handoff {
             }
         }
         if let Some(command) = self.rules.on_close.clone() {
+            if self.done.contains(&name_of(warc)) {
+                return;
+            }
             if self.running.len() >= MAX_COMMANDS {
                 if let Some(oldest) = self.running.pop_front() {
                     let _ = oldest.join();
                 }
             }
+            let journal = self.out.join(JOURNAL);
             let spawned = std::thread::Builder::new()
                 .name("on-close".into())
-                .spawn(move || run_command(&command, &path));
+                .spawn(move || {
+                    if run_command(&command, &path) {
+                        note_done(&journal, &name_of(&path));
+                    }
+                });
             match spawned {
                 Ok(handle) => self.running.push_back(handle),
                 Err(e) => tracing::error!("--on-close: cannot start a thread: {e}"),
@@ -111,6 +153,28 @@ impl Handoff {
             }
         }
         files
+    }
+}
+
+/// A file's name, as the journal holds it.
+fn name_of(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Notes in the journal that the command on `name` succeeded (one short append).
+fn note_done(journal: &Path, name: &str) {
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(journal)
+        .and_then(|mut f| f.write_all(format!("{name}\n").as_bytes()));
+    if let Err(e) = written {
+        tracing::warn!(
+            "--on-close: cannot note {name} in {}: {e}",
+            journal.display()
+        );
     }
 }
 
@@ -179,8 +243,8 @@ fn command_line(command: &str, path: &Path) -> String {
 }
 
 /// Runs an `--on-close` command through `sh -c`, logs how it ended, and kills it after
-/// [`COMMAND_TIMEOUT`].
-fn run_command(command: &str, path: &Path) {
+/// [`COMMAND_TIMEOUT`]. True when it succeeded.
+fn run_command(command: &str, path: &Path) -> bool {
     let line = command_line(command, path);
     let child = Command::new("sh")
         .arg("-c")
@@ -192,7 +256,7 @@ fn run_command(command: &str, path: &Path) {
         Ok(c) => c,
         Err(e) => {
             tracing::error!("--on-close: cannot run `{line}`: {e}");
-            return;
+            return false;
         }
     };
     let started = Instant::now();
@@ -207,16 +271,17 @@ fn run_command(command: &str, path: &Path) {
             Ok(None) => std::thread::sleep(Duration::from_millis(50)),
             Err(e) => {
                 tracing::error!("--on-close: waiting for `{line}`: {e}");
-                return;
+                return false;
             }
         }
     };
     match status {
         Some(s) if s.success() => {
             tracing::info!("--on-close: `{line}` succeeded");
+            return true;
         }
         Some(s) => tracing::warn!(
-            "--on-close: `{line}` failed ({s}); {} is kept",
+            "--on-close: `{line}` failed ({s}); {} is kept, and the command runs again at the next start",
             path.display()
         ),
         None => tracing::warn!(
@@ -224,6 +289,7 @@ fn run_command(command: &str, path: &Path) {
             path.display()
         ),
     }
+    false
 }
 
 #[cfg(test)]
@@ -241,6 +307,42 @@ mod tests {
             command_line("cp {} /b/ && echo {}", Path::new("/w/a.warc.gz")),
             "cp '/w/a.warc.gz' /b/ && echo '/w/a.warc.gz'"
         );
+    }
+
+    #[test]
+    fn left_over_files_are_those_not_moved_or_whose_command_has_not_succeeded() {
+        let out = tempfile::tempdir().unwrap();
+        let fin = tempfile::tempdir().unwrap();
+        for (dir, name) in [
+            (out.path(), "t-1-00000.warc.gz"),
+            (fin.path(), "t-1-00001.warc.gz"),
+        ] {
+            std::fs::write(dir.join(name), b"x").unwrap();
+        }
+        let names = |h: &Handoff| -> Vec<String> {
+            h.left_over().unwrap().iter().map(|p| name_of(p)).collect()
+        };
+        let moving = HandoffConfig {
+            finished_dir: Some(fin.path().into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            names(&Handoff::new(out.path(), moving.clone())),
+            ["t-1-00000.warc.gz"]
+        );
+        let commanding = HandoffConfig {
+            on_close: Some("true".into()),
+            ..moving
+        };
+        let both = ["t-1-00000.warc.gz", "t-1-00001.warc.gz"];
+        assert_eq!(names(&Handoff::new(out.path(), commanding.clone())), both);
+        note_done(&out.path().join(JOURNAL), "t-1-00001.warc.gz");
+        note_done(&out.path().join(JOURNAL), "t-1-00000.warc.gz");
+        // Still in --out: it moves, but its command does not run again.
+        let mut h = Handoff::new(out.path(), commanding);
+        assert_eq!(names(&h), ["t-1-00000.warc.gz"]);
+        h.take(&out.path().join("t-1-00000.warc.gz"));
+        assert!(h.finish().len() == 1 && fin.path().join("t-1-00000.warc.gz").exists());
     }
 
     #[test]
