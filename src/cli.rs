@@ -326,6 +326,12 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "UA", default_value = concat!("trawl/", env!("CARGO_PKG_VERSION"), " (+https://github.com/trawl-crawler/trawl)"))]
     pub user_agent: String,
 
+    /// Add "Name: value" to every request (repeatable), as wget's and curl's --header; an
+    /// Accept or Accept-Encoding replaces trawl's. Host, Content-Length, Transfer-Encoding,
+    /// Connection and User-Agent (use --user-agent) are refused.
+    #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
+    pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
+
     /// Content records per WARC file before rotating (the warcinfo record is not counted).
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub records_per_file: u64,
@@ -634,6 +640,35 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         ));
     }
     humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 250ms, 2s, 1m 30s)"))
+}
+
+/// Parses one `--header "Name: value"`: a valid field name that trawl does not set itself
+/// (framing and connection fields, Host, User-Agent) and a single-line value.
+pub fn parse_header(s: &str) -> Result<(http::HeaderName, http::HeaderValue), String> {
+    let (name, value) = s.split_once(':').ok_or_else(|| {
+        format!("{s:?} is not \"Name: value\" (example: --header 'Accept-Language: de')")
+    })?;
+    let name = http::HeaderName::from_bytes(name.trim().as_bytes())
+        .map_err(|_| format!("{:?} is not a header field name", name.trim()))?;
+    let refused = [
+        (http::header::HOST, "it is the URL's"),
+        (http::header::CONTENT_LENGTH, "requests have no body"),
+        (http::header::TRANSFER_ENCODING, "requests have no body"),
+        (
+            http::header::CONNECTION,
+            "trawl keeps connections alive itself",
+        ),
+        (
+            http::header::USER_AGENT,
+            "use --user-agent (its first word is the robots.txt agent)",
+        ),
+    ];
+    if let Some((_, why)) = refused.iter().find(|(n, _)| *n == name) {
+        return Err(format!("--header {name} is refused: {why}"));
+    }
+    let value = http::HeaderValue::from_str(value.trim())
+        .map_err(|_| format!("the value of --header {name} must be one line of visible text"))?;
+    Ok((name, value))
 }
 
 /// Parses one `--retry-status` code: a 4xx or 5xx status, or nothing (an empty value turns

@@ -479,6 +479,7 @@ impl Config {
             unlocked,
             fetch: FetchOptions {
                 user_agent: args.user_agent,
+                headers: args.headers,
                 connect_timeout: args.connect_timeout,
                 read_timeout: args.timeout,
                 total_timeout: args.fetch_timeout,

@@ -38,6 +38,8 @@ pub use error::{FetchError, HeadLimits};
 pub struct FetchOptions {
     /// The User-Agent header.
     pub user_agent: String,
+    /// `--header`: fields added to every request (Accept and Accept-Encoding replace trawl's).
+    pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
     /// TCP connect (and TLS handshake) timeout.
     pub connect_timeout: Duration,
     /// Longest silence while waiting for the response head or the next body bytes.
@@ -326,7 +328,7 @@ impl Fetcher {
         let host = HeaderValue::from_str(&url[url::Position::BeforeHost..url::Position::AfterPort])
             .map_err(|e| invalid(&e))?;
         let user_agent = self.user_agent.as_ref().map_err(|e| invalid(e))?.clone();
-        http::Request::get(target)
+        let mut request = http::Request::get(target)
             .header(HOST, host)
             .header(USER_AGENT, user_agent)
             .header(
@@ -341,7 +343,16 @@ impl Fetcher {
             )
             .header(CONNECTION, HeaderValue::from_static("keep-alive"))
             .body(Empty::new())
-            .map_err(|e| invalid(&e))
+            .map_err(|e| invalid(&e))?;
+        let fields = request.headers_mut();
+        for (name, value) in &self.options.headers {
+            if *name == ACCEPT || *name == ACCEPT_ENCODING {
+                fields.insert(name, value.clone());
+            } else {
+                fields.append(name, value.clone());
+            }
+        }
+        Ok(request)
     }
 }
 
@@ -364,6 +375,7 @@ mod tests {
     fn fetcher() -> Fetcher {
         Fetcher::new(FetchOptions {
             user_agent: "trawl-test/1".into(),
+            headers: Vec::new(),
             connect_timeout: Duration::from_secs(1),
             read_timeout: Duration::from_secs(1),
             total_timeout: Duration::from_secs(1),

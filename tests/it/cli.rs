@@ -194,3 +194,67 @@ async fn unreachable_robots_txt_is_a_failure_not_a_silent_success() {
     assert_eq!(s["filtered"]["robots_unavailable"], 1);
     assert_eq!(s["errors"]["connect_refused"], 3);
 }
+
+/// `--header` (repeatable) reaches the server on every request and is in the request
+/// records; an Accept replaces trawl's own; names trawl sets itself are refused with exit 2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn custom_headers_reach_the_server_and_reserved_ones_are_refused() {
+    let web = Web::default();
+    let a = web.host("127.0.0.2").await;
+    a.route("/", Route::html(r#"<a href="/next">n</a>"#));
+    a.route("/next", Route::html("<p>next</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let result = trawl(args![
+        "crawl",
+        a.url("/"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "0ms",
+        "--header",
+        "X-Contact: archive-ops@example.org",
+        "--header",
+        "Accept-Language: de, en;q=0.5",
+        "--header",
+        "Accept: text/html",
+        "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let hits = web.hits();
+    assert!(hits.len() >= 3, "{hits:?}");
+    for hit in &hits {
+        let head = hit.head.to_ascii_lowercase();
+        assert!(
+            head.contains("x-contact: archive-ops@example.org\r\n"),
+            "{head}"
+        );
+        assert!(head.contains("accept-language: de, en;q=0.5\r\n"), "{head}");
+        assert_eq!(head.matches("\r\naccept:").count(), 1, "{head}");
+        assert!(head.contains("\r\naccept: text/html\r\n"), "{head}");
+    }
+    let requests = read_records(out.path())
+        .into_iter()
+        .filter(|r| r.warc_type == "request")
+        .count();
+    assert_eq!(requests, hits.len());
+    for bad in [
+        "Host: evil.example",
+        "Connection: close",
+        "Content-Length: 5",
+        "User-Agent: x",
+        "no colon",
+    ] {
+        let refused = trawl(args![
+            "crawl",
+            a.url("/"),
+            "--out",
+            out.path().join("x").display(),
+            "--header",
+            bad
+        ])
+        .await;
+        assert_eq!(refused.status.code(), Some(2), "{bad}: {}", text(&refused));
+        assert!(text(&refused).contains("--header"), "{}", text(&refused));
+    }
+}

@@ -132,6 +132,8 @@ pub struct Hit {
     pub host: String,
     pub path: String,
     pub at: Instant,
+    /// The request head as received.
+    pub head: String,
 }
 
 /// One host: an address on loopback with its routes.
@@ -278,6 +280,7 @@ async fn serve<S: Resettable>(
             host: label.clone(),
             path: path.clone(),
             at: Instant::now(),
+            head: head.clone(),
         });
         let behavior = match routes.lock().unwrap().get_mut(&path) {
             Some(Behavior::Answers(list)) if list.len() > 1 => {
