@@ -5,6 +5,7 @@
 //! mid-way, or resumed with the flags newly given). Derivatives are written as `.part` and
 //! renamed, so a kill leaves none that looks complete.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
@@ -16,17 +17,16 @@ use crate::derive::{derive_file, lacks_derivatives, pending, DeriveLimits, Kinds
 pub(super) struct Derived {
     /// Derivative files written.
     pub(super) files: Vec<PathBuf>,
-    /// Files handed off to `--finished-dir`: from where to where.
-    pub(super) moved: Vec<(PathBuf, PathBuf)>,
+    /// Files handed off to `--finished-dir`: where each is now, by where it was written.
+    pub(super) moved: HashMap<PathBuf, PathBuf>,
 }
 
 impl Derived {
     /// Where `path` is now (moved to `--finished-dir`, or where it was written).
     pub(super) fn now_at(&self, path: &Path) -> PathBuf {
         self.moved
-            .iter()
-            .find(|(from, _)| from == path)
-            .map_or_else(|| path.to_path_buf(), |(_, to)| to.clone())
+            .get(path)
+            .map_or_else(|| path.to_path_buf(), Clone::clone)
     }
 }
 
@@ -88,7 +88,7 @@ fn run(
         }
     }
     if let Some(h) = handoff {
-        derived.moved = h.finish();
+        derived.moved = h.finish().into_iter().collect();
     }
     derived
 }

@@ -33,10 +33,10 @@ impl DiskGuard {
     }
 
     /// Measures free space if the last measure is older than a second, and says so in the
-    /// log when the crawl starts or stops waiting for it.
-    pub(super) fn check(&mut self, now: Instant) {
+    /// log when the crawl starts or stops waiting for it. True when that changed.
+    pub(super) fn check(&mut self, now: Instant) -> bool {
         if self.min_free == 0 || self.checked.is_some_and(|t| now < t + CHECK_EVERY) {
-            return;
+            return false;
         }
         self.checked = Some(now);
         let free = match free_bytes(&self.dir) {
@@ -47,7 +47,7 @@ impl DiskGuard {
                     "cannot measure free space under {}: {e}",
                     self.dir.display()
                 );
-                return;
+                return false;
             }
         };
         match (self.low, free < self.min_free) {
@@ -64,7 +64,14 @@ impl DiskGuard {
             ),
             _ => {}
         }
+        let was_low = self.is_low();
         self.low = (free < self.min_free).then_some(free);
+        was_low != self.is_low()
+    }
+
+    /// True while new fetches wait for space.
+    pub(super) fn is_low(&self) -> bool {
+        self.low.is_some()
     }
 
     /// Why new fetches wait, while they do.
@@ -96,8 +103,11 @@ mod tests {
         assert!(free > 0);
         let now = Instant::now();
         let mut low = DiskGuard::new(dir.path().into(), u64::MAX);
-        low.check(now);
+        assert!(low.check(now));
+        assert!(low.is_low());
         assert!(low.waiting().unwrap().contains("below --min-free"));
+        // Measured again only after a second.
+        assert!(!low.check(now));
         let mut off = DiskGuard::new(dir.path().into(), 0);
         off.check(now);
         assert_eq!(off.waiting(), None);

@@ -208,9 +208,7 @@ impl Dispatcher {
                     break;
                 }
                 _ = tick.tick() => {
-                    let was_waiting = self.disk.waiting().is_some();
-                    self.disk.check(Instant::now());
-                    if was_waiting != self.disk.waiting().is_some() {
+                    if self.disk.check(Instant::now()) {
                         self.write_status(writer.bytes_written.load(Ordering::Relaxed), None);
                         self.publish_console(writer);
                     }
@@ -251,7 +249,7 @@ impl Dispatcher {
     /// Spawns jobs while there is room; returns when to wake for the next one and whether the
     /// frontier is exhausted.
     fn dispatch(&mut self) -> (Option<Instant>, bool) {
-        let held = self.paused || self.disk.waiting().is_some();
+        let held = self.paused || self.disk.is_low();
         while self.stopping.is_none() && !held && self.in_flight < self.rules.concurrency {
             let now = Instant::now();
             match self.ledger.frontier.next(now) {
@@ -398,7 +396,7 @@ impl Dispatcher {
             "stopping"
         } else if self.paused {
             "paused"
-        } else if self.disk.waiting().is_some() {
+        } else if self.disk.is_low() {
             "disk-low"
         } else {
             "running"

@@ -238,7 +238,8 @@ impl Ledger {
                 }
                 tracing::info!(status, url = %job.url, "archived");
                 if let JobKind::Robots { origin, .. } = &job.kind {
-                    let outcome = robots_outcome(status, found.location, found.robots_body);
+                    let outcome =
+                        RobotsOutcome::of_response(status, found.location, found.robots_body);
                     if self.frontier.robots_result(&job, outcome, now) {
                         // Visible without -v: a whole host is dropped.
                         tracing::warn!(
@@ -443,22 +444,6 @@ impl Ledger {
                 self.frontier.complete(&job.host, now);
             }
         }
-    }
-}
-
-/// The robots.txt outcome of an archived robots job: a redirect, or the final status and body
-/// (a 3xx without a usable Location counts as missing, like a 404).
-fn robots_outcome(status: u16, location: Option<Url>, body: Option<Vec<u8>>) -> RobotsOutcome {
-    match location {
-        Some(to) => RobotsOutcome::Redirect(to),
-        None if (300..400).contains(&status) => RobotsOutcome::Fetched {
-            status: 404,
-            body: Vec::new(),
-        },
-        None => RobotsOutcome::Fetched {
-            status,
-            body: body.unwrap_or_default(),
-        },
     }
 }
 

@@ -13,6 +13,7 @@ pub mod dns;
 pub mod error;
 pub mod pins;
 pub mod recorder;
+mod request;
 pub mod tls;
 
 use std::sync::Arc;
@@ -32,6 +33,7 @@ pub use address_guard::{AddressClass, AddressGuard};
 pub use connection::{has_origin, origin_key, Connection};
 pub use dns::Dns;
 pub use error::{FetchError, HeadLimits};
+use request::RequestTemplate;
 
 /// Limits and identity for every fetch.
 #[derive(Debug, Clone)]
@@ -87,8 +89,8 @@ pub struct Fetcher {
     tls: Arc<rustls::ClientConfig>,
     /// hyper's settings for every connection's HTTP/1.1 (limits from `options`).
     http1: hyper::client::conn::http1::Builder,
-    /// The User-Agent header's value, checked once.
-    user_agent: Result<http::HeaderValue, http::header::InvalidHeaderValue>,
+    /// The request every fetch sends (User-Agent checked once, `--header` fields).
+    requests: RequestTemplate,
     options: FetchOptions,
 }
 
@@ -99,7 +101,7 @@ impl Fetcher {
             dns: Dns::from_system().with_pins(options.pins.clone()),
             tls: tls::client_config(options.insecure),
             http1: connection::http1_builder(options.max_head_bytes, options.max_headers),
-            user_agent: http::HeaderValue::from_bytes(options.user_agent.as_bytes()),
+            requests: RequestTemplate::new(&options.user_agent, options.headers.clone()),
             options,
         }
     }
@@ -143,7 +145,7 @@ impl Fetcher {
                     }
                 }
             };
-            let request = match self.request(url) {
+            let request = match self.requests.request(url) {
                 Ok(r) => r,
                 Err(e) => return (Err(e), Some(c)),
             };
@@ -316,44 +318,6 @@ impl Fetcher {
             max_headers: self.options.max_headers,
         }
     }
-
-    fn request(&self, url: &Url) -> Result<http::Request<Empty<Bytes>>, FetchError> {
-        use http::header::{HeaderValue, ACCEPT, ACCEPT_ENCODING, CONNECTION, HOST, USER_AGENT};
-        let invalid = |e: &dyn std::fmt::Display| FetchError::Protocol {
-            kind: FaultKind::InvalidUrl,
-            detail: format!("cannot build request for {url}: {e}"),
-        };
-        let target = &url[url::Position::BeforePath..url::Position::AfterQuery];
-        // `host[:port]` as the URL spells it (brackets around IPv6, no credentials).
-        let host = HeaderValue::from_str(&url[url::Position::BeforeHost..url::Position::AfterPort])
-            .map_err(|e| invalid(&e))?;
-        let user_agent = self.user_agent.as_ref().map_err(|e| invalid(e))?.clone();
-        let mut request = http::Request::get(target)
-            .header(HOST, host)
-            .header(USER_AGENT, user_agent)
-            .header(
-                ACCEPT,
-                HeaderValue::from_static(
-                    "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-                ),
-            )
-            .header(
-                ACCEPT_ENCODING,
-                HeaderValue::from_static("gzip, deflate, br"),
-            )
-            .header(CONNECTION, HeaderValue::from_static("keep-alive"))
-            .body(Empty::new())
-            .map_err(|e| invalid(&e))?;
-        let fields = request.headers_mut();
-        for (name, value) in &self.options.headers {
-            if *name == ACCEPT || *name == ACCEPT_ENCODING {
-                fields.insert(name, value.clone());
-            } else {
-                fields.append(name, value.clone());
-            }
-        }
-        Ok(request)
-    }
 }
 
 /// Most 1xx interim responses accepted before the final response.
@@ -385,24 +349,6 @@ mod tests {
             guard: AddressGuard::new(false),
             pins: Vec::new(),
         })
-    }
-
-    #[tokio::test]
-    async fn requests_are_built_for_odd_but_valid_urls() {
-        let f = fetcher();
-        for u in [
-            "http://a.org/a|b^c[d]?q={x}&r=`y`",
-            "http://a.org/%7Buser%7D/ä ö",
-            "http://[::1]:8080/x",
-            "https://xn--bcher-kva.example/",
-        ] {
-            let url = Url::parse(u).unwrap();
-            let req = f.request(&url).unwrap_or_else(|e| panic!("{u}: {e}"));
-            assert_eq!(
-                req.headers()["host"],
-                url[url::Position::BeforeHost..url::Position::AfterPort]
-            );
-        }
     }
 
     /// A loopback server answering every request on a connection with a 5-byte body (kept

@@ -98,6 +98,6 @@ impl Frontier {
     /// Ends the job of `host` without a request (its URL is excluded now): the URL is done,
     /// and the host may run again at once.
     pub fn release(&mut self, host: &str, now: Instant) {
-        self.end_job(host, now, false);
+        self.end_job(host, now, super::outcomes::Ended::NoRequest);
     }
 }

@@ -11,23 +11,26 @@ use super::robots_state::transition;
 use super::storage::{QueuedUrl, StoreError};
 use super::{politeness, Frontier, Job, JobKind, PendingRobots, RobotsOutcome, RobotsState};
 
+/// How a job ended, for its host's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ended {
+    /// A request was answered: the host rests for its delay (or back-off, which shrinks).
+    Answered,
+    /// Its URL was queued again (a retry, a slow-down, the page target): the host rests,
+    /// its back-off kept.
+    Requeued,
+    /// No request was made: the host may run again at once.
+    NoRequest,
+}
+
 impl Frontier {
     /// Records that a fetch for `host` finished at `now`; the host may run again after its delay.
     pub fn complete(&mut self, host: &str, now: Instant) {
-        // Any answer but "slow down" lets a slowed-down host recover, halving its back-off.
-        if let Some(&id) = self.ids.get(host) {
-            let q = &mut self.hosts[id as usize];
-            q.backoff /= 2;
-            if q.backoff <= q.delay {
-                q.backoff = Duration::ZERO;
-            }
-        }
-        self.end_job(host, now, true);
+        self.end_job(host, now, Ended::Answered);
     }
 
-    /// Ends the job of `host` at `now`; after its delay when `rest`, else (no request was
-    /// made) at once.
-    pub(super) fn end_job(&mut self, host: &str, now: Instant, rest: bool) {
+    /// Ends the job of `host` at `now`, the host's clock set as `ended` says.
+    pub(super) fn end_job(&mut self, host: &str, now: Instant, ended: Ended) {
         let Some(&id) = self.ids.get(host) else {
             return;
         };
@@ -37,10 +40,16 @@ impl Frontier {
             q.in_flight = false;
             self.in_flight -= 1;
         }
-        let delay = if rest {
-            q.delay.max(q.backoff)
-        } else {
-            Duration::ZERO
+        if ended == Ended::Answered {
+            // Any answer but "slow down" lets a slowed-down host recover a step.
+            q.backoff /= 2;
+            if q.backoff <= q.delay {
+                q.backoff = Duration::ZERO;
+            }
+        }
+        let delay = match ended {
+            Ended::Answered | Ended::Requeued => q.delay.max(q.backoff),
+            Ended::NoRequest => Duration::ZERO,
         };
         q.next_allowed = q.next_allowed.max(now + delay);
         q.dirty = true;
@@ -115,7 +124,7 @@ impl Frontier {
             Ok(()) => self.queued_one(id),
             Err(e) => self.fail(e),
         }
-        self.end_job(&job.host, now, true);
+        self.end_job(&job.host, now, Ended::Requeued);
     }
 
     /// Applies the result of a robots.txt job and completes it. Returns true when the origin

@@ -38,6 +38,24 @@ pub enum RobotsOutcome {
     Refused,
 }
 
+impl RobotsOutcome {
+    /// The outcome of an archived robots.txt response: a redirect, or the final status and
+    /// body (a 3xx without a usable Location counts as missing, like a 404).
+    pub fn of_response(status: u16, location: Option<url::Url>, body: Option<Vec<u8>>) -> Self {
+        match location {
+            Some(to) => RobotsOutcome::Redirect(to),
+            None if (300..400).contains(&status) => RobotsOutcome::Fetched {
+                status: 404,
+                body: Vec::new(),
+            },
+            None => RobotsOutcome::Fetched {
+                status,
+                body: body.unwrap_or_default(),
+            },
+        }
+    }
+}
+
 /// Where an origin stands with its robots.txt.
 #[derive(Debug)]
 pub enum RobotsState {

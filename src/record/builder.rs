@@ -200,10 +200,7 @@ pub fn exchange_records_as<'a>(
     let block_digest = sha1_digest(block);
     let mut fields: Vec<(&str, &str)> =
         vec![("WARC-Date", &date), ("WARC-Target-URI", &ex.target_uri)];
-    if let Some(ip) = &ip {
-        fields.push(("WARC-IP-Address", ip));
-    }
-    push_protocols(&mut fields, ex);
+    push_connection(&mut fields, ip.as_deref(), ex);
     fields.push(("WARC-Concurrent-To", &request_id));
     if let ResponseForm::Revisit { original, .. } = form {
         fields.push(("WARC-Profile", REVISIT_PROFILE));
@@ -242,10 +239,7 @@ pub fn exchange_records_as<'a>(
     let request_digest = sha1_digest(&ex.request);
     let mut fields: Vec<(&str, &str)> =
         vec![("WARC-Date", &date), ("WARC-Target-URI", &ex.target_uri)];
-    if let Some(ip) = &ip {
-        fields.push(("WARC-IP-Address", ip));
-    }
-    push_protocols(&mut fields, ex);
+    push_connection(&mut fields, ip.as_deref(), ex);
     fields.push(("WARC-Concurrent-To", &response_id));
     fields.push(("WARC-Block-Digest", &request_digest));
     fields.push(("Content-Type", "application/http;msgtype=request"));
@@ -253,10 +247,13 @@ pub fn exchange_records_as<'a>(
     (request, response)
 }
 
-/// The protocols an exchange went over, as the IIPC's WARC-Protocol proposal and Common
-/// Crawl write them: one `WARC-Protocol` per layer (the HTTP version as its ALPN name, then
-/// `tls/1.x` for https) and the TLS `WARC-Cipher-Suite`.
-fn push_protocols<'a>(fields: &mut Vec<(&str, &'a str)>, ex: &'a Exchange) {
+/// What an exchange went over: `WARC-IP-Address`, and the protocols as the IIPC's
+/// WARC-Protocol proposal and Common Crawl write them: one `WARC-Protocol` per layer (the HTTP
+/// version as its ALPN name, then `tls/1.x` for https) and the TLS `WARC-Cipher-Suite`.
+fn push_connection<'a>(fields: &mut Vec<(&str, &'a str)>, ip: Option<&'a str>, ex: &'a Exchange) {
+    if let Some(ip) = ip {
+        fields.push(("WARC-IP-Address", ip));
+    }
     let http = if ex.response.starts_with(b"HTTP/1.0 ") {
         "http/1.0"
     } else {
@@ -320,11 +317,18 @@ mod tests {
     use crate::exchange::{TlsSession, Truncation};
     use std::time::{Duration, UNIX_EPOCH};
 
-    fn header<'a>(record: &'a [u8], name: &str) -> Option<&'a str> {
-        let text = std::str::from_utf8(record).ok()?;
-        let head = text.split("\r\n\r\n").next()?;
+    /// Every value of the WARC header `name`, in order.
+    fn headers<'a>(record: &'a [u8], name: &str) -> Vec<&'a str> {
+        let text = std::str::from_utf8(record).unwrap_or_default();
+        let head = text.split("\r\n\r\n").next().unwrap_or_default();
+        let prefix = format!("{name}: ");
         head.lines()
-            .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+            .filter_map(|l| l.strip_prefix(&prefix))
+            .collect()
+    }
+
+    fn header<'a>(record: &'a [u8], name: &str) -> Option<&'a str> {
+        headers(record, name).first().copied()
     }
 
     fn exchange() -> Exchange {
@@ -369,18 +373,11 @@ mod tests {
 
     #[test]
     fn protocols_and_cipher_suite_on_both_records() {
-        let lines = |record: &[u8], name: &str| -> Vec<String> {
-            let text = String::from_utf8_lossy(record).to_string();
-            let head = text.split("\r\n\r\n").next().unwrap().to_string();
-            head.lines()
-                .filter_map(|l| l.strip_prefix(&format!("{name}: ")).map(str::to_string))
-                .collect()
-        };
         let mut ex = exchange();
         let (req, resp) = exchange_records(&ex);
         for r in [&req.bytes, &resp.bytes] {
-            assert_eq!(lines(r, "WARC-Protocol"), ["http/1.1"]);
-            assert!(lines(r, "WARC-Cipher-Suite").is_empty());
+            assert_eq!(headers(r, "WARC-Protocol"), ["http/1.1"]);
+            assert!(headers(r, "WARC-Cipher-Suite").is_empty());
         }
         ex.tls = Some(TlsSession {
             protocol: "tls/1.3",
@@ -389,8 +386,8 @@ mod tests {
         ex.response = b"HTTP/1.0 200 OK\r\n\r\nold".to_vec();
         let (req, resp) = exchange_records(&ex);
         for r in [&req.bytes, &resp.bytes] {
-            assert_eq!(lines(r, "WARC-Protocol"), ["http/1.0", "tls/1.3"]);
-            assert_eq!(lines(r, "WARC-Cipher-Suite"), ["TLS_AES_256_GCM_SHA384"]);
+            assert_eq!(headers(r, "WARC-Protocol"), ["http/1.0", "tls/1.3"]);
+            assert_eq!(headers(r, "WARC-Cipher-Suite"), ["TLS_AES_256_GCM_SHA384"]);
         }
     }
 
