@@ -7,12 +7,25 @@
 use std::ffi::OsString;
 
 use clap::parser::ValueSource;
-use clap::CommandFactory;
+use clap::{CommandFactory, Parser};
 
-use crate::cli::Cli;
+use crate::cli::{join_port_lists, Cli};
 
 /// The key of the positional seed URLs.
 const URLS_KEY: &str = "urls";
+
+/// Parses the process's command line, with the values of a `crawl --config FILE` merged in;
+/// exits with code 2 and a message when the file cannot be used (as clap does for bad flags).
+pub fn parse_command_line() -> Cli {
+    let argv = join_port_lists(std::env::args_os().collect());
+    match merge_config_file(argv) {
+        Ok(argv) => Cli::parse_from(argv),
+        Err(e) => {
+            eprintln!("trawl: error: {e}");
+            std::process::exit(crate::exit::ExitCode::BadArguments as i32);
+        }
+    }
+}
 
 /// `argv` with the values of the `--config` file of a `crawl` command added for every flag the
 /// command line does not set. Unchanged when there is no `--config` (or the command line does

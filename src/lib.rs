@@ -9,7 +9,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`cli`] / `config` | raw flags / validated configuration (plain data) |
-//! | `config_file` | `--config trawl.toml` merged into the command line |
+//! | `config_file` | `--config trawl.toml` merged into the command line (and the command line parsed) |
 //! | [`app`] / [`exit`] | the command, its messages and exit codes |
 //! | `seeds` | seed-file parsing |
 //! | [`url_rules`] | canonical URLs, scope, URL filters |
@@ -40,7 +40,7 @@ pub(crate) mod capture;
 pub(crate) mod chain;
 pub mod cli;
 pub(crate) mod config;
-pub(crate) mod config_file;
+pub mod config_file;
 pub(crate) mod console;
 pub(crate) mod crawl;
 pub mod crawl_db;

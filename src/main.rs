@@ -1,7 +1,7 @@
 //! The `trawl` binary: parse the command line, run, exit with a documented code.
 
 fn main() -> std::process::ExitCode {
-    let cli = trawl::cli::parse();
+    let cli = trawl::config_file::parse_command_line();
     trawl::app::run(cli).into()
 }
 

@@ -14,7 +14,7 @@ use super::disk_guard::DiskGuard;
 use super::idle_pool::IdlePool;
 use super::job::{run_job, JobContext, JobResult};
 use super::ledger::{Handled, Ledger};
-use super::save_point::{save, StateError};
+use super::save_point::{save, CrawlSession, StateError};
 use super::setup::Shared;
 use super::status::{status_of, worker_stats};
 use crate::frontier::Next;
@@ -38,8 +38,8 @@ const MAX_RESULTS_PER_PASS: usize = 32;
 /// Loop settings.
 #[derive(Debug, Clone)]
 pub(super) struct DispatchRules {
-    /// The crawl's name (saved with the state).
-    pub(super) crawl_id: String,
+    /// The crawl's name and cookie jar (saved with the state).
+    pub(super) session: CrawlSession,
     /// When the crawl (this run of it) started.
     pub(super) start: Instant,
     /// `--time-limit`: stop resumably after this long.
@@ -304,7 +304,7 @@ impl Dispatcher {
     /// Takes a save point; a failure stops the crawl. A worker of a shared crawl then
     /// acknowledges in Redis what the save point made durable.
     async fn save_point(&mut self, writer: &WriterHandle) {
-        if let Err(e) = save(&mut self.ledger, writer, &self.rules.crawl_id).await {
+        if let Err(e) = save(&mut self.ledger, writer, &self.rules.session).await {
             tracing::error!("stopping: {e}");
             self.state_error = Some(e);
             self.stopping = Some(StopReason::OutputError);
@@ -406,7 +406,7 @@ impl Dispatcher {
                 &self.ledger,
                 writer,
                 LoopState {
-                    crawl_id: &self.rules.crawl_id,
+                    crawl_id: &self.rules.session.crawl_id,
                     started: &self.started_at,
                     state,
                     in_flight: self.in_flight,
@@ -444,7 +444,7 @@ impl Dispatcher {
             state_error: self.state_error,
             started_at: self.started_at,
             out: self.rules.out,
-            crawl_id: self.rules.crawl_id,
+            session: self.rules.session,
         }
     }
 }
@@ -463,8 +463,8 @@ pub(super) struct Closed {
     pub(super) started_at: String,
     /// The output directory.
     pub(super) out: std::path::PathBuf,
-    /// The crawl's name.
-    pub(super) crawl_id: String,
+    /// The crawl's name and cookie jar.
+    pub(super) session: CrawlSession,
 }
 
 /// The console's next command; never, without a console.

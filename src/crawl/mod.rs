@@ -130,7 +130,7 @@ pub async fn run(
         log,
     );
     let rules = DispatchRules {
-        crawl_id: started.crawl_id,
+        session: started.session,
         start,
         time_limit: config.run.time_limit,
         max_bytes: config.run.max_bytes,
@@ -157,6 +157,7 @@ pub async fn run(
         started.deriver,
         start,
         seed_problems,
+        config.cookies.save.as_deref(),
     )
     .await)
 }

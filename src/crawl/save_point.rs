@@ -9,17 +9,21 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::ledger::Ledger;
 use super::live_changes::LiveChanges;
+use crate::fetch::CookieJar;
 use crate::frontier::storage::StoreError;
 use crate::report::{StopReason, Tally};
 use crate::warc::{Batch, WriterHandle};
 
 /// Name of the crawl state blob in the store.
 pub const STATE_META: &str = "crawl";
+/// Name of the cookie jar (cookies.txt text) in the store.
+pub const COOKIES_META: &str = "cookies";
 /// Format version, bumped on incompatible changes.
 pub const STATE_VERSION: u32 = 2;
 /// The single JSON file that held crawl state before the store (version 1).
@@ -43,6 +47,16 @@ pub struct SavedCrawl {
     /// What the operator changed through the live console.
     #[serde(default, skip_serializing_if = "LiveChanges::is_empty")]
     pub live: LiveChanges,
+}
+
+/// What lasts for a whole crawl, across resumes, beside the frontier and the counters: its
+/// name and its cookie jar.
+#[derive(Debug, Clone)]
+pub(super) struct CrawlSession {
+    /// The crawl's name in warcinfo records.
+    pub(super) crawl_id: String,
+    /// The cookie jar (none with `--no-cookies`).
+    pub(super) cookies: Option<Arc<CookieJar>>,
 }
 
 /// Why state could not be read or written.
@@ -98,7 +112,7 @@ impl SavedCrawl {
 pub(super) async fn save(
     ledger: &mut Ledger,
     writer: &WriterHandle,
-    crawl_id: &str,
+    session: &CrawlSession,
 ) -> Result<(), StateError> {
     let replay_from = writer.replay_from.load(Ordering::Acquire);
     let (request, synced) = Batch::sync_request();
@@ -111,13 +125,18 @@ pub(super) async fn save(
         tally: ledger.tally.clone(),
         replay_from_serial: Some(replay_from),
         stopped: None,
-        crawl_id: crawl_id.to_string(),
+        crawl_id: session.crawl_id.clone(),
         live: ledger.live.clone(),
     };
+    let cookies = session.cookies.as_ref().and_then(|jar| jar.unsaved());
     // The commit writes and syncs the pages changed since the last one (about a second for
     // 100,000 new URLs on a 10-million-URL store); other tasks move off this thread meanwhile.
     let meta = saved.encode();
-    let mut commit = || ledger.frontier.checkpoint(&[(STATE_META, &meta)]);
+    let mut parts: Vec<(&str, &[u8])> = vec![(STATE_META, &meta)];
+    if let Some(jar) = &cookies {
+        parts.push((COOKIES_META, jar.as_bytes()));
+    }
+    let mut commit = || ledger.frontier.checkpoint(&parts);
     let multi_thread = tokio::runtime::Handle::current().runtime_flavor()
         == tokio::runtime::RuntimeFlavor::MultiThread;
     if multi_thread {
@@ -134,20 +153,24 @@ pub(super) fn save_final(
     ledger: &mut Ledger,
     stop: StopReason,
     replay_from: Option<u64>,
-    crawl_id: &str,
+    session: &CrawlSession,
 ) -> Result<(), StateError> {
     let saved = SavedCrawl {
         version: STATE_VERSION,
         tally: ledger.tally.clone(),
         replay_from_serial: replay_from,
         stopped: Some(stop),
-        crawl_id: crawl_id.to_string(),
+        crawl_id: session.crawl_id.clone(),
         live: ledger.live.clone(),
     };
+    let meta = saved.encode();
+    let cookies = session.cookies.as_ref().and_then(|jar| jar.unsaved());
+    let mut parts: Vec<(&str, &[u8])> = vec![(STATE_META, &meta)];
+    if let Some(jar) = &cookies {
+        parts.push((COOKIES_META, jar.as_bytes()));
+    }
     // Jobs abandoned at a forced stop are still in flight: the checkpoint saves them as queued.
-    ledger
-        .frontier
-        .checkpoint(&[(STATE_META, &saved.encode())])?;
+    ledger.frontier.checkpoint(&parts)?;
     Ok(())
 }
 

@@ -15,12 +15,12 @@ use super::handoff::Handoff;
 use super::job::{Budget, JobContext};
 use super::ledger::{Ledger, LedgerRules};
 use super::replay::{replay, ReplayChain};
-use super::save_point::{SavedCrawl, StateError, STATE_META};
+use super::save_point::{CrawlSession, SavedCrawl, StateError, COOKIES_META, STATE_META};
 use super::CrawlError;
 use crate::chain::content_seen::DedupTable;
 use crate::chain::filter::PageBudget;
 use crate::config::{unlock_shared_seeds, Config};
-use crate::fetch::Fetcher;
+use crate::fetch::{cookies_txt, CookieJar, Fetcher};
 use crate::frontier::Frontier;
 use crate::http_message::parse_response_head;
 use crate::record::Original;
@@ -104,8 +104,8 @@ pub(super) struct Started {
     pub(super) writer: WriterHandle,
     /// WET/WAT of each closed WARC (`--wet`, `--wat`).
     pub(super) deriver: Option<Deriver>,
-    /// The crawl's name (warcinfo `crawlId`), kept across resumes.
-    pub(super) crawl_id: String,
+    /// The crawl's name (warcinfo `crawlId`) and cookie jar, kept across resumes.
+    pub(super) session: CrawlSession,
     /// The shared crawl this worker joined (`--redis`).
     pub(super) shared: Option<Shared>,
 }
@@ -291,6 +291,7 @@ fn finish_start(
         let known = tally.pages_per_host.entry(host).or_default();
         *known = (*known).max(pages);
     }
+    let cookies = cookie_jar(config, &frontier)?;
     let mut ledger = Ledger::new(frontier, tally, &config.admission, &config.seeds, rules);
     ledger.restore_changes(live);
     ledger.widen_scope(&scope);
@@ -349,8 +350,12 @@ fn finish_start(
     };
     let mut fetch = config.fetch.clone();
     unlock_shared_seeds(&mut fetch.guard, &scope);
+    let mut fetcher = Fetcher::new(fetch);
+    if let Some(jar) = &cookies {
+        fetcher = fetcher.with_cookies(jar.clone());
+    }
     let jobs = Arc::new(JobContext {
-        fetcher: Fetcher::new(fetch),
+        fetcher,
         archive: config.chain.archive.clone(),
         links: config.chain.links.clone(),
         dedup,
@@ -365,9 +370,36 @@ fn finish_start(
         jobs,
         writer,
         deriver,
-        crawl_id,
+        session: CrawlSession { crawl_id, cookies },
         shared,
     })
+}
+
+/// The cookie jar a crawl starts with (none with `--no-cookies`): the cookies saved with the
+/// crawl state, then those of `--load-cookies` over them.
+fn cookie_jar(config: &Config, frontier: &Frontier) -> Result<Option<Arc<CookieJar>>, CrawlError> {
+    if !config.cookies.enabled {
+        return Ok(None);
+    }
+    let jar = CookieJar::new();
+    if let Some(saved) = frontier
+        .saved_meta(COOKIES_META)
+        .map_err(StateError::from)?
+    {
+        let saved = cookies_txt::parse(&String::from_utf8_lossy(&saved));
+        let kept = jar.load(&saved.cookies);
+        if kept > 0 {
+            tracing::info!("resuming with {kept} cookie(s)");
+        }
+    }
+    for problem in &config.cookies.load_problems {
+        tracing::warn!("{problem}");
+    }
+    if !config.cookies.load.is_empty() {
+        let loaded = jar.load(&config.cookies.load);
+        tracing::info!("--load-cookies: {loaded} cookie(s)");
+    }
+    Ok(Some(Arc::new(jar)))
 }
 
 /// A new crawl's name: the WARC prefix, the start time and a random part (two crawls may

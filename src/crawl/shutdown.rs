@@ -2,7 +2,7 @@
 //! the final state is saved, the status file says why the crawl stopped, and the report is
 //! built.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -11,6 +11,7 @@ use super::dispatch::Closed;
 use super::save_point::save_final;
 use super::status::{status_of, worker_stats};
 use super::CrawlOutcome;
+use crate::fetch::CookieJar;
 use crate::report::stats::Totals;
 use crate::report::status_file::write_status;
 use crate::report::{CrawlStats, StopReason};
@@ -24,6 +25,7 @@ pub(super) async fn finish(
     deriver: Option<Deriver>,
     start: Instant,
     seed_problems: Vec<String>,
+    save_cookies: Option<&Path>,
 ) -> CrawlOutcome {
     let Closed {
         shared,
@@ -32,7 +34,7 @@ pub(super) async fn finish(
         mut state_error,
         started_at,
         out,
-        crawl_id,
+        session,
     } = closed;
     let replay_from = writer.replay_from.load(Ordering::Acquire);
     // Every sender is gone now (the jobs' context went with the loop): the writer drains its
@@ -63,9 +65,12 @@ pub(super) async fn finish(
     };
     // Every file is closed: nothing to replay, unless the output failed mid-way.
     let replay_from = output_error.is_some().then_some(replay_from);
-    if let Err(e) = save_final(&mut ledger, stop_reason, replay_from, &crawl_id) {
+    if let Err(e) = save_final(&mut ledger, stop_reason, replay_from, &session) {
         tracing::error!("could not save crawl state: {e}");
         state_error.get_or_insert(e);
+    }
+    if let (Some(path), Some(jar)) = (save_cookies, &session.cookies) {
+        save_cookies_file(path, jar);
     }
     if let Some(mut shared) = shared {
         let state = if stop_reason.is_finished() {
@@ -118,5 +123,22 @@ pub(super) async fn finish(
         stats,
         output_error,
         state_error,
+    }
+}
+
+/// `--save-cookies`: the jar in the cookies.txt format, written beside the file and renamed
+/// over it, so a reader never sees half a file. A failure is logged; the crawl is not lost.
+fn save_cookies_file(path: &Path, jar: &CookieJar) {
+    let mut part = path.as_os_str().to_owned();
+    part.push(".part");
+    let part = PathBuf::from(part);
+    let written =
+        std::fs::write(&part, jar.to_cookies_txt()).and_then(|()| std::fs::rename(&part, path));
+    match written {
+        Ok(()) => tracing::info!("--save-cookies: wrote {}", path.display()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&part);
+            tracing::error!("--save-cookies: cannot write {}: {e}", path.display());
+        }
     }
 }

@@ -9,6 +9,8 @@
 
 pub mod address_guard;
 pub mod connection;
+pub mod cookie_jar;
+pub mod cookies_txt;
 pub mod dns;
 pub mod error;
 pub mod pins;
@@ -31,6 +33,7 @@ use crate::fault::FaultKind;
 use crate::http_message::{message_length, parse_final_head, ResponseHead};
 pub use address_guard::{AddressClass, AddressGuard};
 pub use connection::{has_origin, origin_key, Connection};
+pub use cookie_jar::CookieJar;
 pub use dns::Dns;
 pub use error::{FetchError, HeadLimits};
 use request::RequestTemplate;
@@ -91,6 +94,8 @@ pub struct Fetcher {
     http1: hyper::client::conn::http1::Builder,
     /// The request every fetch sends (User-Agent checked once, `--header` fields).
     requests: RequestTemplate,
+    /// The cookie jar (none with `--no-cookies`).
+    cookies: Option<Arc<CookieJar>>,
     options: FetchOptions,
 }
 
@@ -102,8 +107,15 @@ impl Fetcher {
             tls: tls::client_config(options.insecure),
             http1: connection::http1_builder(options.max_head_bytes, options.max_headers),
             requests: RequestTemplate::new(&options.user_agent, options.headers.clone()),
+            cookies: None,
             options,
         }
+    }
+
+    /// This fetcher sending and keeping cookies in `jar`.
+    pub fn with_cookies(mut self, jar: Arc<CookieJar>) -> Self {
+        self.cookies = Some(jar);
+        self
     }
 
     /// The first address `url`'s host resolves to (pins, then DNS), if any.
@@ -145,10 +157,16 @@ impl Fetcher {
                     }
                 }
             };
-            let request = match self.requests.request(url) {
+            let mut request = match self.requests.request(url) {
                 Ok(r) => r,
                 Err(e) => return (Err(e), Some(c)),
             };
+            if let Some(jar) = &self.cookies {
+                let fields = request.headers_mut();
+                if let Some(value) = jar.header_for(url, fields.get(http::header::COOKIE)) {
+                    fields.insert(http::header::COOKIE, value);
+                }
+            }
             let mut sender = match c.activate(&self.http1).await {
                 Ok(sender) => sender,
                 Err(e) => return (Err(e), None),
@@ -214,6 +232,9 @@ impl Fetcher {
         else {
             return (Err(FetchError::unreadable_head(response.status())), None);
         };
+        if let Some(jar) = &self.cookies {
+            jar.store_from(url, &head);
+        }
         let max_body = match plan(&head) {
             BodyPlan::Read { max_body } => max_body,
             BodyPlan::Skip => {

@@ -5,6 +5,7 @@ mod archive;
 mod cli;
 mod console;
 mod console_host_states;
+mod cookies;
 mod crawl_site;
 mod derivatives;
 mod durability;

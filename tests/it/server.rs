@@ -118,6 +118,13 @@ pub enum Behavior {
     Hang,
     /// These responses in turn, one per request; the last one for every later request.
     Answers(Vec<Route>),
+    /// `with` to a request whose Cookie field holds `cookie` (e.g. "session=abc"), else
+    /// `without`.
+    Gated {
+        cookie: String,
+        with: Route,
+        without: Route,
+    },
     /// Send `head` at once, then `body` one byte every `every`.
     Drip {
         head: Vec<u8>,
@@ -287,6 +294,19 @@ async fn serve<S: Resettable>(
                 Some(Behavior::Respond(list.remove(0)))
             }
             Some(Behavior::Answers(list)) => list.first().cloned().map(Behavior::Respond),
+            Some(Behavior::Gated {
+                cookie,
+                with,
+                without,
+            }) => {
+                let sent = head.lines().any(|l| {
+                    l.split_once(':').is_some_and(|(n, v)| {
+                        n.eq_ignore_ascii_case("cookie")
+                            && v.split(';').any(|pair| pair.trim() == cookie.as_str())
+                    })
+                });
+                Some(Behavior::Respond(if sent { with } else { without }.clone()))
+            }
             other => other.cloned(),
         };
         let behavior = behavior.unwrap_or_else(|| {
@@ -313,7 +333,9 @@ async fn serve<S: Resettable>(
                 }
                 return;
             }
-            Behavior::Answers(_) => unreachable!("answered one by one above"),
+            Behavior::Answers(_) | Behavior::Gated { .. } => {
+                unreachable!("chosen above")
+            }
             Behavior::Hang => {
                 let mut sink = [0u8; 1024];
                 while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}

@@ -5,6 +5,10 @@
 //! grouped by the part of the crawl that uses it; files and directories it names are opened
 //! or created by the crawl's set-up (`crawl/setup.rs`).
 
+mod cookies;
+
+pub use cookies::CookieConfig;
+
 use crate::fetch::pins::{parse_pin, Pin};
 use crate::frontier::{CrawlOrder, PolitenessKey};
 use std::net::{IpAddr, SocketAddr};
@@ -272,6 +276,8 @@ pub struct Config {
     pub unlocked: Vec<(SocketAddr, AddressClass)>,
     /// Fetch identity, timeouts and the SSRF guard.
     pub fetch: FetchOptions,
+    /// The cookie jar.
+    pub cookies: CookieConfig,
     /// Frontier settings.
     pub frontier: FrontierConfig,
     /// Admission rules.
@@ -473,13 +479,15 @@ impl Config {
             guard.allow_seed_literal(addr);
         }
         let max_decoded_size = usize::try_from(args.max_decoded_size).unwrap_or(usize::MAX);
+        let cookies = CookieConfig::from_args(&args.request)?;
         Ok(Config {
             seeds,
             seed_problems,
             unlocked,
+            cookies,
             fetch: FetchOptions {
                 user_agent: args.user_agent,
-                headers: args.headers,
+                headers: args.request.headers,
                 connect_timeout: args.connect_timeout,
                 read_timeout: args.timeout,
                 total_timeout: args.fetch_timeout,

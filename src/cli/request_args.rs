@@ -1,0 +1,34 @@
+//! The crawl flags that shape each request: extra header fields and the cookie jar.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::values::parse_header;
+
+/// Flags of `trawl crawl` for what each request carries.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Requests")]
+pub struct RequestArgs {
+    /// Add "Name: value" to every request (repeatable), as wget's and curl's --header; an
+    /// Accept or Accept-Encoding replaces trawl's. Host, Content-Length, Transfer-Encoding,
+    /// Connection and User-Agent (use --user-agent) are refused.
+    #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
+    pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
+
+    /// Send no cookies and keep none (by default a cookie jar keeps what servers set, as
+    /// wget and Heritrix do, and sends it back; RFC 6265).
+    #[arg(long, conflicts_with_all = ["load_cookies", "save_cookies"])]
+    pub no_cookies: bool,
+
+    /// Start the cookie jar with the cookies in FILE (Netscape cookies.txt, as wget, curl and
+    /// browsers' exporters write it); on a resumed crawl they replace saved ones of the same
+    /// name.
+    #[arg(long, value_name = "FILE")]
+    pub load_cookies: Option<PathBuf>,
+
+    /// Write the cookie jar to FILE (Netscape cookies.txt, session cookies included) when the
+    /// crawl stops.
+    #[arg(long, value_name = "FILE")]
+    pub save_cookies: Option<PathBuf>,
+}

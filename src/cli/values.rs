@@ -1,0 +1,115 @@
+//! Value parsers of the command line: durations, sizes, console address and token,
+//! `--header` fields and `--retry-status` codes, each with the message a user sees when a
+//! value is wrong.
+
+use std::time::Duration;
+
+/// `--console`: a bare port means 127.0.0.1 (loopback unless an address is given).
+pub fn parse_console_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    let s = s.trim();
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse().map_err(|_| {
+        format!("{s:?} is not PORT or ADDR:PORT (examples: 8080, 127.0.0.1:8080, [::1]:8080)")
+    })
+}
+
+/// `--console-token`: long enough not to be guessed, and sendable in a header.
+pub fn parse_console_token(s: &str) -> Result<String, String> {
+    if s.len() < 16 || s.len() > 256 || !s.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err("a console token is 16 to 256 visible ASCII characters".into());
+    }
+    Ok(s.to_string())
+}
+
+/// Parses human durations such as `250ms`, `2s`, `1m 30s`. A unit is required (`0` alone is
+/// allowed): a bare `500` is ambiguous between seconds and milliseconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    if let Ok(n) = s.parse::<f64>() {
+        if n == 0.0 {
+            return Ok(Duration::ZERO);
+        }
+        return Err(format!(
+            "a duration needs a unit: write {s}ms or {s}s (examples: 250ms, 2s, 1m 30s)"
+        ));
+    }
+    humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 250ms, 2s, 1m 30s)"))
+}
+
+/// Parses one `--header "Name: value"`: a valid field name that trawl does not set itself
+/// (framing and connection fields, Host, User-Agent) and a single-line value.
+pub fn parse_header(s: &str) -> Result<(http::HeaderName, http::HeaderValue), String> {
+    let (name, value) = s.split_once(':').ok_or_else(|| {
+        format!("{s:?} is not \"Name: value\" (example: --header 'Accept-Language: de')")
+    })?;
+    let name = http::HeaderName::from_bytes(name.trim().as_bytes())
+        .map_err(|_| format!("{:?} is not a header field name", name.trim()))?;
+    let refused = [
+        (http::header::HOST, "it is the URL's"),
+        (http::header::CONTENT_LENGTH, "requests have no body"),
+        (http::header::TRANSFER_ENCODING, "requests have no body"),
+        (
+            http::header::CONNECTION,
+            "trawl keeps connections alive itself",
+        ),
+        (
+            http::header::USER_AGENT,
+            "use --user-agent (its first word is the robots.txt agent)",
+        ),
+    ];
+    if let Some((_, why)) = refused.iter().find(|(n, _)| *n == name) {
+        return Err(format!("--header {name} is refused: {why}"));
+    }
+    let value = http::HeaderValue::from_str(value.trim())
+        .map_err(|_| format!("the value of --header {name} must be one line of visible text"))?;
+    Ok((name, value))
+}
+
+/// Parses one `--retry-status` code: a 4xx or 5xx status, or nothing (an empty value turns
+/// the retries on status off).
+pub fn parse_retry_status(s: &str) -> Result<Option<u16>, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    match s.parse::<u16>() {
+        Ok(code) if (400..600).contains(&code) => Ok(Some(code)),
+        _ => Err(format!(
+            "{s} is not a 4xx or 5xx status (example: --retry-status 429,503,502)"
+        )),
+    }
+}
+
+/// Parses human sizes such as `1GB`, `500MiB`, `64k`; a bare number means bytes.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|b| b.as_u64())
+        .map_err(|e| format!("{e} (examples: 1GB, 500MiB, 65536)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
+        let bare = parse_duration("500").unwrap_err();
+        assert!(bare.contains("500ms"), "{bare}");
+        assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1GB").unwrap(), 1_000_000_000);
+        assert_eq!(parse_size("500MiB").unwrap(), 500 * 1024 * 1024);
+        assert_eq!(parse_size("65536").unwrap(), 65536);
+        assert!(parse_size("big").is_err());
+    }
+}

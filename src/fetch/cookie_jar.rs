@@ -1,0 +1,298 @@
+//! The crawl's cookie jar (RFC 6265, kept by the cookie_store crate): what every response's
+//! `Set-Cookie` fields set, sent back in a `Cookie` field on the requests they match, as a
+//! browser, wget and Heritrix do. Shared by every fetch of a process.
+//!
+//! Servers are untrusted, so the jar is capped: a cookie over 4 KiB, more than 50 per
+//! response or per host, a `Domain` that is a public suffix (`.com`, `github.io`: a cookie
+//! for every site under it), or a jar of 100,000 cookies, and the cookie is ignored; the
+//! `Cookie` field sent is at most 8 KiB.
+
+use std::sync::Mutex;
+
+use cookie_store::{Cookie, CookieStore, RawCookie, StoreAction};
+use http::HeaderValue;
+use url::Url;
+
+use super::cookies_txt;
+use crate::http_message::ResponseHead;
+
+/// Largest `Set-Cookie` value taken (browsers keep cookies up to 4096 bytes).
+const MAX_COOKIE_BYTES: usize = 4096;
+/// Most `Set-Cookie` fields taken from one response.
+const MAX_PER_RESPONSE: usize = 50;
+/// Most cookies sent to, or kept for, one URL.
+const MAX_PER_URL: usize = 50;
+/// Most cookies in the jar.
+const MAX_COOKIES: usize = 100_000;
+/// Largest `Cookie` field sent.
+const MAX_HEADER_BYTES: usize = 8192;
+
+/// The cookie jar; cheap to lock, held only while a header is built or stored.
+#[derive(Debug, Default)]
+pub struct CookieJar {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    store: CookieStore,
+    /// Cookies inserted (an upper bound of those in the store).
+    count: usize,
+    /// Bumped by every change, so a save point writes the jar only when it changed.
+    changes: u64,
+    /// `changes` when the jar was last taken for saving.
+    saved: u64,
+}
+
+impl CookieJar {
+    /// An empty jar.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `cookies` (from a cookies.txt file or saved state), replacing any of the same
+    /// domain, path and name. Returns how many were taken.
+    pub fn load(&self, cookies: &[Cookie<'static>]) -> usize {
+        let mut inner = self.lock();
+        let mut taken = 0;
+        for cookie in cookies {
+            let Some(url) = origin_of(cookie) else {
+                continue;
+            };
+            if inner.count < MAX_COOKIES
+                && matches!(
+                    inner.store.insert(cookie.clone(), &url),
+                    Ok(StoreAction::Inserted | StoreAction::UpdatedExisting)
+                )
+            {
+                inner.count += 1;
+                taken += 1;
+            }
+        }
+        inner.changes += 1;
+        taken
+    }
+
+    /// The `Cookie` field for a request to `url`, if any cookie matches; `with` is a
+    /// `Cookie` value the operator set with `--header`, which comes first.
+    pub fn header_for(&self, url: &Url, with: Option<&HeaderValue>) -> Option<HeaderValue> {
+        let inner = self.lock();
+        let mut matched = inner.store.matches(url);
+        if matched.is_empty() {
+            return None;
+        }
+        // RFC 6265 5.4: longer paths first.
+        matched.sort_by_key(|c| std::cmp::Reverse(String::from(&c.path).len()));
+        let mut value: Vec<u8> = with.map(|v| v.as_bytes().to_vec()).unwrap_or_default();
+        for cookie in matched.into_iter().take(MAX_PER_URL) {
+            let (name, val) = cookie.name_value();
+            let pair_len = name.len() + val.len() + 3;
+            if value.len() + pair_len > MAX_HEADER_BYTES {
+                break;
+            }
+            if !value.is_empty() {
+                value.extend_from_slice(b"; ");
+            }
+            value.extend_from_slice(name.as_bytes());
+            value.push(b'=');
+            value.extend_from_slice(val.as_bytes());
+        }
+        HeaderValue::from_bytes(&value).ok()
+    }
+
+    /// Keeps the cookies the `Set-Cookie` fields of `head` (the response to `url`) set.
+    pub fn store_from(&self, url: &Url, head: &ResponseHead) {
+        let mut fields = head
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
+            .take(MAX_PER_RESPONSE)
+            .peekable();
+        if fields.peek().is_none() {
+            return;
+        }
+        let mut inner = self.lock();
+        for (_, value) in fields {
+            if value.len() > MAX_COOKIE_BYTES {
+                continue;
+            }
+            let Ok(text) = std::str::from_utf8(value) else {
+                continue;
+            };
+            let Ok(raw) = RawCookie::parse(text.to_string()) else {
+                continue;
+            };
+            if !domain_allowed(&raw, url) {
+                continue;
+            }
+            let Ok(cookie) = Cookie::try_from_raw_cookie(&raw, url) else {
+                continue;
+            };
+            inner.store_one(cookie.into_owned(), url);
+        }
+    }
+
+    /// The jar in the cookies.txt format if it changed since the last call (for a save point).
+    pub fn unsaved(&self) -> Option<String> {
+        let mut inner = self.lock();
+        if inner.changes == inner.saved {
+            return None;
+        }
+        inner.saved = inner.changes;
+        Some(cookies_txt::write(inner.store.iter_unexpired()))
+    }
+
+    /// The unexpired cookies, session cookies included, in the cookies.txt format.
+    pub fn to_cookies_txt(&self) -> String {
+        let inner = self.lock();
+        cookies_txt::write(inner.store.iter_unexpired())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic while the lock was held leaves plain data: keep using it.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Inner {
+    fn store_one(&mut self, cookie: Cookie<'static>, url: &Url) {
+        if self.count >= MAX_COOKIES {
+            self.purge_expired();
+        }
+        let new = self.store.get(
+            &cookie.domain.as_cow().unwrap_or_default(),
+            &String::from(&cookie.path),
+            cookie.name(),
+        );
+        if new.is_none()
+            && (self.count >= MAX_COOKIES || self.store.matches(url).len() >= MAX_PER_URL)
+        {
+            return;
+        }
+        match self.store.insert(cookie, url) {
+            Ok(StoreAction::Inserted) => {
+                self.count += 1;
+                self.changes += 1;
+            }
+            Ok(_) => self.changes += 1,
+            Err(_) => {}
+        }
+    }
+
+    /// Drops expired cookies and counts again.
+    fn purge_expired(&mut self) {
+        let kept: Vec<Cookie<'static>> = self.store.iter_unexpired().cloned().collect();
+        self.count = kept.len();
+        self.store =
+            CookieStore::from_cookies(kept.into_iter().map(Ok::<_, ()>), false).unwrap_or_default();
+    }
+}
+
+/// RFC 6265 5.3 step 5: a `Domain` attribute that is a public suffix is refused, unless it is
+/// the request's own host (then the cookie is host-only, as cookie_store makes it).
+fn domain_allowed(raw: &RawCookie<'_>, url: &Url) -> bool {
+    let Some(domain) = raw.domain() else {
+        return true;
+    };
+    let domain = domain.trim_start_matches('.').to_ascii_lowercase();
+    if domain.is_empty() || url.host_str() == Some(domain.as_str()) {
+        return true;
+    }
+    psl::domain(domain.as_bytes()).is_some()
+}
+
+/// A URL the cookie could have come from, for the store's checks.
+fn origin_of(cookie: &Cookie<'_>) -> Option<Url> {
+    let host = cookie.domain.as_cow()?;
+    Url::parse(&format!("https://{host}{}", String::from(&cookie.path))).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(set_cookies: &[&str]) -> ResponseHead {
+        ResponseHead {
+            status: 200,
+            len: 0,
+            headers: set_cookies
+                .iter()
+                .map(|v| ("Set-Cookie".to_string(), v.as_bytes().to_vec()))
+                .collect(),
+        }
+    }
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn sends_back_what_was_set_where_it_matches() {
+        let jar = CookieJar::new();
+        assert_eq!(jar.unsaved(), None);
+        jar.store_from(
+            &url("http://www.site.test/"),
+            &head(&[
+                "session=abc; Path=/",
+                "deep=1; Path=/members",
+                "wide=2; Domain=site.test",
+                "secure=3; Secure",
+            ]),
+        );
+        assert!(jar.unsaved().unwrap().contains("session\tabc"));
+        assert_eq!(jar.unsaved(), None, "saved once per change");
+        let sent = |u: &str| {
+            jar.header_for(&url(u), None)
+                .map(|v| v.to_str().unwrap().to_string())
+        };
+        let members = sent("http://www.site.test/members/x").unwrap();
+        assert!(members.starts_with("deep=1; "), "{members}");
+        assert!(members.contains("session=abc") && members.contains("wide=2"));
+        assert!(!members.contains("secure"), "{members}");
+        assert!(sent("https://www.site.test/").unwrap().contains("secure=3"));
+        assert_eq!(sent("http://other.site.test/").as_deref(), Some("wide=2"));
+        assert_eq!(sent("http://elsewhere.test/"), None);
+        let with = HeaderValue::from_static("mine=0");
+        assert_eq!(
+            jar.header_for(&url("http://other.site.test/"), Some(&with))
+                .unwrap(),
+            "mine=0; wide=2"
+        );
+    }
+
+    #[test]
+    fn refuses_public_suffixes_and_floods() {
+        let jar = CookieJar::new();
+        jar.store_from(
+            &url("http://evil.github.io/"),
+            &head(&["a=1; Domain=github.io", "b=2; Domain=com", "c=3"]),
+        );
+        assert_eq!(jar.header_for(&url("http://victim.github.io/"), None), None);
+        assert_eq!(
+            jar.header_for(&url("http://evil.github.io/"), None)
+                .unwrap(),
+            "c=3"
+        );
+        let many: Vec<String> = (0..200).map(|i| format!("n{i}=v")).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        jar.store_from(&url("http://flood.test/"), &head(&refs));
+        let sent = jar.header_for(&url("http://flood.test/"), None).unwrap();
+        assert_eq!(sent.to_str().unwrap().split("; ").count(), MAX_PER_URL);
+        let big = format!("big={}", "x".repeat(MAX_COOKIE_BYTES));
+        jar.store_from(&url("http://big.test/"), &head(&[&big]));
+        assert_eq!(jar.header_for(&url("http://big.test/"), None), None);
+    }
+
+    #[test]
+    fn a_deleted_cookie_is_not_sent_and_the_jar_round_trips() {
+        let jar = CookieJar::new();
+        let u = url("http://a.test/");
+        jar.store_from(&u, &head(&["keep=1; Max-Age=3600", "drop=2"]));
+        jar.store_from(&u, &head(&["drop=; Max-Age=0"]));
+        assert_eq!(jar.header_for(&u, None).unwrap(), "keep=1");
+        let text = jar.to_cookies_txt();
+        let again = CookieJar::new();
+        assert_eq!(again.load(&cookies_txt::parse(&text).cookies), 1);
+        assert_eq!(again.header_for(&u, None).unwrap(), "keep=1");
+    }
+}
