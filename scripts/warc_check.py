@@ -23,7 +23,7 @@ What is checked, per file:
     but keeping any Content-Encoding;
   * every request has a response in the same file linked by
     WARC-Concurrent-To, with the same WARC-Date and WARC-Target-URI;
-    responses carry WARC-IP-Address;
+    responses carry WARC-IP-Address (unless the warcinfo names a proxy);
   * revisit records use the WARC/1.1 identical-payload-digest profile;
   * warcio's ArchiveIterator reads every record and `warcio check` passes.
     warcio 1.8.1 hashes the still-chunked body as the "payload", so its
@@ -358,8 +358,6 @@ def check_record_headers(path, rec, problems):
             ipaddress.ip_address(ip)
         except ValueError:
             problems.add(path, at, f"WARC-IP-Address {ip!r} is not an IP address")
-    if rec.type == "response" and ip is None:
-        problems.add(path, at, "response record without WARC-IP-Address")
     if rec.type == "revisit":
         check_revisit_headers(path, rec, problems)
 
@@ -657,6 +655,17 @@ def record_summary(rec):
 
 # ---------------------------------------------------------------- driver
 
+def check_ip_addresses(path, records, problems):
+    """Every response has WARC-IP-Address, unless the file's warcinfo names a proxy (one
+    that resolves names leaves the address unknown to the crawler)."""
+    info = records[0]
+    if info.type == "warcinfo" and re.search(rb"(?m)^proxy:", info.block or b""):
+        return
+    for rec in records:
+        if rec.type == "response" and rec.get("WARC-IP-Address") is None:
+            problems.add(path, rec.offset, "response record without WARC-IP-Address")
+
+
 def check_file(path, problems, seen_ids):
     """Run every check on one file; returns its records."""
     records = []
@@ -676,6 +685,7 @@ def check_file(path, problems, seen_ids):
     if not records:
         return records
     check_warcinfo_first(path, records, problems)
+    check_ip_addresses(path, records, problems)
     check_request_pairs(path, records, problems)
     check_with_warcio_iterator(path, records, problems)
     run_warcio_check(path, records, problems)

@@ -1,10 +1,11 @@
-//! The crawl flags that shape each request: extra header fields and the cookie jar.
+//! The crawl flags that shape each request: extra header fields, the cookie jar and the proxy.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
 use super::values::parse_header;
+use crate::fetch::proxy::Proxy;
 
 /// Flags of `trawl crawl` for what each request carries.
 #[derive(Debug, Args)]
@@ -31,4 +32,11 @@ pub struct RequestArgs {
     /// crawl stops.
     #[arg(long, value_name = "FILE")]
     pub save_cookies: Option<PathBuf>,
+
+    /// Send every request through this proxy: http://[user:pass@]host:port (absolute form for
+    /// http, CONNECT for https), socks5h://host:port (the proxy resolves names: Tor, .onion)
+    /// or socks5://host:port (names resolved here). Environment variables such as http_proxy
+    /// are not read.
+    #[arg(long, value_name = "URL", value_parser = Proxy::parse)]
+    pub proxy: Option<Proxy>,
 }

@@ -496,6 +496,7 @@ impl Config {
                 insecure: args.insecure,
                 guard,
                 pins,
+                proxy: args.request.proxy.clone(),
             },
             frontier: FrontierConfig {
                 delay: args.delay,

@@ -508,6 +508,10 @@ fn warcinfo_fields(config: &Config, crawl_id: &str) -> Vec<(String, String)> {
             humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
         ),
     ];
+    if let Some(proxy) = &config.fetch.proxy {
+        // Readers learn why a response may lack WARC-IP-Address (the proxy resolved its name).
+        info.push(("proxy", proxy.address()));
+    }
     if let Some(op) = &config.output.operator {
         info.push(("operator", op.clone()));
     }

@@ -30,6 +30,7 @@ use url::Url;
 use super::address_guard::AddressGuard;
 use super::dns::Dns;
 use super::error::FetchError;
+use super::proxy::{literal_address, Proxy, ProxyKind, Tunnel};
 use super::recorder::{Recorder, SharedTape};
 use crate::exchange::TlsSession;
 use crate::fault::FaultKind;
@@ -51,8 +52,10 @@ const PARK_WAIT: Duration = Duration::from_secs(1);
 pub struct Connection {
     state: State,
     pub(super) tape: SharedTape,
-    /// The peer address.
-    pub ip: IpAddr,
+    /// The origin's address (none when a proxy resolved its name).
+    pub ip: Option<IpAddr>,
+    /// Requests go to an HTTP proxy in absolute form (an http URL through `--proxy http://`).
+    pub absolute_form: bool,
     /// The TLS session of an https connection.
     pub tls: Option<TlsSession>,
     /// `scheme://host:port` this connection talks to.
@@ -194,15 +197,57 @@ pub struct Connector<'a> {
     pub tls: &'a Arc<rustls::ClientConfig>,
     /// The SSRF guard.
     pub guard: &'a AddressGuard,
+    /// `--proxy`.
+    pub proxy: Option<&'a Proxy>,
     /// TCP connect and TLS handshake timeout.
     pub timeout: Duration,
 }
 
 /// Resolves, checks the addresses against the SSRF guard, connects (trying each allowed
-/// address in turn) and does the TLS handshake for https, over a recording stream. The
-/// connection is returned idle; [`Connection::activate`] starts HTTP on it.
+/// address in turn, or through `--proxy`) and does the TLS handshake for https, over a
+/// recording stream. The connection is returned idle; [`Connection::activate`] starts HTTP on
+/// it.
 pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchError> {
-    let addrs = c.dns.resolve(url).await?;
+    let Some(proxy) = c.proxy else {
+        let allowed = allowed_addresses(url, c, c.dns.resolve(url).await?)?;
+        let (tcp, peer) = connect_any(&allowed, c.timeout).await?;
+        let _ = tcp.set_nodelay(true);
+        return over(url, c, tcp, Some(peer.ip()), false).await;
+    };
+    // Where the origin's address is known here, the guard applies to it: an IP literal, a
+    // name resolved here for socks5://, a name this machine resolves for an HTTP proxy. A
+    // socks5h:// name is never looked up here (Tor: no DNS leak).
+    let known = match (literal_address(url), proxy.kind) {
+        (Some(ip), _) => Some(vec![SocketAddr::new(
+            ip,
+            url.port_or_known_default().unwrap_or(80),
+        )]),
+        (None, ProxyKind::Socks5 { remote_dns: false }) => Some(c.dns.resolve(url).await?),
+        (None, ProxyKind::Socks5 { remote_dns: true }) => None,
+        (None, ProxyKind::Http) => c.dns.resolve(url).await.ok(),
+    };
+    let allowed = match known {
+        Some(addrs) => Some(allowed_addresses(url, c, addrs)?),
+        None => None,
+    };
+    let first = allowed.as_ref().and_then(|a| a.first().copied());
+    // The address reaches the record only when it is sure to be the one connected to: an IP
+    // literal, or the address handed to a SOCKS5 proxy.
+    let sent_to = first.filter(|_| !proxy.resolves_names());
+    let ip = literal_address(url).or(sent_to.map(|a| a.ip()));
+    let absolute = proxy.takes_absolute_form(url);
+    match proxy.open(url, sent_to, c.timeout).await? {
+        Tunnel::Proxy(tcp) => over(url, c, tcp, ip, absolute).await,
+        Tunnel::Socks(stream) => over(url, c, stream, ip, absolute).await,
+    }
+}
+
+/// The addresses of `addrs` the SSRF guard allows; an error when it allows none.
+fn allowed_addresses(
+    url: &Url,
+    c: &Connector<'_>,
+    addrs: Vec<SocketAddr>,
+) -> Result<Vec<SocketAddr>, FetchError> {
     let mut refused = None;
     let allowed: Vec<SocketAddr> = addrs
         .iter()
@@ -223,9 +268,17 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
             class.name()
         )));
     }
-    let connect_timeout = c.timeout;
-    let (tcp, peer) = connect_any(&allowed, connect_timeout).await?;
-    let _ = tcp.set_nodelay(true);
+    Ok(allowed)
+}
+
+/// The connection over `stream` (TLS first for https), recorded.
+async fn over<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
+    url: &Url,
+    c: &Connector<'_>,
+    stream: S,
+    ip: Option<IpAddr>,
+    absolute_form: bool,
+) -> Result<Connection, FetchError> {
     let mut tls = None;
     let stream: Box<dyn Io> = if url.scheme() == "https" {
         let host = url
@@ -238,7 +291,7 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
             detail: format!("invalid server name {host:?}: {e}"),
         })?;
         let connector = TlsConnector::from(c.tls.clone());
-        let tls_stream = tokio::time::timeout(connect_timeout, connector.connect(name, tcp))
+        let tls_stream = tokio::time::timeout(c.timeout, connector.connect(name, stream))
             .await
             .map_err(|_| FetchError::Tls {
                 kind: FaultKind::TlsHandshake,
@@ -248,14 +301,15 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
         tls = super::tls::session_of(tls_stream.get_ref().1);
         Box::new(tls_stream)
     } else {
-        Box::new(tcp)
+        Box::new(stream)
     };
     let tape = SharedTape::default();
     let io = TokioIo::new(Recorder::new(stream, tape.clone()));
     Ok(Connection {
         state: State::Idle(io),
         tape,
-        ip: peer.ip(),
+        ip,
+        absolute_form,
         tls,
         origin: origin_key(url),
         idle_since: Instant::now(),

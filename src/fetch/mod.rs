@@ -14,6 +14,7 @@ pub mod cookies_txt;
 pub mod dns;
 pub mod error;
 pub mod pins;
+pub mod proxy;
 pub mod recorder;
 mod request;
 pub mod tls;
@@ -61,6 +62,8 @@ pub struct FetchOptions {
     pub guard: AddressGuard,
     /// Names pinned to addresses (`--resolve`).
     pub pins: Vec<pins::Pin>,
+    /// `--proxy`: every connection goes through it.
+    pub proxy: Option<proxy::Proxy>,
 }
 
 /// A received response (possibly truncated) as a [`Capture`].
@@ -148,6 +151,7 @@ impl Fetcher {
                         dns: &self.dns,
                         tls: &self.tls,
                         guard: &self.options.guard,
+                        proxy: self.options.proxy.as_ref(),
                         timeout: self.options.connect_timeout,
                     };
                     match timeout_at(deadline, connection::connect(url, &connector)).await {
@@ -161,6 +165,9 @@ impl Fetcher {
                 Ok(r) => r,
                 Err(e) => return (Err(e), Some(c)),
             };
+            if c.absolute_form {
+                self.to_http_proxy(url, &mut request);
+            }
             if let Some(jar) = &self.cookies {
                 let fields = request.headers_mut();
                 if let Some(value) = jar.header_for(url, fields.get(http::header::COOKIE)) {
@@ -321,13 +328,36 @@ impl Fetcher {
         let interim: Vec<u8> = response.drain(..interim.min(response.len())).collect();
         Exchange {
             target_uri: url.as_str().to_string(),
-            ip: Some(conn.ip),
+            ip: conn.ip,
             tls: conn.tls,
             date,
-            request: tape.sent,
+            request: match conn.absolute_form {
+                true => proxy::origin_form(&tape.sent),
+                false => tape.sent,
+            },
             response,
             interim,
             truncated,
+        }
+    }
+
+    /// `request` as an HTTP proxy takes it: the URL in absolute form, and the proxy's
+    /// credentials.
+    fn to_http_proxy(&self, url: &Url, request: &mut http::Request<Empty<Bytes>>) {
+        // No user:password@ (hyper writes the URI as it is).
+        let absolute = format!(
+            "{}://{}{}",
+            url.scheme(),
+            &url[url::Position::BeforeHost..url::Position::AfterPort],
+            &url[url::Position::BeforePath..url::Position::AfterQuery]
+        );
+        if let Ok(uri) = absolute.parse::<http::Uri>() {
+            *request.uri_mut() = uri;
+        }
+        if let Some(auth) = self.options.proxy.as_ref().and_then(|p| p.authorization()) {
+            request
+                .headers_mut()
+                .insert(http::header::PROXY_AUTHORIZATION, auth);
         }
     }
 
@@ -369,6 +399,7 @@ mod tests {
             insecure: false,
             guard: AddressGuard::new(false),
             pins: Vec::new(),
+            proxy: None,
         })
     }
 

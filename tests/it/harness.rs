@@ -32,6 +32,8 @@ pub struct Rec {
     pub id: String,
     pub concurrent_to: Option<String>,
     pub truncated: Option<String>,
+    /// WARC-IP-Address.
+    pub ip_address: Option<String>,
     pub block: Vec<u8>,
 }
 
@@ -90,6 +92,7 @@ pub fn read_records(dir: &Path) -> Vec<Rec> {
                 id: record.warc_id().to_string(),
                 concurrent_to: h(WarcHeader::ConcurrentTo),
                 truncated: h(WarcHeader::Truncated),
+                ip_address: h(WarcHeader::IPAddress),
                 block: record.body().to_vec(),
             });
         }

@@ -1,0 +1,266 @@
+//! `--proxy` through real proxies started on loopback: tinyproxy (absolute form for http,
+//! CONNECT for https), microsocks (SOCKS5, names resolved by the proxy) and warcprox (a
+//! recording proxy). Every page is archived, the proxy's log shows every request, the WARCs
+//! pass the strict checker and replay in pywb; the request records hold the origin form and
+//! never the proxy's credentials.
+
+use std::path::Path;
+
+use crate::args;
+use crate::daemons::{microsocks, tinyproxy, warcprox, Daemon};
+use crate::harness::{python, read_records, run_script, text, trawl, Rec};
+use crate::server::{Host, Route, Web};
+
+/// `/` links to `/a` and `/b`; `/a` to `/b?x=1`.
+fn small_site(host: &Host) {
+    host.route("/", Route::html(r#"<a href="/a">a</a> <a href="/b">b</a>"#));
+    host.route("/a", Route::html(r#"<p>page a</p><a href="/b?x=1">b</a>"#));
+    host.route("/b", Route::html("<p>page b</p>"));
+    host.route("/b?x=1", Route::html("<p>page b, x</p>"));
+}
+
+/// Crawls `seeds` through `proxy` into `out`; the crawl must succeed.
+async fn crawl_through(proxy: &str, seeds: &[String], out: &Path) {
+    let mut args = args!["crawl"];
+    args.extend(seeds.iter().cloned());
+    args.extend(args![
+        "--out",
+        out.display(),
+        "--proxy",
+        proxy,
+        "--delay",
+        "0ms",
+        "--insecure"
+    ]);
+    let result = trawl(args).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+}
+
+/// Paths of the 200 responses archived for `host` (http or https).
+fn archived_paths(records: &[Rec], host: &Host) -> Vec<String> {
+    let prefix = host.addr.to_string();
+    let mut paths: Vec<String> = records
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .filter_map(|r| {
+            let uri = r.target_uri.as_deref()?;
+            let rest = uri.split_once("://")?.1.strip_prefix(&prefix)?;
+            Some(rest.to_string())
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// The strict checker (warcio included) accepts `dir`.
+async fn assert_valid(dir: &Path) {
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "warc_check: {}", text(&check));
+}
+
+/// pywb replays `url` from `warcs` with exactly `body`.
+async fn assert_replays(warcs: &Path, url: &str, body: &str) {
+    let expect = warcs.with_extension("expected.html");
+    std::fs::write(&expect, body).unwrap();
+    let replay = run_script(
+        "pywb_replay.py",
+        args![
+            "--warcs",
+            warcs.display(),
+            "--url",
+            url,
+            "--expect",
+            expect.display()
+        ],
+    )
+    .await;
+    assert!(replay.status.success(), "pywb: {}", text(&replay));
+}
+
+/// The request records as text.
+fn requests(records: &[Rec]) -> Vec<String> {
+    records
+        .iter()
+        .filter(|r| r.warc_type == "request")
+        .map(|r| String::from_utf8_lossy(&r.block).to_string())
+        .collect()
+}
+
+const PAGES: [&str; 4] = ["/", "/a", "/b", "/b?x=1"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_tinyproxy_http_in_absolute_form_and_https_through_connect() {
+    let proxy = tinyproxy();
+    let web = Web::default();
+    let plain = web.host("127.0.0.5").await;
+    let secure = web.tls_host("127.0.0.6").await;
+    small_site(&plain);
+    small_site(&secure);
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("w");
+    let with_password = format!("http://trawl:s3cret%21@127.0.0.1:{}", proxy.port);
+    let secure_root = format!("https://{}/", secure.addr);
+    crawl_through(&with_password, &[plain.url("/"), secure_root], &dir).await;
+    let records = read_records(&dir);
+    assert_eq!(archived_paths(&records, &plain), sorted(&PAGES));
+    assert_eq!(archived_paths(&records, &secure), sorted(&PAGES));
+    // Every http request went to the proxy in absolute form; https through CONNECT.
+    let log = proxy.log_text();
+    let hits = web.hits();
+    for hit in hits.iter().filter(|h| h.host == plain.addr.to_string()) {
+        let line = format!("GET http://{}{} HTTP/1.1", plain.addr, hit.path);
+        assert!(log.contains(&line), "{line} not in the proxy's log:\n{log}");
+    }
+    assert!(hits.iter().any(|h| h.host == secure.addr.to_string()));
+    assert!(
+        log.contains(&format!("CONNECT {} HTTP/1.1", secure.addr)),
+        "{log}"
+    );
+    // The records hold the request as the origin saw it, without the proxy's credentials;
+    // the IP-literal origin's address is known.
+    for request in requests(&records) {
+        assert!(request.starts_with("GET /"), "{request}");
+        assert!(
+            !request.to_ascii_lowercase().contains("proxy-authorization"),
+            "{request}"
+        );
+    }
+    for r in records.iter().filter(|r| r.warc_type == "response") {
+        assert!(r.ip_address.is_some(), "{:?}", r.target_uri);
+    }
+    let info = String::from_utf8_lossy(&records[0].block).to_string();
+    assert!(
+        info.contains(&format!("proxy: http://127.0.0.1:{}", proxy.port)),
+        "{info}"
+    );
+    assert!(!info.contains("s3cret"), "{info}");
+    assert_valid(&dir).await;
+    assert_replays(
+        &dir,
+        &plain.url("/a"),
+        r#"<p>page a</p><a href="/b?x=1">b</a>"#,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_socks5_with_names_resolved_by_the_proxy() {
+    let proxy = microsocks();
+    let web = Web::default();
+    let plain = web.host("127.0.0.7").await;
+    let secure = web.tls_host("127.0.0.8").await;
+    // Served on 127.0.0.1 and crawled as localhost: a name only the proxy resolves.
+    let named = web.host("127.0.0.1").await;
+    for host in [&plain, &secure, &named] {
+        small_site(host);
+    }
+    let by_name = format!("http://localhost:{}/", named.addr.port());
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("w");
+    let secure_root = format!("https://{}/", secure.addr);
+    crawl_through(
+        &proxy.url("socks5h"),
+        &[plain.url("/"), secure_root, by_name.clone()],
+        &dir,
+    )
+    .await;
+    let records = read_records(&dir);
+    assert_eq!(archived_paths(&records, &plain), sorted(&PAGES));
+    assert_eq!(archived_paths(&records, &secure), sorted(&PAGES));
+    let named_pages: Vec<&Rec> = records
+        .iter()
+        .filter(|r| {
+            r.warc_type == "response"
+                && r.target_uri
+                    .as_deref()
+                    .is_some_and(|u| u.starts_with(&by_name))
+        })
+        .collect();
+    assert_eq!(
+        named_pages
+            .iter()
+            .filter(|r| r.status() == Some(200))
+            .count(),
+        4,
+        "{named_pages:?}"
+    );
+    // The proxy resolved localhost: no address is claimed for it.
+    assert!(named_pages.iter().all(|r| r.ip_address.is_none()));
+    // One tunnel per connection, each in the proxy's log.
+    let log = proxy.log_text();
+    for host in [&plain, &secure] {
+        assert!(
+            log.contains(&format!("connected to {}", host.addr)),
+            "{log}"
+        );
+    }
+    assert!(log.contains(&format!(":{}", named.addr.port())), "{log}");
+    assert_valid(&dir).await;
+    assert_replays(&dir, &by_name, r#"<a href="/a">a</a> <a href="/b">b</a>"#).await;
+    let secure_b = format!("https://{}/b", secure.addr);
+    assert_replays(&dir, &secure_b, "<p>page b</p>").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_warcprox_both_archives_hold_the_same_pages() {
+    let mut proxy = warcprox();
+    let web = Web::default();
+    let site = web.host("127.0.0.9").await;
+    small_site(&site);
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("w");
+    crawl_through(&proxy.url("http"), &[site.url("/")], &dir).await;
+    let theirs = stop_warcprox(&mut proxy);
+    let ours = read_records(&dir);
+    assert_eq!(archived_paths(&ours, &site), sorted(&PAGES));
+    assert_valid(&dir).await;
+    // warcprox's own WARCs pass `warcio check` (digests), and hold the same pages.
+    let check = warcio_check(&theirs);
+    assert!(check.status.success(), "warcio check: {}", text(&check));
+    for page in PAGES {
+        let body = match page {
+            "/" => r#"<a href="/a">a</a> <a href="/b">b</a>"#,
+            "/a" => r#"<p>page a</p><a href="/b?x=1">b</a>"#,
+            "/b" => "<p>page b</p>",
+            _ => "<p>page b, x</p>",
+        };
+        assert_replays(&dir, &site.url(page), body).await;
+        assert_replays(&theirs, &site.url(page), body).await;
+    }
+}
+
+/// Stops warcprox (SIGTERM: it closes its WARC files) and returns its WARC directory.
+fn stop_warcprox(proxy: &mut Daemon) -> std::path::PathBuf {
+    let dir = proxy.dir.path().join("warcs");
+    let said = proxy.terminate();
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(
+        files
+            .iter()
+            .any(|p: &std::path::PathBuf| p.to_string_lossy().ends_with(".warc.gz")),
+        "warcprox wrote no WARC: {files:?}\n{said}"
+    );
+    dir
+}
+
+/// `warcio check` on every WARC file in `dir`.
+fn warcio_check(dir: &Path) -> std::process::Output {
+    let files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    std::process::Command::new(python())
+        .args(["-m", "warcio.cli", "check", "-v"])
+        .args(&files)
+        .output()
+        .expect("run warcio")
+}
+
+fn sorted(paths: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
+    v.sort();
+    v
+}
