@@ -71,3 +71,18 @@ pub struct Exchange {
     /// Set when the response is not complete.
     pub truncated: Option<Truncation>,
 }
+
+/// One name resolution made by the crawl (`--dns-records`), as Heritrix archives it: a
+/// `response` record for `dns:NAME` whose block is the lookup time and the answers in
+/// zone-file form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DnsLookup {
+    /// The name looked up (no trailing dot).
+    pub name: String,
+    /// When it was looked up.
+    pub date: SystemTime,
+    /// The name server asked, when it is known which one answered (a single one configured).
+    pub server: Option<IpAddr>,
+    /// The answers, one zone-file line each (`name.\tTTL\tIN\tA\taddress`).
+    pub answers: Vec<String>,
+}

@@ -13,7 +13,10 @@ use std::time::Duration;
 use url::Url;
 
 use crate::capture::Capture;
-use crate::record::{exchange_records_as, gzip_member, metadata_record, Original, ResponseForm};
+use crate::exchange::DnsLookup;
+use crate::record::{
+    dns_record, exchange_records_as, gzip_member, metadata_record, Original, ResponseForm,
+};
 
 /// The stage's options.
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +45,14 @@ pub struct BuiltRecords {
     pub members: Vec<Vec<u8>>,
     /// WARC-Record-ID of the response (or revisit) record.
     pub response_id: String,
+}
+
+/// The `dns:` records of name resolutions (`--dns-records`), one gzip member each.
+pub fn build_dns_records(options: RecordOptions, lookups: &[DnsLookup]) -> Vec<Vec<u8>> {
+    lookups
+        .iter()
+        .map(|lookup| gzip_member(&dns_record(lookup).bytes, options.gzip_level))
+        .collect()
 }
 
 /// Builds the records of `capture`, whose payload digest is `payload_digest`: a revisit of

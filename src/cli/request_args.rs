@@ -1,10 +1,11 @@
-//! The crawl flags that shape each request: extra header fields, the cookie jar and the proxy.
+//! The crawl flags that shape each request: extra header fields, the cookie jar, the proxy
+//! and name resolution.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
-use super::values::parse_header;
+use super::values::{parse_dns_server, parse_header};
 use crate::fetch::proxy::Proxy;
 
 /// Flags of `trawl crawl` for what each request carries.
@@ -39,4 +40,14 @@ pub struct RequestArgs {
     /// are not read.
     #[arg(long, value_name = "URL", value_parser = Proxy::parse)]
     pub proxy: Option<Proxy>,
+
+    /// Archive each name resolution the crawl makes, once per name and TTL (at least a
+    /// minute), as a `response` record for dns:NAME (text/dns, as Heritrix writes it).
+    #[arg(long)]
+    pub dns_records: bool,
+
+    /// Send DNS lookups to this resolver instead of the system's (repeatable; ADDR or
+    /// ADDR:PORT, port 53 by default), e.g. a local caching resolver on a large crawl.
+    #[arg(long, value_name = "ADDR[:PORT]", value_parser = parse_dns_server)]
+    pub dns_server: Vec<std::net::SocketAddr>,
 }

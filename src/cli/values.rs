@@ -82,6 +82,17 @@ pub fn parse_retry_status(s: &str) -> Result<Option<u16>, String> {
     }
 }
 
+/// Parses one `--dns-server`: `ADDR` (port 53) or `ADDR:PORT` (`[v6]:PORT` for IPv6).
+pub fn parse_dns_server(s: &str) -> Result<std::net::SocketAddr, String> {
+    let s = s.trim();
+    if let Ok(ip) = s.parse::<std::net::IpAddr>() {
+        return Ok(std::net::SocketAddr::new(ip, 53));
+    }
+    s.parse().map_err(|_| {
+        format!("{s:?} is not ADDR or ADDR:PORT (examples: 127.0.0.1, 127.0.0.1:5353, [::1]:53)")
+    })
+}
+
 /// Parses human sizes such as `1GB`, `500MiB`, `64k`; a bare number means bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     s.trim()
@@ -103,6 +114,19 @@ mod tests {
         assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn dns_servers() {
+        assert_eq!(
+            parse_dns_server("127.0.0.1").unwrap(),
+            "127.0.0.1:53".parse().unwrap()
+        );
+        assert_eq!(
+            parse_dns_server("[::1]:5353").unwrap(),
+            "[::1]:5353".parse().unwrap()
+        );
+        assert!(parse_dns_server("resolver.example").is_err());
     }
 
     #[test]

@@ -497,6 +497,8 @@ impl Config {
                 guard,
                 pins,
                 proxy: args.request.proxy.clone(),
+                dns_servers: args.request.dns_server.clone(),
+                dns_records: args.request.dns_records,
             },
             frontier: FrontierConfig {
                 delay: args.delay,

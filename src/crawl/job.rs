@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::mpsc;
 
-use crate::chain::build_records::{build_records, PageFacts, RecordOptions};
+use crate::chain::build_records::{build_dns_records, build_records, PageFacts, RecordOptions};
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, PageBudget, SkipReason, Verdict};
 use crate::chain::outlinks::{outlinks, sitemap_links, stylesheet_requisites, LinkRules, Outlinks};
@@ -170,6 +170,21 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
             }
         })
         .await;
+    // Name resolutions made meanwhile (by this fetch or others) go in first.
+    let lookups = ctx.fetcher.take_dns_lookups();
+    if !lookups.is_empty()
+        && write(&ctx.writer, build_dns_records(ctx.records, &lookups))
+            .await
+            .is_err()
+    {
+        return JobResult {
+            job,
+            conn,
+            outcome: Outcome::OutputClosed,
+            bytes: 0,
+            elapsed: Duration::ZERO,
+        };
+    }
     let fetched = match result {
         Ok(f) => f,
         Err(e) => {

@@ -1,32 +1,93 @@
-//! Name resolution: `--resolve` pins first, then hickory's async resolver with its TTL cache;
-//! IP literals skip DNS.
+//! Name resolution: `--resolve` pins first, then hickory's async resolver with its TTL cache
+//! (the system's configuration, or the `--dns-server` resolvers); IP literals skip DNS.
+//!
+//! With `--dns-records` every lookup is noted for the archive once per name and TTL
+//! ([`Dns::take_lookups`]); the crawl loop has them written as `dns:` records.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
+use hickory_resolver::config::{NameServerConfig, ResolverConfig, ResolverOpts};
+use hickory_resolver::lookup_ip::LookupIp;
+use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::TokioResolver;
 use url::{Host, Url};
 
 use super::error::FetchError;
 use super::pins::{pinned, Pin};
+use crate::exchange::DnsLookup;
+
+/// Names whose archived lookup is remembered; past this, expired ones are forgotten.
+const MAX_REMEMBERED: usize = 100_000;
+/// Lookups waiting to be written; past this, more are dropped (the writer is far behind).
+const MAX_WAITING: usize = 10_000;
+/// Shortest time before a name's lookup is archived again (a TTL of 0 is common).
+const MIN_RECORD_TTL: Duration = Duration::from_secs(60);
 
 /// A shared, caching resolver, behind the `--resolve` pins.
 #[derive(Clone)]
 pub struct Dns {
     resolver: Option<TokioResolver>,
     pins: Arc<[Pin]>,
+    /// The one name server asked, when only one is configured.
+    server: Option<IpAddr>,
+    /// `--dns-records`: lookups to archive.
+    log: Option<Arc<Mutex<LookupLog>>>,
+}
+
+#[derive(Default)]
+struct LookupLog {
+    /// Until when each name's archived lookup holds (its TTL).
+    archived_until: HashMap<String, Instant>,
+    waiting: Vec<DnsLookup>,
 }
 
 impl Dns {
     /// Reads the system configuration (/etc/resolv.conf, /etc/hosts). Without one, only IP
     /// literals resolve and host names fail with a DNS error.
     pub fn from_system() -> Self {
-        let resolver = TokioResolver::builder_tokio()
-            .ok()
-            .and_then(|b| b.build().ok());
+        match hickory_resolver::system_conf::read_system_conf() {
+            Ok((config, options)) => Self::with_config(config, options),
+            Err(_) => Dns {
+                resolver: None,
+                pins: Arc::from(Vec::new()),
+                server: None,
+                log: None,
+            },
+        }
+    }
+
+    /// Asks these name servers (UDP, then TCP for long answers) instead of the system's.
+    pub fn from_servers(servers: &[SocketAddr]) -> Self {
+        let configs: Vec<NameServerConfig> = servers
+            .iter()
+            .map(|addr| {
+                let mut config = NameServerConfig::udp_and_tcp(addr.ip());
+                for connection in &mut config.connections {
+                    connection.port = addr.port();
+                }
+                config
+            })
+            .collect();
+        Self::with_config(
+            ResolverConfig::from_name_servers(configs),
+            ResolverOpts::default(),
+        )
+    }
+
+    fn with_config(config: ResolverConfig, options: ResolverOpts) -> Self {
+        let server = single_server(config.name_servers());
+        let resolver = TokioResolver::builder_with_config(config, TokioRuntimeProvider::default())
+            .with_options(options)
+            .build()
+            .ok();
         Dns {
             resolver,
             pins: Arc::from(Vec::new()),
+            server,
+            log: None,
         }
     }
 
@@ -34,6 +95,20 @@ impl Dns {
     pub fn with_pins(mut self, pins: Vec<Pin>) -> Self {
         self.pins = Arc::from(pins);
         self
+    }
+
+    /// Notes each lookup for the archive (`--dns-records`).
+    pub fn recording(mut self) -> Self {
+        self.log = Some(Arc::default());
+        self
+    }
+
+    /// The lookups noted since the last call.
+    pub fn take_lookups(&self) -> Vec<DnsLookup> {
+        match &self.log {
+            Some(log) => std::mem::take(&mut lock(log).waiting),
+            None => Vec::new(),
+        }
     }
 
     /// The socket addresses for the URL's host and port.
@@ -54,6 +129,7 @@ impl Dns {
                     .lookup_ip(name)
                     .await
                     .map_err(|e| FetchError::Dns(e.to_string()))?;
+                self.note(name, &lookup);
                 lookup.iter().collect()
             }
             None => return Err(FetchError::Dns("URL has no host".into())),
@@ -66,4 +142,65 @@ impl Dns {
             .map(|ip| SocketAddr::new(ip, port))
             .collect())
     }
+
+    /// Keeps `lookup` for the archive unless `name`'s last archived one still holds.
+    fn note(&self, name: &str, lookup: &LookupIp) {
+        let Some(log) = &self.log else {
+            return;
+        };
+        let records = lookup.as_lookup().answers();
+        if records.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let mut log = lock(log);
+        let name = name.trim_end_matches('.').to_ascii_lowercase();
+        if log
+            .archived_until
+            .get(&name)
+            .is_some_and(|until| now < *until)
+        {
+            return;
+        }
+        if log.waiting.len() >= MAX_WAITING {
+            return;
+        }
+        if log.archived_until.len() >= MAX_REMEMBERED {
+            log.archived_until.retain(|_, until| now < *until);
+        }
+        let ttl = records.iter().map(|r| r.ttl).min().unwrap_or(0);
+        let until = now + Duration::from_secs(u64::from(ttl)).max(MIN_RECORD_TTL);
+        log.archived_until.insert(name.clone(), until);
+        let answers = records
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}\t{}\t{}\t{}\t{}",
+                    r.name,
+                    r.ttl,
+                    r.dns_class,
+                    r.record_type(),
+                    r.data
+                )
+            })
+            .collect();
+        log.waiting.push(DnsLookup {
+            name,
+            date: SystemTime::now(),
+            server: self.server,
+            answers,
+        });
+    }
+}
+
+/// The address of the only name server configured, if only one is.
+fn single_server(servers: &[NameServerConfig]) -> Option<IpAddr> {
+    match servers {
+        [one] => Some(one.ip),
+        _ => None,
+    }
+}
+
+fn lock(log: &Mutex<LookupLog>) -> std::sync::MutexGuard<'_, LookupLog> {
+    log.lock().unwrap_or_else(|e| e.into_inner())
 }

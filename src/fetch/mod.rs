@@ -64,6 +64,10 @@ pub struct FetchOptions {
     pub pins: Vec<pins::Pin>,
     /// `--proxy`: every connection goes through it.
     pub proxy: Option<proxy::Proxy>,
+    /// `--dns-server`: resolvers asked instead of the system's.
+    pub dns_servers: Vec<std::net::SocketAddr>,
+    /// `--dns-records`: note every lookup for the archive.
+    pub dns_records: bool,
 }
 
 /// A received response (possibly truncated) as a [`Capture`].
@@ -106,7 +110,7 @@ impl Fetcher {
     /// A fetcher with the system resolver and the built-in TLS roots.
     pub fn new(options: FetchOptions) -> Self {
         Fetcher {
-            dns: Dns::from_system().with_pins(options.pins.clone()),
+            dns: dns_of(&options),
             tls: tls::client_config(options.insecure),
             http1: connection::http1_builder(options.max_head_bytes, options.max_headers),
             requests: RequestTemplate::new(&options.user_agent, options.headers.clone()),
@@ -119,6 +123,11 @@ impl Fetcher {
     pub fn with_cookies(mut self, jar: Arc<CookieJar>) -> Self {
         self.cookies = Some(jar);
         self
+    }
+
+    /// The name resolutions to archive made since the last call (`--dns-records`).
+    pub fn take_dns_lookups(&self) -> Vec<crate::exchange::DnsLookup> {
+        self.dns.take_lookups()
     }
 
     /// The first address `url`'s host resolves to (pins, then DNS), if any.
@@ -371,6 +380,19 @@ impl Fetcher {
     }
 }
 
+/// The resolver `options` ask for.
+fn dns_of(options: &FetchOptions) -> Dns {
+    let dns = match options.dns_servers.is_empty() {
+        true => Dns::from_system(),
+        false => Dns::from_servers(&options.dns_servers),
+    };
+    let dns = dns.with_pins(options.pins.clone());
+    match options.dns_records {
+        true => dns.recording(),
+        false => dns,
+    }
+}
+
 /// Most 1xx interim responses accepted before the final response.
 const MAX_INTERIM: usize = 16;
 
@@ -400,6 +422,8 @@ mod tests {
             guard: AddressGuard::new(false),
             pins: Vec::new(),
             proxy: None,
+            dns_servers: Vec::new(),
+            dns_records: false,
         })
     }
 

@@ -35,7 +35,13 @@ pub fn warc_date(time: SystemTime) -> String {
     humantime::format_rfc3339_seconds(time).to_string()
 }
 
-fn serialize(kind: &'static str, id: String, fields: &[(&str, &str)], block: &[u8]) -> WarcRecord {
+/// A WARC/1.1 record of `kind` with these header fields and block.
+pub(super) fn serialize(
+    kind: &'static str,
+    id: String,
+    fields: &[(&str, &str)],
+    block: &[u8],
+) -> WarcRecord {
     serialize_as(b"WARC/1.1", kind, id, fields, block)
 }
 

@@ -6,6 +6,7 @@
 
 pub mod builder;
 pub mod digest;
+pub mod dns_record;
 pub mod gzip;
 
 pub use builder::{
@@ -13,4 +14,5 @@ pub use builder::{
     BorrowedRecord, Original, ResponseForm,
 };
 pub use digest::{payload_of_response, sha1_digest};
+pub use dns_record::dns_record;
 pub use gzip::gzip_member;

@@ -1,7 +1,7 @@
 //! Real proxies and servers the tests start on loopback, each on a free port in its own temp
-//! directory and killed when dropped: tinyproxy (HTTP proxy, CONNECT too) and microsocks
-//! (SOCKS5), both Debian packages, and warcprox (PyPI, in the venv) — scripts/test installs
-//! them. Each one's log is kept, so a test can check what went through it.
+//! directory and killed when dropped: tinyproxy (HTTP proxy, CONNECT too), microsocks
+//! (SOCKS5) and dnsmasq (DNS), Debian packages, and warcprox (PyPI, in the venv) — scripts/test
+//! installs them. Each one's log is kept, so a test can check what went through it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -163,5 +163,24 @@ pub fn warcprox() -> Daemon {
         .arg("--certs-dir")
         .arg(dir.path().join("certs"))
         .args(["-z", "-n", "warcprox", "--rollover-idle-time", "1", "-v"]);
+    Daemon::start(command, port, dir, log)
+}
+
+/// dnsmasq on loopback answering for `names` (name, IPv4 address) with a TTL of 300 s, and
+/// for nothing else (no upstream, no hosts file); it logs every query.
+pub fn dnsmasq(names: &[(&str, &str)]) -> Daemon {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let log = dir.path().join("output.txt");
+    let mut command = Command::new(system_binary("dnsmasq"));
+    command
+        .arg("--keep-in-foreground")
+        .arg(format!("--port={port}"))
+        .args(["--listen-address=127.0.0.1", "--bind-interfaces"])
+        .args(["--no-resolv", "--no-hosts", "--no-poll", "--local-ttl=300"])
+        .args(["--log-queries", "--log-facility=-", "--pid-file="]);
+    for (name, addr) in names {
+        command.arg(format!("--address=/{name}/{addr}"));
+    }
     Daemon::start(command, port, dir, log)
 }

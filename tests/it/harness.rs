@@ -152,3 +152,28 @@ pub fn closed_port() -> u16 {
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).expect("read json")).expect("valid json")
 }
+
+/// The strict checker (warcio included) accepts `dir`.
+pub async fn assert_valid(dir: &Path) {
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "warc_check: {}", text(&check));
+}
+
+/// pywb replays `url` from `warcs` with exactly `body`.
+pub async fn assert_replays(warcs: &Path, url: &str, body: &str) {
+    let expect = warcs.with_extension("expected.html");
+    std::fs::write(&expect, body).unwrap();
+    let replay = run_script(
+        "pywb_replay.py",
+        args![
+            "--warcs",
+            warcs.display(),
+            "--url",
+            url,
+            "--expect",
+            expect.display()
+        ],
+    )
+    .await;
+    assert!(replay.status.success(), "pywb: {}", text(&replay));
+}

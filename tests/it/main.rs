@@ -9,6 +9,7 @@ mod cookies;
 mod crawl_site;
 mod daemons;
 mod derivatives;
+mod dns_records;
 mod durability;
 mod harness;
 mod hostile;

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::args;
 use crate::daemons::{microsocks, tinyproxy, warcprox, Daemon};
-use crate::harness::{python, read_records, run_script, text, trawl, Rec};
+use crate::harness::{assert_replays, assert_valid, python, read_records, text, trawl, Rec};
 use crate::server::{Host, Route, Web};
 
 /// `/` links to `/a` and `/b`; `/a` to `/b?x=1`.
@@ -50,31 +50,6 @@ fn archived_paths(records: &[Rec], host: &Host) -> Vec<String> {
         .collect();
     paths.sort();
     paths
-}
-
-/// The strict checker (warcio included) accepts `dir`.
-async fn assert_valid(dir: &Path) {
-    let check = run_script("warc_check.py", args![dir.display()]).await;
-    assert!(check.status.success(), "warc_check: {}", text(&check));
-}
-
-/// pywb replays `url` from `warcs` with exactly `body`.
-async fn assert_replays(warcs: &Path, url: &str, body: &str) {
-    let expect = warcs.with_extension("expected.html");
-    std::fs::write(&expect, body).unwrap();
-    let replay = run_script(
-        "pywb_replay.py",
-        args![
-            "--warcs",
-            warcs.display(),
-            "--url",
-            url,
-            "--expect",
-            expect.display()
-        ],
-    )
-    .await;
-    assert!(replay.status.success(), "pywb: {}", text(&replay));
 }
 
 /// The request records as text.
