@@ -139,6 +139,37 @@ mod tests {
         assert_eq!(args.seeds, ["http://a.org/"]);
         assert_eq!(args.out, std::path::PathBuf::from("cli"));
 
+        // The request flags (a flattened group) are keys too.
+        std::fs::write(
+            &file,
+            "header = [\"X-Contact: ops@example.org\"]\nload-cookies = \"c.txt\"\nsave_cookies = \"s.txt\"\nproxy = \"socks5h://127.0.0.1:9050\"\ndns-records = true\ndns-server = [\"127.0.0.1:5353\", \"::1\"]\n",
+        )
+        .unwrap();
+        let argv =
+            merge_config_file(os(&["trawl", "crawl", "--config", &config, "a.org"])).unwrap();
+        let Ok(Cli {
+            command: crate::cli::Command::Crawl(args),
+        }) = Cli::try_parse_from(argv)
+        else {
+            panic!("not a crawl")
+        };
+        let request = &args.request;
+        assert_eq!(request.headers.len(), 1);
+        assert_eq!(
+            request.load_cookies.as_deref(),
+            Some(std::path::Path::new("c.txt"))
+        );
+        assert_eq!(
+            request.save_cookies.as_deref(),
+            Some(std::path::Path::new("s.txt"))
+        );
+        assert_eq!(
+            request.proxy.as_ref().map(|p| p.address()).as_deref(),
+            Some("socks5h://127.0.0.1:9050")
+        );
+        assert!(request.dns_records && !request.no_cookies);
+        assert_eq!(request.dns_server.len(), 2);
+
         std::fs::write(&file, "dealy = \"2s\"\n").unwrap();
         let err = merge_config_file(os(&["trawl", "crawl", "--config", &config])).unwrap_err();
         assert!(err.contains("unknown key \"dealy\""), "{err}");

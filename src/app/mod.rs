@@ -4,6 +4,7 @@
 
 mod archive_commands;
 mod crawl_command;
+mod man_page;
 mod messages;
 mod status_command;
 
@@ -26,14 +27,12 @@ pub fn run(cli: Cli) -> ExitCode {
             clap_complete::generate(args.shell, &mut command, "trawl", &mut std::io::stdout());
             ExitCode::Success
         }
-        Command::Man => {
-            match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
-                Ok(()) => ExitCode::Success,
-                Err(e) => {
-                    eprintln!("trawl: error: writing the man page: {e}");
-                    ExitCode::OutputError
-                }
+        Command::Man => match man_page::write_man_page(&mut std::io::stdout()) {
+            Ok(()) => ExitCode::Success,
+            Err(e) => {
+                eprintln!("trawl: error: writing the man page: {e}");
+                ExitCode::OutputError
             }
-        }
+        },
     }
 }

@@ -130,8 +130,18 @@ impl Fetcher {
         self.dns.take_lookups()
     }
 
-    /// The first address `url`'s host resolves to (pins, then DNS), if any.
+    /// The first address `url`'s host resolves to (pins, then DNS), if any; none for a name
+    /// a `socks5h://` proxy resolves (no lookup here: no DNS leak past Tor).
     pub async fn first_address(&self, url: &Url) -> Option<std::net::IpAddr> {
+        let remote = proxy::ProxyKind::Socks5 { remote_dns: true };
+        if self
+            .options
+            .proxy
+            .as_ref()
+            .is_some_and(|p| p.kind == remote)
+        {
+            return proxy::literal_address(url);
+        }
         let addrs = self.dns.resolve(url).await.ok()?;
         addrs.first().map(|a| a.ip())
     }
