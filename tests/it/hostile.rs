@@ -84,7 +84,9 @@ async fn hostile_site() -> Hostile {
             )
             .into_bytes(),
             body: body.into_bytes(),
-            every: Duration::from_millis(200),
+            // Far below the idle timeout (2 s), so that only the whole-fetch deadline can end
+            // it, even on a loaded machine (a 200 ms drip against 1 s once read as idle).
+            every: Duration::from_millis(50),
         },
     );
     tls.route("/", Route::html("<p>self-signed</p>"));
@@ -271,11 +273,11 @@ async fn crawl_survives_every_fault_and_counts_it() {
         "--delay",
         "0ms",
         "--timeout",
-        "1s",
+        "2s",
         "--connect-timeout",
         "1s",
         "--fetch-timeout",
-        "3s",
+        "4s",
         "--retries",
         1,
         "--robots-retry",
