@@ -28,6 +28,7 @@
 //! | `index` | CDXJ indexes and SURT keys (`trawl index`, `--cdxj`) |
 //! | `wacz` | WACZ packaging (`trawl wacz`) |
 //! | [`derive`] | WET and WAT derivatives (`trawl derive`, `--wet/--wat`) |
+//! | [`search`] | the full-text index (tantivy): `trawl search-index`, `trawl search`, `--search-index` |
 //! | `out_lock` | one crawl per output directory |
 //! | [`shared`] | one crawl shared by many workers through Redis (`--redis`) |
 //! | `console` | the live console: web page, JSON API, `/metrics` (`--console`) |
@@ -56,6 +57,7 @@ pub(crate) mod index;
 pub(crate) mod out_lock;
 pub mod record;
 pub(crate) mod report;
+pub mod search;
 pub(crate) mod seeds;
 pub mod shared;
 pub mod url_rules;

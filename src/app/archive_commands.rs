@@ -12,7 +12,7 @@ use crate::warc::naming::list_warc_files;
 
 /// The WARC files named by `inputs` (files, or directories holding them); an error message and
 /// exit code when an input is missing or no WARC file is found.
-fn warc_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> {
+pub(super) fn warc_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> {
     for input in inputs {
         if !input.exists() {
             eprintln!(
@@ -70,7 +70,7 @@ pub(super) fn run_wacz(args: WaczArgs) -> ExitCode {
         Ok(files) => files,
         Err(code) => return code,
     };
-    match write_wacz(&args.output, &files, args.title.as_deref()) {
+    match write_wacz(&args.output, &files, args.title.as_deref(), args.text) {
         Ok(s) => {
             eprintln!(
                 "trawl: wrote {} ({} WARC file(s), {} index lines, {} pages)",

@@ -16,6 +16,7 @@ use crate::frontier::storage::StoreError;
 use crate::index::index_files;
 use crate::out_lock::{DirLock, LockError};
 use crate::report::{render_table, CrawlStats, StopReason};
+use crate::search::SearchError;
 use crate::shared::JoinError;
 use crate::warc::naming::list_warc_files;
 use crate::warc::recovery::repair_open_files;
@@ -224,6 +225,11 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
                 }
                 crawl::CrawlError::Setup(SetupError::DedupIndex { .. }) => ExitCode::BadArguments,
                 crawl::CrawlError::Console(_) => ExitCode::BadArguments,
+                crawl::CrawlError::Setup(SetupError::SearchIndex(e)) => match e {
+                    SearchError::Locked { .. } => ExitCode::Locked,
+                    SearchError::NotAnIndex { .. } => ExitCode::BadArguments,
+                    _ => ExitCode::OutputError,
+                },
                 crawl::CrawlError::Setup(SetupError::Finished { .. }) => ExitCode::AlreadyFinished,
                 crawl::CrawlError::Setup(SetupError::Interrupted) => ExitCode::Interrupted,
                 crawl::CrawlError::Setup(SetupError::Join(j)) => match j {

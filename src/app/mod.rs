@@ -6,6 +6,7 @@ mod archive_commands;
 mod crawl_command;
 mod man_page;
 mod messages;
+mod search_commands;
 mod status_command;
 
 use clap::CommandFactory;
@@ -20,6 +21,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Index(args) => archive_commands::run_index(args),
         Command::Wacz(args) => archive_commands::run_wacz(args),
         Command::Derive(args) => archive_commands::run_derive(args),
+        Command::SearchIndex(args) => search_commands::run_search_index(args),
+        Command::Search(args) => search_commands::run_search(args),
         Command::Status(args) => status_command::run_status(args),
         Command::Stop(args) => status_command::run_stop(args),
         Command::Completions(args) => {

@@ -8,9 +8,11 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::url_rules::ScopeKind;
 
+mod archive_args;
 mod request_args;
 mod values;
 
+pub use archive_args::*;
 pub use request_args::RequestArgs;
 pub use values::*;
 
@@ -35,6 +37,11 @@ pub enum Command {
     /// Write WET (plain text) and/or WAT (metadata, links) files of WARC files, in Common
     /// Crawl's formats: X.warc.gz gives X.warc.wet.gz and X.warc.wat.gz.
     Derive(DeriveArgs),
+    /// Build or update a full-text search index (tantivy) of the pages in WARC files: one
+    /// document per page, files indexed before skipped.
+    SearchIndex(SearchIndexArgs),
+    /// Search an index made by search-index or crawl --search-index.
+    Search(SearchArgs),
     /// Show the progress of a running or stopped crawl: in an output directory, or a shared
     /// crawl in Redis (--redis, --crawl-id).
     Status(StatusArgs),
@@ -91,18 +98,6 @@ pub struct StopArgs {
     pub crawl_id: String,
 }
 
-/// Flags of `trawl index`.
-#[derive(Debug, Args)]
-pub struct IndexArgs {
-    /// WARC files (.warc.gz or .warc) or directories holding them.
-    #[arg(value_name = "WARC", required = true)]
-    pub warcs: Vec<PathBuf>,
-
-    /// Write the index here instead of standard output.
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
-}
-
 /// `--order` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Order {
@@ -125,61 +120,6 @@ pub enum Politeness {
     Ip,
     /// Each registrable domain.
     Domain,
-}
-
-/// Which derivative `trawl derive` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DeriveKind {
-    /// Plain text (WARC conversion records).
-    Wet,
-    /// Metadata and links as JSON (WARC metadata records).
-    Wat,
-    /// Both.
-    All,
-}
-
-/// Flags of `trawl derive`.
-#[derive(Debug, Args)]
-pub struct DeriveArgs {
-    /// wet, wat or all.
-    #[arg(value_enum, value_name = "KIND")]
-    pub kind: DeriveKind,
-
-    /// WARC files (.warc.gz or .warc) or directories holding them.
-    #[arg(value_name = "WARC", required = true)]
-    pub warcs: Vec<PathBuf>,
-
-    /// Directory for the derivatives (created if missing).
-    #[arg(long, short = 'o', value_name = "DIR", required = true)]
-    pub output: PathBuf,
-
-    /// Most bytes of text kept per page in WET.
-    #[arg(long, value_name = "SIZE", default_value = "1MiB", value_parser = parse_size)]
-    pub max_text: u64,
-
-    /// Do not identify the language of WET text.
-    #[arg(long)]
-    pub no_language: bool,
-
-    /// gzip level of the derivative records (0-9).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=9))]
-    pub gzip_level: u32,
-}
-
-/// Flags of `trawl wacz`.
-#[derive(Debug, Args)]
-pub struct WaczArgs {
-    /// The WACZ file to write.
-    #[arg(value_name = "OUT.wacz")]
-    pub output: PathBuf,
-
-    /// WARC files (.warc.gz or .warc) or directories holding them.
-    #[arg(value_name = "WARC", required = true)]
-    pub warcs: Vec<PathBuf>,
-
-    /// Title recorded in datapackage.json.
-    #[arg(long, value_name = "TEXT")]
-    pub title: Option<String>,
 }
 
 /// What `trawl crawl --help` says after the flags.
@@ -532,6 +472,12 @@ pub struct CrawlArgs {
     /// each WARC file as it closes: X.warc.gz gives X.warc.wat.gz.
     #[arg(long)]
     pub wat: bool,
+
+    /// Index the pages of each WARC file in this full-text search index (tantivy) as the file
+    /// closes, from the same text as WET; `trawl search INDEX QUERY` searches it, and the
+    /// console gets a search box. Locked while the crawl runs.
+    #[arg(long, value_name = "INDEX")]
+    pub search_index: Option<PathBuf>,
 
     /// Write a metadata record per page with its outlinks and fetch timing.
     #[arg(long)]

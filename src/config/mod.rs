@@ -208,6 +208,8 @@ pub struct OutputConfig {
     pub cdxj: bool,
     /// Derivatives written beside each WARC as it closes (`--wet`, `--wat`).
     pub derive: crate::derive::Kinds,
+    /// `--search-index`: the full-text index each closed WARC's pages go into.
+    pub search_index: Option<PathBuf>,
     /// `--finished-dir`, `--on-close`: the hand-off of closed files.
     pub handoff: HandoffConfig,
     /// Crawl state directory.
@@ -563,6 +565,7 @@ impl Config {
                     wet: args.wet,
                     wat: args.wat,
                 },
+                search_index: args.search_index.clone(),
                 state_dir,
                 existing_state: if args.fresh {
                     ExistingState::Fresh

@@ -1,8 +1,8 @@
 //! What happens to each WARC file the writer closes, on a thread of its own: `--wet` / `--wat`
-//! derive it, so indexing can start before the crawl ends, and then `--finished-dir` /
-//! `--on-close` hand it off (`handoff.rs`). At start it first catches up with finished WARCs
+//! derive it, so indexing can start before the crawl ends, `--search-index` adds its pages to
+//! the full-text index, and then `--finished-dir` / `--on-close` hand it off (`handoff.rs`). At start it first catches up with finished WARCs
 //! of the output directory that lack their derivatives or were not handed off (a crawl killed
-//! mid-way, or resumed with the flags newly given). Derivatives are written as `.part` and
+//! mid-way, or resumed with the flags newly given) or that the search index does not hold. Derivatives are written as `.part` and
 //! renamed, so a kill leaves none that looks complete.
 
 use std::collections::HashMap;
@@ -11,6 +11,8 @@ use std::sync::mpsc;
 
 use super::handoff::Handoff;
 use crate::derive::{derive_file, lacks_derivatives, pending, DeriveLimits, Kinds};
+use crate::search::SearchIndexer;
+use crate::warc::naming::list_warc_files;
 
 /// What the derivation thread did.
 #[derive(Debug, Default)]
@@ -43,21 +45,29 @@ impl Deriver {
         dir: &Path,
         kinds: Kinds,
         handoff: Option<Handoff>,
+        search: Option<SearchIndexer>,
     ) -> std::io::Result<Deriver> {
         let (sender, receiver) = mpsc::channel::<PathBuf>();
         // Every finished file still here is to be handed off; without a hand-off, only those
-        // that lack a derivative need the thread.
-        let waiting = match &handoff {
+        // that lack a derivative (or are not in the search index) need the thread.
+        let mut waiting = match &handoff {
             Some(h) => h.left_over()?,
             None => pending(dir, kinds)?,
         };
+        if let (Some(index), None) = (&search, &handoff) {
+            for warc in list_warc_files(&[dir.to_path_buf()])? {
+                if !index.holds(&warc) && !waiting.contains(&warc) {
+                    waiting.push(warc);
+                }
+            }
+        }
         for warc in waiting {
             let _ = sender.send(warc);
         }
         let dir = dir.to_path_buf();
         let thread = std::thread::Builder::new()
             .name("derive".into())
-            .spawn(move || run(&dir, kinds, receiver, handoff))?;
+            .spawn(move || run(&dir, kinds, receiver, handoff, search))?;
         Ok(Deriver { sender, thread })
     }
 
@@ -78,11 +88,15 @@ fn run(
     kinds: Kinds,
     receiver: mpsc::Receiver<PathBuf>,
     mut handoff: Option<Handoff>,
+    mut search: Option<SearchIndexer>,
 ) -> Derived {
     let limits = DeriveLimits::default();
     let mut derived = Derived::default();
     for warc in receiver {
         derive(&warc, dir, kinds, &limits, &mut derived);
+        if let Some(index) = &mut search {
+            add_to_index(index, &warc);
+        }
         if let Some(h) = &mut handoff {
             h.take(&warc);
         }
@@ -112,5 +126,19 @@ fn derive(warc: &Path, dir: &Path, kinds: Kinds, limits: &DeriveLimits, derived:
         }
         // The WARC is safe; only its derivative is missing (`trawl derive` can redo it).
         Err(e) => tracing::error!("deriving {}: {e}", warc.display()),
+    }
+}
+
+/// Adds the pages of `warc` to the search index, unless it holds them already. A failure
+/// leaves the file out of the index (the next run, or `trawl search-index`, adds it).
+fn add_to_index(index: &mut SearchIndexer, warc: &Path) {
+    match index.index_file(warc) {
+        Ok(outcome) if outcome.damaged > 0 => tracing::warn!(
+            "{}: {} damaged record(s) left out of the search index",
+            warc.display(),
+            outcome.damaged
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::error!("indexing {} for search: {e}", warc.display()),
     }
 }

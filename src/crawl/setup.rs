@@ -24,6 +24,7 @@ use crate::fetch::{cookies_txt, CookieJar, Fetcher};
 use crate::frontier::Frontier;
 use crate::http_message::parse_response_head;
 use crate::record::Original;
+use crate::search::{SearchError, SearchIndexer, WriterBudget};
 use crate::shared::{join, Coordinator, JoinError, LeaseStore, SharedBudget, SharedSettings};
 use crate::warc::naming::list_warc_files;
 use crate::warc::reader::read_records;
@@ -67,6 +68,9 @@ pub enum SetupError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// `--search-index` cannot be written (locked by another process, not an index).
+    #[error(transparent)]
+    SearchIndex(#[from] SearchError),
     /// The shared crawl could not be joined.
     #[error(transparent)]
     Join(#[from] JoinError),
@@ -320,9 +324,14 @@ fn finish_start(
         .handoff
         .active()
         .then(|| Handoff::new(&output.out, output.handoff.clone()));
-    let deriver = if output.derive.wet || output.derive.wat || handoff.is_some() {
+    let search = match &output.search_index {
+        Some(dir) => Some(SearchIndexer::open(dir, WriterBudget::CRAWL).map_err(SetupError::from)?),
+        None => None,
+    };
+    let deriver = if output.derive.wet || output.derive.wat || handoff.is_some() || search.is_some()
+    {
         Some(
-            Deriver::start(&output.out, output.derive, handoff).map_err(|source| {
+            Deriver::start(&output.out, output.derive, handoff, search).map_err(|source| {
                 WarcError::Io {
                     path: output.out.clone(),
                     source,

@@ -216,6 +216,62 @@ fn read_response(
     }
 }
 
+/// True when a response's document is text that WET keeps: a 2xx answer that is not a
+/// robots.txt, with a title or some text.
+fn has_page_text(record: &StoredRecord, message: &message::HttpMessage, doc: &Document) -> bool {
+    is_success(message) && !is_robots_txt(record) && !(doc.text.is_empty() && doc.title.is_none())
+}
+
+/// The text of a page as WET holds it, for the search index and `trawl wacz --text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageText {
+    /// HTTP status.
+    pub status: u16,
+    /// The title, whitespace collapsed.
+    pub title: Option<String>,
+    /// The visible text (at most `max_text` bytes).
+    pub text: String,
+    /// The language identified (ISO 639-3), when asked for and reliable.
+    pub language: Option<&'static str>,
+}
+
+impl PageText {
+    /// The block of the page's WET record: title line, then the text.
+    pub fn wet_block(&self) -> String {
+        wet::wet_text(self.title.as_deref(), &self.text)
+    }
+}
+
+/// The text of `record` when it is a response whose page WET would hold (2xx HTML or plain
+/// text, not robots.txt), read with the same extraction and caps as WET.
+pub fn page_text(record: &StoredRecord, limits: &DeriveLimits) -> Option<PageText> {
+    let http = record
+        .header("Content-Type")
+        .is_some_and(|c| c.to_ascii_lowercase().starts_with("application/http"));
+    if record.header("WARC-Type") != Some("response") || !http {
+        return None;
+    }
+    let message = parse_message(&record.block, true)?;
+    let kinds = Kinds {
+        wet: true,
+        wat: false,
+    };
+    let doc = read_response(&message, kinds, limits)?;
+    if !has_page_text(record, &message, &doc) {
+        return None;
+    }
+    let language = limits
+        .language
+        .then(|| language::identify(&doc.text))
+        .flatten();
+    Some(PageText {
+        status: message.start[1].parse().unwrap_or(0),
+        title: doc.title,
+        text: doc.text,
+        language,
+    })
+}
+
 struct Outputs {
     wet: Option<DerivedFile>,
     wat: Option<DerivedFile>,
@@ -322,10 +378,7 @@ pub fn derive_file(
             summary.wat_records += 1;
         }
         if let (Some(wet), Some(doc), Some(m)) = (&mut outputs.wet, &doc, &message) {
-            if is_success(m)
-                && !is_robots_txt(&record)
-                && !(doc.text.is_empty() && doc.title.is_none())
-            {
+            if has_page_text(&record, m, doc) {
                 let text = wet::wet_text(doc.title.as_deref(), &doc.text);
                 let language = limits
                     .language

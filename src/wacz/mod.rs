@@ -1,7 +1,10 @@
 //! WACZ 1.1.1 packaging: the WARCs (stored, not deflated), a CDXJ index, pages.jsonl and
-//! datapackage.json with SHA-256 hashes, plus datapackage-digest.json.
+//! datapackage.json with SHA-256 hashes, plus datapackage-digest.json. With `--text`, each
+//! page in pages.jsonl carries its text as WET holds it (Browsertrix's `text` field, which
+//! ReplayWeb.page's full-text search reads); pages.jsonl is then written through a file
+//! beside the package rather than held in memory.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -12,8 +15,10 @@ use zip::{CompressionMethod, ZipWriter};
 
 use serde::Serialize;
 
-use crate::index::cdxj::entries_with_titles;
+use crate::derive::{page_text, DeriveLimits};
+use crate::index::cdxj::{entries_with_titles, CdxjEntry};
 use crate::index::IndexError;
+use crate::warc::reader::records;
 
 /// The WACZ version written.
 pub const WACZ_VERSION: &str = "1.1.1";
@@ -119,6 +124,153 @@ struct PageLine<'a> {
     url: &'a str,
     ts: &'a str,
     title: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+}
+
+/// A page listed in pages.jsonl, and where its response record is.
+struct PageRow {
+    id: String,
+    url: String,
+    ts: String,
+    title: Option<String>,
+    filename: String,
+    offset: u64,
+}
+
+impl PageRow {
+    fn line(&self, text: Option<&str>) -> Result<String, WaczError> {
+        Ok(serde_json::to_string(&PageLine {
+            id: &self.id,
+            url: &self.url,
+            ts: &self.ts,
+            // "id" and "title" keep every row non-blank for table validators (frictionless
+            // reads the columns from the header line, which has id and title).
+            title: self.title.as_deref().unwrap_or(&self.url),
+            text,
+        })? + "\n")
+    }
+}
+
+/// The pages of `entries`: each URL once, at its first capture.
+fn page_rows(entries: &[CdxjEntry]) -> Vec<PageRow> {
+    let mut seen = HashSet::new();
+    let mut rows = Vec::new();
+    for e in entries.iter().filter(|e| e.page) {
+        let (Some(url), Some(date)) = (&e.url, &e.date) else {
+            continue;
+        };
+        if !seen.insert(url.clone()) {
+            continue;
+        }
+        let id = format!("{:x}", Sha256::digest(format!("{url} {date}").as_bytes()));
+        rows.push(PageRow {
+            id: id[..16].to_string(),
+            url: url.clone(),
+            ts: date.clone(),
+            title: e.title.clone(),
+            filename: e.filename.clone(),
+            offset: e.offset,
+        });
+    }
+    rows
+}
+
+/// pages.jsonl, being written to a file: its bytes and their SHA-256.
+struct PagesFile {
+    path: PathBuf,
+    file: io::BufWriter<File>,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl PagesFile {
+    fn create(path: PathBuf) -> Result<PagesFile, WaczError> {
+        let file = File::create(&path).map_err(|source| WaczError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let mut pages = PagesFile {
+            path,
+            file: io::BufWriter::new(file),
+            hasher: Sha256::new(),
+            bytes: 0,
+        };
+        let header = serde_json::to_string(&PagesHeader {
+            format: "json-pages-1.0",
+            id: "pages",
+            title: "All Pages",
+        })? + "\n";
+        pages.write(&header)?;
+        Ok(pages)
+    }
+
+    fn write(&mut self, line: &str) -> Result<(), WaczError> {
+        self.hasher.update(line.as_bytes());
+        self.bytes += line.len() as u64;
+        self.file
+            .write_all(line.as_bytes())
+            .map_err(|source| WaczError::Io {
+                path: self.path.clone(),
+                source,
+            })
+    }
+
+    /// Flushes; returns the hash and length.
+    fn finish(mut self) -> Result<(String, u64), WaczError> {
+        self.file.flush().map_err(|source| WaczError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        Ok((format!("sha256:{:x}", self.hasher.finalize()), self.bytes))
+    }
+}
+
+/// Writes pages.jsonl to `path`: `rows` in order, each with its text when `text` is set.
+fn write_pages(
+    path: PathBuf,
+    rows: &[PageRow],
+    warcs: &[PathBuf],
+    text: bool,
+) -> Result<(String, u64), WaczError> {
+    let mut pages = PagesFile::create(path)?;
+    if !text {
+        for row in rows {
+            pages.write(&row.line(None)?)?;
+        }
+        return pages.finish();
+    }
+    let limits = DeriveLimits::default();
+    for w in warcs {
+        let name = w
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut wanted: HashMap<u64, &PageRow> = rows
+            .iter()
+            .filter(|r| r.filename == name)
+            .map(|r| (r.offset, r))
+            .collect();
+        if wanted.is_empty() {
+            continue;
+        }
+        let input = records(w).map_err(|source| WaczError::Io {
+            path: w.clone(),
+            source,
+        })?;
+        // Records come in file order, which is the order of the rows of this file.
+        for item in input {
+            let (record, _) = item.map_err(|source| WaczError::Io {
+                path: w.clone(),
+                source,
+            })?;
+            if let Some(row) = wanted.remove(&record.offset) {
+                let text = page_text(&record, &limits).map(|p| p.wet_block());
+                pages.write(&row.line(text.as_deref())?)?;
+            }
+        }
+    }
+    pages.finish()
 }
 
 fn stored(size: u64) -> SimpleFileOptions {
@@ -132,14 +284,11 @@ pub fn write_wacz(
     out: &Path,
     warcs: &[PathBuf],
     title: Option<&str>,
+    text: bool,
 ) -> Result<WaczSummary, WaczError> {
     if warcs.is_empty() {
         return Err(WaczError::Empty);
     }
-    let io_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| WaczError::Io { path, source }
-    };
     let mut entries = Vec::new();
     for w in warcs {
         entries.extend(entries_with_titles(w)?);
@@ -148,36 +297,52 @@ pub fn write_wacz(
     lines.sort();
     let index = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
 
-    let mut pages = serde_json::to_string(&PagesHeader {
-        format: "json-pages-1.0",
-        id: "pages",
-        title: "All Pages",
-    })?;
-    pages.push('\n');
-    let mut seen = HashSet::new();
-    let mut first_page = None;
-    let mut page_count = 0;
-    for e in entries.iter().filter(|e| e.page) {
-        let (Some(url), Some(date)) = (&e.url, &e.date) else {
-            continue;
-        };
-        if !seen.insert(url.clone()) {
-            continue;
-        }
-        first_page.get_or_insert((url.clone(), date.clone()));
-        // "id" and "title" keep every row non-blank for table validators (frictionless reads
-        // the columns from the header line, which has id and title).
-        let id = format!("{:x}", Sha256::digest(format!("{url} {date}").as_bytes()));
-        pages.push_str(&serde_json::to_string(&PageLine {
-            id: &id[..16],
-            url,
-            ts: date,
-            title: e.title.as_deref().unwrap_or(url),
-        })?);
-        pages.push('\n');
-        page_count += 1;
-    }
+    let rows = page_rows(&entries);
+    let first_page = rows.first().map(|r| (r.url.clone(), r.ts.clone()));
+    let pages_path = out.with_extension("pages.jsonl.part");
+    let written = write_pages(pages_path.clone(), &rows, warcs, text).and_then(|pages| {
+        write_package(
+            out,
+            warcs,
+            Package {
+                title,
+                index: &index,
+                pages: (&pages_path, pages),
+                first_page: first_page.as_ref(),
+            },
+        )
+    });
+    let _ = std::fs::remove_file(&pages_path);
+    written?;
+    Ok(WaczSummary {
+        warcs: warcs.len(),
+        index_lines: lines.len(),
+        pages: rows.len(),
+    })
+}
 
+/// What goes into the package beside the WARCs.
+struct Package<'a> {
+    title: Option<&'a str>,
+    index: &'a str,
+    /// pages.jsonl's file, hash and length.
+    pages: (&'a Path, (String, u64)),
+    /// URL and date of the first page.
+    first_page: Option<&'a (String, String)>,
+}
+
+/// Writes the zip.
+fn write_package(out: &Path, warcs: &[PathBuf], package: Package) -> Result<(), WaczError> {
+    let Package {
+        title,
+        index,
+        pages,
+        first_page,
+    } = package;
+    let io_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| WaczError::Io { path, source }
+    };
     let file = File::create(out).map_err(io_err(out))?;
     let mut zip = ZipWriter::new(file);
     let mut resources = Vec::new();
@@ -215,18 +380,20 @@ pub fn write_wacz(
             bytes,
         ));
     }
-    for (path, data) in [
-        ("indexes/index.cdx", index.as_bytes()),
-        ("pages/pages.jsonl", pages.as_bytes()),
-    ] {
-        zip.start_file(path, stored(data.len() as u64))?;
-        zip.write_all(data).map_err(io_err(out))?;
-        resources.push(Resource::new(
-            path.to_string(),
-            format!("sha256:{:x}", Sha256::digest(data)),
-            data.len() as u64,
-        ));
-    }
+    let path = "indexes/index.cdx";
+    zip.start_file(path, stored(index.len() as u64))?;
+    zip.write_all(index.as_bytes()).map_err(io_err(out))?;
+    resources.push(Resource::new(
+        path.to_string(),
+        format!("sha256:{:x}", Sha256::digest(index.as_bytes())),
+        index.len() as u64,
+    ));
+    let (pages_path, (hash, bytes)) = pages;
+    let path = "pages/pages.jsonl";
+    zip.start_file(path, stored(bytes))?;
+    let mut input = File::open(pages_path).map_err(io_err(pages_path))?;
+    io::copy(&mut input, &mut zip).map_err(io_err(out))?;
+    resources.push(Resource::new(path.to_string(), hash, bytes));
 
     let created = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let package = serde_json::to_string_pretty(&DataPackage {
@@ -248,9 +415,5 @@ pub fn write_wacz(
     zip.start_file("datapackage-digest.json", stored(digest.len() as u64))?;
     zip.write_all(digest.as_bytes()).map_err(io_err(out))?;
     zip.finish()?.sync_all().map_err(io_err(out))?;
-    Ok(WaczSummary {
-        warcs: warcs.len(),
-        index_lines: lines.len(),
-        pages: page_count,
-    })
+    Ok(())
 }

@@ -10,6 +10,7 @@ pub mod naming;
 pub mod reader;
 pub mod recovery;
 pub mod rotation;
+pub mod salvage;
 pub mod writer;
 
 pub use intake::Producers;

@@ -101,6 +101,23 @@ pub fn records(path: &Path) -> io::Result<Records> {
     })
 }
 
+/// Streams the records of a WARC file from `offset`, where a record (gzip member) starts;
+/// offsets are of the whole file.
+pub fn records_from(path: &Path, offset: u64, gzipped: bool) -> io::Result<Records> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    Ok(Records {
+        reader: Counting {
+            inner: BufReader::with_capacity(1 << 16, file),
+            consumed: offset,
+        },
+        gzipped,
+        first: false,
+        done: false,
+    })
+}
+
 /// The iterator of [`records`].
 pub struct Records {
     reader: Counting<BufReader<File>>,
@@ -125,6 +142,11 @@ impl Iterator for Records {
 }
 
 impl Records {
+    /// True when the file is gzipped (one member per record).
+    pub fn gzipped(&self) -> bool {
+        self.gzipped
+    }
+
     fn read_one(&mut self) -> io::Result<Option<(StoredRecord, Option<GzipMember>)>> {
         if self.reader.fill_buf()?.is_empty() {
             return Ok(None);

@@ -1,0 +1,120 @@
+//! `trawl search-index` and `trawl search`: the full-text index of WARC files, written and
+//! queried from the command line.
+
+use std::io::Write;
+
+use super::archive_commands::warc_inputs;
+use crate::cli::{SearchArgs, SearchIndexArgs};
+use crate::exit::ExitCode;
+use crate::search::{Results, SearchError, SearchIndexer, SearchReader, WriterBudget};
+
+/// The exit code for an error of the index.
+fn code_of(e: &SearchError) -> ExitCode {
+    match e {
+        SearchError::Locked { .. } => ExitCode::Locked,
+        SearchError::NotAnIndex { .. } | SearchError::Missing { .. } | SearchError::Query(_) => {
+            ExitCode::BadArguments
+        }
+        SearchError::Io { .. } | SearchError::Tantivy { .. } => ExitCode::OutputError,
+    }
+}
+
+pub(super) fn run_search_index(args: SearchIndexArgs) -> ExitCode {
+    let files = match warc_inputs(&args.warcs) {
+        Ok(files) => files,
+        Err(code) => return code,
+    };
+    let mut indexer = match SearchIndexer::open(&args.output, WriterBudget::COMMAND) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("trawl: error: {e}");
+            return code_of(&e);
+        }
+    };
+    let (mut pages, mut indexed, mut already, mut damaged, mut revisits) = (0, 0, 0, 0, 0);
+    for file in &files {
+        match indexer.index_file(file) {
+            Ok(o) if o.already => already += 1,
+            Ok(o) => {
+                indexed += 1;
+                pages += o.pages;
+                damaged += o.damaged;
+                revisits += o.revisits;
+            }
+            Err(e @ SearchError::Io { .. }) => {
+                // One unreadable file does not stop the others; it is indexed next time.
+                eprintln!("trawl: warning: {e}");
+            }
+            Err(e) => {
+                eprintln!("trawl: error: {e}");
+                return code_of(&e);
+            }
+        }
+    }
+    eprintln!(
+        "trawl: indexed {pages} page(s) from {indexed} WARC file(s) into {} ({already} indexed before, {revisits} revisit(s) point to their original, {damaged} damaged record(s) skipped; {} file(s) in the index)",
+        args.output.display(),
+        indexer.files()
+    );
+    ExitCode::Success
+}
+
+pub(super) fn run_search(args: SearchArgs) -> ExitCode {
+    let results = SearchReader::open(&args.index)
+        .and_then(|reader| reader.search(&args.query, args.limit as usize));
+    let results = match results {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("trawl: error: {e}");
+            return code_of(&e);
+        }
+    };
+    let out = if args.json {
+        serde_json::to_string_pretty(&results).map(|j| j + "\n")
+    } else {
+        Ok(render(&results))
+    };
+    let written = out
+        .map_err(std::io::Error::other)
+        .and_then(|text| std::io::stdout().lock().write_all(text.as_bytes()));
+    match written {
+        Ok(()) => ExitCode::Success,
+        // A closed pipe (`| head`) is not an error of the search.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::Success,
+        Err(e) => {
+            eprintln!("trawl: error: {e}");
+            ExitCode::OutputError
+        }
+    }
+}
+
+/// Hits as text: rank, title, URL; capture date, status and record; the snippet with the
+/// matched words in [brackets].
+fn render(results: &Results) -> String {
+    let mut out = format!(
+        "{} hit(s){}\n",
+        results.total,
+        if results.total > results.hits.len() {
+            format!(", best {} shown", results.hits.len())
+        } else {
+            String::new()
+        }
+    );
+    for (i, hit) in results.hits.iter().enumerate() {
+        out.push_str(&format!(
+            "\n{}. {}\n   {}\n   {}  status {}  {} @ {}\n",
+            i + 1,
+            hit.title.as_deref().unwrap_or("(no title)"),
+            hit.url,
+            hit.date,
+            hit.status,
+            hit.warc_file,
+            hit.offset
+        ));
+        let snippet = hit.marked_snippet("[", "]").replace('\n', " ");
+        if !snippet.is_empty() {
+            out.push_str(&format!("   {snippet}\n"));
+        }
+    }
+    out
+}

@@ -1,0 +1,286 @@
+//! Writing the search index: each WARC file's pages become tantivy documents, one commit per
+//! file. Which files the index holds (name, size, pages) is the commit's payload, so the list
+//! and the documents are committed together: a run killed mid-file resumes from the last
+//! commit with that file not yet indexed, and a file indexed before is skipped. tantivy's
+//! writer lock (an flock, released when the process dies) keeps a second writer out.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use serde::{Deserialize, Serialize};
+use tantivy::directory::error::LockError;
+use tantivy::directory::MmapDirectory;
+use tantivy::{DateTime, Index, IndexWriter, TantivyDocument, TantivyError, Term};
+
+use super::schema::Fields;
+use super::SearchError;
+use crate::derive::{page_text, DeriveLimits};
+use crate::warc::reader::StoredRecord;
+use crate::warc::salvage::{salvage_records, Salvaged};
+
+/// What identifies the payload as trawl's.
+const PAYLOAD_FORMAT: &str = "trawl-search-index-1";
+
+/// A file the index holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct IndexedFile {
+    /// Its size when indexed.
+    size: u64,
+    /// Pages indexed from it.
+    pages: u64,
+}
+
+/// The commit payload.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Payload {
+    format: String,
+    /// By file name.
+    files: BTreeMap<String, IndexedFile>,
+}
+
+/// What indexing one file did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct FileOutcome {
+    /// It was indexed before (same name and size): nothing done.
+    pub already: bool,
+    /// Pages indexed.
+    pub pages: u64,
+    /// Revisit records passed over (their original is indexed where it was captured).
+    pub revisits: u64,
+    /// Damaged records skipped.
+    pub damaged: u64,
+}
+
+/// How much the writer may use.
+#[derive(Debug, Clone, Copy)]
+pub struct WriterBudget {
+    /// Indexing threads.
+    pub threads: usize,
+    /// Memory for in-memory segments, all threads together.
+    pub memory: usize,
+}
+
+impl WriterBudget {
+    /// `trawl search-index`: both cores, 128 MB.
+    pub const COMMAND: WriterBudget = WriterBudget {
+        threads: 2,
+        memory: 128 << 20,
+    };
+    /// Beside a crawl: one thread, 40 MB.
+    pub const CRAWL: WriterBudget = WriterBudget {
+        threads: 1,
+        memory: 40 << 20,
+    };
+}
+
+/// An open search index being written (its lock held until dropped).
+pub struct SearchIndexer {
+    dir: PathBuf,
+    writer: IndexWriter,
+    fields: Fields,
+    payload: Payload,
+    limits: DeriveLimits,
+}
+
+impl SearchIndexer {
+    /// Opens the index in `dir`, creating it (and `dir`) when missing. An existing directory
+    /// that holds other files and no index is refused, as is an index written by another
+    /// process right now.
+    pub fn open(dir: &Path, budget: WriterBudget) -> Result<SearchIndexer, SearchError> {
+        let io = |source| SearchError::Io {
+            path: dir.to_path_buf(),
+            source,
+        };
+        let tantivy = |source| SearchError::Tantivy {
+            dir: dir.to_path_buf(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let has_meta = dir.join("meta.json").exists();
+        if !has_meta && std::fs::read_dir(dir).map_err(io)?.next().is_some() {
+            return Err(SearchError::NotAnIndex {
+                dir: dir.to_path_buf(),
+            });
+        }
+        let directory = MmapDirectory::open(dir).map_err(|e| tantivy(e.into()))?;
+        let (schema, _) = Fields::build();
+        let index = Index::open_or_create(directory, schema).map_err(|e| match e {
+            TantivyError::SchemaError(_) => SearchError::NotAnIndex {
+                dir: dir.to_path_buf(),
+            },
+            e => tantivy(e),
+        })?;
+        let fields = Fields::of(&index.schema()).ok_or_else(|| SearchError::NotAnIndex {
+            dir: dir.to_path_buf(),
+        })?;
+        let payload = read_payload(&index, dir)?;
+        let writer = index
+            .writer_with_num_threads(budget.threads, budget.memory)
+            .map_err(|e| match e {
+                TantivyError::LockFailure(LockError::LockBusy, _) => SearchError::Locked {
+                    dir: dir.to_path_buf(),
+                },
+                e => tantivy(e),
+            })?;
+        Ok(SearchIndexer {
+            dir: dir.to_path_buf(),
+            writer,
+            fields,
+            payload,
+            limits: DeriveLimits::default(),
+        })
+    }
+
+    /// Files the index holds.
+    pub fn files(&self) -> usize {
+        self.payload.files.len()
+    }
+
+    /// True when `warc` (by name and size) is in the index.
+    pub fn holds(&self, warc: &Path) -> bool {
+        let size = std::fs::metadata(warc).map(|m| m.len()).ok();
+        self.payload
+            .files
+            .get(&file_name(warc))
+            .is_some_and(|f| Some(f.size) == size)
+    }
+
+    /// Indexes the pages of `warc` and commits, unless the index holds it already. A file of
+    /// the same name and another size replaces what was indexed under that name.
+    pub fn index_file(&mut self, warc: &Path) -> Result<FileOutcome, SearchError> {
+        let io = |source| SearchError::Io {
+            path: warc.to_path_buf(),
+            source,
+        };
+        let size = std::fs::metadata(warc).map_err(io)?.len();
+        let name = file_name(warc);
+        if self.holds(warc) {
+            return Ok(FileOutcome {
+                already: true,
+                ..FileOutcome::default()
+            });
+        }
+        if self.payload.files.contains_key(&name) {
+            self.writer
+                .delete_term(Term::from_field_text(self.fields.warc_file, &name));
+        }
+        let mut outcome = FileOutcome::default();
+        for item in salvage_records(warc).map_err(io)? {
+            let record = match item {
+                Salvaged::Record(r) => r,
+                Salvaged::Damaged { offset, error } => {
+                    tracing::warn!(
+                        "{}: record at offset {offset} skipped: {error}",
+                        warc.display()
+                    );
+                    outcome.damaged += 1;
+                    continue;
+                }
+            };
+            if record.header("WARC-Type") == Some("revisit") {
+                outcome.revisits += 1;
+                continue;
+            }
+            if let Some(doc) = self.document(&record, &name) {
+                self.writer
+                    .add_document(doc)
+                    .map_err(|source| self.tantivy(source))?;
+                outcome.pages += 1;
+            }
+        }
+        self.payload.files.insert(
+            name,
+            IndexedFile {
+                size,
+                pages: outcome.pages,
+            },
+        );
+        self.commit()?;
+        Ok(outcome)
+    }
+
+    /// Commits what was added, with the list of files as the payload.
+    fn commit(&mut self) -> Result<(), SearchError> {
+        self.payload.format = PAYLOAD_FORMAT.to_string();
+        let payload = serde_json::to_string(&self.payload).unwrap_or_default();
+        let mut prepared = self
+            .writer
+            .prepare_commit()
+            .map_err(|source| SearchError::Tantivy {
+                dir: self.dir.clone(),
+                source,
+            })?;
+        prepared.set_payload(&payload);
+        prepared.commit().map_err(|source| self.tantivy(source))?;
+        Ok(())
+    }
+
+    fn tantivy(&self, source: TantivyError) -> SearchError {
+        SearchError::Tantivy {
+            dir: self.dir.clone(),
+            source,
+        }
+    }
+
+    /// The document of a response record whose page has text, as WET reads it.
+    fn document(&self, record: &StoredRecord, warc_file: &str) -> Option<TantivyDocument> {
+        let page = page_text(record, &self.limits)?;
+        let url = record.header("WARC-Target-URI")?;
+        let f = &self.fields;
+        let mut doc = TantivyDocument::default();
+        doc.add_text(f.url, url);
+        if let Some(host) = url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+        {
+            doc.add_text(f.host, host.to_ascii_lowercase());
+        }
+        if let Some(title) = &page.title {
+            doc.add_text(f.title, title);
+        }
+        doc.add_text(f.text, &page.text);
+        if let Some(lang) = page.language {
+            doc.add_text(f.language, lang);
+        }
+        let date = record
+            .header("WARC-Date")
+            .and_then(|d| humantime::parse_rfc3339_weak(d).ok())
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs() as i64);
+        doc.add_date(f.date, DateTime::from_timestamp_secs(date));
+        doc.add_u64(f.status, u64::from(page.status));
+        if let Some(digest) = record.header("WARC-Payload-Digest") {
+            doc.add_text(f.digest, digest);
+        }
+        if let Some(id) = record.header("WARC-Record-ID") {
+            doc.add_text(f.record_id, id);
+        }
+        doc.add_text(f.warc_file, warc_file);
+        doc.add_u64(f.offset, record.offset);
+        Some(doc)
+    }
+}
+
+/// The payload of the index's last commit (empty for a new index).
+fn read_payload(index: &Index, dir: &Path) -> Result<Payload, SearchError> {
+    let metas = index.load_metas().map_err(|source| SearchError::Tantivy {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    match metas.payload {
+        None => Ok(Payload::default()),
+        Some(text) => serde_json::from_str::<Payload>(&text)
+            .ok()
+            .filter(|p| p.format == PAYLOAD_FORMAT)
+            .ok_or_else(|| SearchError::NotAnIndex {
+                dir: dir.to_path_buf(),
+            }),
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
