@@ -17,6 +17,7 @@ mod hostile_cases;
 mod nightly;
 mod proxies;
 mod redis_server;
+mod search;
 mod server;
 mod shared_crawl;
 mod third_party;
