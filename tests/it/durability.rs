@@ -1,21 +1,12 @@
 //! Unattended runs: one process per output directory, kill -9 and repair, graceful SIGTERM,
 //! disk full, log file and `trawl status`.
 
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::args;
-use crate::harness::{run_script, text, trawl, warc_files};
+use crate::harness::{run_script, spawn_trawl, text, trawl, warc_files};
 use crate::server::{linked_site, Host, Route, Web};
-
-fn spawn_trawl(args: Vec<String>) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_trawl"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn trawl")
-}
 
 async fn wait_for(mut cond: impl FnMut() -> bool, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);

@@ -100,6 +100,16 @@ pub fn read_records(dir: &Path) -> Vec<Rec> {
     out
 }
 
+/// Starts trawl without waiting for it (stderr piped, stdout dropped).
+pub fn spawn_trawl(args: Vec<String>) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn trawl")
+}
+
 /// The venv python made by scripts/pyenv (TRAWL_PYTHON, else `<repo>/.venv/bin/python`).
 pub fn python() -> PathBuf {
     if let Ok(p) = std::env::var("TRAWL_PYTHON") {

@@ -8,13 +8,13 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::args;
-use crate::harness::{run_script, text, trawl};
+use crate::harness::{run_script, spawn_trawl, text, trawl};
 use crate::server::{linked_site, Host, Route, Web};
 
 fn page(title: &str, body: &str) -> Route {
@@ -301,16 +301,6 @@ async fn a_crawl_indexed_as_it_goes_answers_known_queries_as_tantivy_py_does() {
         "{}",
         text(&not_index)
     );
-}
-
-/// Starts trawl without waiting for it.
-fn spawn_trawl(args: Vec<String>) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_trawl"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
 }
 
 /// Files the index's last commit lists.
