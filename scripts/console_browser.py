@@ -4,7 +4,9 @@
 Drives the console page in headless Chromium through chromedriver, speaking W3C WebDriver
 over HTTP with the standard library only (offline, no extra packages): loads the page (with
 the token in the URL fragment, as trawl prints it), waits until the rendered page count
-moves, presses Pause, waits until the page shows the crawl paused, and saves a screenshot.
+moves, with --search QUERY types QUERY in the search box until hits show (the crawl indexes
+as its WARC files close), presses Pause, waits until the page shows the crawl paused, and
+saves a screenshot.
 Prints what it saw as JSON; exits non-zero when a step fails.
 
 Usage: console_browser.py --url http://127.0.0.1:PORT/#token=T --screenshot OUT.png
@@ -76,6 +78,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
     ap.add_argument("--screenshot", required=True)
+    ap.add_argument("--search")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--chromedriver", default=shutil.which("chromedriver") or "/usr/bin/chromedriver")
     args = ap.parse_args()
@@ -109,6 +112,12 @@ def main():
         seen["pages_later"] = wait("the page count to move",
                                    lambda: (n := number(d.text("#pages"))) and n > first and n)
         seen["state_before"] = d.text("#state")
+        if args.search:
+            seen["search_shown"] = wait("the search box", lambda: d.call(
+                "POST", d.s("/execute/sync"),
+                {"script": "return !document.getElementById('search-panel').hidden", "args": []}))
+            seen["search"] = wait("hits in the search box", lambda: _search(d, args.search))
+
         seen["token_from_fragment"] = bool(d.call(
             "POST", d.s("/execute/sync"),
             {"script": "return document.getElementById('token').value", "args": []}))
@@ -134,6 +143,23 @@ def main():
             driver_proc.kill()
         shutil.rmtree(profile, ignore_errors=True)
     print(json.dumps(seen))
+
+
+def _search(d, query):
+    """Types the query, submits it, and returns what the hits list shows (None when empty)."""
+    box = d.find("#search-query")
+    d.call("POST", d.s(f"/element/{box}/clear"), {})
+    d.call("POST", d.s(f"/element/{box}/value"), {"text": query})
+    d.click("#search-form button")
+    time.sleep(0.5)
+    return d.call("POST", d.s("/execute/sync"), {"script": """
+        const hits = document.querySelectorAll('#search-hits li');
+        if (!hits.length) return null;
+        return {hits: hits.length,
+                summary: document.getElementById('search-summary').textContent,
+                first: hits[0].textContent,
+                marked: Array.from(hits[0].querySelectorAll('mark')).map(m => m.textContent)};
+    """, "args": []})
 
 
 def _ready(d):

@@ -587,6 +587,7 @@ impl Config {
                 console: args.console.map(|addr| crate::console::ConsoleConfig {
                     addr,
                     token: args.console_token.clone(),
+                    search_index: args.search_index.clone(),
                 }),
             },
             report: ReportConfig {

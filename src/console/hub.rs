@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::command::{Command, Request};
 use super::metrics;
+use super::search::SearchBox;
 use super::view::{Sample, View};
 
 /// Samples kept for the chart (15 minutes at one a second).
@@ -28,6 +29,8 @@ pub struct Hub {
     pub(super) token: String,
     /// The address the console listens on.
     pub(super) bound: IpAddr,
+    /// The crawl's `--search-index`, for the search box.
+    pub(super) search: Option<Arc<SearchBox>>,
 }
 
 /// Why a command got no answer.
@@ -41,7 +44,12 @@ pub enum Refusal {
 
 impl Hub {
     /// A hub whose commands go to `commands`.
-    pub fn new(commands: mpsc::Sender<Request>, token: String, bound: IpAddr) -> Self {
+    pub fn new(
+        commands: mpsc::Sender<Request>,
+        token: String,
+        bound: IpAddr,
+        search: Option<SearchBox>,
+    ) -> Self {
         Hub {
             view: Mutex::new(Arc::new(View {
                 state: "starting".into(),
@@ -51,6 +59,7 @@ impl Hub {
             commands,
             token,
             bound,
+            search: search.map(Arc::new),
         }
     }
 
@@ -90,6 +99,8 @@ impl Hub {
             #[serde(flatten)]
             view: &'a View,
             history: Vec<Sample>,
+            /// The crawl indexes for search (the page shows its search box).
+            search: bool,
         }
         let view = self.view();
         let history = self
@@ -100,6 +111,7 @@ impl Hub {
         serde_json::to_vec(&Status {
             view: &view,
             history,
+            search: self.search.is_some(),
         })
         .unwrap_or_default()
     }

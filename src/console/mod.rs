@@ -19,6 +19,7 @@ pub mod auth;
 pub mod command;
 pub mod hub;
 pub mod metrics;
+pub mod search;
 pub mod server;
 pub mod view;
 
@@ -42,6 +43,8 @@ pub struct ConsoleConfig {
     pub addr: SocketAddr,
     /// The operator's token (`--console-token`); a random one when `None`.
     pub token: Option<String>,
+    /// `--search-index`: the index the search box searches.
+    pub search_index: Option<std::path::PathBuf>,
 }
 
 /// Why the console could not start.
@@ -94,7 +97,8 @@ impl Console {
             None => auth::new_token().map_err(ConsoleError::Token)?,
         };
         let (tx, commands) = mpsc::channel(COMMAND_QUEUE);
-        let hub = Arc::new(Hub::new(tx, token, addr.ip()));
+        let search = config.search_index.map(search::SearchBox::new);
+        let hub = Arc::new(Hub::new(tx, token, addr.ip(), search));
         let server = tokio::spawn(server::serve(listener, hub.clone()));
         Ok(Console {
             hub,

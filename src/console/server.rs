@@ -87,6 +87,7 @@ async fn handle(hub: &Hub, req: Request<Incoming>) -> Response<Full<Bytes>> {
     }
     let path = req.uri().path().to_string();
     match *req.method() {
+        Method::GET if path == "/api/search" => search(hub, req.uri().query()).await,
         Method::GET | Method::HEAD => read(hub, &path),
         Method::POST => control(hub, &path, req).await,
         _ => {
@@ -119,6 +120,19 @@ fn read(hub: &Hub, path: &str) -> Response<Full<Bytes>> {
         ),
         _ => text(StatusCode::NOT_FOUND, "not found\n"),
     }
+}
+
+/// `GET /api/search`: hits of the crawl's search index, as JSON.
+async fn search(hub: &Hub, query: Option<&str>) -> Response<Full<Bytes>> {
+    let (status, json) = match &hub.search {
+        Some(search) => search.answer(query).await,
+        None => (
+            404,
+            serde_json::json!({"ok": false, "error": "this crawl has no --search-index"}),
+        ),
+    };
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    body(status, "application/json", json.to_string())
 }
 
 /// The routes that change the crawl: the token first, then a bounded body.

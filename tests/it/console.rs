@@ -169,6 +169,11 @@ async fn the_api_steers_a_running_crawl_and_its_changes_survive_resume() {
     let crawl = start(with_token);
     let c = crawl.console.clone();
     wait_for(|| status(&c)["pages"].as_u64() >= Some(5), "5 pages").await;
+    // No --search-index: no search box, and its API says why.
+    assert_eq!(status(&c)["search"], false);
+    let (code, body) = call(&c, "GET", "/api/search?q=page", &[], b"");
+    assert_eq!(code, 404, "{body}");
+    assert!(body.contains("no --search-index"), "{body}");
 
     // Refusals change nothing.
     let (code, body) = post(&c, "/api/pause", None, "");
@@ -311,22 +316,28 @@ async fn the_api_steers_a_running_crawl_and_its_changes_survive_resume() {
 
 /// The page in a real browser: headless Chromium (driven through chromedriver by
 /// scripts/console_browser.py) loads it from the printed address, its token from the URL
-/// fragment; the rendered page count moves; pressing Pause pauses the crawl.
+/// fragment; the rendered page count moves; its search box finds pages the crawl indexed
+/// (`--search-index`); pressing Pause pauses the crawl.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_shows_a_live_crawl_in_chromium_and_its_pause_button_pauses_it() {
     let web = Web::default();
     let h = web.host("127.0.0.78").await;
     site(&h);
     let out = tempfile::tempdir().unwrap();
+    let index = out.path().join("search");
     let crawl = start(args![
         "crawl",
         h.url("/"),
         "--out",
-        out.path().display(),
+        out.path().join("w").display(),
         "--delay",
         "150ms",
         "-q",
-        "--no-sitemaps"
+        "--no-sitemaps",
+        "--search-index",
+        index.display(),
+        "--records-per-file",
+        4
     ]);
     let c = crawl.console.clone();
     let token = crawl
@@ -338,7 +349,14 @@ async fn the_page_shows_a_live_crawl_in_chromium_and_its_pause_button_pauses_it(
     let shot = out.path().join("console.png");
     let browser = run_script(
         "console_browser.py",
-        args!["--url", crawl.url, "--screenshot", shot.display()],
+        args![
+            "--url",
+            crawl.url,
+            "--screenshot",
+            shot.display(),
+            "--search",
+            "page"
+        ],
     )
     .await;
     assert!(browser.status.success(), "browser: {}", text(&browser));
@@ -349,6 +367,21 @@ async fn the_page_shows_a_live_crawl_in_chromium_and_its_pause_button_pauses_it(
     assert_eq!(seen["state_before"], "running");
     assert_eq!(seen["state_after"], "paused");
     assert_eq!(seen["token_from_fragment"], true);
+    // The search box finds the pages indexed so far, with the word marked.
+    assert_eq!(seen["search_shown"], true);
+    assert!(seen["search"]["hits"].as_u64() >= Some(1), "{seen}");
+    let first = seen["search"]["first"].as_str().unwrap();
+    assert!(
+        first.contains(&h.url("/p/")) || first.contains(&h.url("/trap/")),
+        "{seen}"
+    );
+    assert_eq!(seen["search"]["marked"][0], "page", "{seen}");
+    // The API behind it refuses what it must.
+    let (code, body) = call(&c, "GET", "/api/search?q=title:(page", &[], b"");
+    assert_eq!(code, 400, "{body}");
+    assert!(body.contains("bad query"), "{body}");
+    let (code, _) = call(&c, "GET", "/api/search", &[], b"");
+    assert_eq!(code, 400);
     assert!(std::fs::read(&shot).unwrap().starts_with(b"\x89PNG"));
     // The crawl itself is paused: no request starts any more.
     assert_eq!(status(&c)["state"], "paused");

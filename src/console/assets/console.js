@@ -84,6 +84,7 @@ function render(s) {
   state.textContent = s.state || "?";
   state.className = "badge " + (s.state || "");
   $("updated").textContent = "updated " + new Date().toLocaleTimeString();
+  $("search-panel").hidden = !s.search;
   $("pages").textContent = fmt(s.pages);
   $("queued").textContent = fmt(s.queued);
   $("in-flight").textContent = fmt(s.in_flight);
@@ -173,6 +174,54 @@ async function send(path, body) {
   }
 }
 
+// A snippet with its matched ranges marked, built as DOM nodes (the text is the web's: never
+// parsed as HTML).
+function snippetNode(hit) {
+  const p = document.createElement("p");
+  const text = hit.snippet || "";
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  const bytes = enc.encode(text);
+  let at = 0;
+  for (const [start, end] of hit.highlights || []) {
+    if (start < at || end > bytes.length) continue;
+    p.appendChild(document.createTextNode(dec.decode(bytes.slice(at, start))));
+    const mark = document.createElement("mark");
+    mark.textContent = dec.decode(bytes.slice(start, end));
+    p.appendChild(mark);
+    at = end;
+  }
+  p.appendChild(document.createTextNode(dec.decode(bytes.slice(at))));
+  return p;
+}
+
+async function search(event) {
+  event.preventDefault();
+  const q = $("search-query").value.trim();
+  const list = $("search-hits");
+  list.replaceChildren();
+  if (!q) return;
+  try {
+    const res = await fetch("/api/search?limit=20&q=" + encodeURIComponent(q), { cache: "no-store" });
+    const answer = await res.json();
+    if (!answer.ok) { $("search-summary").textContent = answer.error; return; }
+    $("search-summary").textContent =
+      `${fmt(answer.total)} hit(s) among ${fmt(answer.pages)} page(s) indexed`;
+    for (const hit of answer.hits) {
+      const li = document.createElement("li");
+      const title = document.createElement("strong");
+      title.textContent = hit.title || "(no title)";
+      const meta = document.createElement("div");
+      meta.className = "small muted";
+      meta.textContent = `${hit.url} · ${hit.date} · ${hit.status} · ${hit.warc_file} @ ${hit.offset}`;
+      li.append(title, meta, snippetNode(hit));
+      list.appendChild(li);
+    }
+  } catch (e) {
+    $("search-summary").textContent = "the console does not answer: " + e;
+  }
+}
+
 function init() {
   // A token in the fragment (#token=...) is never sent to the server; keep it for this tab.
   const m = /(?:^|[#&])token=([0-9A-Za-z._~-]+)/.exec(location.hash);
@@ -193,6 +242,7 @@ function init() {
   $("add-seeds").addEventListener("click", () =>
     send("/api/seeds", { urls: $("seeds").value.split("\n").map((s) => s.trim()).filter(Boolean) }));
   $("drop").addEventListener("click", () => send("/api/hosts/drop", { host: $("drop-host").value.trim() }));
+  $("search-form").addEventListener("submit", search);
   poll();
 }
 
