@@ -32,14 +32,23 @@ pub(super) fn run_search_index(args: SearchIndexArgs) -> ExitCode {
         }
     };
     let (mut pages, mut indexed, mut already, mut damaged, mut revisits) = (0, 0, 0, 0, 0);
+    let mut dirty = false;
     for file in &files {
-        match indexer.index_file(file) {
+        match indexer.add_file(file) {
             Ok(o) if o.already => already += 1,
             Ok(o) => {
                 indexed += 1;
                 pages += o.pages;
                 damaged += o.damaged;
                 revisits += o.revisits;
+                dirty = true;
+                if indexer.uncommitted() >= args.commit_every {
+                    if let Err(e) = indexer.commit() {
+                        eprintln!("trawl: error: {e}");
+                        return code_of(&e);
+                    }
+                    dirty = false;
+                }
             }
             Err(e @ SearchError::Io { .. }) => {
                 // One unreadable file does not stop the others; it is indexed next time.
@@ -49,6 +58,12 @@ pub(super) fn run_search_index(args: SearchIndexArgs) -> ExitCode {
                 eprintln!("trawl: error: {e}");
                 return code_of(&e);
             }
+        }
+    }
+    if dirty {
+        if let Err(e) = indexer.commit() {
+            eprintln!("trawl: error: {e}");
+            return code_of(&e);
         }
     }
     eprintln!(

@@ -89,6 +89,11 @@ pub struct SearchIndexArgs {
     /// The index directory (created if missing; files it holds already are skipped).
     #[arg(long, short = 'o', value_name = "INDEX", required = true)]
     pub output: PathBuf,
+
+    /// Commit after the WARC file that brings this many pages since the last commit (and at
+    /// the end): what a kill can cost. Each commit makes new segments for tantivy to merge.
+    #[arg(long, value_name = "PAGES", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub commit_every: u64,
 }
 
 /// Flags of `trawl search`.

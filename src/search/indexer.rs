@@ -1,11 +1,14 @@
-//! Writing the search index: each WARC file's pages become tantivy documents, one commit per
-//! file. Which files the index holds (name, size, pages) is the commit's payload, so the list
+//! Writing the search index: each WARC file's pages become tantivy documents (text extracted
+//! on worker threads while one thread reads), committed per file during a crawl and every
+//! `--commit-every` pages from `trawl search-index`. Which files the index holds (name, size, pages) is the commit's payload, so the list
 //! and the documents are committed together: a run killed mid-file resumes from the last
 //! commit with that file not yet indexed, and a file indexed before is skipped. tantivy's
 //! writer lock (an flock, released when the process dies) keeps a second writer out.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
 use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
@@ -17,7 +20,7 @@ use super::schema::Fields;
 use super::SearchError;
 use crate::derive::{page_text, DeriveLimits};
 use crate::warc::reader::StoredRecord;
-use crate::warc::salvage::{salvage_records, Salvaged};
+use crate::warc::salvage::{salvage_records, SalvageRecords, Salvaged};
 
 /// What identifies the payload as trawl's.
 const PAYLOAD_FORMAT: &str = "trawl-search-index-1";
@@ -55,10 +58,12 @@ pub struct FileOutcome {
 /// How much the writer may use.
 #[derive(Debug, Clone, Copy)]
 pub struct WriterBudget {
-    /// Indexing threads.
+    /// tantivy's indexing threads.
     pub threads: usize,
     /// Memory for in-memory segments, all threads together.
     pub memory: usize,
+    /// Threads extracting page text (the reading thread only reads and inflates).
+    pub extract_threads: usize,
 }
 
 impl WriterBudget {
@@ -66,13 +71,18 @@ impl WriterBudget {
     pub const COMMAND: WriterBudget = WriterBudget {
         threads: 2,
         memory: 128 << 20,
+        extract_threads: 2,
     };
-    /// Beside a crawl: one thread, 40 MB.
+    /// Beside a crawl: one thread of each, 40 MB.
     pub const CRAWL: WriterBudget = WriterBudget {
         threads: 1,
         memory: 40 << 20,
+        extract_threads: 1,
     };
 }
+
+/// Records read ahead of the extracting threads.
+const EXTRACT_QUEUE: usize = 64;
 
 /// An open search index being written (its lock held until dropped).
 pub struct SearchIndexer {
@@ -81,6 +91,8 @@ pub struct SearchIndexer {
     fields: Fields,
     payload: Payload,
     limits: DeriveLimits,
+    extract_threads: usize,
+    uncommitted: u64,
 }
 
 impl SearchIndexer {
@@ -129,6 +141,8 @@ impl SearchIndexer {
             fields,
             payload,
             limits: DeriveLimits::default(),
+            extract_threads: budget.extract_threads.max(1),
+            uncommitted: 0,
         })
     }
 
@@ -149,6 +163,16 @@ impl SearchIndexer {
     /// Indexes the pages of `warc` and commits, unless the index holds it already. A file of
     /// the same name and another size replaces what was indexed under that name.
     pub fn index_file(&mut self, warc: &Path) -> Result<FileOutcome, SearchError> {
+        let outcome = self.add_file(warc)?;
+        if !outcome.already {
+            self.commit()?;
+        }
+        Ok(outcome)
+    }
+
+    /// Adds the pages of `warc` without committing (see [`SearchIndexer::index_file`]); they
+    /// and the file's place in the list become durable at the next [`SearchIndexer::commit`].
+    pub fn add_file(&mut self, warc: &Path) -> Result<FileOutcome, SearchError> {
         let io = |source| SearchError::Io {
             path: warc.to_path_buf(),
             source,
@@ -165,30 +189,8 @@ impl SearchIndexer {
             self.writer
                 .delete_term(Term::from_field_text(self.fields.warc_file, &name));
         }
-        let mut outcome = FileOutcome::default();
-        for item in salvage_records(warc).map_err(io)? {
-            let record = match item {
-                Salvaged::Record(r) => r,
-                Salvaged::Damaged { offset, error } => {
-                    tracing::warn!(
-                        "{}: record at offset {offset} skipped: {error}",
-                        warc.display()
-                    );
-                    outcome.damaged += 1;
-                    continue;
-                }
-            };
-            if record.header("WARC-Type") == Some("revisit") {
-                outcome.revisits += 1;
-                continue;
-            }
-            if let Some(doc) = self.document(&record, &name) {
-                self.writer
-                    .add_document(doc)
-                    .map_err(|source| self.tantivy(source))?;
-                outcome.pages += 1;
-            }
-        }
+        let records = salvage_records(warc).map_err(io)?;
+        let outcome = self.add_records(warc, records, &name)?;
         self.payload.files.insert(
             name,
             IndexedFile {
@@ -196,12 +198,86 @@ impl SearchIndexer {
                 pages: outcome.pages,
             },
         );
-        self.commit()?;
+        self.uncommitted += outcome.pages;
         Ok(outcome)
     }
 
+    /// Pages added since the last commit.
+    pub fn uncommitted(&self) -> u64 {
+        self.uncommitted
+    }
+
+    /// Reads `records` on this thread and turns them into documents on `extract_threads`
+    /// threads (text extraction is most of the work; tantivy's writer takes documents from
+    /// any thread).
+    fn add_records(
+        &self,
+        warc: &Path,
+        records: SalvageRecords,
+        name: &str,
+    ) -> Result<FileOutcome, SearchError> {
+        let pages = AtomicU64::new(0);
+        let failed: Mutex<Option<TantivyError>> = Mutex::new(None);
+        let (mut revisits, mut damaged) = (0, 0);
+        let (tx, rx) = mpsc::sync_channel::<StoredRecord>(EXTRACT_QUEUE);
+        let rx = Mutex::new(rx);
+        std::thread::scope(|scope| {
+            for _ in 0..self.extract_threads {
+                scope.spawn(|| loop {
+                    let next = rx.lock().map(|r| r.recv());
+                    let Ok(Ok(record)) = next else { return };
+                    let Some(doc) = self.document(&record, name) else {
+                        continue;
+                    };
+                    match self.writer.add_document(doc) {
+                        Ok(_) => {
+                            pages.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(e) => {
+                            if let Ok(mut slot) = failed.lock() {
+                                slot.get_or_insert(e);
+                            }
+                            return;
+                        }
+                    }
+                });
+            }
+            for item in records {
+                let record = match item {
+                    Salvaged::Record(r) => r,
+                    Salvaged::Damaged { offset, error } => {
+                        tracing::warn!(
+                            "{}: record at offset {offset} skipped: {error}",
+                            warc.display()
+                        );
+                        damaged += 1;
+                        continue;
+                    }
+                };
+                let kind = record.header("WARC-Type").unwrap_or("");
+                if kind == "revisit" {
+                    revisits += 1;
+                } else if kind == "response" && tx.send(record).is_err() {
+                    // A worker is gone (tantivy failed): the error is reported below.
+                    break;
+                }
+            }
+            // The workers end when the queue is closed and empty.
+            drop(tx);
+        });
+        if let Some(e) = failed.into_inner().ok().flatten() {
+            return Err(self.tantivy(e));
+        }
+        Ok(FileOutcome {
+            already: false,
+            pages: pages.into_inner(),
+            revisits,
+            damaged,
+        })
+    }
+
     /// Commits what was added, with the list of files as the payload.
-    fn commit(&mut self) -> Result<(), SearchError> {
+    pub fn commit(&mut self) -> Result<(), SearchError> {
         self.payload.format = PAYLOAD_FORMAT.to_string();
         let payload = serde_json::to_string(&self.payload).unwrap_or_default();
         let mut prepared = self
@@ -213,6 +289,7 @@ impl SearchIndexer {
             })?;
         prepared.set_payload(&payload);
         prepared.commit().map_err(|source| self.tantivy(source))?;
+        self.uncommitted = 0;
         Ok(())
     }
 

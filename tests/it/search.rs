@@ -340,7 +340,14 @@ async fn a_killed_indexer_resumes_each_page_once_a_second_writer_is_refused_and_
 
     // Killed once a few files are committed, well before the end.
     let index = out.path().join("index");
-    let mut child = spawn_trawl(args!["search-index", dir.display(), "-o", index.display()]);
+    let mut child = spawn_trawl(args![
+        "search-index",
+        dir.display(),
+        "-o",
+        index.display(),
+        "--commit-every",
+        1
+    ]);
     let started = Instant::now();
     while committed_files(&index) < 5 && started.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(5));
