@@ -2,11 +2,11 @@
 """scripts/bench_search.py: owns the full-text search benchmark; run it as
 `scripts/bench search`, which builds the release binaries first.
 
-On the bench_web standard profile:
-  1. Indexing: a crawl of SEARCH_HOSTS x SEARCH_PAGES pages (no delay), then
+On bench_web (SEARCH_PROFILES: standard, ~25 KB of text per page; small, ~12 KB pages):
+  1. Indexing, per profile: a crawl of SEARCH_HOSTS x SEARCH_PAGES pages (no delay), then
      `trawl search-index DIR -o INDEX` into a new index, BENCH_REPS times: pages/s (both
      cores, wall time of the command), CPU us per page, index bytes per page, peak RSS.
-  2. Queries: examples/bench_search on that index (one word, two words, a phrase, a title
+  2. Queries: examples/bench_search on the first profile's index (one word, two words, a phrase, a title
      field query; 10 hits with snippets each): p50/p90/p99 in ms, in-process; and the wall
      time of a `trawl search` command (process start and index open included), median.
   3. Cost during a crawl: polite crawls (`--delay 1s --max-pages 3000` on 300 hosts, bound by
@@ -14,7 +14,8 @@ On the bench_web standard profile:
      Also the same pair with no delay (CPU-bound: the worst case).
 Medians of BENCH_REPS runs. Writes the bench-search block of docs/PERFORMANCE.md.
 
-Knobs (environment): BENCH_REPS=3 SEARCH_HOSTS=2000 SEARCH_PAGES=50 BENCH_PORT=8090
+Knobs (environment): BENCH_REPS=3 SEARCH_PROFILES="standard small" SEARCH_HOSTS=2000
+  SEARCH_PAGES=50 BENCH_PORT=8090
   BENCH_OUT=docs/PERFORMANCE.md
 """
 
@@ -39,19 +40,36 @@ PAGES = int(os.environ.get("SEARCH_PAGES", "50"))
 OUT = os.environ.get("BENCH_OUT", os.path.join(REPO, "docs", "PERFORMANCE.md"))
 BEGIN, END = "<!-- bench-search:begin -->", "<!-- bench-search:end -->"
 POLITE = ["--delay", "1s", "--max-pages", "3000"]
+PROFILES = os.environ.get("SEARCH_PROFILES", "standard small").split()
+
+
+def rss_kb(pid):
+    """(RssAnon, RssFile) of a running process in KB, or None."""
+    try:
+        fields = dict(l.split(":", 1) for l in open(f"/proc/{pid}/status").read().splitlines() if ":" in l)
+        return int(fields["RssAnon"].split()[0]), int(fields["RssFile"].split()[0])
+    except (OSError, KeyError, ValueError):
+        return None
 
 
 def timed(cmd):
-    """Wall seconds, CPU seconds and peak RSS (KB, via GNU time when present) of a command."""
-    use_time = os.path.exists("/usr/bin/time")
-    full = (["/usr/bin/time", "-f", "RSS %M"] if use_time else []) + cmd
+    """Wall seconds, CPU seconds, the peak anonymous and file-backed RSS (KB, sampled every
+    0.1 s: the index files tantivy maps are file-backed pages the kernel can drop), and the
+    finished process."""
     cpu0, t0 = children_cpu(), time.monotonic()
-    p = subprocess.run(full, capture_output=True, text=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    anon = filed = 0
+    while p.poll() is None:
+        r = rss_kb(p.pid)
+        if r:
+            anon, filed = max(anon, r[0]), max(filed, r[1])
+        time.sleep(0.1)
+    out, err = p.communicate()
+    p.stdout, p.stderr = out, err
     wall, cpu = time.monotonic() - t0, children_cpu() - cpu0
     if p.returncode not in (0, 4):
-        raise SystemExit(f"{cmd[:3]} failed ({p.returncode}): {p.stderr[-2000:]}")
-    rss = next((int(l.split()[1]) for l in p.stderr.splitlines() if l.startswith("RSS ")), 0)
-    return wall, cpu, rss, p
+        raise SystemExit(f"{cmd[:3]} failed ({p.returncode}): {err[-2000:]}")
+    return wall, cpu, (anon, filed), p
 
 
 def dir_bytes(path):
@@ -66,8 +84,8 @@ def crawl(web, out, extra):
     return {"pps": pages / wall, "cpu_us": cpu / pages * 1e6, "pages": pages}
 
 
-def indexing(work):
-    web = Web(work, HOSTS, PAGES, profile="standard")
+def indexing(work, profile, queries):
+    web = Web(work, HOSTS, PAGES, profile=profile)
     warcs = os.path.join(work, "corpus")
     try:
         c = crawl(web, warcs, ["--delay", "0ms"])
@@ -79,11 +97,18 @@ def indexing(work):
         index = os.path.join(work, f"index-{rep}")
         wall, cpu, rss, p = timed([TRAWL, "search-index", warcs, "-o", index])
         pages = int(p.stderr.split("indexed ")[1].split()[0])
-        runs.append({"pps": pages / wall, "cpu_us": cpu / pages * 1e6, "rss_mb": rss / 1024,
+        runs.append({"pps": pages / wall, "cpu_us": cpu / pages * 1e6, "anon_mb": rss[0] / 1024,
+                     "file_mb": rss[1] / 1024,
                      "bytes_per_page": dir_bytes(index) / pages, "pages": pages})
-        print(f"search-index rep {rep}: {pages} pages, {pages / wall:.0f}/s", flush=True)
-        if rep < REPS - 1:
+        print(f"{profile} search-index rep {rep}: {pages} pages, {pages / wall:.0f}/s", flush=True)
+        if rep < REPS - 1 or not queries:
             shutil.rmtree(index)
+    warc_bytes = dir_bytes(warcs)
+    shutil.rmtree(warcs, ignore_errors=True)
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    med["warc_bytes_per_page"] = warc_bytes / med["pages"]
+    if not queries:
+        return med, None
     q = json.loads(subprocess.run([os.path.join(REL, "examples", "bench_search"), index, "400"],
                                   capture_output=True, text=True, check=True).stdout)
     cli = []
@@ -92,10 +117,7 @@ def indexing(work):
         subprocess.run([TRAWL, "search", index, word], capture_output=True, check=True)
         cli.append((time.monotonic() - t0) * 1e3)
     q["cli_ms"] = statistics.median(cli)
-    warc_bytes = dir_bytes(warcs)
-    shutil.rmtree(warcs, ignore_errors=True)
-    med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    med["warc_bytes_per_page"] = warc_bytes / med["pages"]
+    shutil.rmtree(index, ignore_errors=True)
     return med, q
 
 
@@ -122,18 +144,25 @@ def crawl_cost(work):
 def main():
     work = tempfile.mkdtemp(prefix="bench-search-")
     try:
-        idx, q = indexing(work)
+        idx, q = {}, None
+        for i, profile in enumerate(PROFILES):
+            idx[profile], found = indexing(work, profile, queries=i == 0)
+            q = q or found
         cost = crawl_cost(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     lines = [BEGIN,
              f"Generated by `scripts/bench search` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
-             f"bench_web standard profile. Medians of {REPS} runs.", "",
-             f"Indexing `trawl search-index` (both cores) of a {HOSTS} x {PAGES}-page crawl "
-             f"({idx['pages']:.0f} pages indexed, {idx['warc_bytes_per_page'] / 1024:.1f} KB of WARC per page):", "",
-             "| pages/s | CPU us/page | index bytes/page | peak RSS |", "|---|---|---|---|",
-             f"| {idx['pps']:.0f} | {idx['cpu_us']:.0f} | {idx['bytes_per_page']:.0f} | {idx['rss_mb']:.0f} MB |", "",
-             f"Queries on that index ({q['pages']} pages; {q['queries']} queries built from its pages: one word, "
+             f"bench_web. Medians of {REPS} runs.", "",
+             f"Indexing `trawl search-index` (both cores) of a {HOSTS} x {PAGES}-page crawl of each profile:", "",
+             "| profile | pages | KB of WARC/page | pages/s | CPU us/page | index bytes/page "
+             "| peak RSS: anonymous / mapped index files |",
+             "|---|---|---|---|---|---|---|"]
+    for profile, r in idx.items():
+        lines.append(f"| {profile} | {r['pages']:.0f} | {r['warc_bytes_per_page'] / 1024:.1f} | {r['pps']:.0f} "
+                     f"| {r['cpu_us']:.0f} | {r['bytes_per_page']:.0f} | {r['anon_mb']:.0f} MB / {r['file_mb']:.0f} MB |")
+    lines += ["",
+             f"Queries on the {PROFILES[0]} index ({q['pages']} pages; {q['queries']} queries built from its pages: one word, "
              f"two words, a two-word phrase, title:word; 10 hits with snippets each; {q['with_hits']} had hits), "
              "in-process (examples/bench_search), and a whole `trawl search` command:", "",
              "| p50 | p90 | p99 | max | `trawl search` command, median |", "|---|---|---|---|---|",
