@@ -2,7 +2,7 @@
 //! markup5ever_rcdom followed by a DOM walk, on the same deterministic pages. Both must find
 //! the same links; the throughput of each is printed (median of several runs).
 //!
-//! Run with `scripts/bench-extract` (release build).
+//! Run with `scripts/bench extract` (release build).
 
 use std::time::Instant;
 

@@ -14,7 +14,7 @@
 //!
 //! Prints one JSON line: rates, RSS and peak RSS (VmHWM) at each step, and the store's size.
 //!
-//! Usage: cargo run --release --example frontier_mem -- [N] [HOSTS] [DIR]   (scripts/bench-state)
+//! Usage: cargo run --release --example frontier_mem -- [N] [HOSTS] [DIR]   (scripts/bench state)
 
 use std::time::{Duration, Instant};
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""scripts/bench_state_crawl.py — the whole-process side of scripts/bench-state: a real trawl
+"""scripts/bench_state_crawl.py — the whole-process side of scripts/bench state: a real trawl
 crawl of scripts/link_farm.py that stops (--max-pages) with about URLS URLs queued, sampling the
 crawler's RSS from /proc while it runs. Prints one JSON line: pages, URLs queued at the end,
 peak RSS (VmHWM, from the crawl's --stats), the largest sampled RSS, run time, store size.
 
-Usage: bench_state_crawl.py URLS [HOSTS] [LINKS]   (run by scripts/bench-state --crawl)
+Usage: bench_state_crawl.py URLS [HOSTS] [LINKS]   (run by scripts/bench state --crawl)
 """
 import json
 import os

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scripts/link_farm.py — a loopback web whose pages are nothing but new links, used by
-scripts/bench-state --crawl to fill trawl's frontier with millions of queued URLs in a real
+scripts/bench state --crawl to fill trawl's frontier with millions of queued URLs in a real
 crawl.
 
 One socket on 0.0.0.0:PORT answers for every host 127.0.X.Y (all loopback). Page /p/N on any host

@@ -1,5 +1,5 @@
 //! store-eval: measures embedded stores (redb, fjall, SQLite) on trawl's frontier workload, to
-//! choose where crawl state lives (docs/DESIGN.md). Run through `scripts/bench-store`.
+//! choose where crawl state lives (docs/DESIGN.md). Run through `scripts/bench store`.
 //!
 //! Usage: store-eval STORE N HOSTS DIR
 //! Workload: N discovered URLs over HOSTS hosts; for each, a seen-set lookup and, when new,

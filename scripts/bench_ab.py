@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""scripts/bench-ab — owns the A/B comparison of two trawl binaries on the benchmark web.
+"""scripts/bench ab — owns the A/B comparison of two trawl binaries on the benchmark web.
 
-Usage: scripts/bench-ab OLD_BINARY NEW_BINARY [REPS]
+Usage: scripts/bench ab OLD_BINARY NEW_BINARY [REPS]
 
 Serves the benchmark web (target/release/examples/bench_web, built by `cargo build --release
 --example bench_web`) and crawls all of it with each binary in turn, alternating A, B, A, B...
