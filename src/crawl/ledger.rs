@@ -10,7 +10,7 @@ use url::Url;
 
 use super::admission::{Admission, Rejection};
 use super::job::{JobResult, Outcome};
-use super::live_changes::LiveChanges;
+use super::operator_changes::LiveChanges;
 use crate::chain::filter::SkipReason;
 use crate::chain::outlinks::Declined;
 use crate::config::AdmissionConfig;

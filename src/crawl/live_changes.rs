@@ -2,7 +2,7 @@
 //! `--exclude` patterns added or lifted, the per-host delay, a host's queue dropped. Each is
 //! applied to the ledger, written to the log, and kept as crawl state ([`LiveChanges`], saved
 //! with the counters at every save point), so a resumed crawl keeps it, with or without the
-//! console. Command-line patterns stay the base: a resumed crawl takes the command line's
+//! console (the record itself is `operator_changes.rs`). Command-line patterns stay the base: a resumed crawl takes the command line's
 //! `--exclude` list, lifts what the operator lifted and adds what the operator added.
 //!
 //! An added pattern stops new links at admission and, since the queue may hold matching URLs
@@ -13,9 +13,8 @@
 
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use super::ledger::Ledger;
+use super::operator_changes::LiveChanges;
 use crate::frontier::{Job, JobKind};
 use crate::seeds::parse_seed;
 
@@ -23,30 +22,6 @@ use crate::seeds::parse_seed;
 pub const MAX_LIVE_EXCLUDES: usize = 1000;
 /// Most seeds the operator may add over a crawl.
 pub const MAX_LIVE_SEEDS: usize = 100_000;
-
-/// The operator's changes, as crawl state.
-#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LiveChanges {
-    /// Patterns added.
-    #[serde(default)]
-    pub excludes_added: Vec<String>,
-    /// Command-line patterns lifted.
-    #[serde(default)]
-    pub excludes_removed: Vec<String>,
-    /// The delay set, in milliseconds.
-    #[serde(default)]
-    pub delay_ms: Option<u64>,
-    /// Seeds added (kept for the scope; their URLs are in the queue).
-    #[serde(default)]
-    pub seeds_added: Vec<String>,
-}
-
-impl LiveChanges {
-    /// True when nothing was changed.
-    pub fn is_empty(&self) -> bool {
-        *self == LiveChanges::default()
-    }
-}
 
 impl Ledger {
     /// Applies the changes a previous run saved.

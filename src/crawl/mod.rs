@@ -39,6 +39,7 @@ mod idle_pool;
 mod job;
 mod ledger;
 mod live_changes;
+mod operator_changes;
 mod replay;
 pub mod save_point;
 pub mod setup;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::ledger::Ledger;
-use super::live_changes::LiveChanges;
+use super::operator_changes::LiveChanges;
 use crate::fetch::CookieJar;
 use crate::frontier::storage::StoreError;
 use crate::report::{StopReason, Tally};
