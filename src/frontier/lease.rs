@@ -58,13 +58,28 @@ impl Frontier {
     /// The host went to another worker: forget its queued URLs (the storage dropped them) and
     /// any robots.txt redirect it was following. A fetch in flight ends normally.
     pub fn lose(&mut self, host: &str) {
+        self.suspend(host);
+        if let Some(&id) = self.ids.get(host) {
+            self.hosts[id as usize].pending_robots = None;
+        }
+    }
+
+    /// Nothing more of the host starts until [`Frontier::resume`]: Redis could not be reached
+    /// and its lease may have run out. Its URLs stay in storage; a fetch in flight ends
+    /// normally.
+    pub fn suspend(&mut self, host: &str) {
         let Some(&id) = self.ids.get(host) else {
             return;
         };
         let q = &mut self.hosts[id as usize];
         self.queued -= q.queued;
         q.queued = 0;
-        q.pending_robots = None;
+    }
+
+    /// A suspended host's lease was renewed: its `queued` URLs in storage run again.
+    pub fn resume(&mut self, host: &str, queued: u64) {
+        self.suspend(host);
+        self.add_queued(host, queued);
     }
 
     /// True when a host has nothing queued, nothing in flight and no robots.txt redirect to

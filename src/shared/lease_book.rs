@@ -86,6 +86,11 @@ impl LeaseBook {
         self.held.remove(&id)
     }
 
+    /// Entries of a held host the frontier has not taken yet.
+    pub fn buffered(&self, id: u32) -> usize {
+        self.held.get(&id).map_or(0, |h| h.buffer.len())
+    }
+
     /// The held host `id`.
     pub fn held_mut(&mut self, id: u32) -> Option<&mut Held> {
         self.held.get_mut(&id)

@@ -74,38 +74,49 @@ local function adopt(P, host, token, now, batch, cap)
   local left = redis.call('LLEN', P .. ':q:' .. host)
   return {host, math.max(0, nxt - now), pages, left, entries, robots, math.max(dropped, 0)}
 end
--- Takes up to n due hosts of shard P (free ones whose time has come, or held ones whose lease
--- expired), appending each adopted host to out.
-local function claim(P, token, n, lease, batch, cap, now, out)
+-- Takes up to n due hosts of shard P (free ones whose time has come, or, when takeover is 1,
+-- held ones whose lease expired), appending each adopted host to out; returns how many.
+local function claim(P, token, n, lease, batch, cap, now, takeover, out)
   local ready = P .. ':ready'
-  local hosts = redis.call('ZRANGEBYSCORE', ready, '-inf', now, 'LIMIT', 0, n)
+  local look = n
+  if takeover == 0 then look = n * 4 end
+  local hosts = redis.call('ZRANGEBYSCORE', ready, '-inf', now, 'LIMIT', 0, look)
+  local taken = 0
   for _, host in ipairs(hosts) do
-    redis.call('ZADD', ready, now + lease, host)
-    out[#out + 1] = adopt(P, host, token, now, batch, cap)
+    if taken >= n then break end
+    if takeover == 1 or redis.call('HEXISTS', P .. ':owner', host) == 0 then
+      redis.call('ZADD', ready, now + lease, host)
+      out[#out + 1] = adopt(P, host, token, now, batch, cap)
+      taken = taken + 1
+    end
   end
-  return out
+  return taken
 end
 "#;
 
-/// `claim` KEYS: ready. ARGV: prefix, token, most hosts, lease ms, batch, cap (-1: none).
-/// Takes due hosts of one shard.
+/// `claim` KEYS: ready. ARGV: prefix, token, most hosts, lease ms, batch, cap (-1: none),
+/// takeover (1: hosts whose lease expired too; 0: free hosts only). Takes due hosts of one
+/// shard.
 const CLAIM: &str = r#"
 local n, lease, batch, cap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-return claim(ARGV[1], ARGV[2], n, lease, batch, cap, now_ms(), {})
+local out = {}
+claim(ARGV[1], ARGV[2], n, lease, batch, cap, now_ms(), tonumber(ARGV[7]), out)
+return out
 "#;
 
 /// `claim_all` (a single server only: it touches every shard's slot). KEYS: none. ARGV: crawl
-/// prefix (`trawl:{C/`), shards, first shard, token, most hosts, lease ms, batch, cap. One call
-/// instead of one per shard.
+/// prefix (`trawl:{C/`), shards, first shard, token, most hosts, lease ms, batch, cap,
+/// takeover. One call instead of one per shard.
 const CLAIM_ALL: &str = r#"
 local base, shards, first, token = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local n, lease, batch, cap = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local takeover = tonumber(ARGV[9])
 local now = now_ms()
 local out = {}
 for i = 0, shards - 1 do
   if #out >= n then break end
   local k = (first + i) % shards
-  claim(base .. k .. '}', token, n - #out, lease, batch, cap, now, out)
+  claim(base .. k .. '}', token, n - #out, lease, batch, cap, now, takeover, out)
 end
 return out
 "#;

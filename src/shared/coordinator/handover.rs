@@ -24,7 +24,7 @@ impl Coordinator {
         }
     }
 
-    async fn try_save(
+    pub(super) async fn try_save(
         &mut self,
         frontier: &mut Frontier,
         stats: &WorkerStats<'_>,

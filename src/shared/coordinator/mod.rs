@@ -1,8 +1,8 @@
 //! The worker's side of the lease protocol, run by the crawl loop on its timer and at save
-//! points: send discovered URLs to Redis, claim due hosts up to the worker's capacity, refill
-//! or release the hosts it holds, renew its leases, acknowledge what the last save point made
-//! durable, and write its heartbeat. When Redis cannot be reached it backs off, says so, and
-//! stops serving its hosts once their leases may have expired.
+//! points: send discovered URLs to Redis, refill or release the hosts it holds, renew its
+//! leases and write its heartbeat (here); claim hosts (`claim.rs`), acknowledge what the last
+//! save point made durable and hand hosts back (`handover.rs`), and ride out Redis outages
+//! (`outage.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -10,15 +10,16 @@ use std::time::{Duration, Instant, SystemTime};
 
 use redis::Value;
 
+mod claim;
 mod handover;
+mod outage;
 
 use super::connection::Redis;
 use super::join::Joined;
 use super::keys::Keys;
 use super::lease_book::{LeaseBook, Outgoing};
-use super::replies::{array, int, parse_adopted, parse_entries, text};
+use super::replies::{array, int, parse_entries, text};
 use super::scripts::Scripts;
-use crate::frontier::lease::Adopted;
 use crate::frontier::Frontier;
 
 /// Entries handed over per host and call.
@@ -30,8 +31,6 @@ const CLAIM_EVERY: Duration = Duration::from_millis(500);
 const CLAIM_MAX: Duration = Duration::from_secs(4);
 /// How often the heartbeat, the stop flag and the crawl's end are checked.
 const BEAT_EVERY: Duration = Duration::from_secs(1);
-/// Longest wait between retries while Redis is unreachable.
-const MAX_BACKOFF: Duration = Duration::from_secs(10);
 
 /// What a sync step found, for the crawl loop.
 #[derive(Debug, Default)]
@@ -75,6 +74,10 @@ pub struct Coordinator {
     next_beat: Instant,
     /// Set while Redis is unreachable: when to try again, and the current backoff.
     retry_at: Option<(Instant, Duration)>,
+    /// The held hosts start nothing: Redis was unreachable past their leases' margin.
+    suspended: bool,
+    /// Right after an outage: no host whose lease ran out is taken over before then.
+    no_takeover_until: Option<Instant>,
     /// True once every shard was seen empty while this worker had nothing left.
     crawl_over: bool,
     /// Set once `trawl stop` was seen.
@@ -119,6 +122,8 @@ impl Coordinator {
             claim_every: CLAIM_EVERY,
             next_beat: now,
             retry_at: None,
+            suspended: false,
+            no_takeover_until: None,
             crawl_over: false,
             stop_requested: false,
             seeds_to_send: brings_seeds,
@@ -143,14 +148,6 @@ impl Coordinator {
         self.held.len()
     }
 
-    /// Hosts to claim now: up to a quarter of the capacity per look, so that when hosts are
-    /// few the first worker to look does not take them all.
-    fn room(&self) -> usize {
-        self.capacity
-            .saturating_sub(self.held.len())
-            .min((self.capacity / 4).max(1))
-    }
-
     /// True when held hosts sit idle only because their last pages are not acknowledged yet:
     /// a save point now lets them go (and others come).
     pub fn wants_save(&self) -> bool {
@@ -168,75 +165,6 @@ impl Coordinator {
 
     fn cap_arg(&self) -> i64 {
         self.host_cap.map_or(-1, |c| c as i64)
-    }
-
-    /// Takes in hosts that a claim or reclaim returned.
-    fn take_in(
-        &mut self,
-        reply: Value,
-        frontier: &mut Frontier,
-        report: &mut SyncReport,
-        now: Instant,
-    ) {
-        for host in array(reply) {
-            let Some(a) = parse_adopted(host) else {
-                continue;
-            };
-            frontier.adopt(
-                Adopted {
-                    name: a.name.clone(),
-                    wait: Duration::from_millis(a.wait_ms),
-                    robots: a.robots,
-                    queued: a.entries.len() as u64,
-                },
-                now,
-            );
-            let id = self.book().id_of(&a.name);
-            if let Some(id) = id {
-                self.book().hold(id, a.entries);
-            }
-            report.host_quota += a.dropped;
-            report.host_pages.push((a.name.clone(), a.pages));
-            self.acked_pages.insert(a.name.clone(), a.pages);
-            // Refilled (or, with nothing left, released) once the frontier has taken what came.
-            self.dirty.insert(a.name.clone());
-            let shard = self.keys.shard_of(&a.name);
-            self.held.insert(a.name, shard);
-        }
-    }
-
-    /// Takes back, at start, the hosts this worker's previous process held (restart with the
-    /// same `--worker-id`), so its unacknowledged pages come back to it and none is fetched
-    /// twice.
-    pub async fn reclaim(
-        &mut self,
-        frontier: &mut Frontier,
-    ) -> Result<SyncReport, redis::RedisError> {
-        let mut report = SyncReport::default();
-        let mine = format!("{}#", self.worker);
-        for k in 0..self.keys.shards() {
-            let reply: Value = self
-                .scripts
-                .reclaim
-                .key(self.keys.ready(k))
-                .arg(self.keys.shard(k))
-                .arg(&self.token)
-                .arg(&mine)
-                .arg(self.lease_ms())
-                .arg(BATCH)
-                .arg(self.cap_arg())
-                .invoke_async(&mut self.redis)
-                .await?;
-            self.take_in(reply, frontier, &mut report, Instant::now());
-        }
-        self.last_renew = Instant::now();
-        if !self.held.is_empty() {
-            tracing::warn!(
-                "took back {} host(s) this worker held before it stopped",
-                self.held.len()
-            );
-        }
-        Ok(report)
     }
 
     /// One step: send discovered URLs, renew, refill, claim, heartbeat. `idle`: the local
@@ -267,34 +195,6 @@ impl Coordinator {
         report
     }
 
-    fn unreachable(&mut self, e: redis::RedisError, frontier: &mut Frontier) {
-        let backoff = self.retry_at.map_or(Duration::from_millis(250), |(_, b)| {
-            (b * 2).min(MAX_BACKOFF)
-        });
-        tracing::warn!(
-            "Redis unreachable or failing ({e}): pausing the shared crawl, retrying in {:.1}s",
-            backoff.as_secs_f64()
-        );
-        let now = Instant::now();
-        self.retry_at = Some((now + backoff, backoff));
-        self.expire_leases(frontier, now);
-    }
-
-    /// Stops serving every held host once its lease may have run out (no renewal got through).
-    fn expire_leases(&mut self, frontier: &mut Frontier, now: Instant) {
-        let margin = self.lease / 5;
-        if self.held.is_empty() || now < self.last_renew + self.lease - margin {
-            return;
-        }
-        tracing::warn!(
-            "leases of {} host(s) may have expired: leaving them to other workers",
-            self.held.len()
-        );
-        for (host, _) in std::mem::take(&mut self.held) {
-            self.forget(&host, frontier);
-        }
-    }
-
     fn forget(&mut self, host: &str, frontier: &mut Frontier) {
         frontier.lose(host);
         let id = self.book().id_of(host);
@@ -313,6 +213,9 @@ impl Coordinator {
         idle: bool,
         report: &mut SyncReport,
     ) -> Result<(), redis::RedisError> {
+        if self.retry_at.is_some() {
+            self.recover(frontier, stats).await?;
+        }
         let now = Instant::now();
         self.send_outbox(report).await?;
         if self.seeds_to_send {
@@ -525,92 +428,6 @@ impl Coordinator {
             .pages_per_host
             .get(host)
             .map_or(0, |&p| p.saturating_sub(acked))
-    }
-
-    /// Claims due hosts, shard by shard from a random start, until the worker is full: in one
-    /// call on a single server, one call per shard on a cluster (a script touches one slot).
-    /// Returns how many hosts it took.
-    async fn claim(
-        &mut self,
-        frontier: &mut Frontier,
-        report: &mut SyncReport,
-    ) -> Result<usize, redis::RedisError> {
-        let shards = self.keys.shards();
-        let start = fastrand::u32(0..shards);
-        let before = self.held.len();
-        if !self.redis.is_cluster() {
-            let room = self.room();
-            let reply: Value = self
-                .scripts
-                .claim_all
-                .arg(self.keys.shard_base())
-                .arg(shards)
-                .arg(start)
-                .arg(&self.token)
-                .arg(room)
-                .arg(self.lease_ms())
-                .arg(BATCH)
-                .arg(self.cap_arg())
-                .invoke_async(&mut self.redis)
-                .await?;
-            self.take_in(reply, frontier, report, Instant::now());
-            return Ok(self.held.len() - before);
-        }
-        let limit = self.held.len() + self.room();
-        for i in 0..shards {
-            let room = limit.saturating_sub(self.held.len());
-            if room == 0 {
-                break;
-            }
-            let k = (start + i) % shards;
-            let reply: Value = self
-                .scripts
-                .claim
-                .key(self.keys.ready(k))
-                .arg(self.keys.shard(k))
-                .arg(&self.token)
-                .arg(room)
-                .arg(self.lease_ms())
-                .arg(BATCH)
-                .arg(self.cap_arg())
-                .invoke_async(&mut self.redis)
-                .await?;
-            self.take_in(reply, frontier, report, Instant::now());
-        }
-        Ok(self.held.len() - before)
-    }
-
-    /// True when the crawl has been seeded and no shard has a host with work.
-    async fn all_shards_empty(&mut self) -> Result<bool, redis::RedisError> {
-        let seeded: Option<String> = redis::cmd("HGET")
-            .arg(self.keys.crawl("meta"))
-            .arg("seeded")
-            .query_async(&mut self.redis)
-            .await?;
-        if seeded.is_none() {
-            // A worker with seeds joined but has not sent them yet.
-            return Ok(false);
-        }
-        if !self.redis.is_cluster() {
-            let busy: u64 = self
-                .scripts
-                .busy_all
-                .arg(self.keys.shard_base())
-                .arg(self.keys.shards())
-                .invoke_async(&mut self.redis)
-                .await?;
-            return Ok(busy == 0);
-        }
-        for k in 0..self.keys.shards() {
-            let n: u64 = redis::cmd("ZCARD")
-                .arg(self.keys.ready(k))
-                .query_async(&mut self.redis)
-                .await?;
-            if n > 0 {
-                return Ok(false);
-            }
-        }
-        Ok(true)
     }
 
     async fn beat(

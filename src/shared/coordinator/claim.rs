@@ -1,0 +1,181 @@
+//! Taking hosts: claiming due hosts up to the worker's capacity (free ones, and hosts whose
+//! lease expired unless an outage just ended), taking back at start the hosts a previous process
+//! of this worker held, adopting what those calls return, and asking whether any shard still has
+//! work (the crawl's end).
+
+use std::time::{Duration, Instant};
+
+use redis::Value;
+
+use super::{Coordinator, SyncReport, BATCH};
+use crate::frontier::lease::Adopted;
+use crate::frontier::Frontier;
+use crate::shared::replies::{array, parse_adopted};
+
+impl Coordinator {
+    /// Hosts to claim now: up to a quarter of the capacity per look, so that when hosts are
+    /// few the first worker to look does not take them all.
+    pub(super) fn room(&self) -> usize {
+        self.capacity
+            .saturating_sub(self.held.len())
+            .min((self.capacity / 4).max(1))
+    }
+
+    /// Takes in hosts that a claim or reclaim returned.
+    fn take_in(
+        &mut self,
+        reply: Value,
+        frontier: &mut Frontier,
+        report: &mut SyncReport,
+        now: Instant,
+    ) {
+        for host in array(reply) {
+            let Some(a) = parse_adopted(host) else {
+                continue;
+            };
+            frontier.adopt(
+                Adopted {
+                    name: a.name.clone(),
+                    wait: Duration::from_millis(a.wait_ms),
+                    robots: a.robots,
+                    queued: a.entries.len() as u64,
+                },
+                now,
+            );
+            let id = self.book().id_of(&a.name);
+            if let Some(id) = id {
+                self.book().hold(id, a.entries);
+            }
+            report.host_quota += a.dropped;
+            report.host_pages.push((a.name.clone(), a.pages));
+            self.acked_pages.insert(a.name.clone(), a.pages);
+            // Refilled (or, with nothing left, released) once the frontier has taken what came.
+            self.dirty.insert(a.name.clone());
+            let shard = self.keys.shard_of(&a.name);
+            self.held.insert(a.name, shard);
+        }
+    }
+
+    /// Takes back, at start, the hosts this worker's previous process held (restart with the
+    /// same `--worker-id`), so its unacknowledged pages come back to it and none is fetched
+    /// twice.
+    pub async fn reclaim(
+        &mut self,
+        frontier: &mut Frontier,
+    ) -> Result<SyncReport, redis::RedisError> {
+        let mut report = SyncReport::default();
+        let mine = format!("{}#", self.worker);
+        for k in 0..self.keys.shards() {
+            let reply: Value = self
+                .scripts
+                .reclaim
+                .key(self.keys.ready(k))
+                .arg(self.keys.shard(k))
+                .arg(&self.token)
+                .arg(&mine)
+                .arg(self.lease_ms())
+                .arg(BATCH)
+                .arg(self.cap_arg())
+                .invoke_async(&mut self.redis)
+                .await?;
+            self.take_in(reply, frontier, &mut report, Instant::now());
+        }
+        self.last_renew = Instant::now();
+        if !self.held.is_empty() {
+            tracing::warn!(
+                "took back {} host(s) this worker held before it stopped",
+                self.held.len()
+            );
+        }
+        Ok(report)
+    }
+
+    /// Claims due hosts, shard by shard from a random start, until the worker is full: in one
+    /// call on a single server, one call per shard on a cluster (a script touches one slot).
+    /// Returns how many hosts it took.
+    pub(super) async fn claim(
+        &mut self,
+        frontier: &mut Frontier,
+        report: &mut SyncReport,
+    ) -> Result<usize, redis::RedisError> {
+        let shards = self.keys.shards();
+        let start = fastrand::u32(0..shards);
+        let before = self.held.len();
+        let takeover = i64::from(self.may_take_over(Instant::now()));
+        if !self.redis.is_cluster() {
+            let room = self.room();
+            let reply: Value = self
+                .scripts
+                .claim_all
+                .arg(self.keys.shard_base())
+                .arg(shards)
+                .arg(start)
+                .arg(&self.token)
+                .arg(room)
+                .arg(self.lease_ms())
+                .arg(BATCH)
+                .arg(self.cap_arg())
+                .arg(takeover)
+                .invoke_async(&mut self.redis)
+                .await?;
+            self.take_in(reply, frontier, report, Instant::now());
+            return Ok(self.held.len() - before);
+        }
+        let limit = self.held.len() + self.room();
+        for i in 0..shards {
+            let room = limit.saturating_sub(self.held.len());
+            if room == 0 {
+                break;
+            }
+            let k = (start + i) % shards;
+            let reply: Value = self
+                .scripts
+                .claim
+                .key(self.keys.ready(k))
+                .arg(self.keys.shard(k))
+                .arg(&self.token)
+                .arg(room)
+                .arg(self.lease_ms())
+                .arg(BATCH)
+                .arg(self.cap_arg())
+                .arg(takeover)
+                .invoke_async(&mut self.redis)
+                .await?;
+            self.take_in(reply, frontier, report, Instant::now());
+        }
+        Ok(self.held.len() - before)
+    }
+
+    /// True when the crawl has been seeded and no shard has a host with work.
+    pub(super) async fn all_shards_empty(&mut self) -> Result<bool, redis::RedisError> {
+        let seeded: Option<String> = redis::cmd("HGET")
+            .arg(self.keys.crawl("meta"))
+            .arg("seeded")
+            .query_async(&mut self.redis)
+            .await?;
+        if seeded.is_none() {
+            // A worker with seeds joined but has not sent them yet.
+            return Ok(false);
+        }
+        if !self.redis.is_cluster() {
+            let busy: u64 = self
+                .scripts
+                .busy_all
+                .arg(self.keys.shard_base())
+                .arg(self.keys.shards())
+                .invoke_async(&mut self.redis)
+                .await?;
+            return Ok(busy == 0);
+        }
+        for k in 0..self.keys.shards() {
+            let n: u64 = redis::cmd("ZCARD")
+                .arg(self.keys.ready(k))
+                .query_async(&mut self.redis)
+                .await?;
+            if n > 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}

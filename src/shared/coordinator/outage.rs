@@ -1,0 +1,90 @@
+//! Redis outages, from the worker's side. While Redis cannot be reached the worker backs off
+//! and says so; once its leases may have run out it starts nothing more on the hosts it held,
+//! but keeps what they finished. When Redis answers again it first acknowledges that (as a
+//! worker restarted with its id does from its WARC tail), keeps the hosts whose lease is still
+//! its own, and for a while takes over no host whose lease ran out during the outage: its owner
+//! is doing the same. So a Redis restart or failover within `--lease` refetches only what was
+//! in flight, not every page archived since the last acknowledgement.
+
+use std::time::{Duration, Instant};
+
+use super::{Coordinator, WorkerStats};
+use crate::frontier::Frontier;
+
+/// Longest wait between retries while Redis is unreachable and no host is held.
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// Longest wait between retries while hosts are held: their owner must be back soon after Redis.
+const HOLDING_BACKOFF: Duration = Duration::from_secs(1);
+/// After an outage, how long no host is taken over from another worker: the owner needs up to
+/// [`HOLDING_BACKOFF`] and a tick of the loop to see Redis again and acknowledge.
+const TAKEOVER_GRACE: Duration = Duration::from_secs(3);
+
+impl Coordinator {
+    /// A Redis call failed: retry later (sooner while hosts are held), and suspend the held
+    /// hosts once their leases may have run out.
+    pub(super) fn unreachable(&mut self, e: redis::RedisError, frontier: &mut Frontier) {
+        let cap = if self.held.is_empty() {
+            MAX_BACKOFF
+        } else {
+            HOLDING_BACKOFF
+        };
+        let backoff = self
+            .retry_at
+            .map_or(Duration::from_millis(250), |(_, b)| (b * 2).min(cap));
+        tracing::warn!(
+            "Redis unreachable or failing ({e}): pausing the shared crawl, retrying in {:.1}s",
+            backoff.as_secs_f64()
+        );
+        let now = Instant::now();
+        self.retry_at = Some((now + backoff, backoff));
+        self.expire_leases(frontier, now);
+    }
+
+    /// Starts nothing more on the held hosts once their leases may have run out (no renewal got
+    /// through): another worker may take them. What they finished stays, to be acknowledged.
+    pub(super) fn expire_leases(&mut self, frontier: &mut Frontier, now: Instant) {
+        let margin = self.lease / 5;
+        if self.suspended || self.held.is_empty() || now < self.last_renew + self.lease - margin {
+            return;
+        }
+        tracing::warn!(
+            "leases of {} host(s) may have expired: no new fetch on them until Redis answers",
+            self.held.len()
+        );
+        for host in self.held.keys() {
+            frontier.suspend(host);
+        }
+        self.suspended = true;
+    }
+
+    /// The first step after an outage: no takeovers for a while; the held hosts' finished
+    /// pages acknowledged (which renews their leases), and the hosts still ours resumed.
+    pub(super) async fn recover(
+        &mut self,
+        frontier: &mut Frontier,
+        stats: &WorkerStats<'_>,
+    ) -> Result<(), redis::RedisError> {
+        self.no_takeover_until = Some(Instant::now() + TAKEOVER_GRACE);
+        if !self.suspended {
+            return Ok(());
+        }
+        let before = self.held.len();
+        self.try_save(frontier, stats, None).await?;
+        for host in self.held.keys() {
+            let id = self.book().id_of(host);
+            let buffered = id.map_or(0, |id| self.book().buffered(id));
+            frontier.resume(host, buffered as u64);
+        }
+        self.suspended = false;
+        tracing::warn!(
+            "acknowledged the pages archived during the outage: {} of {before} host(s) still held",
+            self.held.len()
+        );
+        Ok(())
+    }
+
+    /// True when hosts whose lease ran out may be taken over (not right after an outage).
+    pub(super) fn may_take_over(&self, now: Instant) -> bool {
+        self.no_takeover_until.is_none_or(|until| now >= until)
+    }
+}
