@@ -1,9 +1,10 @@
 //! What happens to each WARC file the writer closes, on a thread of its own: `--wet` / `--wat`
 //! derive it, so indexing can start before the crawl ends, `--search-index` adds its pages to
-//! the full-text index, and then `--finished-dir` / `--on-close` hand it off (`handoff.rs`). At start it first catches up with finished WARCs
-//! of the output directory that lack their derivatives or were not handed off (a crawl killed
-//! mid-way, or resumed with the flags newly given) or that the search index does not hold. Derivatives are written as `.part` and
-//! renamed, so a kill leaves none that looks complete.
+//! the full-text index, and then `--finished-dir` / `--on-close` hand it off (`handoff.rs`).
+//! At start it first catches up with finished WARCs of the output directory that lack their
+//! derivatives or were not handed off (a crawl killed mid-way, or resumed with the flags newly
+//! given), and with those, in `--finished-dir` too, that the search index does not hold.
+//! Derivatives are written as `.part` and renamed, so a kill leaves none that looks complete.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -49,13 +50,17 @@ impl Deriver {
     ) -> std::io::Result<Deriver> {
         let (sender, receiver) = mpsc::channel::<PathBuf>();
         // Every finished file still here is to be handed off; without a hand-off, only those
-        // that lack a derivative (or are not in the search index) need the thread.
+        // that lack a derivative need the thread. And any the search index does not hold, in
+        // `--finished-dir` too (the index given to a resumed crawl, a failed addition).
         let mut waiting = match &handoff {
             Some(h) => h.left_over()?,
             None => pending(dir, kinds)?,
         };
-        if let (Some(index), None) = (&search, &handoff) {
-            for warc in list_warc_files(&[dir.to_path_buf()])? {
+        if let Some(index) = &search {
+            let dirs = handoff
+                .as_ref()
+                .map_or_else(|| vec![dir.to_path_buf()], Handoff::dirs);
+            for warc in list_warc_files(&dirs)? {
                 if !index.holds(&warc) && !waiting.contains(&warc) {
                     waiting.push(warc);
                 }

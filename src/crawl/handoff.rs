@@ -63,15 +63,20 @@ impl Handoff {
     /// The finished files an earlier run left to hand off: those still in `--out` when they
     /// move, and those whose command has not succeeded.
     pub(super) fn left_over(&self) -> io::Result<Vec<PathBuf>> {
-        let mut dirs = vec![self.out.clone()];
-        dirs.extend(self.rules.finished_dir.clone());
-        Ok(list_warc_files(&dirs)?
+        Ok(list_warc_files(&self.dirs())?
             .into_iter()
             .filter(|warc| {
                 let moves = self.rules.finished_dir.is_some() && self.is_in_out(warc);
                 moves || (self.rules.on_close.is_some() && !self.done.contains(&name_of(warc)))
             })
             .collect())
+    }
+
+    /// Where finished files are: `--out`, and `--finished-dir` when they move.
+    pub(super) fn dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![self.out.clone()];
+        dirs.extend(self.rules.finished_dir.clone());
+        dirs
     }
 
     fn is_in_out(&self, warc: &Path) -> bool {

@@ -303,6 +303,57 @@ async fn a_crawl_indexed_as_it_goes_answers_known_queries_as_tantivy_py_does() {
     );
 }
 
+/// A crawl that handed its files to `--finished-dir`, resumed with `--search-index` (a raised
+/// `--max-pages`): the files the first run moved are indexed too, and every page is found.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_crawl_indexes_the_files_already_in_its_finished_dir() {
+    let s = site().await;
+    let out = tempfile::tempdir().unwrap();
+    let (dir, finished) = (out.path().join("w"), out.path().join("finished"));
+    let index = out.path().join("index");
+    let crawl = |max_pages: u32, search: bool| {
+        let mut a = args![
+            "crawl",
+            "--out",
+            dir.display(),
+            "--finished-dir",
+            finished.display(),
+            "--delay",
+            "0ms",
+            "--records-per-file",
+            4,
+            "--max-pages",
+            max_pages,
+            "-q",
+            s.coast.url("/")
+        ];
+        if search {
+            a.extend(args!["--search-index", index.display()]);
+        }
+        trawl(a)
+    };
+    let first = crawl(2, false).await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let moved = crate::harness::warc_files(&finished).len();
+    assert!(moved >= 1, "{moved} files moved by the first run");
+    let second = crawl(100, true).await;
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second));
+    assert_eq!(
+        committed_files(&index),
+        crate::harness::warc_files(&finished).len(),
+        "every file in --finished-dir is in the index"
+    );
+    // The home page came in the first run.
+    assert_eq!(
+        urls(&search(&index, "title:coast").await),
+        [s.coast.url("/")]
+    );
+    assert_eq!(
+        urls(&search(&index, "marlow").await),
+        [s.coast.url("/tide")]
+    );
+}
+
 /// Files the index's last commit lists.
 fn committed_files(index: &Path) -> usize {
     let Ok(meta) = std::fs::read_to_string(index.join("meta.json")) else {
