@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 /// Most seeds one request may add.
@@ -14,8 +14,8 @@ pub const MAX_TEXT: usize = 2048;
 /// Longest delay that can be set.
 pub const MAX_DELAY: Duration = Duration::from_secs(3600);
 
-/// A change to the running crawl.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A change to the running crawl. Serialized (JSON) for the other workers of a shared crawl.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Command {
     /// Start no new fetch until resumed (fetches running finish).
     Pause,

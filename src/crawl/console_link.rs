@@ -228,6 +228,13 @@ impl Drop for ConsoleLink {
     }
 }
 
+/// True for the changes a worker of a shared crawl makes for every worker (through Redis):
+/// pause and resume, exclude patterns, the delay, host drops. A stop ends this worker only
+/// (`trawl stop --redis` ends them all); added seeds reach the shared queue anyway.
+pub(super) fn crawl_wide(command: &Command) -> bool {
+    !matches!(command, Command::Stop | Command::AddSeeds(_))
+}
+
 /// Applies `command` to the ledger; returns the answer and what the loop must do.
 pub(super) fn apply(command: Command, ledger: &mut Ledger, now: Instant) -> (Reply, Effect) {
     match command {

@@ -17,6 +17,7 @@ use super::ledger::{Handled, Ledger};
 use super::save_point::{save, CrawlSession, StateError};
 use super::setup::Shared;
 use super::status::{status_of, worker_stats};
+use crate::console::command::Command;
 use crate::frontier::Next;
 use crate::report::status_file::write_status;
 use crate::report::{Progress, Snapshot, StopReason};
@@ -143,6 +144,9 @@ impl Dispatcher {
         // A state saved before the first fetch means any crash from here on is recovered by
         // replaying the WARC files written since (the replay needs a starting point).
         self.save_point(writer).await;
+        // A worker of a shared crawl learns the crawl's console changes (a pause, say) before
+        // its first fetch, also for the hosts it took back at start.
+        self.sync_shared(false).await;
         let mut tick = tokio::time::interval(TICK);
         let mut last_save = Instant::now();
         let mut last_status = Instant::now();
@@ -337,6 +341,9 @@ impl Dispatcher {
             .sync(&mut self.ledger.frontier, &stats, idle)
             .await;
         self.ledger.widen_scope(&report.scope);
+        for json in &report.changes {
+            self.apply_shared_change(json);
+        }
         let tally = &mut self.ledger.tally;
         tally.filtered.duplicate += report.duplicates;
         tally.filtered.host_quota += report.host_quota;
@@ -345,6 +352,34 @@ impl Dispatcher {
             *known = (*known).max(pages);
         }
         report.stop_requested
+    }
+
+    /// Applies a console change another worker of the shared crawl made.
+    fn apply_shared_change(&mut self, json: &str) {
+        let command = match serde_json::from_str::<Command>(json) {
+            Ok(c) if console_link::crawl_wide(&c) => c,
+            _ => {
+                tracing::warn!(
+                    "ignoring a shared console change this version does not know: {json}"
+                );
+                return;
+            }
+        };
+        let (reply, effect) = console_link::apply(command, &mut self.ledger, Instant::now());
+        match effect {
+            Effect::Pause | Effect::Resume => {
+                self.paused = effect == Effect::Pause;
+                tracing::warn!(
+                    "console of another worker: {}",
+                    if self.paused { "paused" } else { "resumed" }
+                );
+            }
+            _ => {
+                if let Err(why) = reply {
+                    tracing::debug!("a shared console change changed nothing here: {why}");
+                }
+            }
+        }
     }
 
     /// Starts a graceful stop for `reason`: no new job starts, and those running get the
@@ -361,8 +396,15 @@ impl Dispatcher {
         request: crate::console::Request,
         writer: &WriterHandle,
     ) -> Option<tokio::time::Instant> {
+        let shared_change = self.shared.is_some() && console_link::crawl_wide(&request.command);
+        let change = shared_change.then(|| request.command.clone());
         let (reply, effect) =
             console_link::apply(request.command, &mut self.ledger, Instant::now());
+        if let (Some(change), Ok(_), Some(shared)) = (change, &reply, &mut self.shared) {
+            if let Ok(json) = serde_json::to_string(&change) {
+                shared.coordinator.share_change(json);
+            }
+        }
         let mut deadline = None;
         let reply = match effect {
             Effect::None => reply,

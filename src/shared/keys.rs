@@ -10,6 +10,7 @@
 //! | `trawl:{C}:workers` | HASH | worker id -> heartbeat JSON (state, rates, last seen) |
 //! | `trawl:{C}:worker:W` | HASH | worker W's saved blobs (its counters, its replay point) |
 //! | `trawl:{C}:stop` | STRING | set by `trawl stop`: every worker stops gracefully |
+//! | `trawl:{C}:changes` | LIST | console changes (pause, excludes, delay, host drops) as `TOKEN TAB JSON`, in order |
 //! | `trawl:{C/k}:ready` | ZSET | host -> due time (ms) when free, lease expiry (ms) when held |
 //! | `trawl:{C/k}:owner` | HASH | host -> lease token `WORKER#EPOCH` |
 //! | `trawl:{C/k}:stat` | HASH | `queued`, `seen`: the shard's counts, for `trawl status` |

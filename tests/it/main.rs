@@ -19,6 +19,7 @@ mod proxies;
 mod redis_server;
 mod search;
 mod server;
+mod shared_console;
 mod shared_crawl;
 mod third_party;
 mod unattended;

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use redis::Value;
 
+mod changes;
 mod claim;
 mod handover;
 mod outage;
@@ -45,6 +46,8 @@ pub struct SyncReport {
     pub stop_requested: bool,
     /// The crawl's scope seeds, when other workers added some since the last report.
     pub scope: Vec<String>,
+    /// Console changes other workers made (JSON), in order.
+    pub changes: Vec<String>,
 }
 
 /// One worker's coordinator.
@@ -78,6 +81,10 @@ pub struct Coordinator {
     suspended: bool,
     /// Right after an outage: no host whose lease ran out is taken over before then.
     no_takeover_until: Option<Instant>,
+    /// Console changes made here, to send.
+    changes_out: Vec<String>,
+    /// Entries of the crawl's change list read so far.
+    changes_seen: usize,
     /// True once every shard was seen empty while this worker had nothing left.
     crawl_over: bool,
     /// Set once `trawl stop` was seen.
@@ -124,6 +131,8 @@ impl Coordinator {
             retry_at: None,
             suspended: false,
             no_takeover_until: None,
+            changes_out: Vec::new(),
+            changes_seen: 0,
             crawl_over: false,
             stop_requested: false,
             seeds_to_send: brings_seeds,
@@ -218,6 +227,7 @@ impl Coordinator {
         }
         let now = Instant::now();
         self.send_outbox(report).await?;
+        self.exchange_changes(report).await?;
         if self.seeds_to_send {
             // The seeds are queued in Redis now: from here on, empty shards mean the end.
             redis::cmd("HSET")

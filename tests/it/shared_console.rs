@@ -1,0 +1,155 @@
+//! Issue 28: in a shared crawl (`--redis`) the console's changes are crawl-wide. A pause made
+//! on one worker's console stops every worker within 2 s and a resume on another starts them
+//! all; an exclude pattern added on one stops the matching URLs on all; a worker that joins
+//! later (or restarts) starts with the crawl's changes, paused if the crawl is.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::args;
+use crate::console::{post, start, status, stop_from_console, wait_for, Crawl, TOKEN};
+use crate::redis_server::RedisServer;
+use crate::server::{Route, Web};
+
+const HOSTS: usize = 8;
+const PAGES: usize = 60;
+
+/// `HOSTS` hosts whose home links to `PAGES` pages under /p/ and as many under /s2/.
+async fn web() -> (Web, Vec<String>) {
+    let web = Web::default();
+    let mut seeds = Vec::new();
+    for i in 0..HOSTS {
+        let h = web.host(&format!("127.0.43.{}", i + 1)).await;
+        let mut links = String::new();
+        for p in 0..PAGES {
+            for dir in ["p", "s2"] {
+                let path = format!("/{dir}/{p}");
+                links.push_str(&format!(r#"<a href="{path}">{p}</a>"#));
+                h.route(&path, Route::html("<p>a page</p>"));
+            }
+        }
+        h.route("/", Route::html(&links));
+        seeds.push(h.url("/"));
+    }
+    (web, seeds)
+}
+
+fn worker(redis: &str, id: &str, out: &Path, seeds: &[String]) -> Crawl {
+    let mut a = args![
+        "crawl",
+        "--redis",
+        redis,
+        "--crawl-id",
+        "steered",
+        "--worker-id",
+        id,
+        "--out",
+        out.display(),
+        "--lease",
+        "3s",
+        "--delay",
+        "250ms",
+        "--concurrency",
+        4,
+        "--allow-private",
+        "-q",
+        "--console-token",
+        TOKEN
+    ];
+    a.extend(seeds.iter().cloned());
+    start(a)
+}
+
+fn pages_of(console: &str) -> u64 {
+    status(console)["pages"].as_u64().unwrap_or(0)
+}
+
+/// Paths requested since `from`.
+fn requested_since(web: &Web, from: Instant) -> Vec<String> {
+    web.hits()
+        .into_iter()
+        .filter(|h| h.at >= from)
+        .map(|h| h.path)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn console_changes_on_one_worker_reach_every_worker_and_later_ones() {
+    let (web, seeds) = web().await;
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let w1 = worker(&redis.url(), "w1", &tmp.path().join("w1"), &seeds);
+    let w2 = worker(&redis.url(), "w2", &tmp.path().join("w2"), &[]);
+    let (c1, c2) = (w1.console.clone(), w2.console.clone());
+    wait_for(
+        || pages_of(&c1) >= 2 && pages_of(&c2) >= 2,
+        "both workers archiving",
+    )
+    .await;
+
+    // Paused on w1: within 2 s no request starts on any host, and w2's console says so.
+    let (code, answer) = post(&c1, "/api/pause", Some(TOKEN), "");
+    assert_eq!(code, 200, "{answer}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let quiet_from = Instant::now();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let during = requested_since(&web, quiet_from);
+    assert!(during.is_empty(), "requests while paused: {during:?}");
+    assert_eq!(status(&c2)["state"], "paused");
+
+    // Resumed on w2: both workers fetch again.
+    let (p1, p2) = (pages_of(&c1), pages_of(&c2));
+    let (code, _) = post(&c2, "/api/resume", Some(TOKEN), "");
+    assert_eq!(code, 200);
+    wait_for(
+        || pages_of(&c1) > p1 && pages_of(&c2) > p2,
+        "both workers fetching again",
+    )
+    .await;
+
+    // An exclude added on w2: after 2 s no /s2/ URL is requested by anyone, the crawl goes on.
+    let (code, answer) = post(
+        &c2,
+        "/api/excludes/add",
+        Some(TOKEN),
+        r#"{"pattern":"/s2/"}"#,
+    );
+    assert_eq!(code, 200, "{answer}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let from = Instant::now();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after = requested_since(&web, from);
+    assert!(after.iter().any(|p| p.starts_with("/p/")), "{after:?}");
+    let excluded: Vec<_> = after.iter().filter(|p| p.starts_with("/s2/")).collect();
+    assert!(excluded.is_empty(), "excluded URLs fetched: {excluded:?}");
+    assert!(status(&c1)["settings"]["excludes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p == "/s2/"));
+
+    // Paused again (on w2); a worker that joins now starts paused, with the exclude.
+    let (code, _) = post(&c2, "/api/pause", Some(TOKEN), "");
+    assert_eq!(code, 200);
+    let w3 = worker(&redis.url(), "w3", &tmp.path().join("w3"), &[]);
+    let c3 = w3.console.clone();
+    wait_for(
+        || {
+            let view = status(&c3);
+            view["state"] == "paused"
+                && view["settings"]["excludes"]
+                    .as_array()
+                    .is_some_and(|e| e.iter().any(|p| p == "/s2/"))
+        },
+        "the new worker paused, with the exclude",
+    )
+    .await;
+    assert_eq!(
+        pages_of(&c3),
+        0,
+        "a worker joining a paused crawl fetches nothing"
+    );
+    for (c, w) in [(c1, w1), (c2, w2), (c3, w3)] {
+        stop_from_console(&c, TOKEN, w).await;
+    }
+}
