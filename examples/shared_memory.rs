@@ -57,6 +57,7 @@ async fn main() {
                     requisite: 0,
                     redirects: 0,
                     attempt: 0,
+                    sitemap: 0,
                 };
                 call.arg(&host)
                     .arg(&fingerprint(&u)[..])

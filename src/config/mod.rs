@@ -508,8 +508,7 @@ impl Config {
                 robots_agent,
                 obey_robots: !args.ignore_robots,
                 robots_retry: args.robots_retry,
-                // Not yet in a shared crawl: a sitemap job bypasses the host leases in Redis.
-                sitemaps: !args.no_sitemaps && shared.is_none(),
+                sitemaps: !args.no_sitemaps,
                 order: match args.order {
                     crate::cli::Order::Bfs => CrawlOrder::Bfs,
                     crate::cli::Order::PathDepth => CrawlOrder::PathDepth,

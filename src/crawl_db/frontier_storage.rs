@@ -236,6 +236,7 @@ mod tests {
             requisite: 0,
             redirects: 0,
             attempt: 0,
+            sitemap: 0,
         };
         assert_eq!(
             db.admit(1, &fingerprint(&entry.url), &entry).unwrap(),

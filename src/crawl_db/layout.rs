@@ -97,6 +97,7 @@ pub fn decode_queued(key: &QueueKey, bytes: &[u8]) -> Option<QueuedUrl> {
         requisite,
         redirects: u32::from_le_bytes(bytes[..4].try_into().ok()?),
         attempt: u32::from_le_bytes(bytes[4..8].try_into().ok()?),
+        sitemap: 0,
     })
 }
 
@@ -218,6 +219,7 @@ mod tests {
             requisite: 0,
             redirects: 2,
             attempt: 1,
+            sitemap: 0,
         };
         let key = queue_key(1, 3, 9);
         assert_eq!(decode_queued(&key, &encode_queued(&v)), Some(v.clone()));

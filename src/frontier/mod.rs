@@ -216,6 +216,7 @@ impl Frontier {
             requisite: candidate.requisite,
             redirects: candidate.redirects,
             attempt: 0,
+            sitemap: 0,
         };
         let admit = match self.storage.admit(id, &fp, &entry) {
             Ok(Admit::Queued) => {
@@ -366,7 +367,7 @@ impl Frontier {
             let robots_fetch = match state.gate(url.as_str(), now) {
                 Gate::Allowed => {
                     return Some(Job {
-                        kind: page_kind(entry.requisite),
+                        kind: entry_kind(&entry),
                         url,
                         host: q.name.clone(),
                         depth: entry.depth,
@@ -442,11 +443,15 @@ fn record_failure(slot: &mut Option<StoreError>, e: StoreError) {
 }
 
 /// A robots.txt job for host `q`.
-/// The kind of a job for a queued URL: a page, or a page requisite.
-fn page_kind(requisite: u8) -> JobKind {
-    match requisite {
-        0 => JobKind::Page,
-        hops => JobKind::Requisite { hops },
+/// The kind of a job for a queued URL: a page, a page requisite, or (in a shared crawl) a
+/// sitemap file.
+fn entry_kind(entry: &QueuedUrl) -> JobKind {
+    match (entry.sitemap, entry.requisite) {
+        (0, 0) => JobKind::Page,
+        (0, hops) => JobKind::Requisite { hops },
+        (level, _) => JobKind::Sitemap {
+            nesting: u32::from(level - 1),
+        },
     }
 }
 

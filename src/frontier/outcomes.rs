@@ -118,6 +118,7 @@ impl Frontier {
             requisite,
             redirects: job.redirects,
             attempt,
+            sitemap: 0,
         };
         self.storage.finish(id);
         match self.storage.requeue(id, &entry) {

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use url::Url;
 
+use super::storage::{fingerprint, Admit, QueuedUrl};
 use super::{Frontier, Job, JobKind};
 
 /// Index files nest at most this deep (the protocol has one level; some sites use two).
@@ -62,6 +63,25 @@ impl Frontier {
             return;
         }
         let id = self.host_id(url.host_str().unwrap_or(""), now);
+        if self.storage.queues_sitemaps() {
+            // A shared crawl: an entry of the host's queue, fetched by whoever holds the host.
+            let entry = QueuedUrl {
+                url: url.into(),
+                depth: 0,
+                rank: 0,
+                requisite: 0,
+                redirects: 0,
+                attempt: 0,
+                sitemap: nesting as u8 + 1,
+            };
+            let fp = fingerprint(&entry.url);
+            match self.storage.admit(id, &fp, &entry) {
+                Ok(Admit::Queued) => self.queued_one(id),
+                Ok(_) => {}
+                Err(e) => self.fail(e),
+            }
+            return;
+        }
         self.hosts[id as usize].sitemaps.push_back((url, nesting));
         self.schedule(id);
     }

@@ -39,6 +39,9 @@ pub struct QueuedUrl {
     pub redirects: u32,
     /// Failed attempts so far.
     pub attempt: u32,
+    /// A sitemap file `sitemap - 1` levels below robots.txt, queued in a storage that
+    /// [`FrontierStorage::queues_sitemaps`]; 0 for any other URL.
+    pub sitemap: u8,
 }
 
 /// What is saved of a host.
@@ -175,6 +178,13 @@ pub trait FrontierStorage: Send {
 
     /// Makes every change so far durable. Entries in flight are saved as queued.
     fn checkpoint(&mut self) -> Result<(), StoreError>;
+
+    /// True when sitemap files go into the queue as entries (a shared crawl, where a host's
+    /// requests are made only by the worker holding its lease); else the frontier keeps them
+    /// per host in memory, fetched before the host's pages.
+    fn queues_sitemaps(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

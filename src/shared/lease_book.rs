@@ -136,10 +136,14 @@ impl LeaseBook {
     }
 }
 
-/// Encodes a queue entry: `url TAB depth TAB redirects TAB attempt` (a canonical URL never
-/// holds a tab).
+/// Encodes a queue entry: `url TAB depth TAB redirects TAB attempt`, then `TAB requisite TAB
+/// sitemap` when either is set (a canonical URL never holds a tab).
 pub fn encode_entry(e: &QueuedUrl) -> String {
-    format!("{}\t{}\t{}\t{}", e.url, e.depth, e.redirects, e.attempt)
+    let mut s = format!("{}\t{}\t{}\t{}", e.url, e.depth, e.redirects, e.attempt);
+    if e.requisite > 0 || e.sitemap > 0 {
+        s.push_str(&format!("\t{}\t{}", e.requisite, e.sitemap));
+    }
+    s
 }
 
 /// Decodes a queue entry; `None` for one this version cannot read.
@@ -148,13 +152,18 @@ pub fn decode_entry(s: &str) -> Option<QueuedUrl> {
     let url = parts.next()?.to_string();
     let mut num = || parts.next().and_then(|p| p.parse::<u32>().ok());
     let depth = num()?;
+    let redirects = num()?;
+    let attempt = num().unwrap_or(0);
+    let mut small = || num().and_then(|n| u8::try_from(n).ok()).unwrap_or(0);
+    let requisite = small();
     Some(QueuedUrl {
         url,
         depth,
         rank: depth,
-        requisite: 0,
-        redirects: num()?,
-        attempt: num().unwrap_or(0),
+        requisite,
+        redirects,
+        attempt,
+        sitemap: small(),
     })
 }
 
@@ -315,6 +324,10 @@ impl FrontierStorage for LeaseStore {
         Ok(())
     }
 
+    fn queues_sitemaps(&self) -> bool {
+        true
+    }
+
     fn checkpoint(&mut self) -> Result<(), StoreError> {
         // The WARC file is synced: what finished so far may be acknowledged (by the
         // coordinator, right after this save point).
@@ -340,6 +353,7 @@ mod tests {
             requisite: 0,
             redirects: 1,
             attempt: 0,
+            sitemap: 0,
         }
     }
 
@@ -348,6 +362,18 @@ mod tests {
         let e = entry("http://a.org/x?y=1");
         assert_eq!(decode_entry(&encode_entry(&e)), Some(e));
         assert_eq!(decode_entry("http://a.org/\tx"), None);
+        // Page requisites and sitemap files keep their kind through Redis.
+        for (requisite, sitemap) in [(2, 0), (0, 3)] {
+            let e = QueuedUrl {
+                requisite,
+                sitemap,
+                ..entry("http://a.org/s.xml")
+            };
+            assert_eq!(decode_entry(&encode_entry(&e)), Some(e));
+        }
+        // An entry an earlier version queued (four fields) is a page.
+        let old = decode_entry("http://a.org/\t1\t0\t2").unwrap();
+        assert_eq!((old.requisite, old.sitemap, old.attempt), (0, 0, 2));
     }
 
     #[test]

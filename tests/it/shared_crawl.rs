@@ -113,6 +113,28 @@ fn worker(
     a
 }
 
+/// One worker per directory with lease `lease`; the first brings every seed in `seeds`.
+fn seeded_workers(
+    redis: &str,
+    crawl: &str,
+    dirs: &[PathBuf],
+    extra: &[&str],
+    lease: &str,
+    seeds: &[String],
+) -> Vec<Child> {
+    (0..dirs.len())
+        .map(|i| {
+            let mut a = worker_args(redis, crawl, &format!("w{}", i + 1), &dirs[i], extra);
+            let at = a.iter().position(|x| x == "--lease").expect("--lease") + 1;
+            a[at] = lease.to_string();
+            if i == 0 {
+                a.extend(seeds.iter().cloned());
+            }
+            spawn(a)
+        })
+        .collect()
+}
+
 fn spawn(args: Vec<String>) -> Child {
     Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(args)
@@ -502,23 +524,8 @@ async fn a_redis_restart_within_the_lease_refetches_at_most_the_last_two_seconds
     let tmp = tempfile::tempdir().unwrap();
     let dirs: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("w{i}"))).collect();
     let extra = ["--delay", "100ms", "--concurrency", "8"];
-    let workers: Vec<Child> = (0..2)
-        .map(|i| {
-            let mut a = worker_args(
-                &redis.url(),
-                "outage",
-                &format!("w{}", i + 1),
-                &dirs[i],
-                &extra,
-            );
-            let lease = a.iter().position(|x| x == "--lease").unwrap() + 1;
-            a[lease] = "3s".into();
-            if i == 0 {
-                a.extend(hosts.iter().map(|h| h.url("/")));
-            }
-            spawn(a)
-        })
-        .collect();
+    let homes: Vec<String> = hosts.iter().map(|h| h.url("/")).collect();
+    let workers = seeded_workers(&redis.url(), "outage", &dirs, &extra, "3s", &homes);
     let is_page = |path: &str| path != "/robots.txt";
     // Killed once the crawl is well under way (about a fifth of its pages).
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -715,4 +722,68 @@ async fn max_pages_per_host_is_exact_per_host_across_workers() {
         .map(|(i, h)| (h.addr.ip().to_string(), if i == 0 { 4 } else { 7 }))
         .collect();
     assert_eq!(per_host, expected);
+}
+
+/// Issue 28: sitemaps in a shared crawl. Each host's robots.txt lists a sitemap index on the
+/// host, which lists a sitemap of pages linked from nowhere; two workers archive all of them,
+/// each sitemap and each page once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_crawl_follows_sitemaps_to_unlinked_pages() {
+    const HOSTS: usize = 6;
+    let web = Web::default();
+    let mut hosts = Vec::new();
+    for i in 0..HOSTS {
+        let h = web.host(&format!("127.0.44.{}", i + 1)).await;
+        h.route(
+            "/robots.txt",
+            Route::typed(200, "text/plain", b"User-agent: *\nSitemap: /index.xml\n"),
+        );
+        h.route("/", Route::html("<p>no links</p>"));
+        let index = format!(
+            "<sitemapindex><sitemap><loc>{}</loc></sitemap></sitemapindex>",
+            h.url("/pages.xml")
+        );
+        h.route(
+            "/index.xml",
+            Route::typed(200, "application/xml", index.as_bytes()),
+        );
+        let mut urlset = String::from("<urlset>");
+        for p in 0..5 {
+            let path = format!("/hidden{p}");
+            urlset.push_str(&format!("<url><loc>{}</loc></url>", h.url(&path)));
+            h.route(&path, Route::html("<p>only in a sitemap</p>"));
+        }
+        urlset.push_str("</urlset>");
+        h.route(
+            "/pages.xml",
+            Route::typed(200, "application/xml", urlset.as_bytes()),
+        );
+        hosts.push(h);
+    }
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("w{i}"))).collect();
+    let extra = ["--delay", "50ms", "--concurrency", "4"];
+    let homes: Vec<String> = hosts.iter().map(|h| h.url("/")).collect();
+    let workers = seeded_workers(&redis.url(), "maps", &dirs, &extra, "2s", &homes);
+    for w in workers {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let union = union_pages(&dirs);
+    let mut expected = Vec::new();
+    for h in &hosts {
+        for p in ["/", "/index.xml", "/pages.xml"] {
+            expected.push(h.url(p));
+        }
+        for p in 0..5 {
+            expected.push(h.url(&format!("/hidden{p}")));
+        }
+    }
+    expected.sort();
+    assert_eq!(union.keys().cloned().collect::<Vec<_>>(), expected);
+    assert!(union.values().all(|&n| n == 1), "{union:?}");
+    for dir in &dirs {
+        check_warcs(dir).await;
+    }
 }
