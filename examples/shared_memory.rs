@@ -46,7 +46,7 @@ async fn main() {
         let k = keys.shard_of(&host);
         for start in (0..per_host).step_by(100) {
             let mut call = scripts.admit.key(keys.ready(k));
-            call.arg(keys.shard(k));
+            call.arg(keys.shard(k)).arg(0);
             for i in start..(start + 100).min(per_host) {
                 let u = format!("http://{host}/section-{}/article-{i:06}.html", i % 17);
                 url_bytes += u.len();
@@ -61,7 +61,8 @@ async fn main() {
                 };
                 call.arg(&host)
                     .arg(&fingerprint(&u)[..])
-                    .arg(encode_entry(&entry));
+                    .arg(encode_entry(&entry))
+                    .arg(entry.rank);
             }
             let _: Vec<i64> = call.invoke_async(&mut redis).await.expect("admit");
         }

@@ -440,8 +440,8 @@ impl Config {
                 if args.page_requisites {
                     return Err(bad("--page-requisites is for a crawl of its own for now: a shared crawl's queue entries in Redis do not carry the requisite mark yet".into()));
                 }
-                if args.order != crate::cli::Order::Bfs {
-                    return Err(bad("--order is for a crawl of its own for now: a shared crawl's host queues in Redis are served oldest first".into()));
+                if args.order == crate::cli::Order::Backlinks {
+                    return Err(bad("--order backlinks is for a crawl of its own: it re-ranks queued URLs by backlinks counted in one process's memory (a shared crawl takes bfs, path-depth and random)".into()));
                 }
                 if args.politeness != crate::cli::Politeness::Host {
                     return Err(bad("--politeness ip and domain are for a crawl of its own: a shared crawl leases hosts to workers one by one, so a group of hosts could be served by two workers at once".into()));

@@ -21,7 +21,7 @@ use crate::chain::content_seen::DedupTable;
 use crate::chain::filter::PageBudget;
 use crate::config::{unlock_shared_seeds, Config};
 use crate::fetch::{cookies_txt, CookieJar, Fetcher};
-use crate::frontier::Frontier;
+use crate::frontier::{CrawlOrder, Frontier};
 use crate::http_message::parse_response_head;
 use crate::record::Original;
 use crate::search::{SearchError, SearchIndexer, WriterBudget};
@@ -183,6 +183,7 @@ pub(super) async fn start_shared(
         capacity,
         config.run.max_pages_per_host,
         !config.seeds.is_empty(),
+        config.frontier.order != CrawlOrder::Bfs,
         config.output.out.display().to_string(),
     );
     let reclaimed = coordinator.reclaim(&mut frontier).await.map_err(|source| {
@@ -239,6 +240,7 @@ fn shared_options(config: &Config) -> Vec<(&'static str, String)> {
             format!("{:?}", config.run.max_pages_per_host),
         ),
         ("dedup", config.chain.dedup.is_some().to_string()),
+        ("order", format!("{:?}", f.order)),
     ]
 }
 

@@ -152,11 +152,21 @@ pub async fn join(
         .get("options")
         .and_then(|s| serde_json::from_str(s).ok())
         .ok_or_else(|| unreadable("options are not JSON".into()))?;
+    // Options a crawl created by an earlier version did not record, with the value it had.
+    let earlier = |k: &str| match k {
+        "order" => Some(serde_json::Value::String("Bfs".into())),
+        _ => None,
+    };
+    let theirs_of = |k: &str| saved.get(k).cloned().or_else(|| earlier(k));
     let differ: Vec<String> = wanted
         .iter()
-        .filter(|(k, v)| saved.get(*k) != Some(v))
+        .filter(|(k, v)| theirs_of(k).as_ref() != Some(*v))
         .map(|(k, v)| {
-            let theirs = saved.get(k).and_then(|v| v.as_str()).unwrap_or("(unset)");
+            let theirs = theirs_of(k);
+            let theirs = theirs
+                .as_ref()
+                .and_then(|v| v.as_str())
+                .unwrap_or("(unset)");
             format!(
                 "{k} (crawl: {theirs}; this worker: {})",
                 v.as_str().unwrap_or("")

@@ -14,7 +14,8 @@
 //! | `trawl:{C/k}:ready` | ZSET | host -> due time (ms) when free, lease expiry (ms) when held |
 //! | `trawl:{C/k}:owner` | HASH | host -> lease token `WORKER#EPOCH` |
 //! | `trawl:{C/k}:stat` | HASH | `queued`, `seen`: the shard's counts, for `trawl status` |
-//! | `trawl:{C/k}:q:HOST` | LIST | queued entries `url TAB depth TAB redirects TAB attempt` |
+//! | `trawl:{C/k}:q:HOST` | LIST | queued entries `url TAB depth TAB redirects TAB attempt [TAB requisite TAB sitemap]` (`--order bfs`) |
+//! | `trawl:{C/k}:z:HOST` | ZSET | the same entries by score `rank * 2^20 + arrival` (other orders) |
 //! | `trawl:{C/k}:f:HOST` | HASH | url -> entry: handed to the owner, not yet acknowledged |
 //! | `trawl:{C/k}:seen:HOST` | SET | 12-byte URL fingerprints ever queued for the host |
 //! | `trawl:{C/k}:host:HOST` | HASH | `next` (ms), `pages`, `rb:ORIGIN` -> robots.txt (`A` + text or `N`) |

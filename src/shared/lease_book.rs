@@ -23,6 +23,8 @@ pub struct Outgoing {
     pub fp: Fingerprint,
     /// The encoded queue entry.
     pub entry: String,
+    /// Its rank (`--order`; used when the crawl's queues are ranked).
+    pub rank: u32,
 }
 
 /// One leased host's local state.
@@ -198,6 +200,7 @@ impl FrontierStorage for LeaseStore {
             host: name,
             fp: *fp,
             entry: encode_entry(entry),
+            rank: entry.rank,
         });
         Ok(Admit::Deferred)
     }

@@ -18,44 +18,88 @@ end
 local function url_of(entry)
   return string.match(entry, '^[^\t]*')
 end
+-- A host's queue: a list served oldest first (R false: --order bfs), or a sorted set served by
+-- score, rank * SEQ + arrival number (R true: the other orders); an entry in flight keeps its
+-- score ("score NEWLINE entry") so that it goes back where it was.
+local SEQ = 1048576
+local function qkey(P, host, R)
+  if R then return P .. ':z:' .. host end
+  return P .. ':q:' .. host
+end
+local function qlen(P, host, R)
+  if R then return redis.call('ZCARD', qkey(P, host, R)) end
+  return redis.call('LLEN', qkey(P, host, R))
+end
+local function push(P, host, entry, rank, R)
+  if R then
+    local seq = math.min(redis.call('HINCRBY', P .. ':host:' .. host, 'seq', 1), SEQ - 1)
+    redis.call('ZADD', qkey(P, host, R), rank * SEQ + seq, entry)
+  else
+    redis.call('RPUSH', qkey(P, host, R), entry)
+  end
+end
 -- Moves up to n queued entries of a host into flight (held by its owner until acknowledged).
-local function pop(P, host, n)
-  local got = redis.call('LPOP', P .. ':q:' .. host, n)
-  if not got then return {} end
-  redis.call('HINCRBY', P .. ':stat', 'queued', -#got)
-  for _, e in ipairs(got) do
-    redis.call('HSET', P .. ':f:' .. host, url_of(e), e)
+local function pop(P, host, n, R)
+  local f = P .. ':f:' .. host
+  local got = {}
+  if R then
+    local z = redis.call('ZPOPMIN', qkey(P, host, R), n)
+    for i = 1, #z, 2 do
+      got[#got + 1] = z[i]
+      redis.call('HSET', f, url_of(z[i]), z[i + 1] .. '\n' .. z[i])
+    end
+  else
+    got = redis.call('LPOP', qkey(P, host, R), n)
+    if not got then return {} end
+    for _, e in ipairs(got) do
+      redis.call('HSET', f, url_of(e), e)
+    end
+  end
+  if #got > 0 then
+    redis.call('HINCRBY', P .. ':stat', 'queued', -#got)
   end
   return got
 end
 -- Drops a host's queue when it has its pages (--max-pages-per-host); returns how many.
-local function over_cap(P, host, cap, extra)
+local function over_cap(P, host, cap, extra, R)
   if cap < 0 then return -1 end
   local pages = tonumber(redis.call('HGET', P .. ':host:' .. host, 'pages') or '0')
   if pages + extra < cap then return -1 end
-  local n = redis.call('LLEN', P .. ':q:' .. host)
+  local n = qlen(P, host, R)
   if n > 0 then
     -- (never -0: Lua would send it as "-0", which is not an integer to Redis)
-    redis.call('DEL', P .. ':q:' .. host)
+    redis.call('DEL', qkey(P, host, R))
     redis.call('HINCRBY', P .. ':stat', 'queued', -n)
   end
   return n
 end
--- Hands a host to a token: entries a previous owner held in flight go back to the head of
--- the queue; returns {host, wait ms, pages, queued left, entries, robots pairs, dropped}.
--- Entries held in flight go back to the head of the queue; returns how many.
-local function unflight(P, host)
+-- Entries held in flight go back to the head of the queue (to their place, ranked); returns
+-- how many.
+local function unflight(P, host, R)
   local f = P .. ':f:' .. host
   local back = redis.call('HVALS', f)
-  for i = #back, 1, -1 do
-    redis.call('LPUSH', P .. ':q:' .. host, back[i])
+  if R then
+    for _, v in ipairs(back) do
+      local score, entry = string.match(v, '^([^\n]*)\n(.*)$')
+      if score then
+        redis.call('ZADD', qkey(P, host, R), score, entry)
+      else
+        redis.call('ZADD', qkey(P, host, R), 0, v)
+      end
+    end
+  else
+    for i = #back, 1, -1 do
+      redis.call('LPUSH', qkey(P, host, R), back[i])
+    end
   end
   redis.call('HINCRBY', P .. ':stat', 'queued', #back)
   redis.call('DEL', f)
   return #back
 end
-local function adopt(P, host, token, now, batch, cap)
-  local back = unflight(P, host)
+-- Hands a host to a token: entries a previous owner held in flight go back to the head of
+-- the queue; returns {host, wait ms, pages, queued left, entries, robots pairs, dropped}.
+local function adopt(P, host, token, now, batch, cap, R)
+  local back = unflight(P, host, R)
   redis.call('HSET', P .. ':owner', host, token)
   local h = redis.call('HGETALL', P .. ':host:' .. host)
   local nxt, pages, robots = 0, 0, {}
@@ -68,15 +112,15 @@ local function adopt(P, host, token, now, batch, cap)
       robots[#robots + 1] = h[i + 1]
     end
   end
-  local dropped = over_cap(P, host, cap, 0)
+  local dropped = over_cap(P, host, cap, 0, R)
   -- At least what came back from flight, so a restarted owner finds all of it again.
-  local entries = pop(P, host, math.max(batch, back))
-  local left = redis.call('LLEN', P .. ':q:' .. host)
+  local entries = pop(P, host, math.max(batch, back), R)
+  local left = qlen(P, host, R)
   return {host, math.max(0, nxt - now), pages, left, entries, robots, math.max(dropped, 0)}
 end
 -- Takes up to n due hosts of shard P (free ones whose time has come, or, when takeover is 1,
 -- held ones whose lease expired), appending each adopted host to out; returns how many.
-local function claim(P, token, n, lease, batch, cap, now, takeover, out)
+local function claim(P, token, n, lease, batch, cap, now, takeover, R, out)
   local ready = P .. ':ready'
   local look = n
   if takeover == 0 then look = n * 4 end
@@ -86,7 +130,7 @@ local function claim(P, token, n, lease, batch, cap, now, takeover, out)
     if taken >= n then break end
     if takeover == 1 or redis.call('HEXISTS', P .. ':owner', host) == 0 then
       redis.call('ZADD', ready, now + lease, host)
-      out[#out + 1] = adopt(P, host, token, now, batch, cap)
+      out[#out + 1] = adopt(P, host, token, now, batch, cap, R)
       taken = taken + 1
     end
   end
@@ -95,28 +139,28 @@ end
 "#;
 
 /// `claim` KEYS: ready. ARGV: prefix, token, most hosts, lease ms, batch, cap (-1: none),
-/// takeover (1: hosts whose lease expired too; 0: free hosts only). Takes due hosts of one
-/// shard.
+/// takeover (1: hosts whose lease expired too; 0: free hosts only), ranked (1: `--order`
+/// other than bfs). Takes due hosts of one shard.
 const CLAIM: &str = r#"
 local n, lease, batch, cap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local out = {}
-claim(ARGV[1], ARGV[2], n, lease, batch, cap, now_ms(), tonumber(ARGV[7]), out)
+claim(ARGV[1], ARGV[2], n, lease, batch, cap, now_ms(), tonumber(ARGV[7]), ARGV[8] == '1', out)
 return out
 "#;
 
 /// `claim_all` (a single server only: it touches every shard's slot). KEYS: none. ARGV: crawl
 /// prefix (`trawl:{C/`), shards, first shard, token, most hosts, lease ms, batch, cap,
-/// takeover. One call instead of one per shard.
+/// takeover, ranked. One call instead of one per shard.
 const CLAIM_ALL: &str = r#"
 local base, shards, first, token = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local n, lease, batch, cap = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local takeover = tonumber(ARGV[9])
+local takeover, R = tonumber(ARGV[9]), ARGV[10] == '1'
 local now = now_ms()
 local out = {}
 for i = 0, shards - 1 do
   if #out >= n then break end
   local k = (first + i) % shards
-  claim(base .. k .. '}', token, n - #out, lease, batch, cap, now, takeover, out)
+  claim(base .. k .. '}', token, n - #out, lease, batch, cap, now, takeover, R, out)
 end
 return out
 "#;
@@ -131,11 +175,13 @@ end
 return total
 "#;
 
-/// `reclaim` KEYS: ready. ARGV: prefix, token, worker prefix (`W#`), lease ms, batch, cap.
+/// `reclaim` KEYS: ready. ARGV: prefix, token, worker prefix (`W#`), lease ms, batch, cap,
+/// ranked.
 /// A restarted worker takes back at once the hosts its previous process held.
 const RECLAIM: &str = r#"
 local P, token, mine = ARGV[1], ARGV[2], ARGV[3]
 local lease, batch, cap = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local R = ARGV[7] == '1'
 local now = now_ms()
 local owners = redis.call('HGETALL', P .. ':owner')
 local out = {}
@@ -143,21 +189,23 @@ for i = 1, #owners, 2 do
   local host, tok = owners[i], owners[i + 1]
   if tok ~= token and string.sub(tok, 1, #mine) == mine then
     redis.call('ZADD', KEYS[1], now + lease, host)
-    out[#out + 1] = adopt(P, host, token, now, batch, cap)
+    out[#out + 1] = adopt(P, host, token, now, batch, cap, R)
   end
 end
 return out
 "#;
 
-/// `refill` KEYS: ready. ARGV: prefix, token, host, batch, wait ms, cap, pages not yet acked.
+/// `refill` KEYS: ready. ARGV: prefix, token, host, batch, wait ms, cap, pages not yet acked,
+/// ranked.
 /// Returns {'lost'}, {'more', entries, dropped}, {'busy'} (entries still unacknowledged) or
 /// {'released', dropped}: nothing queued or in flight, so the host is free again.
 const REFILL: &str = r#"
 local P, token, host = ARGV[1], ARGV[2], ARGV[3]
 local batch, wait, cap, extra = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local R = ARGV[8] == '1'
 if redis.call('HGET', P .. ':owner', host) ~= token then return {'lost'} end
-local dropped = math.max(over_cap(P, host, cap, extra), 0)
-local got = pop(P, host, batch)
+local dropped = math.max(over_cap(P, host, cap, extra, R), 0)
+local got = pop(P, host, batch, R)
 if #got > 0 then return {'more', got, dropped} end
 if redis.call('HLEN', P .. ':f:' .. host) > 0 then return {'busy'} end
 redis.call('HDEL', P .. ':owner', host)
@@ -202,16 +250,17 @@ end
 return lost
 "#;
 
-/// `release` KEYS: ready. ARGV: prefix, token, host, wait ms. Gives a host up (shutdown):
+/// `release` KEYS: ready. ARGV: prefix, token, host, wait ms, ranked. Gives a host up (shutdown):
 /// entries still in flight go back to the head of its queue; it is due again after `wait`.
 const RELEASE: &str = r#"
 local P, token, host, wait = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local R = ARGV[5] == '1'
 if redis.call('HGET', P .. ':owner', host) ~= token then return 0 end
 local now = now_ms()
-unflight(P, host)
+unflight(P, host, R)
 redis.call('HDEL', P .. ':owner', host)
 redis.call('HSET', P .. ':host:' .. host, 'next', now + wait)
-if redis.call('LLEN', P .. ':q:' .. host) > 0 then
+if qlen(P, host, R) > 0 then
   redis.call('ZADD', KEYS[1], now + wait, host)
 else
   redis.call('ZREM', KEYS[1], host)
@@ -219,17 +268,17 @@ end
 return 1
 "#;
 
-/// `admit` KEYS: ready. ARGV: prefix, then host/fingerprint/entry triples. Queues each URL not
-/// seen before on its host; a host with new work that nobody holds becomes due. Returns 1 per
-/// queued URL, 0 per duplicate.
+/// `admit` KEYS: ready. ARGV: prefix, ranked, then host/fingerprint/entry/rank quadruples.
+/// Queues each URL not seen before on its host; a host with new work that nobody holds becomes
+/// due. Returns 1 per queued URL, 0 per duplicate.
 const ADMIT: &str = r#"
-local P = ARGV[1]
+local P, R = ARGV[1], ARGV[2] == '1'
 local now = now_ms()
 local res = {}
-for i = 2, #ARGV, 3 do
+for i = 3, #ARGV, 4 do
   local host = ARGV[i]
   if redis.call('SADD', P .. ':seen:' .. host, ARGV[i + 1]) == 1 then
-    redis.call('RPUSH', P .. ':q:' .. host, ARGV[i + 2])
+    push(P, host, ARGV[i + 2], tonumber(ARGV[i + 3]), R)
     redis.call('HINCRBY', P .. ':stat', 'queued', 1)
     redis.call('HINCRBY', P .. ':stat', 'seen', 1)
     if redis.call('HEXISTS', P .. ':owner', host) == 0 then

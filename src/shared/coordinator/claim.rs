@@ -76,6 +76,7 @@ impl Coordinator {
                 .arg(self.lease_ms())
                 .arg(BATCH)
                 .arg(self.cap_arg())
+                .arg(self.ranked_arg())
                 .invoke_async(&mut self.redis)
                 .await?;
             self.take_in(reply, frontier, &mut report, Instant::now());
@@ -116,6 +117,7 @@ impl Coordinator {
                 .arg(BATCH)
                 .arg(self.cap_arg())
                 .arg(takeover)
+                .arg(self.ranked_arg())
                 .invoke_async(&mut self.redis)
                 .await?;
             self.take_in(reply, frontier, report, Instant::now());
@@ -139,6 +141,7 @@ impl Coordinator {
                 .arg(BATCH)
                 .arg(self.cap_arg())
                 .arg(takeover)
+                .arg(self.ranked_arg())
                 .invoke_async(&mut self.redis)
                 .await?;
             self.take_in(reply, frontier, report, Instant::now());

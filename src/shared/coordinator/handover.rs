@@ -150,6 +150,7 @@ impl Coordinator {
                 .arg(&self.token)
                 .arg(&host)
                 .arg(frontier.wait_of(&host, now).as_millis() as u64)
+                .arg(self.ranked_arg())
                 .invoke_async::<i64>(&mut self.redis)
                 .await?;
             self.held.remove(&host);

@@ -81,6 +81,8 @@ pub struct Coordinator {
     suspended: bool,
     /// Right after an outage: no host whose lease ran out is taken over before then.
     no_takeover_until: Option<Instant>,
+    /// Host queues in Redis are ranked (`--order` other than bfs).
+    ranked: bool,
     /// Console changes made here, to send.
     changes_out: Vec<String>,
     /// Entries of the crawl's change list read so far.
@@ -107,6 +109,7 @@ impl Coordinator {
         capacity: usize,
         host_cap: Option<u64>,
         brings_seeds: bool,
+        ranked: bool,
         out: String,
     ) -> Self {
         let now = Instant::now();
@@ -131,6 +134,7 @@ impl Coordinator {
             retry_at: None,
             suspended: false,
             no_takeover_until: None,
+            ranked,
             changes_out: Vec::new(),
             changes_seen: 0,
             crawl_over: false,
@@ -170,6 +174,10 @@ impl Coordinator {
 
     fn lease_ms(&self) -> u64 {
         self.lease.as_millis() as u64
+    }
+
+    fn ranked_arg(&self) -> i64 {
+        i64::from(self.ranked)
     }
 
     fn cap_arg(&self) -> i64 {
@@ -309,9 +317,9 @@ impl Coordinator {
                 continue;
             }
             let mut call = self.scripts.admit.key(self.keys.ready(k));
-            call.arg(self.keys.shard(k));
+            call.arg(self.keys.shard(k)).arg(self.ranked_arg());
             for o in &links {
-                call.arg(&o.host).arg(&o.fp[..]).arg(&o.entry);
+                call.arg(&o.host).arg(&o.fp[..]).arg(&o.entry).arg(o.rank);
             }
             match call.invoke_async::<Vec<i64>>(&mut self.redis).await {
                 Ok(added) => {
@@ -398,6 +406,7 @@ impl Coordinator {
                 .arg(frontier.wait_of(&host, now).as_millis() as u64)
                 .arg(self.cap_arg())
                 .arg(unacked)
+                .arg(self.ranked_arg())
                 .invoke_async(&mut self.redis)
                 .await?;
             self.dirty.remove(&host);
