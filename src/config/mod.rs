@@ -437,9 +437,6 @@ impl Config {
                 if args.fresh || args.recrawl {
                     return Err(bad("--recrawl and --fresh are for a crawl of its own; a shared crawl starts anew under a new --crawl-id".into()));
                 }
-                if args.page_requisites {
-                    return Err(bad("--page-requisites is for a crawl of its own for now: a shared crawl's queue entries in Redis do not carry the requisite mark yet".into()));
-                }
                 if args.order == crate::cli::Order::Backlinks {
                     return Err(bad("--order backlinks is for a crawl of its own: it re-ranks queued URLs by backlinks counted in one process's memory (a shared crawl takes bfs, path-depth and random)".into()));
                 }

@@ -844,3 +844,63 @@ async fn a_shared_crawl_serves_each_host_in_the_order_asked() {
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
     assert!(text(&refused).contains("backlinks"), "{}", text(&refused));
 }
+
+/// Issue 28: `--page-requisites` in a shared crawl. The queue entries in Redis keep the
+/// requisite mark, so whichever worker fetches a page's stylesheet, images and script (on
+/// another host too) archives them whatever their type, and they are not pages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_crawl_archives_page_requisites() {
+    let web = Web::default();
+    let h = web.host("127.0.45.2").await;
+    let cdn = web.host("127.0.45.3").await;
+    h.route(
+        "/",
+        Route::html(&format!(
+            r#"<html><head><link rel=stylesheet href="/s.css"><script src="{}"></script></head>
+<body><img src="/a.png"><a href="/next">next</a></body></html>"#,
+            cdn.url("/lib.js")
+        )),
+    );
+    h.route("/next", Route::html("<p>a page</p><img src=/b.png>"));
+    h.route(
+        "/s.css",
+        Route::typed(200, "text/css", b"h1 { background: url(/h1.png) }"),
+    );
+    for p in ["/a.png", "/b.png", "/h1.png"] {
+        h.route(p, Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\nfake"));
+    }
+    cdn.route(
+        "/lib.js",
+        Route::typed(200, "application/javascript", b"var x = 1;"),
+    );
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("w{i}"))).collect();
+    let extra = ["--delay", "20ms", "--page-requisites"];
+    let workers = seeded_workers(
+        &redis.url(),
+        "requisites",
+        &dirs,
+        &extra,
+        "2s",
+        &[h.url("/")],
+    );
+    for w in workers {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let archived = union_pages(&dirs);
+    let mut expected: Vec<String> = ["/", "/next", "/s.css", "/a.png", "/b.png", "/h1.png"]
+        .iter()
+        .map(|p| h.url(p))
+        .collect();
+    expected.push(cdn.url("/lib.js"));
+    expected.sort();
+    let got: Vec<String> = archived
+        .keys()
+        .filter(|u| !u.ends_with("/sitemap.xml"))
+        .cloned()
+        .collect();
+    assert_eq!(got, expected);
+    assert!(archived.values().all(|&n| n == 1), "{archived:?}");
+}
