@@ -9,10 +9,10 @@
 mod run;
 
 use trawl::frontier::storage::{fingerprint, QueuedUrl};
-use trawl::shared::connection::Redis;
-use trawl::shared::keys::Keys;
-use trawl::shared::lease_book::encode_entry;
-use trawl::shared::scripts::Scripts;
+use trawl::redis_crawl::connection::Redis;
+use trawl::redis_crawl::keys::Keys;
+use trawl::redis_crawl::lease_book::encode_entry;
+use trawl::redis_crawl::scripts::Scripts;
 
 use run::arg;
 

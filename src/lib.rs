@@ -30,7 +30,7 @@
 //! | [`derive`] | WET and WAT derivatives (`trawl derive`, `--wet/--wat`) |
 //! | [`search`] | the full-text index (tantivy): `trawl search-index`, `trawl search`, `--search-index` |
 //! | `out_lock` | one crawl per output directory |
-//! | [`shared`] | one crawl shared by many workers through Redis (`--redis`) |
+//! | [`redis_crawl`] | one crawl shared by many workers through Redis (`--redis`) |
 //! | `console` | the live console: web page, JSON API, `/metrics` (`--console`) |
 //!
 //! Modules are public where the binary, the integration tests, the fuzz targets or the
@@ -56,10 +56,10 @@ pub mod http_message;
 pub(crate) mod index;
 pub(crate) mod out_lock;
 pub mod record;
+pub mod redis_crawl;
 pub(crate) mod report;
 pub mod search;
 pub(crate) mod seeds;
-pub mod shared;
 pub mod url_rules;
 pub(crate) mod wacz;
 pub mod warc;

@@ -15,9 +15,9 @@ use crate::exit::ExitCode;
 use crate::frontier::storage::StoreError;
 use crate::index::index_files;
 use crate::out_lock::{DirLock, LockError};
+use crate::redis_crawl::JoinError;
 use crate::report::{render_table, CrawlStats, StopReason};
 use crate::search::SearchError;
-use crate::shared::JoinError;
 use crate::warc::naming::list_warc_files;
 use crate::warc::recovery::repair_open_files;
 

@@ -105,7 +105,7 @@ fn with_runtime<T>(f: impl std::future::Future<Output = T>) -> Option<T> {
 }
 
 fn shared_status(url: &str, crawl_id: &str, json: bool) -> ExitCode {
-    let Some(result) = with_runtime(crate::shared::control::status(url, crawl_id)) else {
+    let Some(result) = with_runtime(crate::redis_crawl::control::status(url, crawl_id)) else {
         return ExitCode::Internal;
     };
     match result {
@@ -121,17 +121,19 @@ fn shared_status(url: &str, crawl_id: &str, json: bool) -> ExitCode {
     }
 }
 
-fn control_error(e: crate::shared::control::ControlError) -> ExitCode {
+fn control_error(e: crate::redis_crawl::control::ControlError) -> ExitCode {
     eprintln!("trawl: error: {e}");
     match e {
-        crate::shared::control::ControlError::NoCrawl(_) => ExitCode::BadArguments,
-        crate::shared::control::ControlError::Redis { .. } => ExitCode::SharedStore,
+        crate::redis_crawl::control::ControlError::NoCrawl(_) => ExitCode::BadArguments,
+        crate::redis_crawl::control::ControlError::Redis { .. } => ExitCode::SharedStore,
     }
 }
 
 pub(super) fn run_stop(args: StopArgs) -> ExitCode {
-    let Some(result) = with_runtime(crate::shared::control::stop(&args.redis, &args.crawl_id))
-    else {
+    let Some(result) = with_runtime(crate::redis_crawl::control::stop(
+        &args.redis,
+        &args.crawl_id,
+    )) else {
         return ExitCode::Internal;
     };
     match result {

@@ -22,8 +22,8 @@ use crate::cli::CrawlArgs;
 use crate::fetch::{AddressClass, AddressGuard, FetchOptions};
 use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
+use crate::redis_crawl::SharedSettings;
 use crate::seeds::{parse_seed, parse_seed_lines, Seed, SeedProblem};
-use crate::shared::SharedSettings;
 use crate::url_rules::{ExtensionFilter, ScopeKind, UrlFilter};
 use crate::warc::Rotation;
 

@@ -76,7 +76,7 @@ impl ConsoleLink {
             let slot = crawl.clone();
             tokio::spawn(async move {
                 loop {
-                    let status = crate::shared::control::status(&url, &id)
+                    let status = crate::redis_crawl::control::status(&url, &id)
                         .await
                         .ok()
                         .and_then(|s| serde_json::to_value(s).ok());

@@ -17,7 +17,7 @@ use crate::fault::FaultKind;
 use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
 use crate::frontier::{Job, JobKind};
 use crate::http_message::retry_after::retry_after;
-use crate::shared::SharedBudget;
+use crate::redis_crawl::SharedBudget;
 use crate::warc::{Batch, Producers};
 
 /// What every job shares: the fetcher, the chain's stage options and shared state.

@@ -5,9 +5,9 @@
 use std::time::SystemTime;
 
 use super::ledger::Ledger;
+use crate::redis_crawl::WorkerStats;
 use crate::report::status_file::CrawlStatus;
 use crate::report::{StopReason, Tally};
-use crate::shared::WorkerStats;
 
 /// The status file's snapshot of a crawl.
 pub(super) fn status_of(

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::{Coordinator, SyncReport, WorkerStats};
 use crate::frontier::Frontier;
-use crate::shared::budget::SharedBudget;
+use crate::redis_crawl::budget::SharedBudget;
 
 impl Coordinator {
     /// After a save point: acknowledges what it made durable (finished entries, page counts,

@@ -10,7 +10,7 @@ use redis::Value;
 use super::{Coordinator, SyncReport, BATCH};
 use crate::frontier::lease::Adopted;
 use crate::frontier::Frontier;
-use crate::shared::replies::{array, parse_adopted};
+use crate::redis_crawl::replies::{array, parse_adopted};
 
 impl Coordinator {
     /// Hosts to claim now: up to a quarter of the capacity per look, so that when hosts are
