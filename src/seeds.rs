@@ -1,5 +1,11 @@
-//! Seed parsing: one URL or bare host per line, with line-numbered problems.
+//! Seed parsing: one URL or bare host per line, with line-numbered problems; and the seeds
+//! file read as a stream, a batch of lines at a time, from where an earlier run stopped.
 
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 use url::Url;
 
 use crate::url_rules::canonicalize;
@@ -12,6 +18,26 @@ pub struct Seed {
     /// True for bare hosts: tried as `https://HOST/` first, then `http://HOST/` if TLS cannot be
     /// established.
     pub http_fallback: bool,
+}
+
+impl Seed {
+    /// The socket addresses an IP-literal seed is fetched from (the SSRF guard allows them):
+    /// its own, and port 80 too for a bare address that may fall back from https to http.
+    pub fn socket_addrs(&self) -> Vec<std::net::SocketAddr> {
+        let ip: std::net::IpAddr = match self.url.host() {
+            Some(url::Host::Ipv4(ip)) => ip.into(),
+            Some(url::Host::Ipv6(ip)) => ip.into(),
+            _ => return Vec::new(),
+        };
+        let mut ports = vec![self.url.port_or_known_default().unwrap_or(80)];
+        if self.http_fallback {
+            ports.push(80);
+        }
+        ports
+            .into_iter()
+            .map(|p| std::net::SocketAddr::new(ip, p))
+            .collect()
+    }
 }
 
 /// A seed line that could not be used.
@@ -73,8 +99,30 @@ pub fn parse_seed(text: &str) -> Result<Seed, String> {
     Ok(Seed { url, http_fallback })
 }
 
-/// Parses a seeds file: blank lines and `#` comments are skipped, bad lines reported.
-/// Each usable seed is passed through `check` (the crawl's URL limits), which may refuse it.
+/// A seed line's verdict: `None` for a blank line or a `#` comment.
+fn parse_line(
+    number: usize,
+    raw: &str,
+    check: &dyn Fn(Seed) -> Result<Seed, String>,
+) -> Option<Result<Seed, SeedProblem>> {
+    let line = raw.trim().trim_start_matches('\u{feff}');
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    Some(
+        parse_seed(line)
+            .and_then(check)
+            .map_err(|reason| SeedProblem {
+                line: number,
+                text: line.chars().take(200).collect(),
+                reason,
+            }),
+    )
+}
+
+/// Parses a whole seeds text: blank lines and `#` comments are skipped, bad lines reported
+/// (the tests' reference for [`SeedReader`]). Each usable seed is passed through `check`.
+#[cfg(test)]
 pub fn parse_seed_lines(
     content: &str,
     check: &dyn Fn(Seed) -> Result<Seed, String>,
@@ -82,20 +130,204 @@ pub fn parse_seed_lines(
     let mut seeds = Vec::new();
     let mut problems = Vec::new();
     for (index, raw) in content.lines().enumerate() {
-        let line = raw.trim().trim_start_matches('\u{feff}');
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match parse_seed(line).and_then(check) {
-            Ok(seed) => seeds.push(seed),
-            Err(reason) => problems.push(SeedProblem {
-                line: index + 1,
-                text: line.chars().take(200).collect(),
-                reason,
-            }),
+        match parse_line(index + 1, raw, check) {
+            Some(Ok(seed)) => seeds.push(seed),
+            Some(Err(problem)) => problems.push(problem),
+            None => {}
         }
     }
     (seeds, problems)
+}
+
+/// Where seeds come from with `--seeds`: a file, or standard input (`-`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeedSource {
+    /// A file, read from the position an earlier run of the crawl reached.
+    File(PathBuf),
+    /// Standard input (`--seeds -`), after `head` (what was read of it already); a resumed
+    /// crawl skips the lines it had read.
+    Stdin {
+        /// Bytes read before the crawl started (to know the input holds a usable seed).
+        head: Vec<u8>,
+    },
+}
+
+impl SeedSource {
+    /// The source `--seeds ARG` names.
+    pub fn from_arg(arg: &Path) -> Self {
+        if arg == Path::new("-") {
+            SeedSource::Stdin { head: Vec::new() }
+        } else {
+            SeedSource::File(arg.to_path_buf())
+        }
+    }
+}
+
+impl std::fmt::Display for SeedSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SeedSource::File(p) => write!(f, "{}", p.display()),
+            SeedSource::Stdin { .. } => f.write_str("standard input"),
+        }
+    }
+}
+
+/// How far the seeds file has been read: saved with the crawl state, so a resumed crawl goes
+/// on from there (the frontier's seen set makes a seed read twice a no-op).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedPosition {
+    /// Lines read.
+    pub line: u64,
+    /// Bytes read (where the next line starts, in a file).
+    pub offset: u64,
+    /// The whole source has been read.
+    pub done: bool,
+}
+
+/// How far a seeds source was read (`--seeds`), and which: crawl state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedSeeds {
+    /// The source as named (a path, or standard input): another one is read from its start.
+    pub source: String,
+    /// Where reading stopped.
+    pub position: SeedPosition,
+    /// Socket addresses of the IP-literal seeds read, which the SSRF guard allows (their URLs
+    /// may still be queued when the crawl resumes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed: Vec<std::net::SocketAddr>,
+}
+
+/// One batch of a seeds stream.
+#[derive(Debug, Default)]
+pub struct SeedBatch {
+    /// Usable seeds, in file order.
+    pub seeds: Vec<Seed>,
+    /// Lines that could not be used.
+    pub problems: Vec<SeedProblem>,
+}
+
+/// Longest seed line kept: the rest of a longer line is read and dropped (it is refused).
+const MAX_LINE: usize = 64 * 1024;
+
+/// A seeds file (or standard input) read a batch of lines at a time; memory does not grow with
+/// its length.
+pub struct SeedReader {
+    input: Box<dyn BufRead + Send>,
+    position: SeedPosition,
+    line: Vec<u8>,
+    /// Every byte read, when recording (see [`SeedReader::recording`]).
+    record: Option<Vec<u8>>,
+}
+
+impl SeedReader {
+    /// Opens `source` at `from` (a file seeks to its offset; standard input skips its lines).
+    pub fn open(source: &SeedSource, from: SeedPosition) -> io::Result<Self> {
+        let mut reader = match source {
+            SeedSource::File(path) => {
+                let mut file = File::open(path)?;
+                let len = file.metadata()?.len();
+                // A file shorter than what was read is another file: read it from the start.
+                let from = if from.offset <= len {
+                    from
+                } else {
+                    SeedPosition::default()
+                };
+                file.seek(SeekFrom::Start(from.offset))?;
+                SeedReader {
+                    input: Box::new(BufReader::with_capacity(256 * 1024, file)),
+                    position: from,
+                    line: Vec::new(),
+                    record: None,
+                }
+            }
+            SeedSource::Stdin { head } => SeedReader {
+                input: Box::new(BufReader::with_capacity(
+                    256 * 1024,
+                    io::Cursor::new(head.clone()).chain(io::stdin()),
+                )),
+                position: SeedPosition {
+                    done: from.done,
+                    ..SeedPosition::default()
+                },
+                line: Vec::new(),
+                record: None,
+            },
+        };
+        if let SeedSource::Stdin { .. } = source {
+            while reader.position.line < from.line && reader.read_line()? {}
+        }
+        Ok(reader)
+    }
+
+    /// Keeps every byte read from now on (for [`SeedReader::into_read_bytes`]).
+    pub fn recording(mut self) -> Self {
+        self.record = Some(Vec::new());
+        self
+    }
+
+    /// The bytes read while recording.
+    pub fn into_read_bytes(self) -> Vec<u8> {
+        self.record.unwrap_or_default()
+    }
+
+    /// How far it has read.
+    pub fn position(&self) -> SeedPosition {
+        self.position
+    }
+
+    /// Reads one line into `self.line` (capped); false at the end.
+    fn read_line(&mut self) -> io::Result<bool> {
+        self.line.clear();
+        loop {
+            let buf = self.input.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(!self.line.is_empty());
+            }
+            let (take, end) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            let room = MAX_LINE.saturating_sub(self.line.len());
+            self.line.extend_from_slice(&buf[..take.min(room)]);
+            if let Some(record) = &mut self.record {
+                record.extend_from_slice(&buf[..take]);
+            }
+            self.input.consume(take);
+            self.position.offset += take as u64;
+            if end {
+                self.position.line += 1;
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Reads up to `lines` lines; each usable seed passes through `check`. Marks the position
+    /// done at the end of the source.
+    pub fn next_batch(
+        &mut self,
+        lines: usize,
+        check: &dyn Fn(Seed) -> Result<Seed, String>,
+    ) -> io::Result<SeedBatch> {
+        let mut batch = SeedBatch::default();
+        for _ in 0..lines {
+            let before = self.position.line;
+            if !self.read_line()? {
+                self.position.done = true;
+                break;
+            }
+            if self.position.line == before {
+                // The last line had no newline.
+                self.position.line += 1;
+            }
+            let text = String::from_utf8_lossy(&self.line);
+            match parse_line(self.position.line as usize, &text, check) {
+                Some(Ok(seed)) => batch.seeds.push(seed),
+                Some(Err(problem)) => batch.problems.push(problem),
+                None => {}
+            }
+        }
+        Ok(batch)
+    }
 }
 
 #[cfg(test)]
@@ -129,6 +361,40 @@ mod tests {
         let lines: Vec<usize> = problems.iter().map(|p| p.line).collect();
         assert_eq!(lines, [4, 6, 7, 8]);
         assert!(problems[0].reason.contains("scheme"));
+    }
+
+    #[test]
+    fn a_stream_reads_batches_with_line_numbers_and_resumes_where_it_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seeds.txt");
+        let content = "# seeds\nhttp://a.org/\nftp://b.org/\nc.org\n\nhttp://d.org/\ne.org";
+        std::fs::write(&path, content).unwrap();
+        let source = SeedSource::File(path.clone());
+        let mut r = SeedReader::open(&source, SeedPosition::default()).unwrap();
+        let first = r.next_batch(3, &Ok).unwrap();
+        let urls: Vec<&str> = first.seeds.iter().map(|s| s.url.as_str()).collect();
+        assert_eq!(urls, ["http://a.org/"]);
+        assert_eq!(first.problems[0].line, 3);
+        let at = r.position();
+        assert_eq!((at.line, at.done), (3, false));
+        // A second reader from the saved position reads the rest, the last line too.
+        let mut again = SeedReader::open(&source, at).unwrap();
+        let rest = again.next_batch(100, &Ok).unwrap();
+        let urls: Vec<&str> = rest.seeds.iter().map(|s| s.url.as_str()).collect();
+        assert_eq!(urls, ["https://c.org/", "http://d.org/", "https://e.org/"]);
+        let end = again.position();
+        assert_eq!(
+            (end.line, end.offset, end.done),
+            (7, content.len() as u64, true)
+        );
+        // The same lines as the whole-file parser.
+        let (all, problems) = parse_seed_lines(content, &Ok);
+        assert_eq!(all.len(), 4);
+        assert_eq!(problems.len(), 1);
+        // A shorter file than the saved position is read from its start.
+        std::fs::write(&path, "http://z.org/\n").unwrap();
+        let mut other = SeedReader::open(&source, end).unwrap();
+        assert_eq!(other.next_batch(10, &Ok).unwrap().seeds.len(), 1);
     }
 
     #[test]

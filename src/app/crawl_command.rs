@@ -152,8 +152,14 @@ fn init_logging(quiet: bool, verbose: u8, log_file: Option<&Path>) {
         (false, 1) => "info",
         (false, _) => "debug",
     };
+    // Skipped seed lines (the first hundred) are shown even with -q: they are the user's input.
+    let seeds = if quiet {
+        ",trawl::crawl::seed_feed=warn"
+    } else {
+        ""
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("TRAWL_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("trawl={level}")));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("trawl={level}{seeds}")));
     // The caller opened the file already (and stops when it cannot).
     let file = log_file.and_then(|p| {
         std::fs::OpenOptions::new()

@@ -160,9 +160,15 @@ pub struct CrawlArgs {
     #[arg(value_name = "SEED")]
     pub seeds: Vec<String>,
 
-    /// File of seeds: one URL or host per line; blank lines and '#' comments ignored.
+    /// File of seeds ('-': standard input): one URL or host per line; blank lines and '#'
+    /// comments ignored. Read as the crawl runs, from where a resumed crawl stopped.
     #[arg(long = "seeds", visible_alias = "seeds-file", value_name = "FILE")]
     pub seeds_file: Option<PathBuf>,
+
+    /// Read more of the seeds file while fewer than N URLs are queued.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub seeds_ahead: u64,
 
     /// Directory for WARC files (created if missing).
     #[arg(long, short = 'o', value_name = "DIR", default_value = "warcs")]

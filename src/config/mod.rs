@@ -6,12 +6,15 @@
 //! or created by the crawl's set-up (`crawl/setup.rs`).
 
 mod cookies;
+mod seed_args;
 
 pub use cookies::CookieConfig;
+pub use seed_args::unlock_shared_seeds;
+use seed_args::{collect_seeds, Collected};
 
 use crate::fetch::pins::{parse_pin, Pin};
 use crate::frontier::{CrawlOrder, PolitenessKey};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -23,7 +26,7 @@ use crate::fetch::{AddressClass, AddressGuard, FetchOptions};
 use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
 use crate::redis_crawl::SharedSettings;
-use crate::seeds::{parse_seed, parse_seed_lines, Seed, SeedProblem};
+use crate::seeds::{Seed, SeedProblem, SeedSource};
 use crate::url_rules::{ExtensionFilter, ScopeKind, UrlFilter};
 use crate::warc::Rotation;
 
@@ -234,6 +237,8 @@ pub enum ExistingState {
 pub struct RunConfig {
     /// Simultaneous fetches.
     pub concurrency: usize,
+    /// The seeds file is read while fewer URLs than this are queued (`--seeds-ahead`).
+    pub seeds_ahead: u64,
     /// Page target.
     pub max_pages: Option<u64>,
     /// Most pages archived per host.
@@ -269,8 +274,11 @@ pub struct ReportConfig {
 /// (the crawl's set-up does that), and each stage is handed only its own part.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Usable seeds, in order, without duplicates.
+    /// Usable seeds of the command line, in order, without duplicates.
     pub seeds: Vec<Seed>,
+    /// `--seeds FILE` or `-`: read as the crawl runs (it holds a usable seed, unless the
+    /// command line gave some).
+    pub seeds_source: Option<SeedSource>,
     /// Seed lines that were skipped, for the report.
     pub seed_problems: Vec<SeedProblem>,
     /// Socket addresses of IP-literal seeds in a refused class, allowed for this crawl (for a
@@ -406,10 +414,14 @@ impl Config {
             max_path_repeats: args.max_path_repeats.max(1),
             ports,
         };
-        let (seeds, seed_problems) = collect_seeds(&args, &limits)?;
+        let Collected {
+            seeds,
+            problems: seed_problems,
+            source: seeds_source,
+        } = collect_seeds(&args, &limits)?;
         let joins_shared =
             args.redis.is_some() && args.seeds.is_empty() && args.seeds_file.is_none();
-        if seeds.is_empty() && !joins_shared {
+        if seeds.is_empty() && seeds_source.is_none() && !joins_shared {
             return Err(ConfigError::NoSeeds(seed_problems));
         }
         let dedup = (args.dedup || !args.dedup_index.is_empty()).then(|| args.dedup_index.clone());
@@ -460,7 +472,7 @@ impl Config {
             Some(s) => format!("{}-{}", args.warc_prefix, s.worker_id),
             None => args.warc_prefix.clone(),
         };
-        let mut guard = AddressGuard::new(args.allow_private);
+        let guard = AddressGuard::new(args.allow_private);
         let pins = args
             .resolve
             .iter()
@@ -469,7 +481,7 @@ impl Config {
             .map_err(ConfigError::BadArgument)?;
         let unlocked = seeds
             .iter()
-            .flat_map(seed_socket_addrs)
+            .flat_map(Seed::socket_addrs)
             .filter_map(|addr| Some((addr, guard.allow_seed_literal(addr)?)))
             .collect();
         // Pinned addresses, like IP-literal seeds, are the user's stated intent (no note: the
@@ -481,6 +493,7 @@ impl Config {
         let cookies = CookieConfig::from_args(&args.request)?;
         Ok(Config {
             seeds,
+            seeds_source,
             seed_problems,
             unlocked,
             cookies,
@@ -572,6 +585,7 @@ impl Config {
                 },
             },
             run: RunConfig {
+                seeds_ahead: args.seeds_ahead,
                 concurrency: args.concurrency,
                 max_pages: args.max_pages,
                 max_pages_per_host: args.max_pages_per_host,
@@ -595,73 +609,4 @@ impl Config {
             shared,
         })
     }
-}
-
-/// The socket addresses an IP-literal seed is fetched from: its own, and port 80 too for a
-/// bare address that may fall back from https to http.
-/// Allows the exact addresses of IP-literal seeds that other workers of a shared crawl
-/// brought (this worker's own were allowed by [`Config::from_args`]).
-pub fn unlock_shared_seeds(guard: &mut AddressGuard, seeds: &[String]) {
-    for seed in seeds {
-        let Ok(url) = url::Url::parse(seed) else {
-            continue;
-        };
-        let seed = Seed {
-            url,
-            http_fallback: false,
-        };
-        for addr in seed_socket_addrs(&seed) {
-            guard.allow_seed_literal(addr);
-        }
-    }
-}
-
-fn seed_socket_addrs(seed: &Seed) -> Vec<SocketAddr> {
-    let ip: IpAddr = match seed.url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.into(),
-        Some(url::Host::Ipv6(ip)) => ip.into(),
-        _ => return Vec::new(),
-    };
-    let mut ports = vec![seed.url.port_or_known_default().unwrap_or(80)];
-    if seed.http_fallback {
-        ports.push(80);
-    }
-    ports.into_iter().map(|p| SocketAddr::new(ip, p)).collect()
-}
-
-/// The seeds of the command line and the seeds file, each checked against `limits` as links
-/// are, without duplicates.
-fn collect_seeds(
-    args: &CrawlArgs,
-    limits: &Limits,
-) -> Result<(Vec<Seed>, Vec<SeedProblem>), ConfigError> {
-    let check = |seed: Seed| match limits.seed_violation(&seed.url) {
-        Some(reason) => Err(reason),
-        None => Ok(seed),
-    };
-    let mut seeds = Vec::new();
-    let mut problems = Vec::new();
-    for text in &args.seeds {
-        match parse_seed(text).and_then(check) {
-            Ok(seed) => seeds.push(seed),
-            Err(reason) => problems.push(SeedProblem {
-                line: 0,
-                text: text.chars().take(200).collect(),
-                reason,
-            }),
-        }
-    }
-    if let Some(path) = &args.seeds_file {
-        let bytes = std::fs::read(path).map_err(|source| ConfigError::SeedsFile {
-            path: path.clone(),
-            source,
-        })?;
-        let (file_seeds, file_problems) =
-            parse_seed_lines(&String::from_utf8_lossy(&bytes), &check);
-        seeds.extend(file_seeds);
-        problems.extend(file_problems);
-    }
-    let mut seen = std::collections::HashSet::new();
-    seeds.retain(|s| seen.insert(s.url.as_str().to_string()));
-    Ok((seeds, problems))
 }

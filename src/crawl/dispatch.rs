@@ -15,6 +15,7 @@ use super::idle_pool::IdlePool;
 use super::job::{run_job, JobContext, JobResult};
 use super::ledger::{Handled, Ledger};
 use super::save_point::{save, CrawlSession, StateError};
+use super::seed_feed::SeedFeed;
 use super::setup::Shared;
 use super::status::{status_of, worker_stats};
 use crate::console::command::Command;
@@ -98,6 +99,10 @@ pub(super) struct Dispatcher {
     paused: bool,
     /// `--min-free`: no new job starts while disk space is low.
     disk: DiskGuard,
+    /// The seeds file, until read to its end.
+    seeds: Option<SeedFeed>,
+    /// Its skipped lines, once read, for the report.
+    seed_problems: Vec<String>,
 }
 
 impl Dispatcher {
@@ -109,10 +114,15 @@ impl Dispatcher {
         rules: DispatchRules,
         shared: Option<Shared>,
         console: Option<ConsoleLink>,
+        seeds: Option<SeedFeed>,
     ) -> Self {
         let (results_tx, results) = mpsc::channel(rules.concurrency);
         let stopping = jobs.budget.exhausted().then_some(StopReason::TargetReached);
         let disk = DiskGuard::new(rules.out.clone(), rules.min_free);
+        let mut shared = shared;
+        if let (Some(shared), Some(_)) = (&mut shared, &seeds) {
+            shared.coordinator.set_seeds_reading(true);
+        }
         Dispatcher {
             ledger,
             idle: IdlePool::default(),
@@ -131,6 +141,8 @@ impl Dispatcher {
             console,
             paused: false,
             disk,
+            seeds,
+            seed_problems: Vec::new(),
         }
     }
 
@@ -160,9 +172,12 @@ impl Dispatcher {
         self.disk.check(Instant::now());
         self.write_status(0, None);
         loop {
+            let more_seeds = self.feed_seeds();
             let (wake, exhausted) = self.dispatch();
-            // A worker of a shared crawl with nothing to do ends only with the crawl.
+            // A worker of a shared crawl with nothing to do ends only with the crawl; a crawl
+            // still reading its seeds is not over.
             let over = exhausted
+                && self.seeds.is_none()
                 && self
                     .shared
                     .as_ref()
@@ -170,6 +185,12 @@ impl Dispatcher {
             if self.in_flight == 0 && (over || self.stopping.is_some()) {
                 break;
             }
+            // More seeds to read and room for them: come straight back (after what is ready).
+            let wake = if more_seeds {
+                Some(Instant::now())
+            } else {
+                wake
+            };
             let sleep_until = wake.map(tokio::time::Instant::from_std);
             tokio::select! {
                 // Every result already waiting (up to a bound) in one pass of this loop.
@@ -248,6 +269,28 @@ impl Dispatcher {
             self.stopping = Some(StopReason::TargetReached);
         }
         self.progress.finish();
+    }
+
+    /// Feeds the frontier a batch of seeds when its queue is short; returns true when there is
+    /// more to read and room for it. Once the file is read to its end, a worker of a shared
+    /// crawl may mark the crawl seeded.
+    fn feed_seeds(&mut self) -> bool {
+        let Some(feed) = &mut self.seeds else {
+            return false;
+        };
+        if self.stopping.is_some() {
+            return false;
+        }
+        let more = feed.feed(&mut self.ledger, Instant::now());
+        if feed.done() {
+            if let Some(feed) = self.seeds.take() {
+                self.seed_problems = feed.into_problems();
+            }
+            if let Some(shared) = &mut self.shared {
+                shared.coordinator.set_seeds_reading(false);
+            }
+        }
+        more
     }
 
     /// Spawns jobs while there is room; returns when to wake for the next one and whether the
@@ -485,6 +528,10 @@ impl Dispatcher {
             stopping: self.stopping,
             state_error: self.state_error,
             started_at: self.started_at,
+            seed_problems: match self.seeds {
+                Some(feed) => feed.into_problems(),
+                None => self.seed_problems,
+            },
             out: self.rules.out,
             session: self.rules.session,
         }
@@ -503,6 +550,8 @@ pub(super) struct Closed {
     pub(super) state_error: Option<StateError>,
     /// When the crawl started (RFC 3339).
     pub(super) started_at: String,
+    /// Seed lines skipped this run (the first ones), for the report.
+    pub(super) seed_problems: Vec<String>,
     /// The output directory.
     pub(super) out: std::path::PathBuf,
     /// The crawl's name and cookie jar.

@@ -19,7 +19,7 @@ use crate::frontier::politeness::retry_backoff;
 use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::stats::Filtered;
 use crate::report::Tally;
-use crate::seeds::Seed;
+use crate::seeds::{SavedSeeds, Seed};
 use crate::url_rules::Scope;
 
 /// The ledger's own settings.
@@ -62,6 +62,8 @@ pub(super) struct Ledger {
     /// The console changed the patterns this run: queued URLs may have been admitted under
     /// other patterns, so they are checked again before they run.
     pub(super) live_filter: bool,
+    /// How far the seeds file was read (crawl state).
+    pub(super) seeds: Option<SavedSeeds>,
 }
 
 impl Ledger {
@@ -93,6 +95,7 @@ impl Ledger {
             live: LiveChanges::default(),
             base_excludes,
             live_filter: false,
+            seeds: None,
         };
         let now = Instant::now();
         for seed in seeds {
@@ -101,10 +104,19 @@ impl Ledger {
         ledger
     }
 
+    /// Records how far the seeds source was read (`skipped` of the lines read bad).
+    pub(super) fn seeds_read(&mut self, seeds: SavedSeeds, skipped: u64) {
+        self.seeds = Some(seeds);
+        self.tally.seed_lines_skipped += skipped;
+    }
+
     /// Widens the scope to a seed and queues it: its https URL, with the http one to fall
-    /// back to for a bare host.
+    /// back to for a bare host. A shared crawl's other workers learn the scope seed.
     pub(super) fn take_seed(&mut self, seed: &Seed, now: Instant) -> Admit {
         self.admission.scope.add_seed(&seed.url);
+        if let Some(added) = &mut self.scope_added {
+            added.push(seed.url.to_string());
+        }
         if seed.http_fallback {
             let mut http = seed.url.clone();
             if http.set_scheme("http").is_ok() {

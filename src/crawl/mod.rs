@@ -42,6 +42,7 @@ mod live_changes;
 mod operator_changes;
 mod replay;
 pub mod save_point;
+mod seed_feed;
 pub mod setup;
 mod shutdown;
 mod status;
@@ -148,10 +149,13 @@ pub async fn run(
         rules,
         started.shared,
         console,
+        started.seeds,
     );
     dispatcher.run(&started.writer, signals).await;
     let closed = dispatcher.close().await;
-    let seed_problems = config.seed_problems.iter().map(|p| p.to_string()).collect();
+    let mut seed_problems: Vec<String> =
+        config.seed_problems.iter().map(|p| p.to_string()).collect();
+    seed_problems.extend(closed.seed_problems.iter().cloned());
     Ok(shutdown::finish(
         closed,
         started.writer,

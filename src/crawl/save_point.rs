@@ -18,6 +18,7 @@ use super::operator_changes::LiveChanges;
 use crate::fetch::CookieJar;
 use crate::frontier::storage::StoreError;
 use crate::report::{StopReason, Tally};
+use crate::seeds::SavedSeeds;
 use crate::warc::{Batch, WriterHandle};
 
 /// Name of the crawl state blob in the store.
@@ -47,6 +48,9 @@ pub struct SavedCrawl {
     /// What the operator changed through the live console.
     #[serde(default, skip_serializing_if = "LiveChanges::is_empty")]
     pub live: LiveChanges,
+    /// How far the seeds file was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<SavedSeeds>,
 }
 
 /// What lasts for a whole crawl, across resumes, beside the frontier and the counters: its
@@ -127,6 +131,7 @@ pub(super) async fn save(
         stopped: None,
         crawl_id: session.crawl_id.clone(),
         live: ledger.live.clone(),
+        seeds: ledger.seeds.clone(),
     };
     let cookies = session.cookies.as_ref().and_then(|jar| jar.unsaved());
     // The commit writes and syncs the pages changed since the last one (about a second for
@@ -162,6 +167,7 @@ pub(super) fn save_final(
         stopped: Some(stop),
         crawl_id: session.crawl_id.clone(),
         live: ledger.live.clone(),
+        seeds: ledger.seeds.clone(),
     };
     let meta = saved.encode();
     let cookies = session.cookies.as_ref().and_then(|jar| jar.unsaved());

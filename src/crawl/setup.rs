@@ -16,6 +16,7 @@ use super::job::{Budget, JobContext};
 use super::ledger::{Ledger, LedgerRules};
 use super::replay::{replay, ReplayChain};
 use super::save_point::{CrawlSession, SavedCrawl, StateError, COOKIES_META, STATE_META};
+use super::seed_feed::SeedFeed;
 use super::CrawlError;
 use crate::chain::content_seen::DedupTable;
 use crate::chain::filter::PageBudget;
@@ -26,6 +27,7 @@ use crate::http_message::parse_response_head;
 use crate::record::Original;
 use crate::redis_crawl::{join, Coordinator, JoinError, LeaseStore, SharedBudget, SharedSettings};
 use crate::search::{SearchError, SearchIndexer, WriterBudget};
+use crate::seeds::SavedSeeds;
 use crate::warc::naming::list_warc_files;
 use crate::warc::reader::read_records;
 use crate::warc::{spawn_writer, Producers, WarcError, WriterConfig, WriterHandle};
@@ -77,6 +79,14 @@ pub enum SetupError {
     /// A stop was requested before the crawl started (while joining a shared crawl).
     #[error("stopped before the crawl started")]
     Interrupted,
+    /// The seeds file cannot be opened again (or sought to where the last run stopped).
+    #[error("cannot read seeds from {name}: {source}")]
+    Seeds {
+        /// The file, or standard input.
+        name: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The WARC files already in the output directory could not be read for `--dedup`.
     #[error("reading {path} for --dedup: {source}")]
     EarlierWarc {
@@ -112,6 +122,8 @@ pub(super) struct Started {
     pub(super) session: CrawlSession,
     /// The shared crawl this worker joined (`--redis`).
     pub(super) shared: Option<Shared>,
+    /// The seeds file, read as the crawl runs (`--seeds`), unless read to its end before.
+    pub(super) seeds: Option<SeedFeed>,
 }
 
 /// A worker's part in a shared crawl, owned by the crawl loop.
@@ -182,7 +194,7 @@ pub(super) async fn start_shared(
         &joined,
         capacity,
         config.run.max_pages_per_host,
-        !config.seeds.is_empty(),
+        !config.seeds.is_empty() || config.seeds_source.is_some(),
         config.frontier.order != CrawlOrder::Bfs,
         config.output.out.display().to_string(),
     );
@@ -292,7 +304,9 @@ fn finish_start(
         retries: config.run.retries,
         delay: config.frontier.delay,
     };
-    let (mut tally, live) = saved.map(|s| (s.tally, s.live)).unwrap_or_default();
+    let (mut tally, live, saved_seeds) = saved
+        .map(|s| (s.tally, s.live, s.seeds))
+        .unwrap_or_default();
     for (host, pages) in host_pages {
         let known = tally.pages_per_host.entry(host).or_default();
         *known = (*known).max(pages);
@@ -304,6 +318,7 @@ fn finish_start(
     if shared.is_some() {
         ledger.share_scope();
     }
+    let seeds = open_seed_feed(config, &mut ledger, saved_seeds)?;
     if let Some(serial) = replay_from {
         let chain = ReplayChain {
             archive: &config.chain.archive,
@@ -359,8 +374,8 @@ fn finish_start(
         Some(shared_budget) => Budget::Shared(shared_budget),
         None => Budget::Local(PageBudget::new(config.run.max_pages, ledger.tally.pages)),
     };
-    let mut fetch = config.fetch.clone();
-    unlock_shared_seeds(&mut fetch.guard, &scope);
+    let fetch = config.fetch.clone();
+    unlock_shared_seeds(&fetch.guard, &scope);
     let mut fetcher = Fetcher::new(fetch);
     if let Some(jar) = &cookies {
         fetcher = fetcher.with_cookies(jar.clone());
@@ -383,7 +398,38 @@ fn finish_start(
         deriver,
         session: CrawlSession { crawl_id, cookies },
         shared,
+        seeds,
     })
+}
+
+/// The feed of the seeds file (`--seeds`), from where an earlier run of the crawl stopped
+/// reading it; none when it was read to its end.
+fn open_seed_feed(
+    config: &Config,
+    ledger: &mut Ledger,
+    saved: Option<SavedSeeds>,
+) -> Result<Option<SeedFeed>, CrawlError> {
+    let Some(source) = &config.seeds_source else {
+        return Ok(None);
+    };
+    let name = source.to_string();
+    let saved = saved.filter(|s| s.source == name).unwrap_or(SavedSeeds {
+        source: name.clone(),
+        ..SavedSeeds::default()
+    });
+    ledger.seeds_read(saved.clone(), 0);
+    if saved.position.done {
+        return Ok(None);
+    }
+    let feed = SeedFeed::open(
+        source.clone(),
+        saved,
+        config.admission.limits.clone(),
+        config.fetch.guard.clone(),
+        config.run.seeds_ahead,
+    )
+    .map_err(|source| SetupError::Seeds { name, source })?;
+    Ok(Some(feed))
 }
 
 /// The cookie jar a crawl starts with (none with `--no-cookies`): the cookies saved with the

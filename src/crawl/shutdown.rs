@@ -35,6 +35,7 @@ pub(super) async fn finish(
         started_at,
         out,
         session,
+        seed_problems: _,
     } = closed;
     let replay_from = writer.replay_from.load(Ordering::Acquire);
     // Every sender is gone now (the jobs' context went with the loop): the writer drains its

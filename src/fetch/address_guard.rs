@@ -11,6 +11,7 @@
 
 use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::{Arc, RwLock};
 
 /// Address classes the guard refuses by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -90,12 +91,13 @@ fn class_v6(ip: Ipv6Addr) -> Option<AddressClass> {
     }
 }
 
-/// The connect-time address policy of a crawl.
+/// The connect-time address policy of a crawl. Clones share the allowed addresses: seeds read
+/// from a stream as the crawl runs unlock theirs for the fetcher too.
 #[derive(Debug, Clone, Default)]
 pub struct AddressGuard {
     allow_all: bool,
     /// Socket addresses of IP-literal seeds, allowed whatever their class.
-    allowed: HashSet<SocketAddr>,
+    allowed: Arc<RwLock<HashSet<SocketAddr>>>,
 }
 
 impl AddressGuard {
@@ -103,21 +105,30 @@ impl AddressGuard {
     pub fn new(allow_private: bool) -> Self {
         AddressGuard {
             allow_all: allow_private,
-            allowed: HashSet::new(),
+            allowed: Arc::default(),
         }
     }
 
     /// Allows the socket address of an IP-literal seed; returns its class when it was
     /// refused before.
-    pub fn allow_seed_literal(&mut self, addr: SocketAddr) -> Option<AddressClass> {
+    pub fn allow_seed_literal(&self, addr: SocketAddr) -> Option<AddressClass> {
         let class = AddressClass::of(addr.ip())?;
-        (!self.allow_all && self.allowed.insert(addr)).then_some(class)
+        if self.allow_all {
+            return None;
+        }
+        let mut allowed = self.allowed.write().unwrap_or_else(|e| e.into_inner());
+        allowed.insert(addr).then_some(class)
+    }
+
+    fn is_allowed(&self, addr: SocketAddr) -> bool {
+        let allowed = self.allowed.read().unwrap_or_else(|e| e.into_inner());
+        allowed.contains(&addr)
     }
 
     /// `Err(class)` when connecting to `addr` is refused.
     pub fn check(&self, addr: SocketAddr) -> Result<(), AddressClass> {
         match AddressClass::of(addr.ip()) {
-            Some(class) if !self.allow_all && !self.allowed.contains(&addr) => Err(class),
+            Some(class) if !self.allow_all && !self.is_allowed(addr) => Err(class),
             _ => Ok(()),
         }
     }
@@ -168,7 +179,7 @@ mod tests {
 
     #[test]
     fn default_refuses_and_seed_literal_unlocks_only_its_address_and_port() {
-        let mut g = AddressGuard::new(false);
+        let g = AddressGuard::new(false);
         assert_eq!(g.check(addr("127.0.0.1:80")), Err(AddressClass::Loopback));
         assert_eq!(g.check(addr("93.184.216.34:80")), Ok(()));
         assert_eq!(

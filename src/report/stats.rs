@@ -108,6 +108,9 @@ pub struct Tally {
     pub status_codes: BTreeMap<u16, u64>,
     /// Filter counters.
     pub filtered: Filtered,
+    /// Lines of the seeds file that could not be used.
+    #[serde(default)]
+    pub seed_lines_skipped: u64,
     /// Failed attempts by error kind (every attempt, retried or not).
     pub errors: BTreeMap<String, u64>,
     /// URLs given up after their retries.
@@ -224,8 +227,10 @@ pub struct CrawlStats {
     pub requisites: RequisiteTally,
     /// URLs still queued at the end.
     pub queued_at_end: usize,
-    /// Seed lines that were skipped.
+    /// Seed lines that were skipped (the first ones of each run).
     pub seed_problems: Vec<String>,
+    /// Lines of the seeds file that could not be used, over the whole crawl.
+    pub seed_lines_skipped: u64,
     /// Peak resident memory of the process (Linux VmHWM), when known.
     pub peak_rss_bytes: Option<u64>,
 }
@@ -309,6 +314,7 @@ impl CrawlStats {
             requisites: tally.requisites.clone(),
             queued_at_end: totals.queued_at_end,
             seed_problems: totals.seed_problems,
+            seed_lines_skipped: tally.seed_lines_skipped,
             peak_rss_bytes: peak_rss_bytes(),
         }
     }

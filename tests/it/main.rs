@@ -18,6 +18,7 @@ mod nightly;
 mod proxies;
 mod redis_server;
 mod search;
+mod seeds_stream;
 mod server;
 mod shared_console;
 mod shared_crawl;

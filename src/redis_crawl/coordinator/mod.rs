@@ -93,6 +93,8 @@ pub struct Coordinator {
     stop_requested: bool,
     /// This worker brought seeds that are not yet in Redis.
     seeds_to_send: bool,
+    /// Its seeds file is still being read: the crawl is not seeded yet.
+    seeds_reading: bool,
     /// Scope seeds added here, to share.
     scope_out: Vec<String>,
     /// Scope seeds known here (the size of the crawl's scope set).
@@ -140,6 +142,7 @@ impl Coordinator {
             crawl_over: false,
             stop_requested: false,
             seeds_to_send: brings_seeds,
+            seeds_reading: false,
             scope_out: Vec::new(),
             scope_known: joined.scope.len(),
             started: SystemTime::now(),
@@ -154,6 +157,12 @@ impl Coordinator {
     /// True once the crawl has no work left anywhere.
     pub fn crawl_over(&self) -> bool {
         self.crawl_over
+    }
+
+    /// Whether this worker is still reading its seeds file: until it has (and sent them with a
+    /// step's outbox), the crawl is not marked seeded.
+    pub fn set_seeds_reading(&mut self, reading: bool) {
+        self.seeds_reading = reading;
     }
 
     /// Hosts held now.
@@ -236,7 +245,7 @@ impl Coordinator {
         let now = Instant::now();
         self.send_outbox(report).await?;
         self.exchange_changes(report).await?;
-        if self.seeds_to_send {
+        if self.seeds_to_send && !self.seeds_reading {
             // The seeds are queued in Redis now: from here on, empty shards mean the end.
             redis::cmd("HSET")
                 .arg(self.keys.crawl("meta"))

@@ -1,0 +1,142 @@
+//! Issue 28: the seeds file is read as the crawl runs (`--seeds FILE`, `--seeds -`), a batch at
+//! a time while fewer than `--seeds-ahead` URLs are queued. A crawl stopped mid-way through its
+//! seeds resumes from where it read: every seed fetched once, none lost; bad lines are reported
+//! with their line numbers (the first hundred per run) and all counted.
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::args;
+use crate::harness::{read_json, spawn_trawl, text, trawl};
+use crate::server::{Route, Web};
+
+const SEEDS: usize = 3000;
+/// Every 20th line is bad: 150 of them.
+const BAD_EVERY: usize = 20;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_stopped_while_reading_its_seeds_resumes_each_seed_once() {
+    let web = Web::default();
+    let h = web.host("127.0.46.1").await;
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    let mut lines = String::new();
+    let mut bad = 0;
+    for i in 0..SEEDS {
+        let path = format!("/p/{i}");
+        h.route(&path, Route::html("<p>a seed</p>"));
+        lines.push_str(&h.url(&path));
+        lines.push('\n');
+        if i % BAD_EVERY == BAD_EVERY - 1 {
+            lines.push_str(&format!("not a seed {i}\n"));
+            bad += 1;
+        }
+    }
+    std::fs::write(&seeds, &lines).unwrap();
+    let out = dir.path().join("out");
+    let crawl = |delay: &str| {
+        args![
+            "crawl",
+            "--seeds",
+            seeds.display(),
+            "--out",
+            out.display(),
+            "--seeds-ahead",
+            500,
+            "--delay",
+            delay,
+            "--stats",
+            dir.path().join("stats.json").display(),
+            "-q"
+        ]
+    };
+
+    // With 5 s between requests, the queue fills to --seeds-ahead and reading stops there; the
+    // crawl is then interrupted (resumable).
+    let first = spawn_trawl(crawl("5s"));
+    let status = out.join(".trawl-status.json");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let queued = std::fs::read(&status)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|v| v["queued"].as_u64())
+            .unwrap_or(0);
+        if queued >= 499 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the queue did not fill");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let pid = first.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    let first = tokio::task::spawn_blocking(move || first.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(first.status.code(), Some(130), "{}", text(&first));
+    let first_err = String::from_utf8_lossy(&first.stderr).to_string();
+    // The bad lines read so far, with their numbers (line 21 is the first).
+    assert!(
+        first_err.contains("line 21: \"not a seed 19\""),
+        "{first_err}"
+    );
+    let requested_first = web.hits().len();
+    assert!(
+        requested_first <= 3,
+        "{requested_first} requests with a 5 s delay"
+    );
+
+    // Resumed without the delay (after the host's saved clock): it goes on from where it read
+    // and reaches the end.
+    let second = trawl(crawl("0ms")).await;
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second));
+    let second_err = String::from_utf8_lossy(&second.stderr).to_string();
+    assert!(second_err.contains("going on from line"), "{second_err}");
+    let mut per_path = std::collections::BTreeMap::<String, usize>::new();
+    for hit in web.hits() {
+        if hit.path.starts_with("/p/") {
+            *per_path.entry(hit.path).or_default() += 1;
+        }
+    }
+    assert_eq!(per_path.len(), SEEDS, "every seed fetched");
+    let twice: Vec<_> = per_path.iter().filter(|(_, &n)| n > 1).collect();
+    assert!(twice.is_empty(), "fetched twice: {twice:?}");
+    let stats = read_json(&dir.path().join("stats.json"));
+    assert_eq!(stats["seed_lines_skipped"], bad, "{stats}");
+    assert!(stats["seed_problems"].as_array().unwrap().len() <= 100);
+
+    // Standard input: `--seeds -`.
+    let mut piped = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(args![
+            "crawl",
+            "--seeds",
+            "-",
+            "--out",
+            dir.path().join("stdin").display(),
+            "--delay",
+            "0ms",
+            "-q"
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = piped.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "# two seeds\nbogus line\n{}\n{}",
+        h.url("/p/1"),
+        h.url("/p/2")
+    )
+    .unwrap();
+    drop(stdin);
+    let piped = tokio::task::spawn_blocking(move || piped.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped));
+    assert!(text(&piped).contains("line 2"), "{}", text(&piped));
+    let fetched = web.hits().iter().filter(|h| h.path == "/p/1").count();
+    assert_eq!(fetched, 2, "fetched again by the crawl from standard input");
+}
