@@ -166,7 +166,7 @@ pub struct CrawlArgs {
     pub seeds_file: Option<PathBuf>,
 
     /// Read more of the seeds file while fewer than N URLs are queued.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000,
+    #[arg(long, value_name = "N", default_value_t = 100_000,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub seeds_ahead: u64,
 

@@ -12,6 +12,7 @@
 //! | start-up I/O: output dir, dedup index, database, replay, writer | `setup.rs` |
 //! | a crawl state already there: resume, refuse, `--recrawl`, `--fresh`, a raised budget | `existing_state.rs` |
 //! | the loop: dispatch, results, timer, signals | `dispatch.rs` |
+//! | the seeds file, fed to the frontier as the crawl runs | `seed_feed.rs` |
 //! | one job: fetch and the chain | `job.rs` |
 //! | what a finished job changes (counters, frontier, retries) | `ledger.rs` |
 //! | what may enter the frontier | `admission.rs` |
@@ -21,7 +22,7 @@
 //! | the end: writer, final state, report | `shutdown.rs` |
 //! | idle keep-alive connections | `idle_pool.rs` |
 //! | `--min-free`: no new fetch while disk space is low | `disk_guard.rs` |
-//! | WET/WAT of each closed WARC (`--wet`, `--wat`) | `derivatives.rs` |
+//! | WET/WAT and the search index of each closed WARC (`--wet`, `--wat`, `--search-index`) | `derivatives.rs` |
 //! | the hand-off of closed files (`--finished-dir`, `--on-close`) | `handoff.rs` |
 //!
 //! The loop owns the ledger (frontier and counters) and the idle connections; jobs own one

@@ -16,6 +16,8 @@ use crate::seeds::{SavedSeeds, Seed, SeedReader, SeedSource};
 
 /// Most lines read per batch.
 const BATCH_LINES: u64 = 5_000;
+/// IP-literal seed addresses remembered in the crawl state (for a resumed crawl's SSRF guard).
+const MAX_REMEMBERED_ADDRESSES: usize = 100_000;
 /// Bad lines logged (and kept for the report); the rest are counted.
 pub(super) const PRINTED_PROBLEMS: usize = 100;
 
@@ -112,7 +114,14 @@ impl SeedFeed {
         for seed in &batch.seeds {
             for addr in seed.socket_addrs() {
                 if let Some(class) = self.guard.allow_seed_literal(addr) {
-                    self.allowed.push(addr);
+                    if self.allowed.len() < MAX_REMEMBERED_ADDRESSES {
+                        self.allowed.push(addr);
+                    } else if self.allowed.len() == MAX_REMEMBERED_ADDRESSES {
+                        tracing::warn!(
+                            "more than {MAX_REMEMBERED_ADDRESSES} IP-literal seeds: a resumed crawl allows only the first again (--allow-private allows all)"
+                        );
+                        self.allowed.push(addr);
+                    }
                     tracing::warn!(
                         "a seed is a {} IP address, so {addr} (that address and port only) is allowed for this crawl",
                         class.name()

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""scripts/bench_seeds.py — owns the streamed-seeds benchmark (issue 28): a crawl started from a
+seeds file of LINES lines (default 10,000,000) on a loopback web, measuring the time from the
+process start to its first request (seen by the server), its peak RSS (VmHWM, from --stats) and
+what it fetched in --time-limit. Two shapes: URLs spread over HOSTS hosts (default 1,000), and
+one distinct host per line (127.x.y.z, so the frontier meets as many hosts as lines).
+
+Usage: scripts/bench seeds [LINES] [HOSTS]   (BENCH_OUT=docs/PERFORMANCE.md, BENCH_SECONDS=30)
+"""
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRAWL = os.path.join(REPO, "target", "release", "trawl")
+OUT = os.environ.get("BENCH_OUT", os.path.join(REPO, "docs", "PERFORMANCE.md"))
+SECONDS = int(os.environ.get("BENCH_SECONDS", "30"))
+REPS = int(os.environ.get("BENCH_REPS", "3"))
+BEGIN, END = "<!-- bench-seeds:begin -->", "<!-- bench-seeds:end -->"
+
+
+class Web:
+    """Answers every path of every 127.x host with a small page; records the first request."""
+
+    def __init__(self):
+        self.first = None
+        web = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                if web.first is None:
+                    web.first = time.monotonic()
+                body = b"<html><body><p>a seed</p></body></html>"
+                self.send_response(200 if self.path != "/robots.txt" else 404)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            address_family = socket.AF_INET
+
+            def handle_error(self, request, client_address):
+                pass  # a crawl stopped by --time-limit drops its connections
+
+        self.server = Server(("0.0.0.0", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def write_seeds(path, lines, hosts, port, distinct):
+    with open(path, "w") as f:
+        chunk = []
+        for i in range(lines):
+            if distinct:
+                n = i + 1
+                host = f"127.{(n >> 16) & 255}.{(n >> 8) & 255}.{n & 255}"
+                chunk.append(f"http://{host}:{port}/\n")
+            else:
+                h = i % hosts
+                chunk.append(f"http://127.0.{1 + h // 250}.{1 + h % 250}:{port}/p/{i}\n")
+            if len(chunk) >= 100000:
+                f.write("".join(chunk))
+                chunk = []
+        f.write("".join(chunk))
+
+
+def run(work, seeds, web):
+    out = os.path.join(work, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    stats = os.path.join(work, "stats.json")
+    web.first = None
+    start = time.monotonic()
+    p = subprocess.run([TRAWL, "crawl", "--seeds", seeds, "--out", out, "--delay", "100ms",
+                        "--concurrency", "64", "--time-limit", f"{SECONDS}s", "--allow-private",
+                        "--no-sitemaps", "-q", "--stats", stats],
+                       capture_output=True, text=True)
+    if p.returncode not in (0, 4, 8):
+        raise SystemExit(f"trawl failed ({p.returncode}): {p.stderr[-2000:]}")
+    s = json.load(open(stats))
+    return {
+        "first_s": (web.first - start) if web.first else float("nan"),
+        "rss_mb": (s.get("peak_rss_bytes") or 0) / 2**20,
+        "requests": s["requests"],
+        "queued": s["queued_at_end"],
+    }
+
+
+def main():
+    lines = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
+    hosts = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+    work = tempfile.mkdtemp(prefix="bench-seeds-")
+    web = Web()
+    rows = []
+    try:
+        for distinct in (False, True):
+            seeds = os.path.join(work, "seeds.txt")
+            write_seeds(seeds, lines, hosts, web.port, distinct)
+            size = os.path.getsize(seeds)
+            runs = []
+            for rep in range(REPS):
+                r = run(work, seeds, web)
+                print(f"{'distinct hosts' if distinct else f'{hosts} hosts'} rep {rep}: {r}", flush=True)
+                runs.append(r)
+            med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+            med.update(shape=("one host per line" if distinct else f"{hosts} hosts"), size=size)
+            rows.append(med)
+    finally:
+        web.server.shutdown()
+        shutil.rmtree(work, ignore_errors=True)
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    block = [BEGIN,
+             f"Generated by `scripts/bench seeds` on {when}: a {lines:,}-line seeds file, "
+             f"`--delay 100ms -c 64 --time-limit {SECONDS}s`, medians of {REPS} runs.", "",
+             "| seeds file | size | first request after | peak RSS | requests in the run | queued at the end |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        block.append(f"| {r['shape']} | {r['size'] / 2**20:.0f} MB | {r['first_s']:.2f} s | "
+                     f"{r['rss_mb']:.0f} MB | {r['requests']:.0f} | {r['queued']:.0f} |")
+    block.append(END)
+    text = open(OUT).read()
+    if BEGIN in text:
+        text = text[:text.index(BEGIN)] + "\n".join(block) + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip() + "\n\n" + "\n".join(block) + "\n"
+    open(OUT, "w").write(text)
+    print("\n".join(block))
+
+
+if __name__ == "__main__":
+    main()
