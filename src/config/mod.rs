@@ -3,7 +3,7 @@
 //! Everything that can be wrong with the user's input is found here, before the crawl starts:
 //! unreadable seed files, unusable seeds, bad regexes, bad values. The result is plain data,
 //! grouped by the part of the crawl that uses it; files and directories it names are opened
-//! or created by the crawl's set-up (`crawl/setup.rs`).
+//! or created by the crawl's set-up (`crawl/setup/`).
 
 mod cookies;
 mod seed_args;

@@ -9,9 +9,9 @@
 //!
 //! | part | file |
 //! |---|---|
-//! | start-up I/O: output dir, dedup index, database, replay, writer | `setup.rs` |
+//! | start-up I/O: output dir, dedup index, database, replay, writer (a shared worker: `setup/shared.rs`) | `setup/` |
 //! | a crawl state already there: resume, refuse, `--recrawl`, `--fresh`, a raised budget | `existing_state.rs` |
-//! | the loop: dispatch, results, timer, signals | `dispatch.rs` |
+//! | the loop: dispatch, results, timer, signals (console commands: `dispatch/commands.rs`) | `dispatch/` |
 //! | the seeds file, fed to the frontier as the crawl runs | `seed_feed.rs` |
 //! | one job: fetch and the chain | `job.rs` |
 //! | what a finished job changes (counters, frontier, retries) | `ledger.rs` |

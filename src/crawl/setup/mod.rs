@@ -3,7 +3,11 @@
 //! refuse a finished one unless `--recrawl`, which sets it aside; `--fresh` discards it); load
 //! the content-seen table (`--dedup-index` files and the WARC files already in the output
 //! directory); open the crawl database and the frontier, read the saved counters, replay the
-//! WARC records written after the last save point, and start the WARC writer.
+//! WARC records written after the last save point, and start the WARC writer. A worker of a
+//! shared crawl joins it first (`shared.rs`); the content-seen table is `dedup.rs`.
+
+mod dedup;
+mod shared;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,15 +26,13 @@ use crate::chain::content_seen::DedupTable;
 use crate::chain::filter::PageBudget;
 use crate::config::{unlock_shared_seeds, Config};
 use crate::fetch::{cookies_txt, CookieJar, Fetcher};
-use crate::frontier::{CrawlOrder, Frontier};
-use crate::http_message::parse_response_head;
-use crate::record::Original;
-use crate::redis_crawl::{join, Coordinator, JoinError, LeaseStore, SharedBudget, SharedSettings};
+use crate::frontier::Frontier;
+use crate::redis_crawl::{Coordinator, JoinError, SharedBudget};
 use crate::search::{SearchError, SearchIndexer, WriterBudget};
 use crate::seeds::SavedSeeds;
-use crate::warc::naming::list_warc_files;
-use crate::warc::reader::read_records;
 use crate::warc::{spawn_writer, Producers, WarcError, WriterConfig, WriterHandle};
+use dedup::load_dedup;
+pub(super) use shared::start_shared;
 
 /// Why start-up failed before any crawl state was touched.
 #[derive(Debug, thiserror::Error)]
@@ -164,109 +166,6 @@ pub(super) fn start(config: &Config) -> Result<Started, CrawlError> {
         scope: Vec::new(),
     };
     finish_start(config, opened, dedup)
-}
-
-/// Runs start-up of a worker of a shared crawl: joins it in Redis, takes back the hosts this
-/// worker held before a restart, then the common part (its WARC tail is replayed like a
-/// crawl of its own).
-pub(super) async fn start_shared(
-    config: &Config,
-    settings: &SharedSettings,
-) -> Result<Started, CrawlError> {
-    create_output_dir(&config.output.out)?;
-    let dedup = load_dedup(config)?;
-    let seeds: Vec<String> = config.seeds.iter().map(|s| s.url.to_string()).collect();
-    let joined = join(settings, &shared_options(config), &seeds)
-        .await
-        .map_err(SetupError::from)?;
-    tracing::warn!(
-        "joined shared crawl {} as worker {}",
-        settings.crawl_id,
-        settings.worker_id
-    );
-    let storage = LeaseStore::new(joined.book.clone());
-    let mut frontier = Frontier::open(config.frontier.clone(), Box::new(storage), Instant::now())
-        .map_err(StateError::from)?;
-    // Held hosts wait out their delays and their last acknowledgement: hold more than the
-    // fetch slots, so the slots stay busy.
-    let capacity = (config.run.concurrency * 4).max(8);
-    let mut coordinator = Coordinator::new(
-        &joined,
-        capacity,
-        config.run.max_pages_per_host,
-        !config.seeds.is_empty() || config.seeds_source.is_some(),
-        config.frontier.order != CrawlOrder::Bfs,
-        config.output.out.display().to_string(),
-    );
-    let reclaimed = coordinator.reclaim(&mut frontier).await.map_err(|source| {
-        SetupError::from(JoinError::Redis {
-            url: settings.url.clone(),
-            source,
-        })
-    })?;
-    let blob = frontier.saved_meta(STATE_META).map_err(StateError::from)?;
-    let saved = SavedCrawl::decode(&config.output.state_dir, blob.as_deref())?;
-    let budget = config.run.max_pages.map(|max| {
-        Arc::new(SharedBudget::new(
-            joined.redis.clone(),
-            joined.keys.clone(),
-            joined.scripts.clone(),
-            max,
-        ))
-    });
-    let opened = Opened {
-        frontier,
-        saved,
-        crawl_id: Some(settings.crawl_id.clone()),
-        shared: Some(Shared {
-            coordinator,
-            budget,
-        }),
-        host_pages: reclaimed.host_pages,
-        scope: joined.scope,
-    };
-    finish_start(config, opened, dedup)
-}
-
-/// What every worker of a shared crawl must agree on, by name.
-fn shared_options(config: &Config) -> Vec<(&'static str, String)> {
-    let a = &config.admission;
-    let f = &config.frontier;
-    vec![
-        ("scope", format!("{:?}", a.scope)),
-        ("include/exclude", format!("{:?}", a.filter)),
-        ("max-depth", format!("{:?}", a.max_depth)),
-        ("max-redirects", a.max_redirects.to_string()),
-        ("url limits", format!("{:?}", a.limits)),
-        ("delay", format!("{:?}", f.delay)),
-        ("max-delay", format!("{:?}", f.max_delay)),
-        ("robots", format!("{} {}", f.obey_robots, f.robots_agent)),
-        ("accept", config.chain.archive.accept.join(",")),
-        (
-            "max-body-size",
-            config.chain.archive.max_body_size.to_string(),
-        ),
-        ("max-pages", format!("{:?}", config.run.max_pages)),
-        (
-            "max-pages-per-host",
-            format!("{:?}", config.run.max_pages_per_host),
-        ),
-        ("dedup", config.chain.dedup.is_some().to_string()),
-        ("order", format!("{:?}", f.order)),
-    ]
-}
-
-/// The content-seen table for `--dedup`, if asked for.
-fn load_dedup(config: &Config) -> Result<Option<Arc<DedupTable>>, CrawlError> {
-    let Some(files) = &config.chain.dedup else {
-        return Ok(None);
-    };
-    let table = load_dedup_index(files)?;
-    let earlier = load_earlier_captures(&table, &config.output.archive_dirs())?;
-    if earlier > 0 {
-        tracing::info!("--dedup: {earlier} payload(s) already archived in the output directory");
-    }
-    Ok(Some(Arc::new(table)))
 }
 
 /// The common part of start-up: counters, ledger, replay of the WARC tail, writer, jobs.
@@ -466,63 +365,6 @@ fn new_crawl_id(prefix: &str) -> String {
     let stamp: String = now.chars().filter(char::is_ascii_digit).collect();
     let random = uuid::Uuid::new_v4().simple().to_string();
     format!("{prefix}-{stamp}-{}", &random[..8])
-}
-
-/// Adds the full, complete 2xx responses of the finished WARC files in `out` to `table`, so
-/// `--dedup` finds what earlier runs (before a restart, or earlier crawls before a
-/// `--recrawl`) archived. Reads every such file once at start-up. Returns how many were added.
-fn load_earlier_captures(table: &DedupTable, dirs: &[PathBuf]) -> Result<usize, SetupError> {
-    let files = list_warc_files(dirs).unwrap_or_default();
-    let mut added = 0;
-    for path in files {
-        let records = read_records(&path).map_err(|source| SetupError::EarlierWarc {
-            path: path.clone(),
-            source,
-        })?;
-        for record in records {
-            if record.header("WARC-Type") != Some("response")
-                || record.header("WARC-Truncated").is_some()
-            {
-                continue;
-            }
-            let (Some(digest), Some(uri), Some(date)) = (
-                record.header("WARC-Payload-Digest"),
-                record.header("WARC-Target-URI"),
-                record.header("WARC-Date"),
-            ) else {
-                continue;
-            };
-            let Some(head) = parse_response_head(&record.block) else {
-                continue;
-            };
-            let body_len = record.block.len().saturating_sub(head.len) as u64;
-            if !(200..300).contains(&head.status) || body_len == 0 {
-                continue;
-            }
-            let original = Original {
-                target_uri: uri.to_string(),
-                date: date.to_string(),
-                record_id: record.header("WARC-Record-ID").map(str::to_string),
-                body_len: Some(body_len),
-            };
-            added += usize::from(table.insert(digest.to_string(), original));
-        }
-    }
-    Ok(added)
-}
-
-/// The content-seen table preloaded from CDXJ indexes of earlier crawls.
-fn load_dedup_index(files: &[PathBuf]) -> Result<DedupTable, SetupError> {
-    let table = DedupTable::default();
-    for path in files {
-        table
-            .load_cdxj(path)
-            .map_err(|source| SetupError::DedupIndex {
-                path: path.clone(),
-                source,
-            })?;
-    }
-    Ok(table)
 }
 
 /// The fields of the warcinfo record that opens every file.

@@ -1,6 +1,11 @@
 //! The crawl loop proper: hand ready jobs to tasks up to the concurrency, apply each finished
 //! job to the ledger, and on a timer keep idle connections fresh, take save points and write the
-//! status file; stop on the page target, an output error or a signal.
+//! status file; stop on the page target, an output error or a signal. Commands from the console
+//! (this worker's or, in a shared crawl, another's) are `commands.rs`.
+
+mod commands;
+
+use commands::next_command;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -9,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::console_link::{self, ConsoleLink, Effect, LoopState};
+use super::console_link::ConsoleLink;
 use super::disk_guard::DiskGuard;
 use super::idle_pool::IdlePool;
 use super::job::{run_job, JobContext, JobResult};
@@ -18,7 +23,6 @@ use super::save_point::{save, CrawlSession, StateError};
 use super::seed_feed::SeedFeed;
 use super::setup::Shared;
 use super::status::{status_of, worker_stats};
-use crate::console::command::Command;
 use crate::frontier::Next;
 use crate::report::status_file::write_status;
 use crate::report::{Progress, Snapshot, StopReason};
@@ -397,107 +401,11 @@ impl Dispatcher {
         report.stop_requested
     }
 
-    /// Applies a console change another worker of the shared crawl made.
-    fn apply_shared_change(&mut self, json: &str) {
-        let command = match serde_json::from_str::<Command>(json) {
-            Ok(c) if console_link::crawl_wide(&c) => c,
-            _ => {
-                tracing::warn!(
-                    "ignoring a shared console change this version does not know: {json}"
-                );
-                return;
-            }
-        };
-        let (reply, effect) = console_link::apply(command, &mut self.ledger, Instant::now());
-        match effect {
-            Effect::Pause | Effect::Resume => {
-                self.paused = effect == Effect::Pause;
-                tracing::warn!(
-                    "console of another worker: {}",
-                    if self.paused { "paused" } else { "resumed" }
-                );
-            }
-            _ => {
-                if let Err(why) = reply {
-                    tracing::debug!("a shared console change changed nothing here: {why}");
-                }
-            }
-        }
-    }
-
     /// Starts a graceful stop for `reason`: no new job starts, and those running get the
     /// shutdown timeout, whose deadline is returned.
     fn begin_stop(&mut self, reason: StopReason) -> tokio::time::Instant {
         self.stopping = Some(reason);
         tokio::time::Instant::now() + self.rules.shutdown_timeout
-    }
-
-    /// Applies an operator's command from the console and answers it; returns the shutdown
-    /// deadline when it began a stop.
-    fn command(
-        &mut self,
-        request: crate::console::Request,
-        writer: &WriterHandle,
-    ) -> Option<tokio::time::Instant> {
-        let shared_change = self.shared.is_some() && console_link::crawl_wide(&request.command);
-        let change = shared_change.then(|| request.command.clone());
-        let (reply, effect) =
-            console_link::apply(request.command, &mut self.ledger, Instant::now());
-        if let (Some(change), Ok(_), Some(shared)) = (change, &reply, &mut self.shared) {
-            if let Ok(json) = serde_json::to_string(&change) {
-                shared.coordinator.share_change(json);
-            }
-        }
-        let mut deadline = None;
-        let reply = match effect {
-            Effect::None => reply,
-            Effect::Pause | Effect::Resume => {
-                self.paused = effect == Effect::Pause;
-                tracing::warn!(
-                    "console: {}",
-                    if self.paused { "paused" } else { "resumed" }
-                );
-                reply
-            }
-            Effect::Stop if matches!(self.stopping, None | Some(StopReason::TargetReached)) => {
-                tracing::warn!(
-                    "console: stop requested: finishing {} fetch(es) within {:?}",
-                    self.in_flight,
-                    self.rules.shutdown_timeout
-                );
-                deadline = Some(self.begin_stop(StopReason::Stopped));
-                reply
-            }
-            Effect::Stop => Err("the crawl is stopping already".into()),
-        };
-        let _ = request.reply.send(reply);
-        self.publish_console(writer);
-        deadline
-    }
-
-    /// Publishes the console's view now.
-    fn publish_console(&mut self, writer: &WriterHandle) {
-        let state = if self.stopping.is_some() {
-            "stopping"
-        } else if self.paused {
-            "paused"
-        } else if self.disk.is_low() {
-            "disk-low"
-        } else {
-            "running"
-        };
-        if let Some(console) = &mut self.console {
-            console.publish(
-                &self.ledger,
-                writer,
-                LoopState {
-                    crawl_id: &self.rules.session.crawl_id,
-                    started: &self.started_at,
-                    state,
-                    in_flight: self.in_flight,
-                },
-            );
-        }
     }
 
     /// Rewrites the status file.
@@ -556,14 +464,6 @@ pub(super) struct Closed {
     pub(super) out: std::path::PathBuf,
     /// The crawl's name and cookie jar.
     pub(super) session: CrawlSession,
-}
-
-/// The console's next command; never, without a console.
-async fn next_command(console: &mut Option<ConsoleLink>) -> Option<crate::console::Request> {
-    match console {
-        Some(c) => c.next_command().await,
-        None => std::future::pending().await,
-    }
 }
 
 async fn sleep_until_opt(at: Option<tokio::time::Instant>) {

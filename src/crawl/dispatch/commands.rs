@@ -1,0 +1,119 @@
+//! The operator's side of the loop: a command from this worker's console (applied to the
+//! ledger or the loop, answered, and, in a shared crawl, sent to the other workers), a change
+//! another worker's console made, and the console's view published after each.
+
+use std::time::Instant;
+
+use super::Dispatcher;
+use crate::console::command::Command;
+use crate::crawl::console_link::{self, ConsoleLink, Effect, LoopState};
+use crate::report::StopReason;
+use crate::warc::WriterHandle;
+
+impl Dispatcher {
+    /// Applies a console change another worker of the shared crawl made.
+    pub(super) fn apply_shared_change(&mut self, json: &str) {
+        let command = match serde_json::from_str::<Command>(json) {
+            Ok(c) if console_link::crawl_wide(&c) => c,
+            _ => {
+                tracing::warn!(
+                    "ignoring a shared console change this version does not know: {json}"
+                );
+                return;
+            }
+        };
+        let (reply, effect) = console_link::apply(command, &mut self.ledger, Instant::now());
+        match effect {
+            Effect::Pause | Effect::Resume => {
+                self.paused = effect == Effect::Pause;
+                tracing::warn!(
+                    "console of another worker: {}",
+                    if self.paused { "paused" } else { "resumed" }
+                );
+            }
+            _ => {
+                if let Err(why) = reply {
+                    tracing::debug!("a shared console change changed nothing here: {why}");
+                }
+            }
+        }
+    }
+
+    /// Applies an operator's command from the console and answers it; returns the shutdown
+    /// deadline when it began a stop.
+    pub(super) fn command(
+        &mut self,
+        request: crate::console::Request,
+        writer: &WriterHandle,
+    ) -> Option<tokio::time::Instant> {
+        let shared_change = self.shared.is_some() && console_link::crawl_wide(&request.command);
+        let change = shared_change.then(|| request.command.clone());
+        let (reply, effect) =
+            console_link::apply(request.command, &mut self.ledger, Instant::now());
+        if let (Some(change), Ok(_), Some(shared)) = (change, &reply, &mut self.shared) {
+            if let Ok(json) = serde_json::to_string(&change) {
+                shared.coordinator.share_change(json);
+            }
+        }
+        let mut deadline = None;
+        let reply = match effect {
+            Effect::None => reply,
+            Effect::Pause | Effect::Resume => {
+                self.paused = effect == Effect::Pause;
+                tracing::warn!(
+                    "console: {}",
+                    if self.paused { "paused" } else { "resumed" }
+                );
+                reply
+            }
+            Effect::Stop if matches!(self.stopping, None | Some(StopReason::TargetReached)) => {
+                tracing::warn!(
+                    "console: stop requested: finishing {} fetch(es) within {:?}",
+                    self.in_flight,
+                    self.rules.shutdown_timeout
+                );
+                deadline = Some(self.begin_stop(StopReason::Stopped));
+                reply
+            }
+            Effect::Stop => Err("the crawl is stopping already".into()),
+        };
+        let _ = request.reply.send(reply);
+        self.publish_console(writer);
+        deadline
+    }
+
+    /// Publishes the console's view now.
+    pub(super) fn publish_console(&mut self, writer: &WriterHandle) {
+        let state = if self.stopping.is_some() {
+            "stopping"
+        } else if self.paused {
+            "paused"
+        } else if self.disk.is_low() {
+            "disk-low"
+        } else {
+            "running"
+        };
+        if let Some(console) = &mut self.console {
+            console.publish(
+                &self.ledger,
+                writer,
+                LoopState {
+                    crawl_id: &self.rules.session.crawl_id,
+                    started: &self.started_at,
+                    state,
+                    in_flight: self.in_flight,
+                },
+            );
+        }
+    }
+}
+
+/// The console's next command; never, without a console.
+pub(super) async fn next_command(
+    console: &mut Option<ConsoleLink>,
+) -> Option<crate::console::Request> {
+    match console {
+        Some(c) => c.next_command().await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,85 @@
+//! The content-seen table a crawl starts with (`--dedup`): the CDXJ indexes of earlier crawls
+//! (`--dedup-index`) and the complete 2xx responses of the WARC files already in the output
+//! directory, so a payload archived before is written as a revisit.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::SetupError;
+use crate::chain::content_seen::DedupTable;
+use crate::config::Config;
+use crate::crawl::CrawlError;
+use crate::http_message::parse_response_head;
+use crate::record::Original;
+use crate::warc::naming::list_warc_files;
+use crate::warc::reader::read_records;
+
+/// The content-seen table for `--dedup`, if asked for.
+pub(super) fn load_dedup(config: &Config) -> Result<Option<Arc<DedupTable>>, CrawlError> {
+    let Some(files) = &config.chain.dedup else {
+        return Ok(None);
+    };
+    let table = load_dedup_index(files)?;
+    let earlier = load_earlier_captures(&table, &config.output.archive_dirs())?;
+    if earlier > 0 {
+        tracing::info!("--dedup: {earlier} payload(s) already archived in the output directory");
+    }
+    Ok(Some(Arc::new(table)))
+}
+
+/// Adds the full, complete 2xx responses of the finished WARC files in `out` to `table`, so
+/// `--dedup` finds what earlier runs (before a restart, or earlier crawls before a
+/// `--recrawl`) archived. Reads every such file once at start-up. Returns how many were added.
+fn load_earlier_captures(table: &DedupTable, dirs: &[PathBuf]) -> Result<usize, SetupError> {
+    let files = list_warc_files(dirs).unwrap_or_default();
+    let mut added = 0;
+    for path in files {
+        let records = read_records(&path).map_err(|source| SetupError::EarlierWarc {
+            path: path.clone(),
+            source,
+        })?;
+        for record in records {
+            if record.header("WARC-Type") != Some("response")
+                || record.header("WARC-Truncated").is_some()
+            {
+                continue;
+            }
+            let (Some(digest), Some(uri), Some(date)) = (
+                record.header("WARC-Payload-Digest"),
+                record.header("WARC-Target-URI"),
+                record.header("WARC-Date"),
+            ) else {
+                continue;
+            };
+            let Some(head) = parse_response_head(&record.block) else {
+                continue;
+            };
+            let body_len = record.block.len().saturating_sub(head.len) as u64;
+            if !(200..300).contains(&head.status) || body_len == 0 {
+                continue;
+            }
+            let original = Original {
+                target_uri: uri.to_string(),
+                date: date.to_string(),
+                record_id: record.header("WARC-Record-ID").map(str::to_string),
+                body_len: Some(body_len),
+            };
+            added += usize::from(table.insert(digest.to_string(), original));
+        }
+    }
+    Ok(added)
+}
+
+/// The content-seen table preloaded from CDXJ indexes of earlier crawls.
+fn load_dedup_index(files: &[PathBuf]) -> Result<DedupTable, SetupError> {
+    let table = DedupTable::default();
+    for path in files {
+        table
+            .load_cdxj(path)
+            .map_err(|source| SetupError::DedupIndex {
+                path: path.clone(),
+                source,
+            })?;
+    }
+    Ok(table)
+}

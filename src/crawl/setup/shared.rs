@@ -1,0 +1,103 @@
+//! Start-up of a worker of a shared crawl (`--redis`): join the crawl in Redis (its options must
+//! match the crawl's), take back the hosts this worker held before a restart, then the common
+//! part of start-up over the worker's local share of the frontier.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{create_output_dir, finish_start, load_dedup, Opened, SetupError, Shared, Started};
+use crate::config::Config;
+use crate::crawl::save_point::{SavedCrawl, StateError, STATE_META};
+use crate::crawl::CrawlError;
+use crate::frontier::{CrawlOrder, Frontier};
+use crate::redis_crawl::{join, Coordinator, JoinError, LeaseStore, SharedBudget, SharedSettings};
+
+/// Runs start-up of a worker of a shared crawl: joins it in Redis, takes back the hosts this
+/// worker held before a restart, then the common part (its WARC tail is replayed like a
+/// crawl of its own).
+pub(in crate::crawl) async fn start_shared(
+    config: &Config,
+    settings: &SharedSettings,
+) -> Result<Started, CrawlError> {
+    create_output_dir(&config.output.out)?;
+    let dedup = load_dedup(config)?;
+    let seeds: Vec<String> = config.seeds.iter().map(|s| s.url.to_string()).collect();
+    let joined = join(settings, &shared_options(config), &seeds)
+        .await
+        .map_err(SetupError::from)?;
+    tracing::warn!(
+        "joined shared crawl {} as worker {}",
+        settings.crawl_id,
+        settings.worker_id
+    );
+    let storage = LeaseStore::new(joined.book.clone());
+    let mut frontier = Frontier::open(config.frontier.clone(), Box::new(storage), Instant::now())
+        .map_err(StateError::from)?;
+    // Held hosts wait out their delays and their last acknowledgement: hold more than the
+    // fetch slots, so the slots stay busy.
+    let capacity = (config.run.concurrency * 4).max(8);
+    let mut coordinator = Coordinator::new(
+        &joined,
+        capacity,
+        config.run.max_pages_per_host,
+        !config.seeds.is_empty() || config.seeds_source.is_some(),
+        config.frontier.order != CrawlOrder::Bfs,
+        config.output.out.display().to_string(),
+    );
+    let reclaimed = coordinator.reclaim(&mut frontier).await.map_err(|source| {
+        SetupError::from(JoinError::Redis {
+            url: settings.url.clone(),
+            source,
+        })
+    })?;
+    let blob = frontier.saved_meta(STATE_META).map_err(StateError::from)?;
+    let saved = SavedCrawl::decode(&config.output.state_dir, blob.as_deref())?;
+    let budget = config.run.max_pages.map(|max| {
+        Arc::new(SharedBudget::new(
+            joined.redis.clone(),
+            joined.keys.clone(),
+            joined.scripts.clone(),
+            max,
+        ))
+    });
+    let opened = Opened {
+        frontier,
+        saved,
+        crawl_id: Some(settings.crawl_id.clone()),
+        shared: Some(Shared {
+            coordinator,
+            budget,
+        }),
+        host_pages: reclaimed.host_pages,
+        scope: joined.scope,
+    };
+    finish_start(config, opened, dedup)
+}
+
+/// What every worker of a shared crawl must agree on, by name.
+pub(super) fn shared_options(config: &Config) -> Vec<(&'static str, String)> {
+    let a = &config.admission;
+    let f = &config.frontier;
+    vec![
+        ("scope", format!("{:?}", a.scope)),
+        ("include/exclude", format!("{:?}", a.filter)),
+        ("max-depth", format!("{:?}", a.max_depth)),
+        ("max-redirects", a.max_redirects.to_string()),
+        ("url limits", format!("{:?}", a.limits)),
+        ("delay", format!("{:?}", f.delay)),
+        ("max-delay", format!("{:?}", f.max_delay)),
+        ("robots", format!("{} {}", f.obey_robots, f.robots_agent)),
+        ("accept", config.chain.archive.accept.join(",")),
+        (
+            "max-body-size",
+            config.chain.archive.max_body_size.to_string(),
+        ),
+        ("max-pages", format!("{:?}", config.run.max_pages)),
+        (
+            "max-pages-per-host",
+            format!("{:?}", config.run.max_pages_per_host),
+        ),
+        ("dedup", config.chain.dedup.is_some().to_string()),
+        ("order", format!("{:?}", f.order)),
+    ]
+}
