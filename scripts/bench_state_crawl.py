@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """scripts/bench_state_crawl.py — the whole-process side of scripts/bench state: a real trawl
 crawl of scripts/link_farm.py that stops (--max-pages) with about URLS URLs queued, sampling the
-crawler's RSS from /proc while it runs. Prints one JSON line: pages, URLs queued at the end,
-peak RSS (VmHWM, from the crawl's --stats), the largest sampled RSS, run time, store size.
+crawler's RSS from /proc while it runs. As the crawl grows it prints a JSON line at each STEP
+admitted URLs (queued + fetched; STEP = 10,000,000, or URLS/10 when smaller): admitted URLs/s
+and pages/s over the last step, RSS, and bytes on disk per URL (the crawl database); at the end
+one line: pages, URLs queued at the end, peak RSS (VmHWM, from the crawl's --stats), the largest
+sampled RSS, run time, store size.
 
 Usage: bench_state_crawl.py URLS [HOSTS] [LINKS]   (run by scripts/bench state --crawl)
 """
@@ -48,14 +51,38 @@ def main():
             start = time.monotonic()
             crawl = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
             sampled = 0
+            store = os.path.join(out, ".trawl-state", "state.redb")
+            step = min(10_000_000, max(1, urls // 10))
+            next_mark, last = step, (start, 0, 0)
             while crawl.poll() is None:
-                sampled = max(sampled, rss_kb(crawl.pid))
+                rss = rss_kb(crawl.pid)
+                sampled = max(sampled, rss)
+                try:
+                    st = json.load(open(os.path.join(out, ".trawl-status.json")))
+                except (OSError, ValueError):
+                    st = None
+                if st:
+                    admitted = st["queued"] + st["pages"]
+                    if admitted >= next_mark:
+                        now = time.monotonic()
+                        t0, a0, p0 = last
+                        print(json.dumps({
+                            "admitted": admitted,
+                            "seconds": round(now - start, 1),
+                            "admitted_per_s": round((admitted - a0) / (now - t0)),
+                            "pages_per_s": round((st["pages"] - p0) / (now - t0), 1),
+                            "rss_mb": round(rss / 1024),
+                            "disk_bytes_per_url": round(os.path.getsize(store) / admitted)
+                            if os.path.exists(store) else None,
+                        }), flush=True)
+                        last = (now, admitted, st["pages"])
+                        while next_mark <= admitted:
+                            next_mark += step
                 time.sleep(0.5)
             elapsed = time.monotonic() - start
             if crawl.returncode not in (0, 4):
                 raise SystemExit(f"trawl exited {crawl.returncode}: {crawl.stderr.read()}")
             s = json.load(open(stats))
-            store = os.path.join(out, ".trawl-state", "state.redb")
             print(json.dumps({
                 "pages": s["pages_archived"],
                 "queued_at_end": s["queued_at_end"],
