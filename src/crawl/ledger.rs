@@ -62,7 +62,8 @@ pub(super) struct Ledger {
     /// The console changed the patterns this run: queued URLs may have been admitted under
     /// other patterns, so they are checked again before they run.
     pub(super) live_filter: bool,
-    /// How far the seeds file was read (crawl state).
+    /// How far the seeds file was read, and the IP-literal seed addresses it allowed (crawl
+    /// state; `seed_feed.rs` keeps it).
     pub(super) seeds: Option<SavedSeeds>,
 }
 
@@ -102,12 +103,6 @@ impl Ledger {
             ledger.take_seed(seed, now);
         }
         ledger
-    }
-
-    /// Records how far the seeds source was read (`skipped` of the lines read bad).
-    pub(super) fn seeds_read(&mut self, seeds: SavedSeeds, skipped: u64) {
-        self.seeds = Some(seeds);
-        self.tally.seed_lines_skipped += skipped;
     }
 
     /// Widens the scope to a seed and queues it: its https URL, with the http one to fall

@@ -7,6 +7,7 @@
 //! [`PRINTED_PROBLEMS`]) and all counted.
 
 use std::io;
+use std::net::SocketAddr;
 use std::time::Instant;
 
 use super::ledger::Ledger;
@@ -18,10 +19,13 @@ use crate::seeds::{SavedSeeds, Seed, SeedReader, SeedSource};
 const BATCH_LINES: u64 = 5_000;
 /// IP-literal seed addresses remembered in the crawl state (for a resumed crawl's SSRF guard).
 const MAX_REMEMBERED_ADDRESSES: usize = 100_000;
+/// IP-literal seeds named in a note each; the rest are allowed without one.
+const NOTED_ADDRESSES: usize = 10;
 /// Bad lines logged (and kept for the report); the rest are counted.
-pub(super) const PRINTED_PROBLEMS: usize = 100;
+const PRINTED_PROBLEMS: usize = 100;
 
-/// The seeds file being fed.
+/// The seeds file being fed. How far it was read, and the IP-literal seed addresses it allowed,
+/// are the ledger's (`Ledger::seeds`), saved with the crawl state.
 pub(super) struct SeedFeed {
     source: SeedSource,
     reader: SeedReader,
@@ -29,18 +33,20 @@ pub(super) struct SeedFeed {
     guard: AddressGuard,
     /// The feed waits while the frontier holds this many queued URLs (`--seeds-ahead`).
     ahead: u64,
-    /// Addresses of IP-literal seeds allowed (saved, so a resumed crawl allows them again).
-    allowed: Vec<std::net::SocketAddr>,
+    /// IP-literal seed addresses allowed this run.
+    noted: usize,
+    /// The cap on remembered addresses was reached (and said).
+    full: bool,
     /// Skipped lines (this run), for the report, up to [`PRINTED_PROBLEMS`].
     problems: Vec<String>,
 }
 
 impl SeedFeed {
-    /// Opens `source` where an earlier run of the crawl got to (`saved`), allowing again the
-    /// IP-literal seeds it had read.
+    /// Opens `source` where an earlier run of the crawl got to (`saved`, which the ledger
+    /// holds), allowing again the IP-literal seeds it had read.
     pub(super) fn open(
         source: SeedSource,
-        saved: SavedSeeds,
+        saved: &SavedSeeds,
         limits: Limits,
         guard: AddressGuard,
         ahead: u64,
@@ -59,18 +65,10 @@ impl SeedFeed {
             limits,
             guard,
             ahead,
-            allowed: saved.allowed,
+            noted: 0,
+            full: false,
             problems: Vec::new(),
         })
-    }
-
-    /// What to save of it.
-    fn saved(&self) -> SavedSeeds {
-        SavedSeeds {
-            source: self.source.to_string(),
-            position: self.reader.position(),
-            allowed: self.allowed.clone(),
-        }
     }
 
     /// True once the whole source has been read.
@@ -99,9 +97,9 @@ impl SeedFeed {
                     self.source,
                     self.reader.position().line
                 );
-                let mut saved = self.saved();
-                saved.position.done = true;
-                ledger.seeds_read(saved, 0);
+                let mut at = self.reader.position();
+                at.done = true;
+                record(ledger, |s| s.position = at);
                 return false;
             }
         };
@@ -114,24 +112,14 @@ impl SeedFeed {
         for seed in &batch.seeds {
             for addr in seed.socket_addrs() {
                 if let Some(class) = self.guard.allow_seed_literal(addr) {
-                    if self.allowed.len() < MAX_REMEMBERED_ADDRESSES {
-                        self.allowed.push(addr);
-                    } else if self.allowed.len() == MAX_REMEMBERED_ADDRESSES {
-                        tracing::warn!(
-                            "more than {MAX_REMEMBERED_ADDRESSES} IP-literal seeds: a resumed crawl allows only the first again (--allow-private allows all)"
-                        );
-                        self.allowed.push(addr);
-                    }
-                    tracing::warn!(
-                        "a seed is a {} IP address, so {addr} (that address and port only) is allowed for this crawl",
-                        class.name()
-                    );
+                    self.allowed(ledger, addr, class.name());
                 }
             }
             ledger.take_seed(seed, now);
         }
         let position = self.reader.position();
-        ledger.seeds_read(self.saved(), batch.problems.len() as u64);
+        record(ledger, |s| s.position = position);
+        ledger.tally.seed_lines_skipped += batch.problems.len() as u64;
         if position.done {
             tracing::info!(
                 "seeds: all {} line(s) of {} read",
@@ -142,8 +130,36 @@ impl SeedFeed {
         !position.done
     }
 
+    /// Remembers (up to a cap) and notes (the first few) an IP-literal seed's address the
+    /// SSRF guard now allows.
+    fn allowed(&mut self, ledger: &mut Ledger, addr: SocketAddr, class: &str) {
+        self.noted += 1;
+        if self.noted <= NOTED_ADDRESSES {
+            tracing::warn!(
+                "a seed is a {class} IP address, so {addr} (that address and port only) is allowed for this crawl"
+            );
+        }
+        let full = &mut self.full;
+        record(ledger, |s| {
+            if s.allowed.len() < MAX_REMEMBERED_ADDRESSES {
+                s.allowed.push(addr);
+            } else if !std::mem::replace(full, true) {
+                tracing::warn!(
+                    "more than {MAX_REMEMBERED_ADDRESSES} IP-literal seeds: a resumed crawl allows only the first again (--allow-private allows all)"
+                );
+            }
+        });
+    }
+
     /// The skipped lines of this run, for the report.
     pub(super) fn into_problems(self) -> Vec<String> {
         self.problems
+    }
+}
+
+/// Changes the ledger's record of the seeds read (set when the feed was opened).
+fn record(ledger: &mut Ledger, change: impl FnOnce(&mut SavedSeeds)) {
+    if let Some(seeds) = &mut ledger.seeds {
+        change(seeds);
     }
 }

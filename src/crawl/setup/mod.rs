@@ -316,8 +316,9 @@ fn open_seed_feed(
         source: name.clone(),
         ..SavedSeeds::default()
     });
-    ledger.seeds_read(saved.clone(), 0);
-    if saved.position.done {
+    let done = saved.position.done;
+    let saved = ledger.seeds.insert(saved);
+    if done {
         return Ok(None);
     }
     let feed = SeedFeed::open(

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use redis::Value;
+use redis::{ScriptInvocation, Value};
 
 use super::{Coordinator, SyncReport, BATCH};
 use crate::frontier::lease::Adopted;
@@ -104,22 +104,10 @@ impl Coordinator {
         let before = self.held.len();
         let takeover = i64::from(self.may_take_over(Instant::now()));
         if !self.redis.is_cluster() {
-            let room = self.room();
-            let reply: Value = self
-                .scripts
-                .claim_all
-                .arg(self.keys.shard_base())
-                .arg(shards)
-                .arg(start)
-                .arg(&self.token)
-                .arg(room)
-                .arg(self.lease_ms())
-                .arg(BATCH)
-                .arg(self.cap_arg())
-                .arg(takeover)
-                .arg(self.ranked_arg())
-                .invoke_async(&mut self.redis)
-                .await?;
+            let mut call = self.scripts.claim_all.arg(self.keys.shard_base());
+            call.arg(shards).arg(start);
+            self.claim_args(&mut call, self.room(), takeover);
+            let reply: Value = call.invoke_async(&mut self.redis).await?;
             self.take_in(reply, frontier, report, Instant::now());
             return Ok(self.held.len() - before);
         }
@@ -130,23 +118,25 @@ impl Coordinator {
                 break;
             }
             let k = (start + i) % shards;
-            let reply: Value = self
-                .scripts
-                .claim
-                .key(self.keys.ready(k))
-                .arg(self.keys.shard(k))
-                .arg(&self.token)
-                .arg(room)
-                .arg(self.lease_ms())
-                .arg(BATCH)
-                .arg(self.cap_arg())
-                .arg(takeover)
-                .arg(self.ranked_arg())
-                .invoke_async(&mut self.redis)
-                .await?;
+            let mut call = self.scripts.claim.key(self.keys.ready(k));
+            call.arg(self.keys.shard(k));
+            self.claim_args(&mut call, room, takeover);
+            let reply: Value = call.invoke_async(&mut self.redis).await?;
             self.take_in(reply, frontier, report, Instant::now());
         }
         Ok(self.held.len() - before)
+    }
+
+    /// The arguments `claim` and `claim_all` end with: token, most hosts, lease, batch, host
+    /// cap, takeover, ranked.
+    fn claim_args(&self, call: &mut ScriptInvocation<'_>, room: usize, takeover: i64) {
+        call.arg(&self.token)
+            .arg(room)
+            .arg(self.lease_ms())
+            .arg(BATCH)
+            .arg(self.cap_arg())
+            .arg(takeover)
+            .arg(self.ranked_arg());
     }
 
     /// True when the crawl has been seeded and no shard has a host with work.
