@@ -3,7 +3,7 @@
 
 use super::layout::{
     decode_host, decode_queued, decode_robots, encode_host, encode_queued, encode_robots, key_seq,
-    queue_key, queued_url_of, seen_key, QueueKey,
+    queue_key, queued_url, seen_key, QueueKey,
 };
 use super::CrawlDb;
 use crate::frontier::storage::{
@@ -36,6 +36,10 @@ pub(super) fn saved_seq(db: &CrawlDb) -> Result<u64, StoreError> {
 }
 
 impl CrawlDb {
+    fn name(&self, host: u32) -> Option<&str> {
+        self.names.get(&host).map(|n| &**n)
+    }
+
     fn next_key(&mut self, host: u32, depth: u32) -> QueueKey {
         self.seq += 1;
         queue_key(host, depth, self.seq)
@@ -49,7 +53,8 @@ impl CrawlDb {
         entry: &QueuedUrl,
     ) -> Result<(), StoreError> {
         let key = self.next_key(host, entry.rank);
-        self.queue_insert(&key, &encode_queued(entry))?;
+        let value = encode_queued(entry, self.name(host));
+        self.queue_insert(&key, &value)?;
         self.seen_insert(&seen_key(host, fp), &key)
     }
 
@@ -62,6 +67,10 @@ impl CrawlDb {
 }
 
 impl FrontierStorage for CrawlDb {
+    fn host_named(&mut self, host: u32, name: &str) {
+        self.names.insert(host, name.into());
+    }
+
     fn admit(
         &mut self,
         host: u32,
@@ -70,7 +79,8 @@ impl FrontierStorage for CrawlDb {
     ) -> Result<Admit, StoreError> {
         // The key the entry gets if it is new; the sequence moves on only then.
         let key = queue_key(host, entry.rank, self.seq + 1);
-        if !self.queue_unseen(&seen_key(host, fp), &key, &encode_queued(entry))? {
+        let value = encode_queued(entry, self.name(host));
+        if !self.queue_unseen(&seen_key(host, fp), &key, value)? {
             return Ok(Admit::Seen);
         }
         self.seq += 1;
@@ -87,7 +97,7 @@ impl FrontierStorage for CrawlDb {
                 return Ok(None);
             };
             // A row this layout cannot read is dropped rather than blocking the host.
-            if let Some(entry) = decode_queued(&key, &bytes) {
+            if let Some(entry) = decode_queued(&key, &bytes, self.name(host)) {
                 self.in_flight.insert(host, (key, bytes));
                 return Ok(Some(entry));
             }
@@ -113,7 +123,7 @@ impl FrontierStorage for CrawlDb {
         let Some(bytes) = self.queue_get(&key)? else {
             return Ok(false);
         };
-        let Some(mut entry) = decode_queued(&key, &bytes) else {
+        let Some(mut entry) = decode_queued(&key, &bytes, self.name(host)) else {
             return Ok(false);
         };
         let rank = entry.rank.saturating_sub(n);
@@ -123,7 +133,8 @@ impl FrontierStorage for CrawlDb {
         entry.rank = rank;
         let moved = queue_key(host, rank, key_seq(&key));
         self.queue_remove(&key)?;
-        self.queue_insert(&moved, &encode_queued(&entry))?;
+        let value = encode_queued(&entry, self.name(host));
+        self.queue_insert(&moved, &value)?;
         self.seen_insert(&seen, &moved)?;
         Ok(true)
     }
@@ -133,8 +144,9 @@ impl FrontierStorage for CrawlDb {
         host: u32,
         drop: &mut dyn FnMut(&str) -> bool,
     ) -> Result<usize, StoreError> {
+        let name = self.names.get(&host).cloned();
         self.queue_drop_where(host, |bytes| {
-            std::str::from_utf8(queued_url_of(bytes)).is_ok_and(&mut *drop)
+            queued_url(bytes, name.as_deref()).is_some_and(|url| drop(&url))
         })
     }
 
@@ -145,11 +157,11 @@ impl FrontierStorage for CrawlDb {
         let Some(bytes) = self.queue_get(&key)? else {
             return Ok(None);
         };
-        if queued_url_of(&bytes) != url.as_bytes() {
+        if queued_url(&bytes, self.name(host)).as_deref() != Some(url) {
             return Ok(None);
         }
         self.queue_remove(&key)?;
-        Ok(decode_queued(&key, &bytes))
+        Ok(decode_queued(&key, &bytes, self.name(host)))
     }
 
     fn save_host(&mut self, host: u32, record: &SavedHost) -> Result<(), StoreError> {
@@ -197,13 +209,14 @@ impl FrontierStorage for CrawlDb {
     }
 
     fn checkpoint(&mut self) -> Result<(), StoreError> {
-        for (key, bytes) in self.in_flight.values() {
+        let held: Vec<(QueueKey, Vec<u8>)> = self.in_flight.values().cloned().collect();
+        for (key, bytes) in &held {
             self.queue_insert(key, bytes)?;
         }
         self.meta_write(SEQ_META, &self.seq.to_le_bytes())?;
         self.commit()?;
         // Back out of the queue until the next save point.
-        for (key, _) in self.in_flight.values() {
+        for (key, _) in &held {
             self.queue_remove(key)?;
         }
         Ok(())
@@ -231,12 +244,7 @@ mod tests {
         assert_eq!(db.seq, 42);
         let entry = QueuedUrl {
             url: "http://a.org/".into(),
-            depth: 0,
-            rank: 0,
-            requisite: 0,
-            redirects: 0,
-            attempt: 0,
-            sitemap: 0,
+            ..QueuedUrl::default()
         };
         assert_eq!(
             db.admit(1, &fingerprint(&entry.url), &entry).unwrap(),

@@ -2,6 +2,7 @@
 //! rows and robots.txt rows. The one place it is defined. Keys are big-endian so byte order is
 //! the order the frontier wants (per host, lowest depth first, then oldest).
 
+use std::borrow::Cow;
 use std::time::{Duration, UNIX_EPOCH};
 
 use crate::frontier::storage::{Fingerprint, QueuedUrl, SavedHost};
@@ -44,8 +45,10 @@ pub fn seen_key(host: u32, fp: &Fingerprint) -> SeenKey {
     k
 }
 
-/// Encodes a queue value: redirects, attempt (u32 LE each), URL bytes (the depth is in the key).
-pub fn encode_queued(entry: &QueuedUrl) -> Vec<u8> {
+/// Encodes a queue value: redirects, attempt (u32 LE each), URL (the depth is in the key).
+/// A URL on host `host_name` (the key's host id names it) is stored without its
+/// `scheme://host` prefix, after a marker byte for the scheme.
+pub fn encode_queued(entry: &QueuedUrl, host_name: Option<&str>) -> Vec<u8> {
     let mut v = Vec::with_capacity(13 + entry.url.len());
     v.extend_from_slice(&entry.redirects.to_le_bytes());
     v.extend_from_slice(&entry.attempt.to_le_bytes());
@@ -59,7 +62,13 @@ pub fn encode_queued(entry: &QueuedUrl) -> Vec<u8> {
         v.push(RANKED);
         v.extend_from_slice(&entry.depth.to_le_bytes());
     }
-    v.extend_from_slice(entry.url.as_bytes());
+    match host_name.and_then(|name| without_origin(&entry.url, name)) {
+        Some((marker, rest)) => {
+            v.push(marker);
+            v.extend_from_slice(rest.as_bytes());
+        }
+        None => v.extend_from_slice(entry.url.as_bytes()),
+    }
     v
 }
 
@@ -67,6 +76,22 @@ pub fn encode_queued(entry: &QueuedUrl) -> Vec<u8> {
 const RANKED: u8 = 0xff;
 /// Marks a page requisite's hop count (`--page-requisites`), before any rank marker.
 const REQUISITE: u8 = 0xfe;
+/// Marks a URL stored without its `http://` and host name.
+const HTTP_ON_HOST: u8 = 0xfd;
+/// Marks a URL stored without its `https://` and host name.
+const HTTPS_ON_HOST: u8 = 0xfc;
+
+/// The scheme marker and the rest of `url` when it starts with `http(s)://name` followed by a
+/// port, path, query or nothing. (No UTF-8 text holds the marker bytes.)
+fn without_origin<'u>(url: &'u str, name: &str) -> Option<(u8, &'u str)> {
+    let (marker, after) = if let Some(after) = url.strip_prefix("http://") {
+        (HTTP_ON_HOST, after)
+    } else {
+        (HTTPS_ON_HOST, url.strip_prefix("https://")?)
+    };
+    let rest = after.strip_prefix(name)?;
+    matches!(rest.bytes().next(), None | Some(b':' | b'/' | b'?' | b'#')).then_some((marker, rest))
+}
 
 /// The transclusion hops and the rest of a queue value after its fixed 8 bytes.
 fn requisite_part(rest: &[u8]) -> Option<(u8, &[u8])> {
@@ -76,8 +101,20 @@ fn requisite_part(rest: &[u8]) -> Option<(u8, &[u8])> {
     }
 }
 
-/// Decodes a queue value stored under `key`; `None` for bytes this layout did not produce.
-pub fn decode_queued(key: &QueueKey, bytes: &[u8]) -> Option<QueuedUrl> {
+/// The URL of a queue value's URL part, its host name restored from `host_name`.
+fn url_part<'b>(part: &'b [u8], host_name: Option<&str>) -> Option<Cow<'b, str>> {
+    let scheme = match part.first() {
+        Some(&HTTP_ON_HOST) => "http://",
+        Some(&HTTPS_ON_HOST) => "https://",
+        _ => return std::str::from_utf8(part).ok().map(Cow::Borrowed),
+    };
+    let rest = std::str::from_utf8(&part[1..]).ok()?;
+    Some(Cow::Owned(format!("{scheme}{}{rest}", host_name?)))
+}
+
+/// Decodes a queue value stored under `key` (whose host is named `host_name`); `None` for
+/// bytes this layout did not produce.
+pub fn decode_queued(key: &QueueKey, bytes: &[u8], host_name: Option<&str>) -> Option<QueuedUrl> {
     if bytes.len() < 8 {
         return None;
     }
@@ -91,7 +128,7 @@ pub fn decode_queued(key: &QueueKey, bytes: &[u8]) -> Option<QueuedUrl> {
         _ => (rank, rest),
     };
     Some(QueuedUrl {
-        url: String::from_utf8(url.to_vec()).ok()?,
+        url: url_part(url, host_name)?.into_owned(),
         depth,
         rank,
         requisite,
@@ -101,14 +138,15 @@ pub fn decode_queued(key: &QueueKey, bytes: &[u8]) -> Option<QueuedUrl> {
     })
 }
 
-/// The URL part of an encoded queue value, without decoding the rest.
-pub fn queued_url_of(bytes: &[u8]) -> &[u8] {
-    let rest = bytes.get(8..).unwrap_or_default();
-    let rest = requisite_part(rest).map_or(rest, |(_, r)| r);
-    match rest.first() {
-        Some(&RANKED) => rest.get(5..).unwrap_or_default(),
+/// The URL of an encoded queue value, without decoding the rest; `None` when unreadable.
+pub fn queued_url<'b>(bytes: &'b [u8], host_name: Option<&str>) -> Option<Cow<'b, str>> {
+    let rest = bytes.get(8..)?;
+    let (_, rest) = requisite_part(rest)?;
+    let part = match rest.first() {
+        Some(&RANKED) => rest.get(5..)?,
         _ => rest,
-    }
+    };
+    url_part(part, host_name)
 }
 
 /// Encodes a host row: queued (u64 LE), next-allowed in ms since the epoch (u64 LE), name;
@@ -211,6 +249,38 @@ mod tests {
     }
 
     #[test]
+    fn urls_on_their_host_are_stored_without_scheme_and_host() {
+        let key = queue_key(1, 0, 1);
+        let entry = |url: &str| QueuedUrl {
+            url: url.into(),
+            ..QueuedUrl::default()
+        };
+        for (url, name, saved) in [
+            ("http://a.org/x?q", "a.org", 1 + 4),
+            ("https://a.org:8443/", "a.org", 1 + 6),
+            ("http://[::1]:80/", "[::1]", 1 + 4),
+            // Not on that host: kept whole.
+            ("http://a.org.evil/x", "a.org", 19),
+            ("http://b.org/x", "a.org", 14),
+            ("ftp://a.org/x", "a.org", 13),
+        ] {
+            let bytes = encode_queued(&entry(url), Some(name));
+            assert_eq!(bytes.len(), 8 + saved, "{url}");
+            assert_eq!(decode_queued(&key, &bytes, Some(name)), Some(entry(url)));
+            assert_eq!(queued_url(&bytes, Some(name)).unwrap(), url);
+        }
+        // A row written before the compact form (a whole URL) reads the same with a name.
+        let old = encode_queued(&entry("http://a.org/x"), None);
+        assert_eq!(
+            decode_queued(&key, &old, Some("a.org")),
+            Some(entry("http://a.org/x"))
+        );
+        // A compact row whose host name is unknown is unreadable, not misread.
+        let compact = encode_queued(&entry("http://a.org/x"), Some("a.org"));
+        assert_eq!(decode_queued(&key, &compact, None), None);
+    }
+
+    #[test]
     fn rows_round_trip() {
         let v = QueuedUrl {
             url: "http://a.org/ü".into(),
@@ -222,8 +292,11 @@ mod tests {
             sitemap: 0,
         };
         let key = queue_key(1, 3, 9);
-        assert_eq!(decode_queued(&key, &encode_queued(&v)), Some(v.clone()));
-        assert_eq!(queued_url_of(&encode_queued(&v)), v.url.as_bytes());
+        assert_eq!(
+            decode_queued(&key, &encode_queued(&v, None), None),
+            Some(v.clone())
+        );
+        assert_eq!(queued_url(&encode_queued(&v, None), None).unwrap(), v.url);
         // Ranked by --order: the key holds the rank, the value the depth.
         let ranked = QueuedUrl {
             rank: 7,
@@ -231,10 +304,13 @@ mod tests {
         };
         let key = queue_key(1, 7, 10);
         assert_eq!(
-            decode_queued(&key, &encode_queued(&ranked)),
+            decode_queued(&key, &encode_queued(&ranked, None), None),
             Some(ranked.clone())
         );
-        assert_eq!(queued_url_of(&encode_queued(&ranked)), v.url.as_bytes());
+        assert_eq!(
+            queued_url(&encode_queued(&ranked, None), None).unwrap(),
+            v.url
+        );
         // A page requisite, ranked or not.
         let requisites = [
             QueuedUrl {
@@ -248,8 +324,11 @@ mod tests {
         ];
         for r in requisites {
             let key = queue_key(1, r.rank, 11);
-            assert_eq!(decode_queued(&key, &encode_queued(&r)), Some(r.clone()));
-            assert_eq!(queued_url_of(&encode_queued(&r)), v.url.as_bytes());
+            for name in [None, Some("a.org")] {
+                let bytes = encode_queued(&r, name);
+                assert_eq!(decode_queued(&key, &bytes, name), Some(r.clone()));
+                assert_eq!(queued_url(&bytes, name).unwrap(), v.url);
+            }
         }
         let h = SavedHost {
             queued: 12,
@@ -271,6 +350,6 @@ mod tests {
             Some((3, Some(&b"User-agent: *"[..])))
         );
         assert_eq!(decode_robots(&encode_robots(3, None)), Some((3, None)));
-        assert_eq!(decode_queued(&key, b"short"), None);
+        assert_eq!(decode_queued(&key, b"short", None), None);
     }
 }

@@ -12,11 +12,14 @@
 //!
 //! | table   | key                                   | value                                   |
 //! |---------|---------------------------------------|-----------------------------------------|
-//! | `queue` | host id u32, depth u32, seq u64       | redirects u32, attempt u32, URL bytes   |
+//! | `queue` | host id u32, depth u32, seq u64       | redirects u32, attempt u32, URL (1)     |
 //! | `seen`  | host id u32, 96 bits of SHA-1(URL)    | the URL's queue key when it was queued  |
 //! | `hosts` | host id u32                           | queued count, next-allowed time, name   |
 //! | `robots`| origin                                | host id u32, robots.txt text            |
 //! | `meta`  | name                                  | JSON                                    |
+//!
+//! (1) Without its `scheme://host` when the URL is on the key's host (a marker byte says which
+//! scheme). New rows wait in memory ([`pending`]) and are written in key order in batches.
 //!
 //! The byte layout of every row is in [`layout`]. redb was chosen over fjall and SQLite by
 //! measurement (docs/DESIGN.md): bounded memory, ACID commits that map onto save points, pure
@@ -24,6 +27,7 @@
 
 mod frontier_storage;
 pub mod layout;
+mod pending;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -31,7 +35,8 @@ use std::path::{Path, PathBuf};
 use redb::{ReadableTable, TableDefinition};
 
 pub use crate::frontier::storage::{FrontierStorage, StoreError};
-use layout::{host_range, QueueKey, SeenKey};
+use layout::{decode_host, host_range, QueueKey, SeenKey};
+use pending::Pending;
 
 /// Name of the database file in the state directory.
 pub const STORE_FILE: &str = "state.redb";
@@ -56,6 +61,10 @@ pub struct CrawlDb {
     /// Per host, the queue row of the page being fetched: out of the queue, but written back
     /// for every commit until the fetch is done, so a crash never loses it.
     in_flight: HashMap<u32, (QueueKey, Vec<u8>)>,
+    /// New rows not yet written to the transaction (written in key order, in batches).
+    pending: Pending,
+    /// Host names by id: queue rows store their URLs without scheme and host name.
+    names: HashMap<u32, Box<str>>,
 }
 
 impl std::fmt::Debug for CrawlDb {
@@ -93,6 +102,20 @@ fn create_in_place(path: &Path) -> Result<(), StoreError> {
         let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
     }
     Ok(())
+}
+
+fn database_error(path: &Path, e: impl Into<redb::Error>) -> StoreError {
+    StoreError::Database {
+        path: path.to_path_buf(),
+        detail: e.into().to_string(),
+    }
+}
+
+fn no_transaction(path: &Path) -> StoreError {
+    StoreError::Database {
+        path: path.to_path_buf(),
+        detail: "no open transaction after a failed commit".into(),
+    }
 }
 
 impl CrawlDb {
@@ -141,6 +164,8 @@ impl CrawlDb {
             path,
             seq: 0,
             in_flight: HashMap::new(),
+            pending: Pending::default(),
+            names: HashMap::new(),
         };
         let txn = store.db.begin_write().map_err(|e| store.error(e))?;
         // Create every table so reads never meet a missing one.
@@ -153,29 +178,26 @@ impl CrawlDb {
         }
         store.txn = Some(txn);
         store.seq = frontier_storage::saved_seq(&store)?;
+        for (id, row) in store.host_rows()? {
+            if let Some(host) = decode_host(&row) {
+                store.names.insert(id, host.name.into());
+            }
+        }
         Ok(store)
     }
 
     fn error(&self, e: impl Into<redb::Error>) -> StoreError {
-        StoreError::Database {
-            path: self.path.clone(),
-            detail: e.into().to_string(),
-        }
+        database_error(&self.path, e)
     }
 
     fn txn(&self) -> Result<&redb::WriteTransaction, StoreError> {
-        self.txn.as_ref().ok_or_else(|| StoreError::Database {
-            path: self.path.clone(),
-            detail: "no open transaction after a failed commit".into(),
-        })
+        self.txn.as_ref().ok_or_else(|| no_transaction(&self.path))
     }
 
     /// Makes every change so far durable (fsync) and starts a new transaction.
     fn commit(&mut self) -> Result<(), StoreError> {
-        let txn = self.txn.take().ok_or_else(|| StoreError::Database {
-            path: self.path.clone(),
-            detail: "no open transaction after a failed commit".into(),
-        })?;
+        self.flush()?;
+        let txn = self.txn.take().ok_or_else(|| no_transaction(&self.path))?;
         if let Err(e) = txn.commit() {
             // No further transaction: the store stays at its last good commit, which the WARC
             // files can be replayed against, rather than taking a partial one later.
@@ -185,54 +207,87 @@ impl CrawlDb {
         Ok(())
     }
 
-    /// Adds a queue entry.
-    fn queue_insert(&self, key: &QueueKey, value: &[u8]) -> Result<(), StoreError> {
-        let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
-        t.insert(key, value).map_err(|e| self.error(e))?;
+    /// Writes the pending rows into the transaction.
+    fn flush(&mut self) -> Result<(), StoreError> {
+        let txn = self
+            .txn
+            .as_ref()
+            .ok_or_else(|| no_transaction(&self.path))?;
+        self.pending
+            .write_into(txn)
+            .map_err(|e| database_error(&self.path, e))
+    }
+
+    /// Writes the pending rows when the batch is full.
+    fn flush_if_full(&mut self) -> Result<(), StoreError> {
+        if self.pending.is_full() {
+            self.flush()?;
+        }
         Ok(())
     }
 
+    /// Adds a queue entry.
+    fn queue_insert(&mut self, key: &QueueKey, value: &[u8]) -> Result<(), StoreError> {
+        self.pending.queue_insert(*key, value.to_vec());
+        self.flush_if_full()
+    }
+
     /// Queues `value` under `key` and points `seen` at it, unless `seen` is there already;
-    /// returns whether it did. Runs for every new link, so each table is opened once.
+    /// returns whether it did. Runs for every new link.
     fn queue_unseen(
-        &self,
+        &mut self,
         seen: &SeenKey,
         key: &QueueKey,
-        value: &[u8],
+        value: Vec<u8>,
     ) -> Result<bool, StoreError> {
-        let txn = self.txn()?;
-        let mut seen_rows = txn.open_table(SEEN).map_err(|e| self.error(e))?;
-        if seen_rows.get(seen).map_err(|e| self.error(e))?.is_some() {
+        if self.seen_get(seen)?.is_some() {
             return Ok(false);
         }
-        seen_rows.insert(seen, key).map_err(|e| self.error(e))?;
-        let mut queue = txn.open_table(QUEUE).map_err(|e| self.error(e))?;
-        queue.insert(key, value).map_err(|e| self.error(e))?;
+        self.pending.seen_insert(*seen, *key);
+        self.pending.queue_insert(*key, value);
+        self.flush_if_full()?;
         Ok(true)
     }
 
     /// Removes and returns the first queue entry of `host` (lowest depth, then oldest).
-    fn queue_pop_first(&self, host: u32) -> Result<Option<(QueueKey, Vec<u8>)>, StoreError> {
+    fn queue_pop_first(&mut self, host: u32) -> Result<Option<(QueueKey, Vec<u8>)>, StoreError> {
+        let pending = self.pending.first_of(host);
         let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
         let (lo, hi) = host_range(host);
-        let first = {
+        let on_disk = {
             let mut range = t.range::<&QueueKey>(&lo..=&hi).map_err(|e| self.error(e))?;
             match range.next() {
                 Some(entry) => {
                     let (k, v) = entry.map_err(|e| self.error(e))?;
-                    Some((*k.value(), v.value().to_vec()))
+                    let key = *k.value();
+                    // Only read the row when it is the one served.
+                    let value = pending.is_none_or(|p| key < p).then(|| v.value().to_vec());
+                    Some((key, value))
                 }
                 None => None,
             }
         };
-        if let Some((key, _)) = &first {
-            t.remove(key).map_err(|e| self.error(e))?;
+        match on_disk {
+            Some((key, Some(value))) => {
+                t.remove(&key).map_err(|e| self.error(e))?;
+                return Ok(Some((key, value)));
+            }
+            // A pending row under the same key replaces this one: both go.
+            Some((key, None)) if Some(key) == pending => {
+                t.remove(&key).map_err(|e| self.error(e))?;
+            }
+            _ => {}
         }
-        Ok(first)
+        drop(t);
+        // A pending entry that sorts first is served from memory.
+        Ok(pending.and_then(|key| Some((key, self.pending.queue_remove(&key)?))))
     }
 
     /// Removes a queue entry, returning its value if it was there.
-    fn queue_remove(&self, key: &QueueKey) -> Result<Option<Vec<u8>>, StoreError> {
+    fn queue_remove(&mut self, key: &QueueKey) -> Result<Option<Vec<u8>>, StoreError> {
+        if let Some(value) = self.pending.queue_remove(key) {
+            return Ok(Some(value));
+        }
         let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
         let old = t.remove(key).map_err(|e| self.error(e))?;
         Ok(old.map(|v| v.value().to_vec()))
@@ -240,6 +295,9 @@ impl CrawlDb {
 
     /// Reads a queue entry.
     fn queue_get(&self, key: &QueueKey) -> Result<Option<Vec<u8>>, StoreError> {
+        if let Some(value) = self.pending.queue_get(key) {
+            return Ok(Some(value.clone()));
+        }
         let t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
         let value = t.get(key).map_err(|e| self.error(e))?;
         Ok(value.map(|v| v.value().to_vec()))
@@ -247,13 +305,13 @@ impl CrawlDb {
 
     /// Removes the queue entries of `host` for which `drop` says so; returns how many.
     fn queue_drop_where(
-        &self,
+        &mut self,
         host: u32,
         mut drop: impl FnMut(&[u8]) -> bool,
     ) -> Result<usize, StoreError> {
+        let mut dropped = self.pending.drop_where(host, &mut drop);
         let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
         let (lo, hi) = host_range(host);
-        let mut dropped = 0;
         t.retain_in::<&QueueKey, _>(&lo..=&hi, |_, v| {
             let gone = drop(v);
             dropped += usize::from(gone);
@@ -265,16 +323,18 @@ impl CrawlDb {
 
     /// Looks a URL fingerprint up in the seen set; returns the queue key it was given.
     fn seen_get(&self, key: &SeenKey) -> Result<Option<QueueKey>, StoreError> {
+        if let Some(queued) = self.pending.seen_get(key) {
+            return Ok(Some(queued));
+        }
         let t = self.txn()?.open_table(SEEN).map_err(|e| self.error(e))?;
         let value = t.get(key).map_err(|e| self.error(e))?;
         Ok(value.map(|v| *v.value()))
     }
 
     /// Adds (or updates) a URL fingerprint in the seen set.
-    fn seen_insert(&self, key: &SeenKey, queue_key: &QueueKey) -> Result<(), StoreError> {
-        let mut t = self.txn()?.open_table(SEEN).map_err(|e| self.error(e))?;
-        t.insert(key, queue_key).map_err(|e| self.error(e))?;
-        Ok(())
+    fn seen_insert(&mut self, key: &SeenKey, queue_key: &QueueKey) -> Result<(), StoreError> {
+        self.pending.seen_insert(*key, *queue_key);
+        self.flush_if_full()
     }
 
     /// Writes a host record.
@@ -328,64 +388,4 @@ impl CrawlDb {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    use layout::queue_key as key;
-
-    #[test]
-    fn committed_changes_survive_and_uncommitted_ones_do_not() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let mut s = CrawlDb::open(dir.path()).unwrap();
-            s.queue_insert(&key(1, 0, 1), b"kept").unwrap();
-            s.meta_write("m", b"1").unwrap();
-            s.commit().unwrap();
-            s.queue_insert(&key(1, 0, 2), b"lost").unwrap();
-            s.meta_write("m", b"2").unwrap();
-            // Dropped without a commit: as after a crash.
-        }
-        let s = CrawlDb::open(dir.path()).unwrap();
-        assert_eq!(s.meta_read("m").unwrap().as_deref(), Some(&b"1"[..]));
-        assert_eq!(
-            s.queue_get(&key(1, 0, 1)).unwrap().as_deref(),
-            Some(&b"kept"[..])
-        );
-        assert_eq!(s.queue_get(&key(1, 0, 2)).unwrap(), None);
-    }
-
-    #[test]
-    fn creation_is_whole_even_after_a_kill_mid_creation() {
-        let dir = tempfile::tempdir().unwrap();
-        // What a kill during an earlier creation leaves: a partial file beside the store.
-        std::fs::write(dir.path().join("state.redb.new"), b"half a header").unwrap();
-        drop(CrawlDb::open(dir.path()).unwrap());
-        assert!(!dir.path().join("state.redb.new").exists());
-        drop(CrawlDb::open(dir.path()).unwrap());
-    }
-
-    #[test]
-    fn a_second_open_is_refused_while_the_first_is_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let _first = CrawlDb::open(dir.path()).unwrap();
-        assert!(matches!(
-            CrawlDb::open(dir.path()),
-            Err(StoreError::Locked { .. })
-        ));
-    }
-
-    #[test]
-    fn pops_per_host_in_key_order_and_drops_selectively() {
-        let s = CrawlDb::in_memory();
-        s.queue_insert(&key(2, 1, 5), b"2-1-5").unwrap();
-        s.queue_insert(&key(2, 0, 9), b"2-0-9").unwrap();
-        s.queue_insert(&key(1, 0, 1), b"1-0-1").unwrap();
-        s.queue_insert(&key(3, 0, 1), b"3-0-1").unwrap();
-        let (k, v) = s.queue_pop_first(2).unwrap().unwrap();
-        assert_eq!((k, v.as_slice()), (key(2, 0, 9), &b"2-0-9"[..]));
-        assert_eq!(s.queue_drop_where(2, |v| v.ends_with(b"5")).unwrap(), 1);
-        assert!(s.queue_pop_first(2).unwrap().is_none());
-        assert_eq!(s.queue_pop_first(3).unwrap().unwrap().1, b"3-0-1");
-        assert_eq!(s.queue_pop_first(1).unwrap().unwrap().1, b"1-0-1");
-    }
-}
+mod tests;

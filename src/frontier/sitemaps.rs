@@ -67,12 +67,8 @@ impl Frontier {
             // A shared crawl: an entry of the host's queue, fetched by whoever holds the host.
             let entry = QueuedUrl {
                 url: url.into(),
-                depth: 0,
-                rank: 0,
-                requisite: 0,
-                redirects: 0,
-                attempt: 0,
                 sitemap: nesting as u8 + 1,
+                ..QueuedUrl::default()
             };
             let fp = fingerprint(&entry.url);
             match self.storage.admit(id, &fp, &entry) {

@@ -23,7 +23,7 @@ pub fn fingerprint(url: &str) -> Fingerprint {
 }
 
 /// A URL waiting to be fetched.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueuedUrl {
     /// The canonical URL.
     pub url: String,

@@ -1,0 +1,136 @@
+//! Tests of the database's rows: commits, the queue read across memory and disk, leaf fill.
+
+use super::*;
+
+use layout::queue_key as key;
+
+#[test]
+fn committed_changes_survive_and_uncommitted_ones_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut s = CrawlDb::open(dir.path()).unwrap();
+        s.queue_insert(&key(1, 0, 1), b"kept").unwrap();
+        s.meta_write("m", b"1").unwrap();
+        s.commit().unwrap();
+        s.queue_insert(&key(1, 0, 2), b"lost").unwrap();
+        s.meta_write("m", b"2").unwrap();
+        // Dropped without a commit: as after a crash.
+    }
+    let s = CrawlDb::open(dir.path()).unwrap();
+    assert_eq!(s.meta_read("m").unwrap().as_deref(), Some(&b"1"[..]));
+    assert_eq!(
+        s.queue_get(&key(1, 0, 1)).unwrap().as_deref(),
+        Some(&b"kept"[..])
+    );
+    assert_eq!(s.queue_get(&key(1, 0, 2)).unwrap(), None);
+}
+
+#[test]
+fn creation_is_whole_even_after_a_kill_mid_creation() {
+    let dir = tempfile::tempdir().unwrap();
+    // What a kill during an earlier creation leaves: a partial file beside the store.
+    std::fs::write(dir.path().join("state.redb.new"), b"half a header").unwrap();
+    drop(CrawlDb::open(dir.path()).unwrap());
+    assert!(!dir.path().join("state.redb.new").exists());
+    drop(CrawlDb::open(dir.path()).unwrap());
+}
+
+#[test]
+fn a_second_open_is_refused_while_the_first_is_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let _first = CrawlDb::open(dir.path()).unwrap();
+    assert!(matches!(
+        CrawlDb::open(dir.path()),
+        Err(StoreError::Locked { .. })
+    ));
+}
+
+#[test]
+fn pops_per_host_in_key_order_and_drops_selectively() {
+    let mut s = CrawlDb::in_memory();
+    s.queue_insert(&key(2, 1, 5), b"2-1-5").unwrap();
+    s.queue_insert(&key(2, 0, 9), b"2-0-9").unwrap();
+    s.queue_insert(&key(1, 0, 1), b"1-0-1").unwrap();
+    s.queue_insert(&key(3, 0, 1), b"3-0-1").unwrap();
+    let (k, v) = s.queue_pop_first(2).unwrap().unwrap();
+    assert_eq!((k, v.as_slice()), (key(2, 0, 9), &b"2-0-9"[..]));
+    assert_eq!(s.queue_drop_where(2, |v| v.ends_with(b"5")).unwrap(), 1);
+    assert!(s.queue_pop_first(2).unwrap().is_none());
+    assert_eq!(s.queue_pop_first(3).unwrap().unwrap().1, b"3-0-1");
+    assert_eq!(s.queue_pop_first(1).unwrap().unwrap().1, b"1-0-1");
+}
+
+#[test]
+fn rows_in_memory_and_on_disk_read_as_one_queue() {
+    let mut s = CrawlDb::in_memory();
+    for seq in [1, 3, 5] {
+        s.queue_insert(&key(1, 0, seq), &[seq as u8]).unwrap();
+    }
+    s.flush().unwrap();
+    // Pending rows that sort before, between and after the written ones, and one put back
+    // over a written key.
+    for seq in [0, 2, 6] {
+        s.queue_insert(&key(1, 0, seq), &[seq as u8]).unwrap();
+    }
+    s.queue_insert(&key(1, 0, 3), b"3 again").unwrap();
+    assert_eq!(
+        s.queue_get(&key(1, 0, 2)).unwrap().as_deref(),
+        Some(&[2u8][..])
+    );
+    let mut order = Vec::new();
+    for round in 0..3 {
+        order.push(s.queue_pop_first(1).unwrap().unwrap().0);
+        if round == 1 {
+            s.flush().unwrap();
+        }
+    }
+    assert_eq!(order, vec![key(1, 0, 0), key(1, 0, 1), key(1, 0, 2)]);
+    assert_eq!(s.queue_pop_first(1).unwrap().unwrap().1, b"3 again");
+    assert_eq!(s.queue_drop_where(1, |v| v == [6]).unwrap(), 1);
+    assert_eq!(
+        s.queue_remove(&key(1, 0, 5)).unwrap().as_deref(),
+        Some(&[5u8][..])
+    );
+    assert_eq!(s.queue_pop_first(1).unwrap(), None);
+    // A seen row answers from memory before it is written, and from disk after.
+    let seen = layout::seen_key(1, &[7; 12]);
+    assert!(s.queue_unseen(&seen, &key(1, 0, 9), vec![9]).unwrap());
+    assert!(!s.queue_unseen(&seen, &key(1, 0, 10), vec![10]).unwrap());
+    s.flush().unwrap();
+    assert!(!s.queue_unseen(&seen, &key(1, 0, 11), vec![11]).unwrap());
+    assert_eq!(s.seen_get(&seen).unwrap(), Some(key(1, 0, 9)));
+}
+
+#[test]
+fn a_row_put_back_over_a_written_one_is_served_once() {
+    let mut s = CrawlDb::in_memory();
+    s.queue_insert(&key(1, 0, 1), b"first").unwrap();
+    s.flush().unwrap();
+    s.queue_insert(&key(1, 0, 1), b"again").unwrap();
+    assert_eq!(s.queue_pop_first(1).unwrap().unwrap().1, b"again");
+    assert_eq!(s.queue_pop_first(1).unwrap(), None);
+    s.flush().unwrap();
+    assert_eq!(s.queue_pop_first(1).unwrap(), None);
+}
+
+#[test]
+fn a_host_queue_written_in_batches_fills_its_leaves() {
+    // 100 hosts' URLs arrive interleaved, as links do; written in batches (here 20,000
+    // rows between save points), each host's entries pack whole leaves. (Written one by
+    // one, as before, appends split leaves in half: 49% full.)
+    let mut s = CrawlDb::in_memory();
+    let value = [b'x'; 40];
+    for round in 0..5u64 {
+        for i in 0..20_000u64 {
+            let seq = round * 20_000 + i;
+            s.queue_insert(&key((seq % 100) as u32, 1, seq), &value)
+                .unwrap();
+        }
+        s.flush().unwrap();
+    }
+    use redb::ReadableTableMetadata;
+    let txn = s.txn().unwrap();
+    let stats = txn.open_table(QUEUE).unwrap().stats().unwrap();
+    let fill = stats.stored_bytes() as f64 / (stats.leaf_pages() * 4096) as f64;
+    assert!(fill > 0.85, "leaves {:.0}% full", fill * 100.0);
+}
