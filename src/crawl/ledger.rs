@@ -335,7 +335,8 @@ impl Ledger {
         let seen = self.frontier.push_links(&job.host, links, now, |link| {
             admit(rules, admission, tally, link, depth, 0)
         });
-        self.tally.filtered.duplicate += seen as u64;
+        // And those found to be seen before only when their batch reached the disk.
+        self.tally.filtered.duplicate += seen as u64 + self.frontier.take_late_duplicates();
     }
 
     /// Offers a page requisite, `hops` transclusions from a page: from any host (scope does

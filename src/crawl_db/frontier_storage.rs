@@ -71,7 +71,24 @@ impl FrontierStorage for CrawlDb {
         self.names.insert(host, name.into());
     }
 
+    fn late_duplicates(&mut self) -> Vec<(u32, u64)> {
+        self.take_late_duplicates()
+    }
+
     fn admit(
+        &mut self,
+        host: u32,
+        fp: &Fingerprint,
+        entry: &QueuedUrl,
+    ) -> Result<Admit, StoreError> {
+        if self.seen_get(&seen_key(host, fp))?.is_some() {
+            return Ok(Admit::Seen);
+        }
+        self.enqueue(host, fp, entry)?;
+        Ok(Admit::Queued)
+    }
+
+    fn admit_link(
         &mut self,
         host: u32,
         fp: &Fingerprint,

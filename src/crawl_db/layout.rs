@@ -31,6 +31,11 @@ pub fn key_seq(key: &QueueKey) -> u64 {
     u64::from_be_bytes(key[8..].try_into().expect("8 bytes"))
 }
 
+/// The host id of a queue key.
+pub fn key_host(key: &QueueKey) -> u32 {
+    u32::from_be_bytes(key[..4].try_into().expect("4 bytes"))
+}
+
 /// The first and last queue keys of a host.
 pub fn host_range(host: u32) -> (QueueKey, QueueKey) {
     (queue_key(host, 0, 0), queue_key(host, u32::MAX, u64::MAX))

@@ -28,6 +28,7 @@
 mod frontier_storage;
 pub mod layout;
 mod pending;
+mod space;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -37,6 +38,7 @@ use redb::{ReadableTable, TableDefinition};
 pub use crate::frontier::storage::{FrontierStorage, StoreError};
 use layout::{decode_host, host_range, QueueKey, SeenKey};
 use pending::Pending;
+pub use space::{Space, TableSpace};
 
 /// Name of the database file in the state directory.
 pub const STORE_FILE: &str = "state.redb";
@@ -232,25 +234,54 @@ impl CrawlDb {
         self.flush_if_full()
     }
 
-    /// Queues `value` under `key` and points `seen` at it, unless `seen` is there already;
-    /// returns whether it did. Runs for every new link.
+    /// Queues `value` under `key` and points `seen` at it, unless the batch has `seen`
+    /// already; returns whether it did. Runs for every new link, so the seen set on disk is
+    /// not read: the batch's write checks it ([`pending`]).
     fn queue_unseen(
         &mut self,
         seen: &SeenKey,
         key: &QueueKey,
         value: Vec<u8>,
     ) -> Result<bool, StoreError> {
-        if self.seen_get(seen)?.is_some() {
+        if !self.pending.admit_unchecked(*seen, *key, value) {
             return Ok(false);
         }
-        self.pending.seen_insert(*seen, *key);
-        self.pending.queue_insert(*key, value);
         self.flush_if_full()?;
         Ok(true)
     }
 
-    /// Removes and returns the first queue entry of `host` (lowest depth, then oldest).
+    /// Late duplicates found per host since the last call.
+    fn take_late_duplicates(&mut self) -> Vec<(u32, u64)> {
+        self.pending.take_late()
+    }
+
+    /// Removes and returns the first queue entry of `host` (lowest depth, then oldest),
+    /// skipping late duplicates.
     fn queue_pop_first(&mut self, host: u32) -> Result<Option<(QueueKey, Vec<u8>)>, StoreError> {
+        loop {
+            let Some((key, value, unchecked)) = self.queue_pop_any(host)? else {
+                return Ok(None);
+            };
+            let Some(seen) = unchecked else {
+                return Ok(Some((key, value)));
+            };
+            let t = self.txn()?.open_table(SEEN).map_err(|e| self.error(e))?;
+            let duplicate = t.get(&seen).map_err(|e| self.error(e))?.is_some();
+            drop(t);
+            self.pending.checked(&seen, host, duplicate);
+            if !duplicate {
+                return Ok(Some((key, value)));
+            }
+        }
+    }
+
+    /// Removes and returns the first queue entry of `host`, on disk or pending, with the seen
+    /// key to check when it is pending and unchecked.
+    #[allow(clippy::type_complexity)]
+    fn queue_pop_any(
+        &mut self,
+        host: u32,
+    ) -> Result<Option<(QueueKey, Vec<u8>, Option<SeenKey>)>, StoreError> {
         let pending = self.pending.first_of(host);
         let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
         let (lo, hi) = host_range(host);
@@ -270,7 +301,7 @@ impl CrawlDb {
         match on_disk {
             Some((key, Some(value))) => {
                 t.remove(&key).map_err(|e| self.error(e))?;
-                return Ok(Some((key, value)));
+                return Ok(Some((key, value, None)));
             }
             // A pending row under the same key replaces this one: both go.
             Some((key, None)) if Some(key) == pending => {
@@ -280,7 +311,10 @@ impl CrawlDb {
         }
         drop(t);
         // A pending entry that sorts first is served from memory.
-        Ok(pending.and_then(|key| Some((key, self.pending.queue_remove(&key)?))))
+        Ok(pending.and_then(|key| {
+            let (value, unchecked) = self.pending.queue_take(&key)?;
+            Some((key, value, unchecked))
+        }))
     }
 
     /// Removes a queue entry, returning its value if it was there.
@@ -322,13 +356,28 @@ impl CrawlDb {
     }
 
     /// Looks a URL fingerprint up in the seen set; returns the queue key it was given.
-    fn seen_get(&self, key: &SeenKey) -> Result<Option<QueueKey>, StoreError> {
-        if let Some(queued) = self.pending.seen_get(key) {
+    /// An unchecked row of the batch is checked on disk first: when the URL was there
+    /// already, the row on disk is the URL's, and the batch's one is a late duplicate.
+    fn seen_get(&mut self, key: &SeenKey) -> Result<Option<QueueKey>, StoreError> {
+        let pending = self.pending.seen_row(key);
+        if let Some((queued, false)) = pending {
             return Ok(Some(queued));
         }
         let t = self.txn()?.open_table(SEEN).map_err(|e| self.error(e))?;
-        let value = t.get(key).map_err(|e| self.error(e))?;
-        Ok(value.map(|v| *v.value()))
+        let on_disk = t.get(key).map_err(|e| self.error(e))?.map(|v| *v.value());
+        drop(t);
+        if let Some((queued, true)) = pending {
+            let duplicate = on_disk.is_some();
+            if duplicate {
+                self.pending.queue_remove(&queued);
+            }
+            self.pending
+                .checked(key, layout::key_host(&queued), duplicate);
+            if !duplicate {
+                return Ok(Some(queued));
+            }
+        }
+        Ok(on_disk)
     }
 
     /// Adds (or updates) a URL fingerprint in the seen set.

@@ -92,13 +92,69 @@ fn rows_in_memory_and_on_disk_read_as_one_queue() {
         Some(&[5u8][..])
     );
     assert_eq!(s.queue_pop_first(1).unwrap(), None);
-    // A seen row answers from memory before it is written, and from disk after.
+    // A seen row of the batch answers at once; one on disk, when the batch is written.
     let seen = layout::seen_key(1, &[7; 12]);
     assert!(s.queue_unseen(&seen, &key(1, 0, 9), vec![9]).unwrap());
     assert!(!s.queue_unseen(&seen, &key(1, 0, 10), vec![10]).unwrap());
     s.flush().unwrap();
-    assert!(!s.queue_unseen(&seen, &key(1, 0, 11), vec![11]).unwrap());
+    assert!(s.take_late_duplicates().is_empty());
+    assert!(s.queue_unseen(&seen, &key(1, 0, 11), vec![11]).unwrap());
+    s.flush().unwrap();
+    assert_eq!(s.take_late_duplicates(), vec![(1, 1)]);
     assert_eq!(s.seen_get(&seen).unwrap(), Some(key(1, 0, 9)));
+    assert_eq!(s.queue_get(&key(1, 0, 11)).unwrap(), None);
+}
+
+#[test]
+fn a_url_seen_on_disk_and_admitted_again_is_never_served_twice() {
+    use crate::frontier::storage::{fingerprint, Admit, FrontierStorage, QueuedUrl};
+    let mut s = CrawlDb::in_memory();
+    s.host_named(3, "a.org");
+    let entry = |path: &str| QueuedUrl {
+        url: format!("http://a.org/{path}"),
+        ..QueuedUrl::default()
+    };
+    let admit = |s: &mut CrawlDb, path: &str| {
+        let e = entry(path);
+        s.admit_link(3, &fingerprint(&e.url), &e).unwrap()
+    };
+    // Fetched in an earlier batch: its seen row is on disk, its queue entry gone.
+    assert_eq!(admit(&mut s, "old"), Admit::Queued);
+    assert_eq!(s.pop(3).unwrap().unwrap().url, "http://a.org/old");
+    s.finish(3);
+    s.checkpoint().unwrap();
+    // Linked again (and no longer in the frontier's cache of recent links): admitted without
+    // a read of the disk, then found out when taken from the queue, before it is served.
+    assert_eq!(admit(&mut s, "old"), Admit::Queued);
+    assert_eq!(admit(&mut s, "new"), Admit::Queued);
+    assert_eq!(s.pop(3).unwrap().unwrap().url, "http://a.org/new");
+    assert_eq!(s.late_duplicates(), vec![(3, 1)]);
+    s.finish(3);
+    assert_eq!(s.pop(3).unwrap(), None);
+    // Or when its batch is written: its queue entry is dropped, the old seen row kept.
+    assert_eq!(admit(&mut s, "old"), Admit::Queued);
+    assert_eq!(admit(&mut s, "new"), Admit::Seen);
+    s.checkpoint().unwrap();
+    assert_eq!(s.late_duplicates(), vec![(3, 1)]);
+    assert_eq!(s.pop(3).unwrap(), None);
+    // A new URL admitted twice in one batch is caught at once, and queued once.
+    assert_eq!(admit(&mut s, "newer"), Admit::Queued);
+    assert_eq!(admit(&mut s, "newer"), Admit::Seen);
+    s.checkpoint().unwrap();
+    assert!(s.late_duplicates().is_empty());
+    assert_eq!(s.pop(3).unwrap().unwrap().url, "http://a.org/newer");
+    s.finish(3);
+    assert_eq!(s.pop(3).unwrap(), None);
+    // Crash replay takes the URL's committed entry, not the late duplicate of it.
+    assert_eq!(admit(&mut s, "kept"), Admit::Queued);
+    s.checkpoint().unwrap();
+    assert_eq!(admit(&mut s, "kept"), Admit::Queued);
+    assert!(s.take(3, "http://a.org/kept").unwrap().is_some());
+    assert_eq!(s.late_duplicates(), vec![(3, 1)]);
+    assert_eq!(s.pop(3).unwrap(), None);
+    // Other admissions (seeds, redirects, requisites) read the seen set at once.
+    let e = entry("kept");
+    assert_eq!(s.admit(3, &fingerprint(&e.url), &e).unwrap(), Admit::Seen);
 }
 
 #[test]

@@ -72,7 +72,7 @@ impl Frontier {
             let (id, outcome) = match self.recently_seen(&url, &fp) {
                 Some(id) => (id, Admit::Seen),
                 None => match admit(url) {
-                    Some(candidate) => self.push_one(candidate, fp, now),
+                    Some(candidate) => self.push_one(candidate, fp, true, now),
                     None => continue,
                 },
             };

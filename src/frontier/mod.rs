@@ -32,6 +32,7 @@ mod group_membership;
 pub mod groups;
 pub mod host;
 mod job;
+mod late_duplicates;
 pub mod lease;
 mod operator;
 pub mod order;
@@ -123,6 +124,8 @@ pub struct Frontier {
     in_flight: usize,
     queued: u64,
     counters: FrontierCounters,
+    /// Late duplicates (see [`FrontierStorage::late_duplicates`]) not yet taken by the caller.
+    late_found: u64,
     /// The first storage error since the last checkpoint; the next checkpoint reports it.
     failure: Option<StoreError>,
 }
@@ -158,6 +161,7 @@ impl Frontier {
             in_flight: 0,
             queued: 0,
             counters: meta.counters,
+            late_found: 0,
             failure: None,
         };
         frontier.restore(now)?;
@@ -195,11 +199,19 @@ impl Frontier {
     /// Adds a URL unless it was seen before.
     pub fn push(&mut self, candidate: Candidate, now: Instant) -> Admit {
         let fp = fingerprint(candidate.url.as_str());
-        self.push_one(candidate, fp, now).1
+        self.push_one(candidate, fp, false, now).1
     }
 
     /// Adds a URL with fingerprint `fp` unless it was seen before; returns its host id too.
-    fn push_one(&mut self, candidate: Candidate, fp: Fingerprint, now: Instant) -> (u32, Admit) {
+    /// A `link` of a page may be admitted and found to be a duplicate later
+    /// ([`FrontierStorage::admit_link`]).
+    fn push_one(
+        &mut self,
+        candidate: Candidate,
+        fp: Fingerprint,
+        link: bool,
+        now: Instant,
+    ) -> (u32, Admit) {
         let id = self.host_id(candidate.url.host_str().unwrap_or(""), now);
         if self.seen_cache.contains(id, &fp) {
             return (id, Admit::Seen);
@@ -218,7 +230,12 @@ impl Frontier {
             attempt: 0,
             sitemap: 0,
         };
-        let admit = match self.storage.admit(id, &fp, &entry) {
+        let admitted = if link {
+            self.storage.admit_link(id, &fp, &entry)
+        } else {
+            self.storage.admit(id, &fp, &entry)
+        };
+        let admit = match admitted {
             Ok(Admit::Queued) => {
                 self.queued_one(id);
                 Admit::Queued
@@ -270,6 +287,7 @@ impl Frontier {
 
     /// Picks the next job at time `now`.
     pub fn next(&mut self, now: Instant) -> Next {
+        self.settle_late_duplicates();
         self.rerank_if_due(now);
         let hosts = &self.hosts;
         self.scheduler

@@ -117,8 +117,29 @@ pub trait FrontierStorage: Send {
         entry: &QueuedUrl,
     ) -> Result<Admit, StoreError>;
 
+    /// As [`admit`](Self::admit), for a link found on a page, the bulk of what a crawl
+    /// admits: a storage may answer [`Admit::Queued`] without looking at its seen set on disk
+    /// and find out later that the URL was seen before; it then drops the entry itself and
+    /// reports it in [`late_duplicates`](Self::late_duplicates). A URL is never handed out
+    /// twice either way.
+    fn admit_link(
+        &mut self,
+        host: u32,
+        fp: &Fingerprint,
+        entry: &QueuedUrl,
+    ) -> Result<Admit, StoreError> {
+        self.admit(host, fp, entry)
+    }
+
     /// Tells the storage the name of a new host id (before any other call about it).
     fn host_named(&mut self, _host: u32, _name: &str) {}
+
+    /// URLs admitted as new ([`Admit::Queued`]) that turned out to have been seen before, per
+    /// host, since the last call: a storage that checks its seen set in batches finds them
+    /// later and drops their queue entries itself; the frontier corrects its counts.
+    fn late_duplicates(&mut self) -> Vec<(u32, u64)> {
+        Vec::new()
+    }
 
     /// Queues `entry` again (a retry), whether seen or not.
     fn requeue(&mut self, host: u32, entry: &QueuedUrl) -> Result<(), StoreError>;

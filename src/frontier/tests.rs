@@ -585,3 +585,31 @@ fn requisites_only_serves_requisites_then_ends_without_spinning() {
     assert!(matches!(f.next(t + DELAY), Next::Exhausted));
     assert_eq!(f.queued(), 1, "the page stays queued");
 }
+
+#[test]
+fn links_seen_before_a_restart_are_found_late_fetched_once_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    {
+        let mut f = reopen(dir.path(), false);
+        f.push(cand("http://a.org/1", 0), t);
+        f.push(cand("http://a.org/2", 0), t);
+        let page = job(f.next(t));
+        f.complete(&page.host, t);
+        f.checkpoint(&[]).unwrap();
+    }
+    // After a restart the cache of recent links is empty: links to a fetched and a queued
+    // URL are admitted without a read of the seen set and found out before they are served.
+    let mut f = reopen(dir.path(), false);
+    let links =
+        ["http://a.org/1", "http://a.org/2", "http://a.org/3"].map(|u| Url::parse(u).unwrap());
+    assert_eq!(
+        f.push_links("a.org", links, t, |u| Some(cand(u.as_str(), 1))),
+        0
+    );
+    assert_eq!(f.queued(), 4);
+    let got = drain(&mut f, t + Duration::from_secs(1));
+    assert_eq!(got, ["http://a.org/2", "http://a.org/3"]);
+    assert_eq!(f.take_late_duplicates(), 2);
+    assert_eq!(f.queued(), 0);
+}

@@ -1,0 +1,64 @@
+//! Where the database's bytes go: per table, the bytes of its rows against the pages that hold
+//! them, and for the file, the pages in use and the free ones. A diagnostic for the
+//! benchmarks (docs/PERFORMANCE.md), read in the open transaction.
+
+use redb::ReadableTableMetadata;
+
+use super::{CrawlDb, StoreError, QUEUE, SEEN};
+
+/// One table's rows and pages.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct TableSpace {
+    /// Rows.
+    pub rows: u64,
+    /// Bytes of keys and values.
+    pub stored_bytes: u64,
+    /// Leaf pages.
+    pub leaf_pages: u64,
+    /// Branch pages.
+    pub branch_pages: u64,
+}
+
+/// The database's space.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Space {
+    /// Page size in bytes.
+    pub page_size: u64,
+    /// Pages in use (every table, redb's own included).
+    pub allocated_pages: u64,
+    /// Bytes allocated but holding nothing: free pages and the unused ends of pages.
+    pub fragmented_bytes: u64,
+    /// The queue.
+    pub queue: TableSpace,
+    /// The seen set.
+    pub seen: TableSpace,
+}
+
+impl CrawlDb {
+    /// The database's space as of the open transaction (pending rows written first).
+    pub fn space(&mut self) -> Result<Space, StoreError> {
+        self.flush()?;
+        let txn = self.txn()?;
+        let read = || -> Result<Space, redb::Error> {
+            let db = txn.stats()?;
+            Ok(Space {
+                page_size: db.page_size() as u64,
+                allocated_pages: db.allocated_pages(),
+                fragmented_bytes: db.fragmented_bytes(),
+                queue: table_space(&txn.open_table(QUEUE)?)?,
+                seen: table_space(&txn.open_table(SEEN)?)?,
+            })
+        };
+        read().map_err(|e| self.error(e))
+    }
+}
+
+fn table_space(table: &impl ReadableTableMetadata) -> Result<TableSpace, redb::Error> {
+    let stats = table.stats()?;
+    Ok(TableSpace {
+        rows: table.len()?,
+        stored_bytes: stats.stored_bytes(),
+        leaf_pages: stats.leaf_pages(),
+        branch_pages: stats.branch_pages(),
+    })
+}
