@@ -3,10 +3,19 @@
 //! member, as trawl writes), SHA-1 the block and the payload (WARC-Block-Digest and
 //! WARC-Payload-Digest), and tokenize it for links (trawl's extractor, html5ever tokenizer).
 //!
+//! With `--requests N` (the benchmark web must be running on --port), also the per-request
+//! floor: N HTTP/1.1 exchanges on kept-alive blocking connections, client side, and N small
+//! request records (examples/bench/requests.rs). A crawl's floor per page is then
+//! `us_per_page + requests per page x (exchange_us + record_us)`, the requests per page read
+//! from the crawl's own count (scripts/bench.py).
+//!
 //! Usage: bench_floor --hosts 2000 --pages 30 --port 8080 --gzip-level 6 [--sample N]
-//!        [--profile standard|small] [--threads N]
-//! Prints one JSON line: pages, bytes, cpu_seconds, us_per_page (thread CPU time).
+//!        [--profile standard|small] [--threads N] [--requests N]
+//! Prints one JSON line: pages, bytes, cpu_seconds, us_per_page (thread CPU time), and with
+//! --requests: exchange_us, record_us, exchange_bytes.
 
+#[path = "bench/requests.rs"]
+mod requests;
 #[path = "bench/run.rs"]
 mod run;
 #[path = "bench/web.rs"]
@@ -79,16 +88,28 @@ fn main() {
         bytes as f64 / compressed as f64
     );
     sink += compressed;
+    let wall = wall.elapsed().as_secs_f64();
+    let exchanges: usize = arg(&args, "--requests", "0").parse().unwrap();
+    let per_request = if exchanges > 0 {
+        let r = requests::measure(&shape, level, exchanges).expect("the benchmark web on --port");
+        format!(
+            ", \"exchange_us\": {:.2}, \"record_us\": {:.2}, \"exchange_bytes\": {}",
+            r.exchange_us, r.record_us, r.bytes
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "{{\"pages\": {}, \"threads\": {}, \"bytes\": {}, \"gzip_level\": {}, \"cpu_seconds\": {:.3}, \"wall_seconds\": {:.3}, \"us_per_page\": {:.1}, \"sink\": {}}}",
+        "{{\"pages\": {}, \"threads\": {}, \"bytes\": {}, \"gzip_level\": {}, \"cpu_seconds\": {:.3}, \"wall_seconds\": {:.3}, \"us_per_page\": {:.1}, \"sink\": {}{}}}",
         pages.len(),
         threads,
         bytes,
         level,
         cpu,
-        wall.elapsed().as_secs_f64(),
+        wall,
         cpu * 1e6 / pages.len() as f64,
-        sink
+        sink,
+        per_request
     );
 }
 

@@ -5,8 +5,10 @@
 //!        [--seeds-out FILE] [--latency-ms 0]
 //! `--latency-ms` delays every response (a slow server: crawlers bound by latency, not CPU).
 //! Prints `ready` when every host listens. On SIGINT/SIGTERM prints a JSON line to stdout with
-//! requests served by kind, robots.txt violations, and the smallest gap seen between two
-//! requests to one host (politeness check).
+//! requests served by kind, robots.txt violations, the smallest gap seen between two
+//! requests to one host (politeness check), and the rate over the middle half of the requests
+//! (requests/s between the first and third quartile of their arrival times: a crawl's steady
+//! rate, without its start and its tail).
 
 #[path = "bench/run.rs"]
 mod run;
@@ -14,7 +16,7 @@ mod run;
 mod web;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -43,6 +45,8 @@ struct Site {
     /// Per host: last request time (µs since start) and the smallest gap seen.
     last_seen: Vec<AtomicU64>,
     min_gap: Vec<AtomicU64>,
+    /// Arrival time of every request (µs since start).
+    arrivals: Mutex<Vec<u64>>,
     start: Instant,
 }
 
@@ -91,6 +95,7 @@ fn main() {
         counters: Counters::default(),
         last_seen: (0..shape.hosts).map(|_| AtomicU64::new(0)).collect(),
         min_gap: (0..shape.hosts).map(|_| AtomicU64::new(u64::MAX)).collect(),
+        arrivals: Mutex::new(Vec::with_capacity(1 << 20)),
         start: Instant::now(),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -117,15 +122,17 @@ fn main() {
         }
         let c = &site.counters;
         let min_gap_us = site.min_gap.iter().map(|g| g.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX);
+        let middle_rate = middle_half_rate(&site.arrivals.lock().expect("arrivals"));
         println!(
-            "{{\"pages\": {}, \"robots\": {}, \"redirects\": {}, \"not_found\": {}, \"other\": {}, \"private_violations\": {}, \"min_gap_ms\": {}}}",
+            "{{\"pages\": {}, \"robots\": {}, \"redirects\": {}, \"not_found\": {}, \"other\": {}, \"private_violations\": {}, \"min_gap_ms\": {}, \"middle_rate\": {:.1}}}",
             c.pages.load(Ordering::Relaxed),
             c.robots.load(Ordering::Relaxed),
             c.redirects.load(Ordering::Relaxed),
             c.not_found.load(Ordering::Relaxed),
             c.other.load(Ordering::Relaxed),
             c.private_violations.load(Ordering::Relaxed),
-            if min_gap_us == u64::MAX { -1.0 } else { min_gap_us as f64 / 1000.0 }
+            if min_gap_us == u64::MAX { -1.0 } else { min_gap_us as f64 / 1000.0 },
+            middle_rate
         );
     });
 }
@@ -164,8 +171,22 @@ async fn serve(mut stream: tokio::net::TcpStream, site: Arc<Site>, host: usize) 
     }
 }
 
+/// Requests per second between the first and the third quartile of `arrivals` (µs).
+fn middle_half_rate(arrivals: &[u64]) -> f64 {
+    let mut times = arrivals.to_vec();
+    times.sort_unstable();
+    let (q1, q3) = (times.len() / 4, times.len() * 3 / 4);
+    if q3 <= q1 || times[q3] <= times[q1] {
+        return 0.0;
+    }
+    (q3 - q1) as f64 / ((times[q3] - times[q1]) as f64 / 1e6)
+}
+
 fn note_gap(site: &Site, host: usize) {
     let now = site.start.elapsed().as_micros() as u64 + 1;
+    if let Ok(mut arrivals) = site.arrivals.lock() {
+        arrivals.push(now);
+    }
     let last = site.last_seen[host].swap(now, Ordering::Relaxed);
     if last > 0 {
         site.min_gap[host].fetch_min(now.saturating_sub(last), Ordering::Relaxed);
