@@ -295,9 +295,18 @@ def main():
             floors.append(floor(work, level))
             floors2.append(floor(work, level, threads=2))
             server = Server(work)
+
+            def stop_then_pipeline(warcs, server=server):
+                # The crawl's own requests end here: the lean pipeline replays them against a
+                # server of its own, so they do not count in the middle-half rate.
+                nodelay_servers.append(server.stop())
+                replay = Server(work)
+                try:
+                    return pipeline(level, warcs)
+                finally:
+                    replay.stop()
             nodelay.append(run_trawl(work, server, f"trawl-nodelay-{i}", "0ms", level,
-                                     then=lambda warcs: pipeline(level, warcs)))
-            nodelay_servers.append(server.stop())
+                                     then=stop_then_pipeline))
             # And after: the run is compared with the mean of the floors on either side of it.
             before, before_req = floors[-1]["us_per_page"], floors[-1]["request_us"]
             later = floor(work, level)

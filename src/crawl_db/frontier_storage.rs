@@ -97,7 +97,7 @@ impl FrontierStorage for CrawlDb {
         // The key the entry gets if it is new; the sequence moves on only then.
         let key = queue_key(host, entry.rank, self.seq + 1);
         let value = encode_queued(entry, self.name(host));
-        if !self.queue_unseen(&seen_key(host, fp), &key, value)? {
+        if !self.queue_unseen(&seen_key(host, fp), &key, &value)? {
             return Ok(Admit::Seen);
         }
         self.seq += 1;

@@ -230,7 +230,7 @@ impl CrawlDb {
 
     /// Adds a queue entry.
     fn queue_insert(&mut self, key: &QueueKey, value: &[u8]) -> Result<(), StoreError> {
-        self.pending.queue_insert(*key, value.to_vec());
+        self.pending.queue_insert(*key, value);
         self.flush_if_full()
     }
 
@@ -241,7 +241,7 @@ impl CrawlDb {
         &mut self,
         seen: &SeenKey,
         key: &QueueKey,
-        value: Vec<u8>,
+        value: &[u8],
     ) -> Result<bool, StoreError> {
         if !self.pending.admit_unchecked(*seen, *key, value) {
             return Ok(false);
@@ -330,7 +330,7 @@ impl CrawlDb {
     /// Reads a queue entry.
     fn queue_get(&self, key: &QueueKey) -> Result<Option<Vec<u8>>, StoreError> {
         if let Some(value) = self.pending.queue_get(key) {
-            return Ok(Some(value.clone()));
+            return Ok(Some(value.to_vec()));
         }
         let t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
         let value = t.get(key).map_err(|e| self.error(e))?;

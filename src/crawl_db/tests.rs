@@ -94,11 +94,11 @@ fn rows_in_memory_and_on_disk_read_as_one_queue() {
     assert_eq!(s.queue_pop_first(1).unwrap(), None);
     // A seen row of the batch answers at once; one on disk, when the batch is written.
     let seen = layout::seen_key(1, &[7; 12]);
-    assert!(s.queue_unseen(&seen, &key(1, 0, 9), vec![9]).unwrap());
-    assert!(!s.queue_unseen(&seen, &key(1, 0, 10), vec![10]).unwrap());
+    assert!(s.queue_unseen(&seen, &key(1, 0, 9), &[9]).unwrap());
+    assert!(!s.queue_unseen(&seen, &key(1, 0, 10), &[10]).unwrap());
     s.flush().unwrap();
     assert!(s.take_late_duplicates().is_empty());
-    assert!(s.queue_unseen(&seen, &key(1, 0, 11), vec![11]).unwrap());
+    assert!(s.queue_unseen(&seen, &key(1, 0, 11), &[11]).unwrap());
     s.flush().unwrap();
     assert_eq!(s.take_late_duplicates(), vec![(1, 1)]);
     assert_eq!(s.seen_get(&seen).unwrap(), Some(key(1, 0, 9)));
