@@ -28,8 +28,8 @@ use super::layout::{host_range, key_host, QueueKey, SeenKey};
 use super::{QUEUE, SEEN};
 
 /// Memory a batch may take before it is written: about 170,000 short URLs, enough for each of
-/// a few hundred busy hosts to fill whole leaves, while the crawl stays within its memory
-/// budget (a batch of 400,000 took its peak RSS past 300 MB at 230,000 admitted URLs/s).
+/// a few hundred busy hosts to fill whole leaves (batches of ~400,000 rows: peak RSS 395 MB
+/// in a crawl to 10^8 URLs; of ~170,000: 344 MB in one to 2x10^7, docs/PERFORMANCE.md).
 const FLUSH_BYTES: usize = 32 * 1024 * 1024;
 
 /// Memory of a pending row besides its value: its queue-map entry, its seen row, its
