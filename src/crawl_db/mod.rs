@@ -268,7 +268,8 @@ impl CrawlDb {
             let t = self.txn()?.open_table(SEEN).map_err(|e| self.error(e))?;
             let duplicate = t.get(&seen).map_err(|e| self.error(e))?.is_some();
             drop(t);
-            self.pending.checked(&seen, host, duplicate);
+            // The entry was taken just now: a duplicate is counted.
+            self.pending.checked(&seen, host, duplicate, true);
             if !duplicate {
                 return Ok(Some((key, value)));
             }
@@ -368,11 +369,9 @@ impl CrawlDb {
         drop(t);
         if let Some((queued, true)) = pending {
             let duplicate = on_disk.is_some();
-            if duplicate {
-                self.pending.queue_remove(&queued);
-            }
+            let dropped = duplicate && self.pending.queue_remove(&queued).is_some();
             self.pending
-                .checked(key, layout::key_host(&queued), duplicate);
+                .checked(key, layout::key_host(&queued), duplicate, dropped);
             if !duplicate {
                 return Ok(Some(queued));
             }

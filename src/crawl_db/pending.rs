@@ -58,8 +58,7 @@ pub(super) struct Pending {
     /// Queue entries, their values in `arena`.
     queue: BTreeMap<QueueKey, Span>,
     /// The values of the queue entries, one after another: one allocation for the batch
-    /// rather than one per row (a few hundred thousand small long-lived allocations among a
-    /// crawl's short-lived ones left the allocator's pages half used: RSS was twice the heap).
+    /// rather than one per row.
     arena: Vec<u8>,
     seen: HashMap<SeenKey, SeenRow>,
     /// The seen key of each queue entry whose seen row is unchecked.
@@ -113,12 +112,15 @@ impl Pending {
         Some((self.queue_remove(key)?, unchecked))
     }
 
-    /// The outcome of the disk check of an entry taken with [`Pending::queue_take`]: a late
-    /// duplicate (its row forgotten, counted for `host`) or a new URL.
-    pub(super) fn checked(&mut self, seen: &SeenKey, host: u32, duplicate: bool) {
+    /// The outcome of the disk check of an unchecked row: a late duplicate (its row forgotten;
+    /// counted for `host` when `counted`, that is when its queue entry was still there to be
+    /// dropped, so the frontier does not take off an entry it dropped itself) or a new URL.
+    pub(super) fn checked(&mut self, seen: &SeenKey, host: u32, duplicate: bool, counted: bool) {
         if duplicate {
             self.seen.remove(seen);
-            *self.late.entry(host).or_default() += 1;
+            if counted {
+                *self.late.entry(host).or_default() += 1;
+            }
         } else if let Some(row) = self.seen.get_mut(seen) {
             row.unchecked = false;
         }
@@ -208,8 +210,10 @@ impl Pending {
                 let old = table.insert(seen, &row.key)?.map(|old| *old.value());
                 if let Some(old) = old.filter(|_| row.unchecked) {
                     table.insert(seen, &old)?;
-                    self.queue.remove(&row.key);
-                    *self.late.entry(key_host(&row.key)).or_default() += 1;
+                    // Counted only when its entry is still queued (not dropped by an exclude).
+                    if self.queue.remove(&row.key).is_some() {
+                        *self.late.entry(key_host(&row.key)).or_default() += 1;
+                    }
                 }
             }
         }
