@@ -73,6 +73,17 @@ local function over_cap(P, host, cap, extra, R)
   end
   return n
 end
+-- Frees a host (its owner let it go): due again after `wait` ms when it has a queue.
+local function let_go(P, ready, host, wait, R)
+  local now = now_ms()
+  redis.call('HDEL', P .. ':owner', host)
+  redis.call('HSET', P .. ':host:' .. host, 'next', now + wait)
+  if qlen(P, host, R) > 0 then
+    redis.call('ZADD', ready, now + wait, host)
+  else
+    redis.call('ZREM', ready, host)
+  end
+end
 -- Entries held in flight go back to the head of the queue (to their place, ranked); returns
 -- how many.
 local function unflight(P, host, R)
@@ -196,15 +207,22 @@ return out
 "#;
 
 /// `refill` KEYS: ready. ARGV: prefix, token, host, batch, wait ms, cap, pages not yet acked,
-/// ranked.
+/// ranked, give back.
 /// Returns {'lost'}, {'more', entries, dropped}, {'busy'} (entries still unacknowledged) or
-/// {'released', dropped}: nothing queued or in flight, so the host is free again.
+/// {'released', dropped}: nothing queued or in flight, so the host is free again. Given back
+/// (the worker holds more than its share), a host whose entries are all acknowledged is freed
+/// with its queue, due again after `wait`, for another worker to take.
 const REFILL: &str = r#"
 local P, token, host = ARGV[1], ARGV[2], ARGV[3]
 local batch, wait, cap, extra = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local R = ARGV[8] == '1'
+local R, give = ARGV[8] == '1', ARGV[9] == '1'
 if redis.call('HGET', P .. ':owner', host) ~= token then return {'lost'} end
 local dropped = math.max(over_cap(P, host, cap, extra, R), 0)
+if give then
+  if redis.call('HLEN', P .. ':f:' .. host) > 0 then return {'busy'} end
+  let_go(P, KEYS[1], host, wait, R)
+  return {'released', dropped}
+end
 local got = pop(P, host, batch, R)
 if #got > 0 then return {'more', got, dropped} end
 if redis.call('HLEN', P .. ':f:' .. host) > 0 then return {'busy'} end
@@ -256,15 +274,8 @@ const RELEASE: &str = r#"
 local P, token, host, wait = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local R = ARGV[5] == '1'
 if redis.call('HGET', P .. ':owner', host) ~= token then return 0 end
-local now = now_ms()
 unflight(P, host, R)
-redis.call('HDEL', P .. ':owner', host)
-redis.call('HSET', P .. ':host:' .. host, 'next', now + wait)
-if qlen(P, host, R) > 0 then
-  redis.call('ZADD', KEYS[1], now + wait, host)
-else
-  redis.call('ZREM', KEYS[1], host)
-end
+let_go(P, KEYS[1], host, wait, R)
 return 1
 "#;
 

@@ -20,6 +20,7 @@ mod redis_server;
 mod search;
 mod seeds_stream;
 mod server;
+mod shared_balance;
 mod shared_console;
 mod shared_crawl;
 mod third_party;

@@ -12,9 +12,10 @@ use crate::redis_server::RedisServer;
 use crate::server::{Route, Web};
 
 /// More hosts than one worker holds (4 x `--concurrency 4`): a worker that starts a second
-/// after the other, as it may on a loaded machine, still finds hosts to take. With 8 hosts, w1
-/// takes them all before w2's first look: started 2 s after w1, w2 had no host for 30 s (this
-/// test failed twice that way under the full suite's load).
+/// after the other, as it may on a loaded machine, finds free hosts at once. With 8 hosts, w1
+/// took them all before w2's first look: started 2 s after w1, w2 had no host for 30 s (this
+/// test failed twice that way under the full suite's load). Workers now give hosts back to
+/// one that has none (`shared_balance.rs`), but only as hosts run dry.
 const HOSTS: usize = 40;
 const PAGES: usize = 30;
 

@@ -15,7 +15,7 @@ use crate::server::{Host, Route, Web};
 /// `hosts` hosts on 127.0.0.(base+i). Host 0 asks for `Crawl-delay: 1` and has 3 pages; the
 /// others have `pages` pages. Every home links to its pages and to the next host's home; every
 /// page links home and to a page of the next host, so all hosts are found from one seed.
-async fn web_of_hosts(base: u8, hosts: usize, pages: usize) -> (Web, Vec<Host>) {
+pub(crate) async fn web_of_hosts(base: u8, hosts: usize, pages: usize) -> (Web, Vec<Host>) {
     let web = Web::default();
     let mut all = Vec::new();
     for i in 0..hosts {
@@ -50,7 +50,7 @@ async fn web_of_hosts(base: u8, hosts: usize, pages: usize) -> (Web, Vec<Host>) 
 }
 
 /// Every page URL of a web made by [`web_of_hosts`].
-fn every_page(hosts: &[Host], pages: usize) -> Vec<String> {
+pub(crate) fn every_page(hosts: &[Host], pages: usize) -> Vec<String> {
     let mut urls = Vec::new();
     for (i, h) in hosts.iter().enumerate() {
         urls.push(h.url("/"));
@@ -62,7 +62,13 @@ fn every_page(hosts: &[Host], pages: usize) -> Vec<String> {
     urls
 }
 
-fn worker_args(redis: &str, crawl: &str, worker: &str, out: &Path, extra: &[&str]) -> Vec<String> {
+pub(crate) fn worker_args(
+    redis: &str,
+    crawl: &str,
+    worker: &str,
+    out: &Path,
+    extra: &[&str],
+) -> Vec<String> {
     let mut a = args![
         "crawl",
         "--redis",
@@ -135,7 +141,7 @@ fn seeded_workers(
         .collect()
 }
 
-fn spawn(args: Vec<String>) -> Child {
+pub(crate) fn spawn(args: Vec<String>) -> Child {
     Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(args)
         .env("TRAWL_LOG", "trawl=warn")
@@ -147,7 +153,7 @@ fn spawn(args: Vec<String>) -> Child {
 
 /// Waits for a worker to exit (killed after two minutes: a hang fails the test); its exit
 /// code and stderr.
-async fn finish(mut child: Child) -> (Option<i32>, String) {
+pub(crate) async fn finish(mut child: Child) -> (Option<i32>, String) {
     tokio::task::spawn_blocking(move || {
         let deadline = Instant::now() + Duration::from_secs(120);
         while child.try_wait().expect("wait for trawl").is_none() {
@@ -173,7 +179,7 @@ async fn finish(mut child: Child) -> (Option<i32>, String) {
 
 /// Archived pages (200 responses other than robots.txt) by URL, over several directories;
 /// WARC files a killed worker left open are repaired first, as its next start would.
-fn union_pages(dirs: &[PathBuf]) -> BTreeMap<String, usize> {
+pub(crate) fn union_pages(dirs: &[PathBuf]) -> BTreeMap<String, usize> {
     let mut pages = BTreeMap::new();
     for dir in dirs {
         trawl::warc::recovery::repair_open_files(dir).expect("repair");
@@ -188,7 +194,7 @@ fn union_pages(dirs: &[PathBuf]) -> BTreeMap<String, usize> {
 
 /// The project's checker (strict, and warcio) on a worker's files; a worker that got no host
 /// has none.
-async fn check_warcs(dir: &Path) {
+pub(crate) async fn check_warcs(dir: &Path) {
     if !dir.exists() || crate::harness::warc_files(dir).is_empty() {
         return;
     }

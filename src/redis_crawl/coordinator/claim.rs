@@ -14,9 +14,10 @@ use crate::redis_crawl::replies::{array, parse_adopted};
 
 impl Coordinator {
     /// Hosts to claim now: up to a quarter of the capacity per look, so that when hosts are
-    /// few the first worker to look does not take them all.
+    /// few the first worker to look does not take them all, and never beyond its share while
+    /// another worker has too few (`share.rs`).
     pub(super) fn room(&self) -> usize {
-        self.capacity
+        self.most_hosts()
             .saturating_sub(self.held.len())
             .min((self.capacity / 4).max(1))
     }

@@ -14,6 +14,7 @@ mod changes;
 mod claim;
 mod handover;
 mod outage;
+mod share;
 
 use super::connection::Redis;
 use super::join::Joined;
@@ -63,6 +64,8 @@ pub struct Coordinator {
     held: HashMap<String, u32>,
     /// Most hosts held at once.
     capacity: usize,
+    /// Most hosts to hold while another worker has too few (`share.rs`).
+    share_limit: Option<usize>,
     /// `--max-pages-per-host`.
     host_cap: Option<u64>,
     /// Crawl-wide pages of each held host as last acknowledged.
@@ -125,6 +128,7 @@ impl Coordinator {
             book: joined.book.clone(),
             held: HashMap::new(),
             capacity: capacity.max(1),
+            share_limit: None,
             host_cap,
             acked_pages: HashMap::new(),
             dirty: HashSet::new(),
@@ -259,7 +263,7 @@ impl Coordinator {
             self.renew(frontier).await?;
         }
         self.refill(frontier, stats, report).await?;
-        if self.held.len() < self.capacity && now >= self.next_claim && !self.stop_requested {
+        if self.room() > 0 && now >= self.next_claim && !self.stop_requested {
             let took = self.claim(frontier, report).await?;
             self.claim_every = if took > 0 {
                 CLAIM_EVERY
@@ -279,6 +283,7 @@ impl Coordinator {
         if now >= self.next_beat {
             self.next_beat = now + BEAT_EVERY;
             self.beat(stats, "running").await?;
+            self.read_share().await?;
             let scope_size: usize = redis::cmd("SCARD")
                 .arg(self.keys.crawl("scope"))
                 .query_async(&mut self.redis)
@@ -404,6 +409,7 @@ impl Coordinator {
                 continue;
             };
             let unacked = self.unacked_pages(&host, stats);
+            let give_back = self.over_share();
             let reply: Value = self
                 .scripts
                 .refill
@@ -416,6 +422,7 @@ impl Coordinator {
                 .arg(self.cap_arg())
                 .arg(unacked)
                 .arg(self.ranked_arg())
+                .arg(i64::from(give_back))
                 .invoke_async(&mut self.redis)
                 .await?;
             self.dirty.remove(&host);
@@ -476,6 +483,7 @@ impl Coordinator {
             "requests": stats.requests,
             "bytes": stats.bytes,
             "hosts_held": self.held.len(),
+            "hungry": self.hungry(),
             "out": self.out,
         });
         redis::cmd("HSET")
