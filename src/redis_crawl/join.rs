@@ -90,11 +90,13 @@ pub struct Joined {
 }
 
 /// Joins crawl `settings.crawl_id` (creating it if new) with `options` (name, value pairs that
-/// every worker must share) and this worker's scope seeds.
+/// every worker must share) and this worker's scope seeds; `reads_seeds`: it also reads a seeds
+/// file as it crawls (its seeds reach the scope as they are read).
 pub async fn join(
     settings: &SharedSettings,
     options: &[(&str, String)],
     seeds: &[String],
+    reads_seeds: bool,
 ) -> Result<Joined, JoinError> {
     let url = settings.url.clone();
     let fail = |source| JoinError::Redis {
@@ -197,7 +199,8 @@ pub async fn join(
             .map_err(fail)?;
     }
     // A worker without seeds that starts first waits for one that brings them: its scope (and
-    // the addresses of IP-literal seeds it may connect to) come from them.
+    // the addresses of IP-literal seeds it may connect to) come from them. One that reads a
+    // seeds file brings its own, as it reads them (waiting here, it waited forever).
     let mut said = false;
     let scope: Vec<String> = loop {
         let scope: Vec<String> = redis::cmd("SMEMBERS")
@@ -205,7 +208,7 @@ pub async fn join(
             .query_async(&mut redis)
             .await
             .map_err(fail)?;
-        if !scope.is_empty() {
+        if !scope.is_empty() || reads_seeds {
             break scope;
         }
         if !said {

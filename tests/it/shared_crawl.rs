@@ -1,6 +1,7 @@
 //! One crawl shared by several worker processes through a real Redis (`--redis`): the same
 //! pages as one process, each archived once, politeness across workers, a worker killed with
-//! -9, an exact `--max-pages`, a Redis crash, a Redis Cluster, `trawl status` and `trawl stop`.
+//! -9, an exact `--max-pages`, a Redis crash, a Redis Cluster, `trawl status` and `trawl stop`,
+//! a first worker whose seeds are in a file.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -909,4 +910,26 @@ async fn a_shared_crawl_archives_page_requisites() {
         .collect();
     assert_eq!(got, expected);
     assert!(archived.values().all(|&n| n == 1), "{archived:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_that_reads_a_seeds_file_starts_the_crawl_alone() {
+    // The first worker of a crawl, with its seeds in a file (`--seeds`), no seed on the command
+    // line: it waited at join for a worker that brings seeds, forever.
+    let (_web, hosts) = web_of_hosts(190, 3, 5).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let seeds = tmp.path().join("seeds.txt");
+    let lines: Vec<String> = hosts.iter().map(|h| h.url("/")).collect();
+    std::fs::write(&seeds, lines.join("\n") + "\n").unwrap();
+    let redis = RedisServer::start();
+    let dir = tmp.path().join("w1");
+    let mut a = worker_args(&redis.url(), "from-file", "w1", &dir, &["--delay", "50ms"]);
+    a.extend(["--seeds".to_string(), seeds.display().to_string()]);
+    let (code, err) = finish(spawn(a)).await;
+    assert_eq!(code, Some(0), "{err}");
+    let got: Vec<String> = union_pages(std::slice::from_ref(&dir))
+        .into_keys()
+        .collect();
+    assert_eq!(got, every_page(&hosts, 5));
+    check_warcs(&dir).await;
 }

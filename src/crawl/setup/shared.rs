@@ -22,7 +22,8 @@ pub(in crate::crawl) async fn start_shared(
     create_output_dir(&config.output.out)?;
     let dedup = load_dedup(config)?;
     let seeds: Vec<String> = config.seeds.iter().map(|s| s.url.to_string()).collect();
-    let joined = join(settings, &shared_options(config), &seeds)
+    let reads_seeds = config.seeds_source.is_some();
+    let joined = join(settings, &shared_options(config), &seeds, reads_seeds)
         .await
         .map_err(SetupError::from)?;
     tracing::warn!(
