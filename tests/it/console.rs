@@ -21,6 +21,16 @@ pub(crate) struct Crawl {
     pub(crate) url: String,
 }
 
+/// A test that fails before it stops its crawl leaves no process behind.
+impl Drop for Crawl {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// Starts `trawl crawl ARGS --console 0` and reads the console's address from stderr.
 pub(crate) fn start(args: Vec<String>) -> Crawl {
     let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
@@ -108,8 +118,8 @@ pub(crate) fn post(
 pub(crate) async fn stop_from_console(console: &str, token: &str, crawl: Crawl) {
     let (code, _) = post(console, "/api/stop", Some(token), "");
     assert_eq!(code, 200);
-    let mut child = crawl.child;
-    let exit = tokio::task::spawn_blocking(move || child.wait().unwrap())
+    let mut crawl = crawl;
+    let exit = tokio::task::spawn_blocking(move || crawl.child.wait().unwrap())
         .await
         .unwrap();
     assert_eq!(exit.code(), Some(130));
