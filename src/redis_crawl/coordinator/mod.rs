@@ -66,6 +66,8 @@ pub struct Coordinator {
     capacity: usize,
     /// Most hosts to hold while another worker has too few (`share.rs`).
     share_limit: Option<usize>,
+    /// When each other worker's heartbeat last changed (`share.rs`).
+    beats_seen: share::BeatsSeen,
     /// `--max-pages-per-host`.
     host_cap: Option<u64>,
     /// Crawl-wide pages of each held host as last acknowledged.
@@ -129,6 +131,7 @@ impl Coordinator {
             held: HashMap::new(),
             capacity: capacity.max(1),
             share_limit: None,
+            beats_seen: share::BeatsSeen::new(),
             host_cap,
             acked_pages: HashMap::new(),
             dirty: HashSet::new(),

@@ -6,18 +6,20 @@
 //! worker that starts a moment after another on a crawl of few hosts found them all held until
 //! their queues were done.
 
-use std::time::SystemTime;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
 use super::Coordinator;
 
-/// A heartbeat older than this is a worker gone (they come every second).
-const LIVE_MS: u64 = 5_000;
+/// A worker whose heartbeat has not changed for this long is gone (they come every second).
+/// Judged on this worker's own clock, so the machines' clocks need not agree.
+const LIVE: Duration = Duration::from_secs(5);
 
 /// What the share needs of a worker's heartbeat.
 #[derive(Debug, Deserialize)]
-struct Beat {
+pub(super) struct Beat {
     state: String,
     heartbeat_ms: u64,
     #[serde(default)]
@@ -26,26 +28,12 @@ struct Beat {
     hungry: bool,
 }
 
-/// The most hosts worker `me`, holding `held`, should hold now, from the crawl's heartbeats
-/// (worker id, JSON): `None` (no limit but its capacity) unless a live hungry worker holds at
-/// least two fewer than an even share.
-pub(super) fn share_limit(
-    me: &str,
-    held: usize,
-    beats: &[(String, String)],
-    now_ms: u64,
-) -> Option<usize> {
+/// The most hosts a worker holding `held` should hold now, given the heartbeats of the other
+/// live workers: `None` (no limit but its capacity) unless a running hungry one holds at least
+/// two fewer than an even share.
+pub(super) fn share_limit(held: usize, others: &[Beat]) -> Option<usize> {
     let (mut total, mut workers, mut hungry_least) = (held, 1usize, None::<usize>);
-    for (id, json) in beats {
-        if id == me {
-            continue;
-        }
-        let Ok(beat) = serde_json::from_str::<Beat>(json) else {
-            continue;
-        };
-        if beat.state != "running" || now_ms.saturating_sub(beat.heartbeat_ms) > LIVE_MS {
-            continue;
-        }
+    for beat in others.iter().filter(|b| b.state == "running") {
         total += beat.hosts_held;
         workers += 1;
         if beat.hungry {
@@ -57,6 +45,9 @@ pub(super) fn share_limit(
         .filter(|least| least + 1 < share)
         .map(|_| share)
 }
+
+/// When each other worker's heartbeat was last seen to change.
+pub(super) type BeatsSeen = HashMap<String, (u64, Instant)>;
 
 impl Coordinator {
     /// The most hosts this worker may hold now.
@@ -79,15 +70,31 @@ impl Coordinator {
 
     /// Reads every worker's heartbeat and sets this worker's share.
     pub(super) async fn read_share(&mut self) -> Result<(), redis::RedisError> {
-        let now_ms = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis() as u64;
         let beats: Vec<(String, String)> = redis::cmd("HGETALL")
             .arg(self.keys.crawl("workers"))
             .query_async(&mut self.redis)
             .await?;
-        let limit = share_limit(&self.worker, self.held.len(), &beats, now_ms);
+        let now = Instant::now();
+        let mut others = Vec::new();
+        for (id, json) in beats {
+            let Ok(beat) = serde_json::from_str::<Beat>(&json) else {
+                continue;
+            };
+            if id == self.worker {
+                continue;
+            }
+            let seen = self
+                .beats_seen
+                .entry(id)
+                .or_insert((beat.heartbeat_ms, now));
+            if seen.0 != beat.heartbeat_ms {
+                *seen = (beat.heartbeat_ms, now);
+            }
+            if now.duration_since(seen.1) <= LIVE {
+                others.push(beat);
+            }
+        }
+        let limit = share_limit(self.held.len(), &others);
         if limit != self.share_limit {
             match limit {
                 Some(l) => tracing::info!(
@@ -107,56 +114,44 @@ impl Coordinator {
 mod tests {
     use super::*;
 
-    fn beat(held: usize, hungry: bool, at: u64) -> String {
-        serde_json::json!({"state": "running", "heartbeat_ms": at, "hosts_held": held,
-            "hungry": hungry, "pages": 1})
-        .to_string()
+    fn beat(held: usize, hungry: bool) -> Beat {
+        Beat {
+            state: "running".into(),
+            heartbeat_ms: 0,
+            hosts_held: held,
+            hungry,
+        }
     }
 
     #[test]
     fn a_worker_holding_every_host_keeps_to_half_when_another_is_hungry() {
-        let beats = vec![("w2".to_string(), beat(0, true, 10_000))];
-        assert_eq!(share_limit("w1", 8, &beats, 10_500), Some(4));
+        assert_eq!(share_limit(8, &[beat(0, true)]), Some(4));
         // Not hungry (it found free hosts at its last look): no limit.
-        let beats = vec![("w2".to_string(), beat(0, false, 10_000))];
-        assert_eq!(share_limit("w1", 8, &beats, 10_500), None);
+        assert_eq!(share_limit(8, &[beat(0, false)]), None);
     }
 
     #[test]
-    fn near_even_shares_stale_beats_and_ended_workers_set_no_limit() {
+    fn near_even_shares_ended_workers_and_a_lone_worker_set_no_limit() {
         // 5 and 4 of 9: even enough.
-        let beats = vec![("w2".to_string(), beat(4, true, 10_000))];
-        assert_eq!(share_limit("w1", 5, &beats, 10_500), None);
-        // The hungry worker's heartbeat is 6 s old: gone.
-        let beats = vec![("w2".to_string(), beat(0, true, 10_000))];
-        assert_eq!(share_limit("w1", 8, &beats, 16_001), None);
-        let ended = serde_json::json!({"state": "finished", "heartbeat_ms": 10_000,
-            "hosts_held": 0, "hungry": true})
-        .to_string();
-        assert_eq!(
-            share_limit("w1", 8, &[("w2".to_string(), ended)], 10_500),
-            None
-        );
-        // Its own beat and unreadable ones are skipped; alone, a worker has no limit.
-        let beats = vec![
-            ("w1".to_string(), beat(0, true, 10_000)),
-            ("w3".to_string(), "not json".to_string()),
-        ];
-        assert_eq!(share_limit("w1", 8, &beats, 10_500), None);
+        assert_eq!(share_limit(5, &[beat(4, true)]), None);
+        let mut ended = beat(0, true);
+        ended.state = "finished".into();
+        assert_eq!(share_limit(8, &[ended]), None);
+        assert_eq!(share_limit(8, &[]), None);
     }
 
     #[test]
     fn three_workers_share_the_held_hosts() {
-        let beats = vec![
-            ("w2".to_string(), beat(6, false, 10_000)),
-            ("w3".to_string(), beat(0, true, 10_000)),
-        ];
         // 12 + 6 + 0 = 18 over 3: 6 each; w1 gives back 6, w2 keeps its 6.
-        assert_eq!(share_limit("w1", 12, &beats, 10_500), Some(6));
-        let beats = vec![
-            ("w1".to_string(), beat(12, false, 10_000)),
-            ("w3".to_string(), beat(0, true, 10_000)),
-        ];
-        assert_eq!(share_limit("w2", 6, &beats, 10_500), Some(6));
+        assert_eq!(share_limit(12, &[beat(6, false), beat(0, true)]), Some(6));
+        assert_eq!(share_limit(6, &[beat(12, false), beat(0, true)]), Some(6));
+    }
+
+    #[test]
+    fn a_heartbeat_parses_with_the_fields_the_coordinator_writes() {
+        let json = r#"{"state":"running","heartbeat_ms":17,"started_ms":1,"pages":3,
+            "requests":4,"bytes":5,"hosts_held":2,"hungry":true,"out":"/x"}"#;
+        let b: Beat = serde_json::from_str(json).unwrap();
+        assert!(b.hungry && b.hosts_held == 2 && b.heartbeat_ms == 17);
     }
 }
