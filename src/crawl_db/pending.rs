@@ -28,8 +28,9 @@ use super::layout::{host_range, key_host, QueueKey, SeenKey};
 use super::{QUEUE, SEEN};
 
 /// Memory a batch may take before it is written: about 170,000 short URLs, enough for each of
-/// a few hundred busy hosts to fill whole leaves (batches of ~400,000 rows: peak RSS 395 MB
-/// in a crawl to 10^8 URLs; of ~170,000: 344 MB in one to 2x10^7, docs/PERFORMANCE.md).
+/// a few hundred busy hosts to fill whole leaves. With redb's 16 MB cache a crawl to 10^8 URLs
+/// peaked at 234 MB; twice this batch was 12-15% faster on a crawl to 2x10^7 but peaked
+/// 28-33 MB higher (docs/PERFORMANCE.md).
 const FLUSH_BYTES: usize = 32 * 1024 * 1024;
 
 /// Memory of a pending row besides its value: its queue-map entry, its seen row, its

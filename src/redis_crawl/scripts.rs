@@ -218,17 +218,12 @@ local batch, wait, cap, extra = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(A
 local R, give = ARGV[8] == '1', ARGV[9] == '1'
 if redis.call('HGET', P .. ':owner', host) ~= token then return {'lost'} end
 local dropped = math.max(over_cap(P, host, cap, extra, R), 0)
-if give then
-  if redis.call('HLEN', P .. ':f:' .. host) > 0 then return {'busy'} end
-  let_go(P, KEYS[1], host, wait, R)
-  return {'released', dropped}
+if not give then
+  local got = pop(P, host, batch, R)
+  if #got > 0 then return {'more', got, dropped} end
 end
-local got = pop(P, host, batch, R)
-if #got > 0 then return {'more', got, dropped} end
 if redis.call('HLEN', P .. ':f:' .. host) > 0 then return {'busy'} end
-redis.call('HDEL', P .. ':owner', host)
-redis.call('ZREM', KEYS[1], host)
-redis.call('HSET', P .. ':host:' .. host, 'next', now_ms() + wait)
+let_go(P, KEYS[1], host, wait, R)
 return {'released', dropped}
 "#;
 
