@@ -52,6 +52,8 @@ pub struct HostState {
     pub sitemaps: std::collections::VecDeque<(Url, u32)>,
     /// Pages of other hosts that linked here (`--order backlinks`; counted once per page).
     pub backlinks: u64,
+    /// Jobs started since its turn began (see [`super::scheduler`]).
+    pub turn: u32,
 }
 
 impl HostState {
@@ -72,6 +74,7 @@ impl HostState {
             parked: false,
             sitemaps: Default::default(),
             backlinks: 0,
+            turn: 0,
         }
     }
 

@@ -63,13 +63,18 @@ use persistence::{FrontierMeta, META_NAME};
 pub use robots_rules::RobotsRules;
 use robots_state::Gate;
 pub use robots_state::{RobotsOutcome, RobotsState};
-use scheduler::Scheduler;
+use scheduler::{Pick, Placement, Scheduler};
 use seen_cache::SeenCache;
 pub use storage::Admit;
 use storage::{fingerprint, Fingerprint, FrontierStorage, QueuedUrl, StoreError};
 
 /// Fingerprints per generation of the seen cache (two tables of 524,288 slots: ~18 MB at most).
 const SEEN_CACHE_GENERATION: usize = 450_000;
+
+/// Jobs a host runs in one turn while hosts not yet opened wait (see `scheduler.rs`): a
+/// host's robots.txt is paid back by up to this many pages before the crawl opens others, and
+/// a crawl with a page budget reaches at least one host per this many pages.
+const TURN: u32 = 20;
 
 /// Settings of the frontier.
 #[derive(Debug, Clone)]
@@ -289,12 +294,22 @@ impl Frontier {
     pub fn next(&mut self, now: Instant) -> Next {
         self.settle_late_duplicates();
         self.rerank_if_due(now);
-        let hosts = &self.hosts;
-        self.scheduler
-            .promote(now, |id| hosts[id as usize].backlinks);
-        while let Some(id) = self.scheduler.pop_ready() {
-            self.hosts[id as usize].scheduled = false;
-            let group = self.hosts[id as usize].group;
+        let (hosts, obey) = (&self.hosts, self.config.obey_robots);
+        self.scheduler.promote(now, |id| {
+            let q = &hosts[id as usize];
+            Placement {
+                priority: q.backlinks,
+                unopened: obey && q.robots.is_empty(),
+                turn_over: q.turn >= TURN,
+            }
+        });
+        while let Some(Pick { id, opens }) = self.scheduler.pop_ready() {
+            let q = &mut self.hosts[id as usize];
+            q.scheduled = false;
+            if opens {
+                q.turn = 0;
+            }
+            let group = q.group;
             if group == Membership::Pending {
                 if let Some(job) = self.resolve_job(id) {
                     self.hosts[id as usize].in_flight = true;
@@ -314,6 +329,7 @@ impl Frontier {
             }
             if let Some(job) = self.take_job(id, now) {
                 self.hosts[id as usize].in_flight = true;
+                self.hosts[id as usize].turn += 1;
                 self.in_flight += 1;
                 self.groups.start(group);
                 return Next::Job(job);

@@ -613,3 +613,79 @@ fn links_seen_before_a_restart_are_found_late_fetched_once_and_counted() {
     assert_eq!(f.take_late_duplicates(), 2);
     assert_eq!(f.queued(), 0);
 }
+
+/// Runs `f` with `slots` fetches at a time, each taking `took`, until `pages` pages are done;
+/// every robots.txt is empty. Returns the jobs in the order they started.
+fn run_slots(f: &mut Frontier, slots: usize, took: Duration, pages: usize) -> Vec<Job> {
+    let mut t = Instant::now();
+    let mut started = Vec::new();
+    let mut running: Vec<(Instant, Job)> = Vec::new();
+    let mut done = 0;
+    while done < pages {
+        while running.len() < slots {
+            match f.next(t) {
+                Next::Job(j) => {
+                    started.push(j.clone());
+                    running.push((t + took, j));
+                }
+                _ => break,
+            }
+        }
+        let Some(i) = (0..running.len()).min_by_key(|&i| running[i].0) else {
+            match f.next(t) {
+                Next::Wait(at) => {
+                    t = at;
+                    continue;
+                }
+                other => panic!("nothing running and {other:?}"),
+            }
+        };
+        let (end, j) = running.remove(i);
+        t = t.max(end);
+        if matches!(j.kind, JobKind::Robots { .. }) {
+            let body = Vec::new();
+            f.robots_result(&j, RobotsOutcome::Fetched { status: 200, body }, t);
+        } else {
+            f.complete(&j.host, t);
+            done += 1;
+        }
+    }
+    started
+}
+
+#[test]
+fn hosts_under_way_go_on_before_more_hosts_are_opened_and_each_yields_after_its_turn() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    for h in 0..50 {
+        for p in 0..40 {
+            f.push(cand(&format!("http://h{h}.org/{p}"), 0), t);
+        }
+    }
+    // Two slots, 200 ms per fetch, 100 ms delay: a slow server, like most of the web.
+    let jobs = run_slots(&mut f, 2, Duration::from_millis(200), 200);
+    let robots = |jobs: &[Job]| {
+        jobs.iter()
+            .filter(|j| matches!(j.kind, JobKind::Robots { .. }))
+            .count()
+    };
+    // The first 40 pages cost the robots.txt of the few hosts that keep both slots busy, not
+    // of all 50 hosts (robots.txt first for every host served in turn).
+    let upto = jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.kind == JobKind::Page)
+        .nth(39)
+        .map(|(i, _)| i)
+        .unwrap();
+    assert!(robots(&jobs[..=upto]) <= 4, "{}", robots(&jobs[..=upto]));
+    // Every host opened ran at most one turn before the next hosts were opened, so 200 pages
+    // reached at least 200 / TURN hosts.
+    let hosts: HashSet<&str> = jobs.iter().map(|j| j.host.as_str()).collect();
+    assert!(hosts.len() >= 200 / TURN as usize, "{} hosts", hosts.len());
+    let mut per_host = std::collections::HashMap::<&str, u32>::new();
+    for j in jobs.iter().filter(|j| j.kind == JobKind::Page) {
+        *per_host.entry(j.host.as_str()).or_default() += 1;
+    }
+    assert!(per_host.values().all(|&n| n <= TURN), "{per_host:?}");
+}
