@@ -1,13 +1,15 @@
 //! The connection to Redis: one multiplexed connection shared by the crawl loop and every job
 //! (redis-rs `ConnectionManager`, which reconnects by itself), or a cluster connection when the
 //! server says it runs in cluster mode. Calls time out, so a Redis that stops answering pauses
-//! the crawl instead of hanging it.
+//! the crawl instead of hanging it. A batch of script calls goes out at once
+//! ([`Redis::invoke_all`]): the crawl loop waits one round trip for the lot, not one per call.
 
 use std::time::Duration;
 
+use futures_util::future::join_all;
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster_async::ClusterConnection;
-use redis::{Cmd, Pipeline, RedisFuture, Value};
+use redis::{Cmd, FromRedisValue, Pipeline, RedisFuture, RedisResult, ScriptInvocation, Value};
 
 /// How long one call may take before it counts as failed.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -46,6 +48,19 @@ impl Redis {
             .retries(2)
             .build()?;
         Ok(Redis::Cluster(cluster.get_async_connection().await?))
+    }
+
+    /// Runs every call at once on the multiplexed connection (each reloads its script after a
+    /// server restart, as a single call does); the results come in the order of `calls`.
+    pub async fn invoke_all<T: FromRedisValue>(
+        &self,
+        calls: &[ScriptInvocation<'_>],
+    ) -> Vec<RedisResult<T>> {
+        join_all(calls.iter().map(|call| {
+            let mut redis = self.clone();
+            async move { call.invoke_async::<T>(&mut redis).await }
+        }))
+        .await
     }
 
     /// True for a cluster.

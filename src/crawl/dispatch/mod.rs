@@ -207,6 +207,11 @@ impl Dispatcher {
                     if let Some(deadline) = self.command(request, writer) {
                         shutdown_deadline = Some(deadline);
                     }
+                    // A crawl-wide change goes to the other workers now (a failure is retried
+                    // at the next step).
+                    if let Some(shared) = &mut self.shared {
+                        let _ = shared.coordinator.send_changes().await;
+                    }
                 }
                 _ = sleep_until_opt(sleep_until), if sleep_until.is_some() && self.stopping.is_none() => {}
                 signal = signals.recv(), if signals_open => {
@@ -246,8 +251,9 @@ impl Dispatcher {
                     }
                     self.idle.expire(Instant::now());
                     while self.tasks.try_join_next().is_some() {}
+                    // Hosts wait to be let go: a save point soon, at once when nothing runs.
                     let early = self.shared.as_ref().is_some_and(|s| s.coordinator.wants_save())
-                        && last_save.elapsed() >= EARLY_SAVE;
+                        && (last_save.elapsed() >= EARLY_SAVE || self.in_flight == 0);
                     if (last_save.elapsed() >= SAVE_EVERY || early) && self.stopping.is_none() {
                         last_save = Instant::now();
                         self.save_point(writer).await;

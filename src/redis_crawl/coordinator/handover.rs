@@ -35,59 +35,83 @@ impl Coordinator {
         self.send_outbox(&mut report).await?;
         let now = Instant::now();
         let hosts: Vec<(String, u32)> = self.held.iter().map(|(h, &k)| (h.clone(), k)).collect();
+        let mut acks = Vec::with_capacity(hosts.len());
         for (host, k) in hosts {
             let Some(id) = self.book().id_of(&host) else {
                 continue;
             };
-            let (done, robots) = {
-                let mut book = self.book();
-                let Some(held) = book.held_mut(id) else {
-                    continue;
-                };
+            let staged = self.book().held_mut(id).map(|held| {
                 (
                     std::mem::take(&mut held.staged_done),
                     std::mem::take(&mut held.staged_robots),
                 )
+            });
+            let Some((done, robots)) = staged else {
+                continue;
             };
             let pages = self.unacked_pages(&host, stats);
-            let mut call = self.scripts.ack.key(self.keys.ready(k));
-            call.arg(self.keys.shard(k))
-                .arg(&self.token)
-                .arg(&host)
-                .arg(frontier.wait_of(&host, now).as_millis() as u64)
-                .arg(pages)
-                .arg(self.lease_ms())
-                .arg(done.len());
-            for url in &done {
-                call.arg(url);
-            }
-            for (origin, text) in &robots {
-                let value = match text {
-                    Some(t) => [b"T".as_slice(), t].concat(),
-                    None => b"N".to_vec(),
-                };
-                call.arg(origin).arg(value);
-            }
-            match call.invoke_async::<i64>(&mut self.redis).await {
+            acks.push(Ack {
+                host,
+                k,
+                id,
+                done,
+                robots,
+                pages,
+            });
+        }
+        let scripts = self.scripts.clone();
+        let calls: Vec<_> = acks
+            .iter()
+            .map(|a| {
+                let mut call = scripts.ack.key(self.keys.ready(a.k));
+                call.arg(self.keys.shard(a.k))
+                    .arg(&self.token)
+                    .arg(&a.host)
+                    .arg(frontier.wait_of(&a.host, now).as_millis() as u64)
+                    .arg(a.pages)
+                    .arg(self.lease_ms())
+                    .arg(a.done.len());
+                for url in &a.done {
+                    call.arg(url);
+                }
+                for (origin, text) in &a.robots {
+                    let value = match text {
+                        Some(t) => [b"T".as_slice(), t].concat(),
+                        None => b"N".to_vec(),
+                    };
+                    call.arg(origin).arg(value);
+                }
+                call
+            })
+            .collect();
+        let replies = self.redis.invoke_all::<i64>(&calls).await;
+        drop(calls);
+        let mut failure = None;
+        for (a, reply) in acks.into_iter().zip(replies) {
+            match reply {
                 Ok(1) => {
-                    *self.acked_pages.entry(host.clone()).or_default() += pages;
-                    self.awaiting_ack.remove(&host);
-                    self.dirty.insert(host);
+                    *self.acked_pages.entry(a.host.clone()).or_default() += a.pages;
+                    self.awaiting_ack.remove(&a.host);
+                    self.dirty.insert(a.host);
                 }
                 Ok(_) => {
-                    tracing::warn!("lease on {host} lost to another worker");
-                    self.held.remove(&host);
-                    self.forget(&host, frontier);
+                    tracing::warn!("lease on {} lost to another worker", a.host);
+                    self.held.remove(&a.host);
+                    self.forget(&a.host, frontier);
                 }
                 Err(e) => {
+                    // Staged again: acknowledged by a later save point (repeating is harmless).
                     let mut book = self.book();
-                    if let Some(held) = book.held_mut(id) {
-                        held.staged_done.extend(done);
-                        held.staged_robots.extend(robots);
+                    if let Some(held) = book.held_mut(a.id) {
+                        held.staged_done.extend(a.done);
+                        held.staged_robots.extend(a.robots);
                     }
-                    return Err(e);
+                    failure.get_or_insert(e);
                 }
             }
+        }
+        if let Some(e) = failure {
+            return Err(e);
         }
         self.last_renew = now;
         if let Some(budget) = budget {
@@ -140,6 +164,9 @@ impl Coordinator {
         state: &str,
     ) -> Result<(), redis::RedisError> {
         self.try_save(frontier, stats, budget).await?;
+        // A refill under way ends before the hosts go back (what it took is handed back too).
+        self.collect_refills(frontier, &mut SyncReport::default(), true)
+            .await?;
         let now = Instant::now();
         let hosts: Vec<(String, u32)> = self.held.iter().map(|(h, &k)| (h.clone(), k)).collect();
         for (host, k) in hosts {
@@ -167,4 +194,14 @@ impl Coordinator {
         }
         Ok(())
     }
+}
+
+/// One held host's acknowledgement, staged since the last save point.
+struct Ack {
+    host: String,
+    k: u32,
+    id: u32,
+    done: Vec<String>,
+    robots: Vec<(String, Option<Vec<u8>>)>,
+    pages: u64,
 }

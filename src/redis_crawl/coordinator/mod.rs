@@ -1,26 +1,29 @@
 //! The worker's side of the lease protocol, run by the crawl loop on its timer and at save
-//! points: send discovered URLs to Redis, refill or release the hosts it holds, renew its
-//! leases and write its heartbeat (here); claim hosts (`claim.rs`), acknowledge what the last
-//! save point made durable and hand hosts back (`handover.rs`), and ride out Redis outages
-//! (`outage.rs`).
+//! points. The step (here) renews leases and orders the rest: discovered URLs go to Redis
+//! (`outbox.rs`) and held hosts that ran dry are refilled or released (`refill.rs`), both in
+//! the background (`background.rs`); console changes go out and come in (`changes.rs`); hosts
+//! are claimed (`claim.rs`); once a second the heartbeat goes out and the others' come in
+//! (`beat.rs`, `share.rs`). Save points acknowledge what they made durable and hand hosts back
+//! (`handover.rs`); Redis outages are ridden out (`outage.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
-use redis::Value;
-
+mod background;
+mod beat;
 mod changes;
 mod claim;
 mod handover;
 mod outage;
+mod outbox;
+mod refill;
 mod share;
 
 use super::connection::Redis;
 use super::join::Joined;
 use super::keys::Keys;
-use super::lease_book::{LeaseBook, Outgoing};
-use super::replies::{array, int, parse_entries, text};
+use super::lease_book::LeaseBook;
 use super::scripts::Scripts;
 use crate::frontier::Frontier;
 
@@ -72,6 +75,10 @@ pub struct Coordinator {
     host_cap: Option<u64>,
     /// Crawl-wide pages of each held host as last acknowledged.
     acked_pages: HashMap<String, u64>,
+    /// Discovered URLs being sent in the background (`outbox.rs`).
+    sending: Option<outbox::Sending>,
+    /// Held hosts being refilled in the background (`refill.rs`).
+    refilling: Option<refill::Refilling>,
     /// Held hosts to refill (new URLs or acknowledgements since the last try).
     dirty: HashSet<String>,
     /// Held hosts with nothing left but unacknowledged entries: an early save point frees them.
@@ -92,6 +99,10 @@ pub struct Coordinator {
     changes_out: Vec<String>,
     /// Entries of the crawl's change list read so far.
     changes_seen: usize,
+    /// A read of the change list under way (`changes.rs`).
+    reading_changes: Option<changes::Reading>,
+    /// The change list was read once (the first step waits for it).
+    changes_read: bool,
     /// True once every shard was seen empty while this worker had nothing left.
     crawl_over: bool,
     /// Set once `trawl stop` was seen.
@@ -134,6 +145,8 @@ impl Coordinator {
             beats_seen: share::BeatsSeen::new(),
             host_cap,
             acked_pages: HashMap::new(),
+            sending: None,
+            refilling: None,
             dirty: HashSet::new(),
             awaiting_ack: HashSet::new(),
             last_renew: now,
@@ -146,6 +159,8 @@ impl Coordinator {
             ranked,
             changes_out: Vec::new(),
             changes_seen: 0,
+            reading_changes: None,
+            changes_read: false,
             crawl_over: false,
             stop_requested: false,
             seeds_to_send: brings_seeds,
@@ -250,9 +265,24 @@ impl Coordinator {
             self.recover(frontier, stats).await?;
         }
         let now = Instant::now();
-        self.send_outbox(report).await?;
-        self.exchange_changes(report).await?;
-        if self.seeds_to_send && !self.seeds_reading {
+        // Discovered URLs go out in the background (`outbox.rs`); the seeds count as sent once
+        // nothing is left to send. While seeding, they go out now, so that this step's look
+        // for free hosts finds them.
+        if self.seeds_to_send {
+            self.send_outbox(report).await?;
+        } else {
+            self.collect_sent(report, false).await?;
+        }
+        self.send_changes().await?;
+        // The first step waits for the console changes made so far; later ones come in the
+        // background (`changes.rs`).
+        self.collect_changes(report, false).await?;
+        self.start_reading_changes();
+        if !self.changes_read {
+            self.collect_changes(report, true).await?;
+            self.changes_read = true;
+        }
+        if self.seeds_to_send && !self.seeds_reading && self.all_sent() {
             // The seeds are queued in Redis now: from here on, empty shards mean the end.
             redis::cmd("HSET")
                 .arg(self.keys.crawl("meta"))
@@ -265,15 +295,24 @@ impl Coordinator {
         if now >= self.last_renew + self.lease / 3 {
             self.renew(frontier).await?;
         }
-        self.refill(frontier, stats, report).await?;
-        if self.room() > 0 && now >= self.next_claim && !self.stop_requested {
+        // Held hosts that ran dry are refilled in the background too (`refill.rs`).
+        self.collect_refills(frontier, report, false).await?;
+        self.start_refill(frontier, stats);
+        self.start_send();
+        let room = self.room();
+        if room > 0 && now >= self.next_claim && !self.stop_requested {
             let took = self.claim(frontier, report).await?;
             self.claim_every = if took > 0 {
                 CLAIM_EVERY
             } else {
                 (self.claim_every * 2).min(CLAIM_MAX)
             };
-            self.next_claim = now + self.claim_every;
+            // A full look: there may be more free hosts, so look again at the next step.
+            self.next_claim = if took >= room {
+                now
+            } else {
+                now + self.claim_every
+            };
         }
         if !self.scope_out.is_empty() {
             redis::cmd("SADD")
@@ -285,86 +324,14 @@ impl Coordinator {
         }
         if now >= self.next_beat {
             self.next_beat = now + BEAT_EVERY;
-            self.beat(stats, "running").await?;
-            self.read_share().await?;
-            let scope_size: usize = redis::cmd("SCARD")
-                .arg(self.keys.crawl("scope"))
-                .query_async(&mut self.redis)
-                .await?;
-            if scope_size != self.scope_known {
-                report.scope = redis::cmd("SMEMBERS")
-                    .arg(self.keys.crawl("scope"))
-                    .query_async(&mut self.redis)
-                    .await?;
-                self.scope_known = scope_size;
-            }
-            let stop: Option<String> = redis::cmd("GET")
-                .arg(self.keys.crawl("stop"))
-                .query_async(&mut self.redis)
-                .await?;
-            if stop.is_some() && !self.stop_requested {
-                tracing::warn!("trawl stop was run for this crawl: stopping");
-                self.stop_requested = true;
-            }
-            if idle && self.held.is_empty() && !self.book().has_outbox() {
-                self.crawl_over = self.all_shards_empty().await?;
-            }
+            self.beat_round(stats, report).await?;
+        }
+        // Checked at every step once this worker has nothing (one cheap call), so that the
+        // crawl ends as soon as its last host is let go.
+        if idle && self.held.is_empty() && self.all_sent() && self.refilling.is_none() {
+            self.crawl_over = self.all_shards_empty().await?;
         }
         Ok(())
-    }
-
-    /// Sends discovered URLs, one script call per shard.
-    async fn send_outbox(&mut self, report: &mut SyncReport) -> Result<(), redis::RedisError> {
-        let outbox = self.book().take_outbox();
-        if outbox.is_empty() {
-            return Ok(());
-        }
-        let mut by_shard: HashMap<u32, Vec<Outgoing>> = HashMap::new();
-        for o in outbox {
-            by_shard
-                .entry(self.keys.shard_of(&o.host))
-                .or_default()
-                .push(o);
-        }
-        let mut unsent = Vec::new();
-        let mut failure = None;
-        for (k, links) in by_shard {
-            if failure.is_some() {
-                unsent.extend(links);
-                continue;
-            }
-            let mut call = self.scripts.admit.key(self.keys.ready(k));
-            call.arg(self.keys.shard(k)).arg(self.ranked_arg());
-            for o in &links {
-                call.arg(&o.host).arg(&o.fp[..]).arg(&o.entry).arg(o.rank);
-            }
-            match call.invoke_async::<Vec<i64>>(&mut self.redis).await {
-                Ok(added) => {
-                    for (o, added) in links.iter().zip(added) {
-                        if added == 0 {
-                            report.duplicates += 1;
-                        } else if self.held.contains_key(&o.host) {
-                            self.dirty.insert(o.host.clone());
-                        } else if self.claim_every > CLAIM_EVERY {
-                            // A host nobody may hold has work now: look again soon.
-                            self.claim_every = CLAIM_EVERY;
-                            self.next_claim = self.next_claim.min(Instant::now() + CLAIM_EVERY);
-                        }
-                    }
-                }
-                Err(e) => {
-                    unsent.extend(links);
-                    failure = Some(e);
-                }
-            }
-        }
-        match failure {
-            None => Ok(()),
-            Some(e) => {
-                self.book().restore_outbox(unsent);
-                Err(e)
-            }
-        }
     }
 
     async fn renew(&mut self, frontier: &mut Frontier) -> Result<(), redis::RedisError> {
@@ -373,89 +340,42 @@ impl Coordinator {
         for (host, &k) in &self.held {
             by_shard.entry(k).or_default().push(host.clone());
         }
-        for (k, hosts) in by_shard {
-            let mut call = self.scripts.renew.key(self.keys.ready(k));
-            call.arg(self.keys.shard(k))
-                .arg(&self.token)
-                .arg(self.lease_ms());
-            for h in &hosts {
-                call.arg(h);
+        let by_shard: Vec<(u32, Vec<String>)> = by_shard.into_iter().collect();
+        let scripts = self.scripts.clone();
+        let calls: Vec<_> = by_shard
+            .iter()
+            .map(|(k, hosts)| {
+                let mut call = scripts.renew.key(self.keys.ready(*k));
+                call.arg(self.keys.shard(*k))
+                    .arg(&self.token)
+                    .arg(self.lease_ms());
+                for h in hosts {
+                    call.arg(h);
+                }
+                call
+            })
+            .collect();
+        let replies = self.redis.invoke_all::<Vec<String>>(&calls).await;
+        drop(calls);
+        let mut failure = None;
+        for reply in replies {
+            match reply {
+                Ok(lost) => {
+                    for host in lost {
+                        tracing::warn!("lease on {host} lost to another worker");
+                        self.held.remove(&host);
+                        self.forget(&host, frontier);
+                    }
+                }
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
             }
-            let lost: Vec<String> = call.invoke_async(&mut self.redis).await?;
-            for host in lost {
-                tracing::warn!("lease on {host} lost to another worker");
-                self.held.remove(&host);
-                self.forget(&host, frontier);
-            }
+        }
+        if let Some(e) = failure {
+            return Err(e);
         }
         self.last_renew = sent;
-        Ok(())
-    }
-
-    /// Asks for more URLs for held hosts that ran dry; releases those with none left.
-    async fn refill(
-        &mut self,
-        frontier: &mut Frontier,
-        stats: &WorkerStats<'_>,
-        report: &mut SyncReport,
-    ) -> Result<(), redis::RedisError> {
-        let now = Instant::now();
-        let candidates: Vec<String> = self
-            .dirty
-            .iter()
-            .filter(|h| frontier.is_idle(h))
-            .cloned()
-            .collect();
-        for host in candidates {
-            let Some(&k) = self.held.get(&host) else {
-                self.dirty.remove(&host);
-                continue;
-            };
-            let unacked = self.unacked_pages(&host, stats);
-            let give_back = self.over_share();
-            let reply: Value = self
-                .scripts
-                .refill
-                .key(self.keys.ready(k))
-                .arg(self.keys.shard(k))
-                .arg(&self.token)
-                .arg(&host)
-                .arg(BATCH)
-                .arg(frontier.wait_of(&host, now).as_millis() as u64)
-                .arg(self.cap_arg())
-                .arg(unacked)
-                .arg(self.ranked_arg())
-                .arg(i64::from(give_back))
-                .invoke_async(&mut self.redis)
-                .await?;
-            self.dirty.remove(&host);
-            let mut parts = array(reply).into_iter();
-            match parts.next().and_then(text).as_deref() {
-                Some("more") => {
-                    let entries = parse_entries(parts.next());
-                    report.host_quota += parts.next().and_then(int).unwrap_or(0);
-                    let n = entries.len() as u64;
-                    let id = self.book().id_of(&host);
-                    if let Some(id) = id {
-                        self.book().extend(id, entries);
-                    }
-                    frontier.add_queued(&host, n);
-                }
-                Some("busy") => {
-                    self.awaiting_ack.insert(host);
-                }
-                Some("released") => {
-                    report.host_quota += parts.next().and_then(int).unwrap_or(0);
-                    self.held.remove(&host);
-                    self.forget(&host, frontier);
-                }
-                _ => {
-                    tracing::warn!("lease on {host} lost to another worker");
-                    self.held.remove(&host);
-                    self.forget(&host, frontier);
-                }
-            }
-        }
         Ok(())
     }
 
@@ -466,35 +386,6 @@ impl Coordinator {
             .pages_per_host
             .get(host)
             .map_or(0, |&p| p.saturating_sub(acked))
-    }
-
-    async fn beat(
-        &mut self,
-        stats: &WorkerStats<'_>,
-        state: &str,
-    ) -> Result<(), redis::RedisError> {
-        let unix_ms = |t: SystemTime| {
-            t.duration_since(SystemTime::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_millis() as u64
-        };
-        let beat = serde_json::json!({
-            "state": state,
-            "heartbeat_ms": unix_ms(SystemTime::now()),
-            "started_ms": unix_ms(self.started),
-            "pages": stats.pages,
-            "requests": stats.requests,
-            "bytes": stats.bytes,
-            "hosts_held": self.held.len(),
-            "hungry": self.hungry(),
-            "out": self.out,
-        });
-        redis::cmd("HSET")
-            .arg(self.keys.crawl("workers"))
-            .arg(&self.worker)
-            .arg(beat.to_string())
-            .query_async::<()>(&mut self.redis)
-            .await
     }
 }
 

@@ -61,19 +61,15 @@ impl Coordinator {
         self.held.len() < self.most_hosts() && self.claim_every > super::CLAIM_EVERY
     }
 
-    /// True when this worker holds more hosts than its share: a held host that runs dry is
+    /// How many hosts this worker holds above its share: as many held hosts that run dry are
     /// given back rather than refilled.
-    pub(super) fn over_share(&self) -> bool {
+    pub(super) fn over_share(&self) -> usize {
         self.share_limit
-            .is_some_and(|limit| self.held.len() > limit)
+            .map_or(0, |limit| self.held.len().saturating_sub(limit))
     }
 
-    /// Reads every worker's heartbeat and sets this worker's share.
-    pub(super) async fn read_share(&mut self) -> Result<(), redis::RedisError> {
-        let beats: Vec<(String, String)> = redis::cmd("HGETALL")
-            .arg(self.keys.crawl("workers"))
-            .query_async(&mut self.redis)
-            .await?;
+    /// Sets this worker's share from every worker's heartbeat (`beats`: id, JSON).
+    pub(super) fn apply_beats(&mut self, beats: Vec<(String, String)>) {
         let now = Instant::now();
         let mut others = Vec::new();
         for (id, json) in beats {
@@ -106,7 +102,6 @@ impl Coordinator {
             }
         }
         self.share_limit = limit;
-        Ok(())
     }
 }
 
