@@ -186,6 +186,13 @@ end
 return total
 "#;
 
+/// `due` KEYS: ready. How many hosts of one shard are due now (free ones whose time has come,
+/// and held ones whose lease ran out), by the server's clock: a cluster's claim asks every
+/// shard this first, then claims where there are some.
+const DUE: &str = r#"
+return redis.call('ZCOUNT', KEYS[1], '-inf', now_ms())
+"#;
+
 /// `reclaim` KEYS: ready. ARGV: prefix, token, worker prefix (`W#`), lease ms, batch, cap,
 /// ranked.
 /// A restarted worker takes back at once the hosts its previous process held.
@@ -327,6 +334,8 @@ pub struct Scripts {
     pub claim_all: Script,
     /// See [`BUSY_ALL`].
     pub busy_all: Script,
+    /// See [`DUE`].
+    pub due: Script,
     /// See [`RECLAIM`].
     pub reclaim: Script,
     /// See [`REFILL`].
@@ -353,6 +362,7 @@ impl Scripts {
             claim: shard(CLAIM),
             claim_all: shard(CLAIM_ALL),
             busy_all: Script::new(BUSY_ALL),
+            due: shard(DUE),
             reclaim: shard(RECLAIM),
             refill: shard(REFILL),
             ack: shard(ACK),

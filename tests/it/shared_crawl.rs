@@ -933,3 +933,39 @@ async fn a_worker_that_reads_a_seeds_file_starts_the_crawl_alone() {
     assert_eq!(got, every_page(&hosts, 5));
     check_warcs(&dir).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_with_more_queued_than_one_batch_is_refilled_as_it_runs_dry() {
+    // One host whose home links to 150 pages: all are queued in Redis at once, and the worker
+    // takes them 32 at a time. A batch's pages find nothing new, so nothing said "more waits"
+    // and each next batch came only with the next save point (every 5 s): 200 pages of one
+    // site took 27-33 s in a shared crawl against 4.8 s in one process.
+    let web = Web::default();
+    let host = web.host("127.0.0.210").await;
+    let mut home = String::new();
+    for p in 0..150 {
+        home.push_str(&format!("<a href=/p{p}>p{p}</a> "));
+    }
+    host.route("/", Route::html(&home));
+    for p in 0..150 {
+        host.route(&format!("/p{p}"), Route::html("<a href=/>home</a>"));
+    }
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("w1");
+    let mut a = worker_args(&redis.url(), "one-site", "w1", &dir, &["--delay", "0ms"]);
+    a.push(host.url("/"));
+    let (code, err) = finish(spawn(a)).await;
+    assert_eq!(code, Some(0), "{err}");
+    let mut at: Vec<Instant> = web
+        .hits()
+        .into_iter()
+        .filter(|h| h.path.starts_with("/p"))
+        .map(|h| h.at)
+        .collect();
+    assert_eq!(at.len(), 150);
+    at.sort();
+    let longest = at.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+    // A batch runs dry in milliseconds here; waiting for a save point takes seconds.
+    assert!(longest < Duration::from_secs(2), "a gap of {longest:?}");
+}

@@ -4,6 +4,7 @@
 //! (this worker's or, in a shared crawl, another's) are `commands.rs`.
 
 mod commands;
+mod shared_steps;
 
 use commands::next_command;
 
@@ -164,6 +165,12 @@ impl Dispatcher {
         // its first fetch, also for the hosts it took back at start.
         self.sync_shared(false).await;
         let mut tick = tokio::time::interval(TICK);
+        // A shared crawl's background Redis calls say when they are done (refills then follow
+        // at once rather than at the next tick).
+        let background = self
+            .shared
+            .as_ref()
+            .map(|s| s.coordinator.background_finished());
         let mut last_save = Instant::now();
         let mut last_status = Instant::now();
         let mut signals_open = true;
@@ -212,6 +219,9 @@ impl Dispatcher {
                     if let Some(shared) = &mut self.shared {
                         let _ = shared.coordinator.send_changes().await;
                     }
+                }
+                _ = notified_opt(background.as_deref()), if background.is_some() => {
+                    self.advance_shared().await;
                 }
                 _ = sleep_until_opt(sleep_until), if sleep_until.is_some() && self.stopping.is_none() => {}
                 signal = signals.recv(), if signals_open => {
@@ -378,35 +388,6 @@ impl Dispatcher {
         }
     }
 
-    /// A shared crawl's sync step (nothing without `--redis`). Returns true when `trawl stop`
-    /// was run for the crawl.
-    async fn sync_shared(&mut self, idle: bool) -> bool {
-        let Some(shared) = &mut self.shared else {
-            return false;
-        };
-        shared
-            .coordinator
-            .share_scope(self.ledger.take_scope_added());
-        let tally = &self.ledger.tally;
-        let stats = worker_stats(tally);
-        let report = shared
-            .coordinator
-            .sync(&mut self.ledger.frontier, &stats, idle)
-            .await;
-        self.ledger.widen_scope(&report.scope);
-        for json in &report.changes {
-            self.apply_shared_change(json);
-        }
-        let tally = &mut self.ledger.tally;
-        tally.filtered.duplicate += report.duplicates;
-        tally.filtered.host_quota += report.host_quota;
-        for (host, pages) in report.host_pages {
-            let known = tally.pages_per_host.entry(host).or_default();
-            *known = (*known).max(pages);
-        }
-        report.stop_requested
-    }
-
     /// Starts a graceful stop for `reason`: no new job starts, and those running get the
     /// shutdown timeout, whose deadline is returned.
     fn begin_stop(&mut self, reason: StopReason) -> tokio::time::Instant {
@@ -470,6 +451,12 @@ pub(super) struct Closed {
     pub(super) out: std::path::PathBuf,
     /// The crawl's name and cookie jar.
     pub(super) session: CrawlSession,
+}
+
+async fn notified_opt(notify: Option<&tokio::sync::Notify>) {
+    if let Some(notify) = notify {
+        notify.notified().await;
+    }
 }
 
 async fn sleep_until_opt(at: Option<tokio::time::Instant>) {

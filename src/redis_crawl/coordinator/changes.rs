@@ -6,7 +6,7 @@
 //! process made. A worker that starts reads the whole list, so a change survives restarts. The
 //! entries are opaque JSON here: the crawl loop makes and applies them.
 
-use super::background::take_finished;
+use super::background::{spawn, take_finished, Pending};
 use super::{Coordinator, SyncReport};
 
 /// Most entries read in one step (a long list is read over several steps).
@@ -46,7 +46,7 @@ impl Coordinator {
         let mut redis = self.redis.clone();
         let key = self.keys.crawl("changes");
         let from = self.changes_seen;
-        self.reading_changes = Some(tokio::spawn(async move {
+        self.reading_changes = Some(spawn(None, async move {
             let len: usize = redis::cmd("LLEN").arg(&key).query_async(&mut redis).await?;
             if len <= from {
                 return Ok((from, Vec::new()));
@@ -95,4 +95,4 @@ impl Coordinator {
 }
 
 /// A read of the change list under way: where it started, and the entries from there.
-pub(super) type Reading = tokio::task::JoinHandle<redis::RedisResult<(usize, Vec<String>)>>;
+pub(super) type Reading = Pending<redis::RedisResult<(usize, Vec<String>)>>;

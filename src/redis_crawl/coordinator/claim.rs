@@ -93,7 +93,9 @@ impl Coordinator {
     }
 
     /// Claims due hosts, shard by shard from a random start, until the worker is full: in one
-    /// call on a single server, one call per shard on a cluster (a script touches one slot).
+    /// call on a single server; on a cluster (a script touches one slot) every shard is asked
+    /// how many hosts it has due, then those that have some are asked for their part of the
+    /// room, each round all at once (the crawl loop waits two round trips, not one per shard).
     /// Returns how many hosts it took.
     pub(super) async fn claim(
         &mut self,
@@ -104,28 +106,56 @@ impl Coordinator {
         let start = fastrand::u32(0..shards);
         let before = self.held.len();
         let takeover = i64::from(self.may_take_over(Instant::now()));
+        let room = self.room();
         if !self.redis.is_cluster() {
             let mut call = self.scripts.claim_all.arg(self.keys.shard_base());
             call.arg(shards).arg(start);
-            self.claim_args(&mut call, self.room(), takeover);
+            self.claim_args(&mut call, room, takeover);
             let reply: Value = call.invoke_async(&mut self.redis).await?;
             self.take_in(reply, frontier, report, Instant::now());
             return Ok(self.held.len() - before);
         }
-        let limit = self.held.len() + self.room();
-        for i in 0..shards {
-            let room = limit.saturating_sub(self.held.len());
-            if room == 0 {
-                break;
+        let order: Vec<u32> = (0..shards).map(|i| (start + i) % shards).collect();
+        let scripts = self.scripts.clone();
+        let asks: Vec<_> = order
+            .iter()
+            .map(|&k| scripts.due.key(self.keys.ready(k)))
+            .collect();
+        let due = self.redis.invoke_all::<u64>(&asks).await;
+        drop(asks);
+        let mut parts = Vec::new();
+        let mut left = room;
+        for (&k, due) in order.iter().zip(due) {
+            let n = (due? as usize).min(left);
+            if n > 0 {
+                parts.push((k, n));
+                left -= n;
             }
-            let k = (start + i) % shards;
-            let mut call = self.scripts.claim.key(self.keys.ready(k));
-            call.arg(self.keys.shard(k));
-            self.claim_args(&mut call, room, takeover);
-            let reply: Value = call.invoke_async(&mut self.redis).await?;
-            self.take_in(reply, frontier, report, Instant::now());
         }
-        Ok(self.held.len() - before)
+        let calls: Vec<_> = parts
+            .iter()
+            .map(|&(k, n)| {
+                let mut call = scripts.claim.key(self.keys.ready(k));
+                call.arg(self.keys.shard(k));
+                self.claim_args(&mut call, n, takeover);
+                call
+            })
+            .collect();
+        let replies = self.redis.invoke_all::<Value>(&calls).await;
+        drop(calls);
+        let mut failure = None;
+        for reply in replies {
+            match reply {
+                Ok(reply) => self.take_in(reply, frontier, report, Instant::now()),
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(self.held.len() - before),
+        }
     }
 
     /// The arguments `claim` and `claim_all` end with: token, most hosts, lease, batch, host
@@ -161,12 +191,20 @@ impl Coordinator {
                 .await?;
             return Ok(busy == 0);
         }
-        for k in 0..self.keys.shards() {
-            let n: u64 = redis::cmd("ZCARD")
-                .arg(self.keys.ready(k))
-                .query_async(&mut self.redis)
-                .await?;
-            if n > 0 {
+        // A cluster: every shard at once.
+        let counts = futures_util::future::join_all((0..self.keys.shards()).map(|k| {
+            let mut redis = self.redis.clone();
+            let key = self.keys.ready(k);
+            async move {
+                redis::cmd("ZCARD")
+                    .arg(key)
+                    .query_async::<u64>(&mut redis)
+                    .await
+            }
+        }))
+        .await;
+        for n in counts {
+            if n? > 0 {
                 return Ok(false);
             }
         }

@@ -79,6 +79,8 @@ pub struct Coordinator {
     sending: Option<outbox::Sending>,
     /// Held hosts being refilled in the background (`refill.rs`).
     refilling: Option<refill::Refilling>,
+    /// Told when a background send or refill has finished (`background.rs`).
+    finished: Arc<tokio::sync::Notify>,
     /// Held hosts to refill (new URLs or acknowledgements since the last try).
     dirty: HashSet<String>,
     /// Held hosts with nothing left but unacknowledged entries: an early save point frees them.
@@ -147,6 +149,7 @@ impl Coordinator {
             acked_pages: HashMap::new(),
             sending: None,
             refilling: None,
+            finished: Arc::new(tokio::sync::Notify::new()),
             dirty: HashSet::new(),
             awaiting_ack: HashSet::new(),
             last_renew: now,

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use redis::{RedisError, RedisResult};
 
-use super::background::take_finished;
+use super::background::{spawn, take_finished, Pending};
 use super::{Coordinator, SyncReport, CLAIM_EVERY};
 use crate::redis_crawl::lease_book::Outgoing;
 
@@ -18,7 +18,7 @@ use crate::redis_crawl::lease_book::Outgoing;
 type Replies = Vec<(Vec<Outgoing>, RedisResult<Vec<i64>>)>;
 
 /// A send under way.
-pub(super) type Sending = tokio::task::JoinHandle<Replies>;
+pub(super) type Sending = Pending<Replies>;
 
 impl Coordinator {
     /// True when no URL waits to be sent and no send is under way.
@@ -43,8 +43,9 @@ impl Coordinator {
                 .push(o);
         }
         let (redis, scripts, keys) = (self.redis.clone(), self.scripts.clone(), self.keys.clone());
+        let finished = self.finished.clone();
         let ranked = self.ranked_arg();
-        self.sending = Some(tokio::spawn(async move {
+        self.sending = Some(spawn(Some(finished), async move {
             let by_shard: Vec<(u32, Vec<Outgoing>)> = by_shard.into_iter().collect();
             let calls: Vec<_> = by_shard
                 .iter()

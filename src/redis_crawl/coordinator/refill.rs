@@ -9,13 +9,13 @@ use std::time::Instant;
 
 use redis::{RedisError, RedisResult, Value};
 
-use super::background::take_finished;
+use super::background::{spawn, take_finished, Pending};
 use super::{Coordinator, SyncReport, WorkerStats, BATCH};
 use crate::frontier::Frontier;
 use crate::redis_crawl::replies::{array, int, parse_entries, text};
 
 /// A batch under way: each host asked, with Redis's answer.
-pub(super) type Refilling = tokio::task::JoinHandle<Vec<(String, RedisResult<Value>)>>;
+pub(super) type Refilling = Pending<Vec<(String, RedisResult<Value>)>>;
 
 impl Coordinator {
     /// Starts refilling the held hosts with news that ran dry, unless a batch is under way.
@@ -53,7 +53,8 @@ impl Coordinator {
             .collect();
         let (redis, scripts, keys) = (self.redis.clone(), self.scripts.clone(), self.keys.clone());
         let (token, cap, ranked) = (self.token.clone(), self.cap_arg(), self.ranked_arg());
-        self.refilling = Some(tokio::spawn(async move {
+        let finished = self.finished.clone();
+        self.refilling = Some(spawn(Some(finished), async move {
             let calls: Vec<_> = args
                 .iter()
                 .map(|(host, k, wait, unacked, give)| {
@@ -111,12 +112,16 @@ impl Coordinator {
                 Some("more") => {
                     let entries = parse_entries(parts.next());
                     report.host_quota += parts.next().and_then(int).unwrap_or(0);
-                    let n = entries.len() as u64;
+                    let n = entries.len();
                     let id = self.book().id_of(&host);
                     if let Some(id) = id {
                         self.book().extend(id, entries);
                     }
-                    frontier.add_queued(&host, n);
+                    frontier.add_queued(&host, n as u64);
+                    if n >= BATCH {
+                        // A full batch: more may wait in Redis, with no new URL to say so.
+                        self.dirty.insert(host);
+                    }
                 }
                 Some("busy") => {
                     self.awaiting_ack.insert(host);

@@ -1,0 +1,56 @@
+//! The crawl loop's side of a shared crawl (`--redis`): its sync step at each tick, the
+//! results of background Redis calls taken as they finish, and what they found added to the
+//! tally. Nothing here runs without `--redis`.
+
+use super::{worker_stats, Dispatcher};
+use crate::redis_crawl::SyncReport;
+
+impl Dispatcher {
+    /// A shared crawl's sync step (nothing without `--redis`). Returns true when `trawl stop`
+    /// was run for the crawl.
+    pub(super) async fn sync_shared(&mut self, idle: bool) -> bool {
+        let Some(shared) = &mut self.shared else {
+            return false;
+        };
+        shared
+            .coordinator
+            .share_scope(self.ledger.take_scope_added());
+        let tally = &self.ledger.tally;
+        let stats = worker_stats(tally);
+        let report = shared
+            .coordinator
+            .sync(&mut self.ledger.frontier, &stats, idle)
+            .await;
+        self.ledger.widen_scope(&report.scope);
+        for json in &report.changes {
+            self.apply_shared_change(json);
+        }
+        let stop = report.stop_requested;
+        self.count_shared(report);
+        stop
+    }
+
+    /// Takes the results of a shared crawl's background Redis calls that have finished.
+    pub(super) async fn advance_shared(&mut self) {
+        let Some(shared) = &mut self.shared else {
+            return;
+        };
+        let stats = worker_stats(&self.ledger.tally);
+        let report = shared
+            .coordinator
+            .advance(&mut self.ledger.frontier, &stats)
+            .await;
+        self.count_shared(report);
+    }
+
+    /// Adds what a shared crawl's step found to the tally.
+    fn count_shared(&mut self, report: SyncReport) {
+        let tally = &mut self.ledger.tally;
+        tally.filtered.duplicate += report.duplicates;
+        tally.filtered.host_quota += report.host_quota;
+        for (host, pages) in report.host_pages {
+            let known = tally.pages_per_host.entry(host).or_default();
+            *known = (*known).max(pages);
+        }
+    }
+}
