@@ -169,20 +169,33 @@ impl Coordinator {
             .await?;
         let now = Instant::now();
         let hosts: Vec<(String, u32)> = self.held.iter().map(|(h, &k)| (h.clone(), k)).collect();
-        for (host, k) in hosts {
-            self.scripts
-                .release
-                .key(self.keys.ready(k))
-                .arg(self.keys.shard(k))
-                .arg(&self.token)
-                .arg(&host)
-                .arg(frontier.wait_of(&host, now).as_millis() as u64)
-                .arg(self.ranked_arg())
-                .invoke_async::<i64>(&mut self.redis)
-                .await?;
+        // Every host at once (a worker stopped mid-crawl may hold 4 x --concurrency).
+        let scripts = self.scripts.clone();
+        let calls: Vec<_> = hosts
+            .iter()
+            .map(|(host, k)| {
+                let mut call = scripts.release.key(self.keys.ready(*k));
+                call.arg(self.keys.shard(*k))
+                    .arg(&self.token)
+                    .arg(host)
+                    .arg(frontier.wait_of(host, now).as_millis() as u64)
+                    .arg(self.ranked_arg());
+                call
+            })
+            .collect();
+        let replies = self.redis.invoke_all::<i64>(&calls).await;
+        drop(calls);
+        let mut failure = None;
+        for ((host, _), reply) in hosts.into_iter().zip(replies) {
+            if let Err(e) = reply {
+                // Still held: the next attempt releases it (releasing twice is harmless).
+                failure.get_or_insert(e);
+                continue;
+            }
             self.held.remove(&host);
             self.forget(&host, frontier);
         }
+        failure.map_or(Ok(()), Err)?;
         self.beat(stats, state).await?;
         if state == "finished" {
             redis::cmd("HSETNX")
