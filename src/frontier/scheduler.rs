@@ -1,10 +1,11 @@
 //! Which host runs next: hosts waiting for their politeness clock (a min-heap by next-allowed
-//! time) and hosts ready now, in two lanes. Hosts under way (their robots.txt known) are served
-//! first; a host whose first request is still to come (its robots.txt), or that has had its
-//! turn while such hosts wait, is served only when no host under way is ready, so a crawl goes
-//! on with the hosts it has opened rather than fetching every host's robots.txt before their
-//! pages, yet opens a new host whenever a fetch slot would otherwise stay idle (as Heritrix
-//! activates a queue when too few are ready). Within a lane hosts are served round-robin,
+//! time) and hosts ready now, in three lanes. Hosts under way (their robots.txt known) are
+//! served first; a host whose first request is still to come (its robots.txt) only when no
+//! host under way is ready, so a crawl goes on with the hosts it has opened rather than
+//! fetching every host's robots.txt before their pages, yet opens a new host whenever a fetch
+//! slot would otherwise stay idle (as Heritrix activates a queue when too few are ready). A
+//! host that has had its turn while new hosts wait steps aside behind them, and rejoins the
+//! hosts under way once no new host waits. Within a lane hosts are served round-robin,
 //! reshuffled every `SHUFFLE_EVERY` picks so no host or group of hosts dominates; or, ranked
 //! (`--order backlinks`), highest priority first with the priority each host had when it
 //! became ready. Hosts are ids; whether a host has work, is under way or has had its turn are
@@ -24,7 +25,7 @@ pub struct Placement {
     pub priority: u64,
     /// Its first request (its robots.txt) is still to come.
     pub unopened: bool,
-    /// It has had its turn: it yields to hosts in the unopened lane.
+    /// It has had its turn: it yields to hosts not opened yet, while any wait.
     pub turn_over: bool,
 }
 
@@ -46,9 +47,16 @@ impl Lane {
     }
 
     fn pop(&mut self) -> Option<u32> {
+        self.pop_entry().map(|(id, _, _)| id)
+    }
+
+    /// The next host with the priority and arrival it was pushed with (0 in a FIFO lane).
+    fn pop_entry(&mut self) -> Option<(u32, u64, u64)> {
         match self {
-            Lane::Fifo(q) => q.pop_front(),
-            Lane::Ranked(h) => h.pop().map(|(_, _, id)| id),
+            Lane::Fifo(q) => q.pop_front().map(|id| (id, 0, 0)),
+            Lane::Ranked(h) => h
+                .pop()
+                .map(|(priority, Reverse(seq), id)| (id, priority, seq)),
         }
     }
 
@@ -71,8 +79,10 @@ impl Lane {
 pub struct Scheduler {
     /// Ready hosts under way.
     open: Lane,
-    /// Ready hosts not opened yet, and hosts whose turn is over.
+    /// Ready hosts not opened yet.
     unopened: Lane,
+    /// Ready hosts whose turn is over, while hosts not opened yet wait.
+    spent: Lane,
     /// Promotions so far (ties in a ranked lane go to the earliest).
     promotions: u64,
     waiting: BinaryHeap<Reverse<(Instant, u32)>>,
@@ -95,6 +105,7 @@ impl Scheduler {
         Scheduler {
             open: Lane::Fifo(VecDeque::new()),
             unopened: Lane::Fifo(VecDeque::new()),
+            spent: Lane::Fifo(VecDeque::new()),
             promotions: 0,
             waiting: BinaryHeap::new(),
             picks_since_shuffle: 0,
@@ -106,6 +117,7 @@ impl Scheduler {
     pub fn ranked(mut self) -> Self {
         self.open = Lane::Ranked(BinaryHeap::new());
         self.unopened = Lane::Ranked(BinaryHeap::new());
+        self.spent = Lane::Ranked(BinaryHeap::new());
         self
     }
 
@@ -124,27 +136,37 @@ impl Scheduler {
             let Reverse((_, id)) = self.waiting.pop().expect("peeked");
             let p = place(id);
             self.promotions += 1;
-            let lane = if p.unopened || (p.turn_over && !self.unopened.is_empty()) {
+            let lane = if p.unopened {
                 &mut self.unopened
+            } else if p.turn_over && !self.unopened.is_empty() {
+                &mut self.spent
             } else {
                 &mut self.open
             };
             lane.push(id, p.priority, self.promotions);
             promoted = true;
         }
+        // No new host waits any more: the hosts that stepped aside are under way again.
+        if self.unopened.is_empty() {
+            while let Some((id, priority, seq)) = self.spent.pop_entry() {
+                self.open.push(id, priority, seq);
+            }
+        }
         if promoted && self.picks_since_shuffle >= SHUFFLE_EVERY {
             self.picks_since_shuffle = 0;
             self.open.shuffle(&mut self.rng);
             self.unopened.shuffle(&mut self.rng);
+            self.spent.shuffle(&mut self.rng);
         }
     }
 
-    /// The next ready host: one under way if any is ready, else one to open.
+    /// The next ready host: one under way if any is ready, else one to open, else one whose
+    /// turn was over.
     pub fn pop_ready(&mut self) -> Option<Pick> {
         let pick = match self.open.pop() {
             Some(id) => Pick { id, opens: false },
             None => Pick {
-                id: self.unopened.pop()?,
+                id: self.unopened.pop().or_else(|| self.spent.pop())?,
                 opens: true,
             },
         };
@@ -241,5 +263,32 @@ mod tests {
         s.wait_until(2, t);
         s.promote(t, place);
         assert_eq!(ids(&mut s), vec![2, 3]);
+    }
+
+    #[test]
+    fn hosts_that_stepped_aside_rejoin_the_hosts_under_way_once_every_new_host_is_open() {
+        let mut s = Scheduler::new(fastrand::Rng::with_seed(1));
+        let t = Instant::now();
+        // 0 is new, 1 has had its turn, 2 is under way.
+        for id in 0..3 {
+            s.wait_until(id, t);
+        }
+        s.promote(t, |id| Placement {
+            priority: 0,
+            unopened: id == 0,
+            turn_over: id == 1,
+        });
+        assert_eq!(
+            s.pop_ready(),
+            Some(Pick {
+                id: 2,
+                opens: false
+            })
+        );
+        assert_eq!(s.pop_ready(), Some(Pick { id: 0, opens: true }));
+        // 2 is ready again: 1 goes with it, among the hosts under way, not after them.
+        s.wait_until(2, t);
+        s.promote(t, |_| open(0));
+        assert_eq!(ids(&mut s), vec![2, 1]);
     }
 }
