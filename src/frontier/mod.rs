@@ -63,18 +63,13 @@ use persistence::{FrontierMeta, META_NAME};
 pub use robots_rules::RobotsRules;
 use robots_state::Gate;
 pub use robots_state::{RobotsOutcome, RobotsState};
-use scheduler::{Pick, Placement, Scheduler};
+use scheduler::{Pick, Placement, Scheduler, TURN};
 use seen_cache::SeenCache;
 pub use storage::Admit;
 use storage::{fingerprint, Fingerprint, FrontierStorage, QueuedUrl, StoreError};
 
 /// Fingerprints per generation of the seen cache (two tables of 524,288 slots: ~18 MB at most).
 const SEEN_CACHE_GENERATION: usize = 450_000;
-
-/// Jobs a host runs in one turn while hosts not yet opened wait (see `scheduler.rs`): a
-/// host's robots.txt is paid back by up to this many pages before the crawl opens others, and
-/// a crawl with a page budget reaches at least one host per this many pages.
-const TURN: u32 = 20;
 
 /// Settings of the frontier.
 #[derive(Debug, Clone)]

@@ -18,6 +18,11 @@ use std::time::Instant;
 /// Ready hosts are reshuffled after this many picks.
 const SHUFFLE_EVERY: u32 = 64;
 
+/// Jobs a host runs in one turn while hosts not yet opened wait: a host's robots.txt is paid
+/// back by up to this many pages before the crawl opens others, and a crawl with a page
+/// budget reaches at least one host per this many requests.
+pub const TURN: u32 = 20;
+
 /// Where a host that became ready goes, as the frontier sees it then.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Placement {

@@ -1,7 +1,7 @@
 //! Redis calls the crawl loop does not wait for: each batch (discovered URLs, refills, the
 //! change list) runs as a task, and a later step takes its result once it has finished. The
 //! loop waits for each call it makes itself, and on a loaded machine a wait costs a turn of
-//! the async runtime's queue behind the fetches under way (10-40 ms measured with 256), not
+//! the async runtime's queue behind the fetches under way (6-40 ms measured with 256), not
 //! the round trip; while it waits, no fetch starts. A finished send or refill wakes the loop
 //! ([`Coordinator::background_finished`]), which takes its result at once
 //! ([`Coordinator::advance`]), so that a host whose new URLs were just admitted is refilled

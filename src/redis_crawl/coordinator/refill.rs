@@ -3,7 +3,7 @@
 //! more in one batch of `refill` calls sent at once, while the crawl loop goes on; the answers
 //! are applied at the next step: more URLs, "busy" (the rest is not acknowledged yet: an early
 //! save point frees it), released (nothing left anywhere), or lost to another worker. Awaited
-//! in the loop, the batch held it 10-40 ms per step on a loaded machine (`background.rs`).
+//! in the loop, the batch held it up to ~50 ms per step on a loaded machine (`background.rs`).
 
 use std::time::Instant;
 
