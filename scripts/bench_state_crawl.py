@@ -3,7 +3,8 @@
 crawl of scripts/link_farm.py that stops (--max-pages) with about URLS URLs queued, sampling the
 crawler's RSS from /proc while it runs. As the crawl grows it prints a JSON line at each STEP
 admitted URLs (queued + fetched; STEP = 10,000,000, or URLS/10 when smaller): admitted URLs/s
-and pages/s over the last step, RSS, and bytes on disk per URL (the crawl database); at the end
+and pages/s over the last step, RSS, and bytes on disk per URL (the crawl state: the database
+and the seen set's runs); at the end
 one line: pages, URLs queued at the end, peak RSS (VmHWM, from the crawl's --stats), the largest
 sampled RSS, run time, store size.
 
@@ -19,6 +20,18 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRAWL = os.path.join(REPO, "target", "release", "trawl")
 PORT = int(os.environ.get("BENCH_PORT", "8090"))
+
+
+def state_bytes(state):
+    """Bytes of the crawl state: the database file and the seen set's runs."""
+    total = 0
+    for root, _, files in os.walk(state):
+        for name in files:
+            try:
+                total += os.path.getsize(os.path.join(root, name))
+            except OSError:
+                pass  # a run merged away between the listing and the stat
+    return total
 
 
 def rss_kb(pid):
@@ -51,7 +64,7 @@ def main():
             start = time.monotonic()
             crawl = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
             sampled = 0
-            store = os.path.join(out, ".trawl-state", "state.redb")
+            store = os.path.join(out, ".trawl-state")
             step = min(10_000_000, max(1, urls // 10))
             next_mark, last = step, (start, 0, 0)
             while crawl.poll() is None:
@@ -72,8 +85,7 @@ def main():
                             "admitted_per_s": round((admitted - a0) / (now - t0)),
                             "pages_per_s": round((st["pages"] - p0) / (now - t0), 1),
                             "rss_mb": round(rss / 1024),
-                            "disk_bytes_per_url": round(os.path.getsize(store) / admitted)
-                            if os.path.exists(store) else None,
+                            "disk_bytes_per_url": round(state_bytes(store) / admitted),
                         }), flush=True)
                         last = (now, admitted, st["pages"])
                         while next_mark <= admitted:
@@ -91,7 +103,7 @@ def main():
                 "peak_rss_mb": round(s["peak_rss_bytes"] / 2**20),
                 "max_sampled_rss_mb": round(sampled / 1024),
                 "seconds": round(elapsed, 1),
-                "store_mb": round(os.path.getsize(store) / 1e6),
+                "store_mb": round(state_bytes(store) / 1e6),
             }))
         finally:
             farm.stdin.close()

@@ -1,5 +1,6 @@
-//! The crawl database: one embedded redb file, `state.redb`, in the state directory; the
-//! frontier's storage (it implements [`FrontierStorage`]) and the crawl's saved counters.
+//! The crawl database: one embedded redb file, `state.redb`, in the state directory, and the
+//! seen set's runs beside it (`seen/`); the frontier's storage (it implements
+//! [`FrontierStorage`]) and the crawl's saved counters.
 //!
 //! It holds everything a crawl needs to continue: the queued URLs, the seen set, per-host
 //! records, robots.txt texts and named metadata blobs (counters, the WARC serial to replay
@@ -13,13 +14,15 @@
 //! | table   | key                                   | value                                   |
 //! |---------|---------------------------------------|-----------------------------------------|
 //! | `queue` | host id u32, depth u32, seq u64       | redirects u32, attempt u32, URL (1)     |
-//! | `seen`  | host id u32, 96 bits of SHA-1(URL)    | the URL's queue key when it was queued  |
+//! | `seen`  | host id u32, 96 bits of SHA-1(URL)    | the URL's queue key (2)                 |
 //! | `hosts` | host id u32                           | queued count, next-allowed time, name   |
 //! | `robots`| origin                                | host id u32, robots.txt text            |
 //! | `meta`  | name                                  | JSON                                    |
 //!
 //! (1) Without its `scheme://host` when the URL is on the key's host (a marker byte says which
 //! scheme). New rows wait in memory ([`pending`]) and are written in key order in batches.
+//! (2) Only in a state written before the seen set moved to sorted runs ([`seen_runs`],
+//! named by a manifest in `meta`): read as the oldest part of the set, never written.
 //!
 //! The byte layout of every row is in [`layout`]. redb was chosen over fjall and SQLite by
 //! measurement (docs/DESIGN.md): bounded memory, ACID commits that map onto save points, pure
@@ -28,17 +31,20 @@
 mod frontier_storage;
 pub mod layout;
 mod pending;
+mod seen_runs;
+mod seen_set;
 mod space;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use redb::{ReadableTable, TableDefinition};
+use redb::{ReadableTable, ReadableTableMetadata, TableDefinition};
 
 pub use crate::frontier::storage::{FrontierStorage, StoreError};
 use layout::{decode_host, host_range, QueueKey, SeenKey};
 use pending::Pending;
-pub use space::{Space, TableSpace};
+use seen_runs::SeenRuns;
+pub use space::{RunSpace, Space, TableSpace};
 
 /// Name of the database file in the state directory.
 pub const STORE_FILE: &str = "state.redb";
@@ -71,6 +77,11 @@ pub struct CrawlDb {
     pending: Pending,
     /// Host names by id: queue rows store their URLs without scheme and host name.
     names: HashMap<u32, Box<str>>,
+    /// The seen set's rows on disk, written by each batch.
+    seen_runs: SeenRuns,
+    /// The `seen` table holds rows (a state written before the seen set moved to runs): it is
+    /// read as the oldest part of the set, and never written.
+    legacy_seen: bool,
 }
 
 impl std::fmt::Debug for CrawlDb {
@@ -151,7 +162,7 @@ impl CrawlDb {
                 })
             }
         };
-        CrawlDb::start(db, path)
+        CrawlDb::start(db, path, Some(dir))
     }
 
     /// A store in memory, for tests of logic that does not care where data lives.
@@ -160,10 +171,11 @@ impl CrawlDb {
         let db = redb::Database::builder()
             .create_with_backend(redb::backends::InMemoryBackend::new())
             .expect("in-memory redb");
-        CrawlDb::start(db, PathBuf::from("(memory)")).expect("in-memory redb")
+        CrawlDb::start(db, PathBuf::from("(memory)"), None).expect("in-memory redb")
     }
 
-    fn start(db: redb::Database, path: PathBuf) -> Result<CrawlDb, StoreError> {
+    /// Starts the store on `db`, with its seen-set runs in `dir` (in memory without one).
+    fn start(db: redb::Database, path: PathBuf, dir: Option<&Path>) -> Result<CrawlDb, StoreError> {
         let mut store = CrawlDb {
             db,
             txn: None,
@@ -172,6 +184,8 @@ impl CrawlDb {
             in_flight: HashMap::new(),
             pending: Pending::default(),
             names: HashMap::new(),
+            seen_runs: SeenRuns::in_memory(),
+            legacy_seen: false,
         };
         let txn = store.db.begin_write().map_err(|e| store.error(e))?;
         // Create every table so reads never meet a missing one.
@@ -183,6 +197,15 @@ impl CrawlDb {
             let _ = txn.open_table(META).map_err(|e| store.error(e))?;
         }
         store.txn = Some(txn);
+        let legacy = store.txn()?.open_table(SEEN).map_err(|e| store.error(e))?;
+        let legacy_seen = !legacy.is_empty().map_err(|e| store.error(e))?;
+        drop(legacy);
+        store.legacy_seen = legacy_seen;
+        if let Some(dir) = dir {
+            let manifest = store.meta_read(seen_runs::MANIFEST_META)?;
+            store.seen_runs = SeenRuns::open(dir, manifest.as_deref())
+                .map_err(|e| database_error(&store.path, e))?;
+        }
         store.seq = frontier_storage::saved_seq(&store)?;
         for (id, row) in store.host_rows()? {
             if let Some(host) = decode_host(&row) {
@@ -203,24 +226,48 @@ impl CrawlDb {
     /// Makes every change so far durable (fsync) and starts a new transaction.
     fn commit(&mut self) -> Result<(), StoreError> {
         self.flush()?;
+        // The runs the manifest names are on disk before the commit that names them.
+        self.seen_runs.sync().map_err(|e| self.error(e))?;
         let txn = self.txn.take().ok_or_else(|| no_transaction(&self.path))?;
         if let Err(e) = txn.commit() {
             // No further transaction: the store stays at its last good commit, which the WARC
             // files can be replayed against, rather than taking a partial one later.
             return Err(self.error(e));
         }
+        self.seen_runs.committed();
         self.txn = Some(self.db.begin_write().map_err(|e| self.error(e))?);
         Ok(())
     }
 
-    /// Writes the pending rows into the transaction.
+    /// Writes the pending rows: the seen rows as a new run of the seen set (an unchecked row
+    /// the set holds already is a late duplicate: its old row stays and its queue entry
+    /// goes), the queue entries into the transaction, and the seen set's manifest when it
+    /// changed.
     fn flush(&mut self) -> Result<(), StoreError> {
+        self.seen_runs.poll().map_err(|e| self.error(e))?;
+        let mut seen = self.pending.take_seen();
+        let unchecked: Vec<SeenKey> = seen.iter().filter(|r| r.2).map(|r| r.0).collect();
+        if !unchecked.is_empty() {
+            let mut known = self.seen_on_disk_sorted(&unchecked)?.into_iter();
+            seen.retain(|(_, queued, unchecked)| {
+                let duplicate = *unchecked && known.next().unwrap_or(false);
+                if duplicate {
+                    self.pending.late_duplicate(queued);
+                }
+                !duplicate
+            });
+        }
+        let rows: Vec<(SeenKey, QueueKey)> = seen.into_iter().map(|(k, q, _)| (k, q)).collect();
+        self.seen_runs.add(&rows).map_err(|e| self.error(e))?;
+        if let Some(manifest) = self.seen_runs.take_manifest() {
+            self.meta_write(seen_runs::MANIFEST_META, &manifest)?;
+        }
         let txn = self
             .txn
             .as_ref()
             .ok_or_else(|| no_transaction(&self.path))?;
         self.pending
-            .write_into(txn)
+            .write_queue_into(txn)
             .map_err(|e| database_error(&self.path, e))
     }
 
@@ -269,9 +316,7 @@ impl CrawlDb {
             let Some(seen) = unchecked else {
                 return Ok(Some((key, value)));
             };
-            let t = self.txn()?.open_table(SEEN).map_err(|e| self.error(e))?;
-            let duplicate = t.get(&seen).map_err(|e| self.error(e))?.is_some();
-            drop(t);
+            let duplicate = self.seen_on_disk(&seen)?.is_some();
             // The entry was taken just now: a duplicate is counted.
             self.pending.checked(&seen, host, duplicate, true);
             if !duplicate {
@@ -358,35 +403,6 @@ impl CrawlDb {
         })
         .map_err(|e| self.error(e))?;
         Ok(dropped)
-    }
-
-    /// Looks a URL fingerprint up in the seen set; returns the queue key it was given.
-    /// An unchecked row of the batch is checked on disk first: when the URL was there
-    /// already, the row on disk is the URL's, and the batch's one is a late duplicate.
-    fn seen_get(&mut self, key: &SeenKey) -> Result<Option<QueueKey>, StoreError> {
-        let pending = self.pending.seen_row(key);
-        if let Some((queued, false)) = pending {
-            return Ok(Some(queued));
-        }
-        let t = self.txn()?.open_table(SEEN).map_err(|e| self.error(e))?;
-        let on_disk = t.get(key).map_err(|e| self.error(e))?.map(|v| *v.value());
-        drop(t);
-        if let Some((queued, true)) = pending {
-            let duplicate = on_disk.is_some();
-            let dropped = duplicate && self.pending.queue_remove(&queued).is_some();
-            self.pending
-                .checked(key, layout::key_host(&queued), duplicate, dropped);
-            if !duplicate {
-                return Ok(Some(queued));
-            }
-        }
-        Ok(on_disk)
-    }
-
-    /// Adds (or updates) a URL fingerprint in the seen set.
-    fn seen_insert(&mut self, key: &SeenKey, queue_key: &QueueKey) -> Result<(), StoreError> {
-        self.pending.seen_insert(*key, *queue_key);
-        self.flush_if_full()
     }
 
     /// Writes a host record.

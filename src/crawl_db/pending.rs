@@ -5,14 +5,14 @@
 //! Written one by one as links arrive, each row went to a B-tree leaf of its own, interleaved
 //! with every other host's; redb splits a full leaf in half, and a host's queue only ever grows
 //! at its end, so queue leaves stayed half empty (214 bytes on disk per URL at 6x10^7 URLs).
-//! Written in order, each host's new entries pass through one cursor, which packs whole leaves,
-//! and the seen keys reach their leaves in ascending order, each leaf touched once per batch.
+//! Written in order, each host's new entries pass through one cursor, which packs whole leaves;
+//! the seen rows become one sorted run of the seen set ([`super::seen_runs`]).
 //! Reads look here first, so the batch is invisible to the frontier; a crash loses it together
 //! with the uncommitted transaction, as before.
 //!
 //! A new link is admitted without reading the on-disk seen set: its seen row waits here,
-//! *unchecked*, and the write of the batch, which visits every seen row's leaf in key order
-//! anyway, finds out whether the URL was there already (redb's insert returns the old value).
+//! *unchecked*, and the write of the batch looks the unchecked rows up in the runs, in key
+//! order, to find out whether the URL was there already.
 //! Such a *late duplicate* gets its old row back and its queue entry is dropped before it is
 //! written; the frontier is told so that it can correct its counts. An unchecked entry that
 //! is taken from the queue before its batch is written is checked on disk first, so a late
@@ -25,7 +25,7 @@ use std::ops::Bound;
 use redb::CursorError;
 
 use super::layout::{host_range, key_host, QueueKey, SeenKey};
-use super::{QUEUE, SEEN};
+use super::QUEUE;
 
 /// Memory a batch may take before it is written: about 170,000 short URLs, enough for each of
 /// a few hundred busy hosts to fill whole leaves. With redb's 16 MB cache a crawl to 10^8 URLs
@@ -197,27 +197,32 @@ impl Pending {
         self.seen.get(seen).map(|row| (row.key, row.unchecked))
     }
 
-    /// Empties the batch into `txn`: seen rows in key order (an unchecked one that was on disk
-    /// already is a late duplicate: its old row stays and its queue entry goes), then queue
-    /// entries in key order through a cursor that packs whole leaves (one cursor per run of
-    /// keys with nothing on disk between them).
-    pub(super) fn write_into(&mut self, txn: &redb::WriteTransaction) -> Result<(), redb::Error> {
-        let mut seen: Vec<_> = std::mem::take(&mut self.seen).into_iter().collect();
+    /// Takes the batch's seen rows, in key order: its queue key and whether it is unchecked.
+    pub(super) fn take_seen(&mut self) -> Vec<(SeenKey, QueueKey, bool)> {
         self.provisional.clear();
-        seen.sort_unstable_by_key(|(k, _)| *k);
-        if !seen.is_empty() {
-            let mut table = txn.open_table(SEEN)?;
-            for (seen, row) in &seen {
-                let old = table.insert(seen, &row.key)?.map(|old| *old.value());
-                if let Some(old) = old.filter(|_| row.unchecked) {
-                    table.insert(seen, &old)?;
-                    // Counted only when its entry is still queued (not dropped by an exclude).
-                    if self.queue.remove(&row.key).is_some() {
-                        *self.late.entry(key_host(&row.key)).or_default() += 1;
-                    }
-                }
-            }
+        let mut seen: Vec<_> = std::mem::take(&mut self.seen)
+            .into_iter()
+            .map(|(k, row)| (k, row.key, row.unchecked))
+            .collect();
+        seen.sort_unstable_by_key(|(k, ..)| *k);
+        seen
+    }
+
+    /// An unchecked row taken by [`Pending::take_seen`] was on disk already: its queue entry
+    /// is dropped, and counted when it was still queued (not dropped by an exclude).
+    pub(super) fn late_duplicate(&mut self, key: &QueueKey) {
+        if self.queue.remove(key).is_some() {
+            *self.late.entry(key_host(key)).or_default() += 1;
         }
+    }
+
+    /// Empties the batch's queue entries into `txn`, in key order, through a cursor that packs
+    /// whole leaves (one cursor per run of keys with nothing on disk between them). The seen
+    /// rows are taken first ([`Pending::take_seen`]).
+    pub(super) fn write_queue_into(
+        &mut self,
+        txn: &redb::WriteTransaction,
+    ) -> Result<(), redb::Error> {
         self.bytes = 0;
         let queue = std::mem::take(&mut self.queue);
         let arena = std::mem::take(&mut self.arena);

@@ -199,3 +199,116 @@ fn a_host_queue_written_in_batches_fills_its_leaves() {
     let fill = stats.stored_bytes() as f64 / (stats.leaf_pages() * 4096) as f64;
     assert!(fill > 0.85, "leaves {:.0}% full", fill * 100.0);
 }
+
+/// Admits `http://a.org/{n}` for each n as a new link of host 3; true for each one queued.
+fn admit_paths(s: &mut CrawlDb, ns: impl IntoIterator<Item = u64>) -> Vec<bool> {
+    use crate::frontier::storage::{fingerprint, Admit, FrontierStorage, QueuedUrl};
+    s.host_named(3, "a.org");
+    ns.into_iter()
+        .map(|n| {
+            let e = QueuedUrl {
+                url: format!("http://a.org/{n}"),
+                ..QueuedUrl::default()
+            };
+            s.admit_link(3, &fingerprint(&e.url), &e).unwrap() == Admit::Queued
+        })
+        .collect()
+}
+
+/// Queued entries of host 3, taken from the queue.
+fn drain(s: &mut CrawlDb) -> usize {
+    use crate::frontier::storage::FrontierStorage;
+    let mut n = 0;
+    while s.pop(3).unwrap().is_some() {
+        s.finish(3);
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn a_kill_after_a_batch_is_written_but_before_its_save_point_loses_its_seen_rows_with_its_queue() {
+    use crate::frontier::storage::FrontierStorage;
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut s = CrawlDb::open(dir.path()).unwrap();
+        admit_paths(&mut s, 0..100);
+        s.checkpoint().unwrap();
+        // Written to a run and into the transaction, but never committed.
+        admit_paths(&mut s, 100..200);
+        s.flush().unwrap();
+    }
+    let mut s = CrawlDb::open(dir.path()).unwrap();
+    let runs = std::fs::read_dir(dir.path().join("seen")).unwrap().count();
+    assert_eq!(runs, 1, "the uncommitted batch's run is removed at open");
+    // The saved URLs are still seen; the lost ones are new again, and each is queued once.
+    s.checkpoint().unwrap();
+    assert!(admit_paths(&mut s, 0..100).iter().all(|q| *q));
+    s.checkpoint().unwrap();
+    assert_eq!(s.take_late_duplicates(), vec![(3, 100)]);
+    assert!(admit_paths(&mut s, 100..200).iter().all(|q| *q));
+    s.checkpoint().unwrap();
+    assert!(s.take_late_duplicates().is_empty());
+    assert_eq!(drain(&mut s), 200);
+}
+
+#[test]
+fn many_save_points_merge_their_runs_and_a_reopened_state_still_knows_every_url() {
+    use crate::frontier::storage::FrontierStorage;
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut s = CrawlDb::open(dir.path()).unwrap();
+        for batch in 0..40u64 {
+            admit_paths(&mut s, batch * 50..batch * 50 + 50);
+            s.checkpoint().unwrap();
+        }
+        s.seen_runs.settle().unwrap();
+        s.checkpoint().unwrap();
+        assert!(s.seen_runs.run_sizes().len() < 10);
+        assert_eq!(s.seen_runs.size().0, 2000);
+    }
+    let mut s = CrawlDb::open(dir.path()).unwrap();
+    let files = std::fs::read_dir(dir.path().join("seen")).unwrap().count();
+    assert_eq!(
+        files,
+        s.seen_runs.run_sizes().len(),
+        "merged-away runs are removed"
+    );
+    assert!(admit_paths(&mut s, 0..2000).iter().all(|q| *q));
+    s.checkpoint().unwrap();
+    assert_eq!(s.take_late_duplicates(), vec![(3, 2000)]);
+    assert_eq!(drain(&mut s), 2000);
+}
+
+#[test]
+fn a_state_whose_seen_set_is_a_table_is_still_read() {
+    use crate::frontier::storage::{fingerprint, Admit, FrontierStorage, QueuedUrl};
+    let dir = tempfile::tempdir().unwrap();
+    let url = "http://a.org/old";
+    {
+        // What an earlier version saved: the seen row in the `seen` table.
+        let s = CrawlDb::open(dir.path()).unwrap();
+        let mut t = s.txn().unwrap().open_table(SEEN).unwrap();
+        let seen = layout::seen_key(3, &fingerprint(url));
+        t.insert(&seen, &key(3, 0, 1)).unwrap();
+        drop(t);
+        let mut s = s;
+        s.commit().unwrap();
+    }
+    let mut s = CrawlDb::open(dir.path()).unwrap();
+    assert!(s.legacy_seen);
+    let e = QueuedUrl {
+        url: url.into(),
+        ..QueuedUrl::default()
+    };
+    assert_eq!(s.admit(3, &fingerprint(url), &e).unwrap(), Admit::Seen);
+    assert!(admit_paths(&mut s, [7]).iter().all(|q| *q));
+    s.host_named(3, "a.org");
+    assert_eq!(
+        s.admit_link(3, &fingerprint(url), &e).unwrap(),
+        Admit::Queued
+    );
+    s.checkpoint().unwrap();
+    assert_eq!(s.take_late_duplicates(), vec![(3, 1)]);
+    assert_eq!(drain(&mut s), 1);
+}
