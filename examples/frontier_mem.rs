@@ -181,9 +181,7 @@ fn main() {
         .and_then(|mut db| db.space())
         .map(|s| serde_json::to_string(&s).expect("plain data"))
         .unwrap_or_else(|e| format!("\"{e}\""));
-    let disk = std::fs::metadata(dir.join(trawl::crawl_db::STORE_FILE))
-        .map(|m| m.len())
-        .unwrap_or(0);
+    let disk = state_bytes(&dir);
     println!(
         "{{\"urls\": {n}, \"hosts\": {hosts}, \"open_s\": {open_s:.2}, \"robots\": {robots}, \"queued\": {queued}, \
          \"push_urls_per_s\": {:.0}, \"checkpoint_median_s\": {checkpoint_median:.3}, \
@@ -201,4 +199,13 @@ fn main() {
         disk as f64 / 1e6,
         space,
     );
+}
+
+/// Bytes of the crawl state in `dir`: the database file and the seen set's runs.
+fn state_bytes(dir: &std::path::Path) -> u64 {
+    let size = |p: std::path::PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
+    let runs: u64 = std::fs::read_dir(dir.join("seen"))
+        .map(|entries| entries.flatten().map(|e| size(e.path())).sum())
+        .unwrap_or(0);
+    size(dir.join(trawl::crawl_db::STORE_FILE)) + runs
 }
