@@ -3,7 +3,8 @@
 //! after. Then hands half of them to a worker (in flight) to show that state too.
 //!
 //! Usage: shared_memory --redis redis://127.0.0.1:6379/ [--urls 1000000] [--hosts 10000]
-//! Prints one JSON line.
+//! [--ranked 0|1|2] (the queues' kind: lists for bfs, sorted sets for path-depth and random,
+//! sorted sets with their URL index for backlinks). Prints one JSON line.
 
 #[path = "bench/run.rs"]
 mod run;
@@ -34,6 +35,7 @@ async fn main() {
     let url = arg(&args, "--redis", "redis://127.0.0.1:6379/");
     let urls: usize = arg(&args, "--urls", "1000000").parse().expect("--urls");
     let hosts: usize = arg(&args, "--hosts", "10000").parse().expect("--hosts");
+    let ranked: u32 = arg(&args, "--ranked", "0").parse().expect("--ranked");
     let mut redis = Redis::connect(&url).await.expect("connect");
     let keys = Keys::new("memory-bench", 64);
     let scripts = Scripts::new();
@@ -46,7 +48,7 @@ async fn main() {
         let k = keys.shard_of(&host);
         for start in (0..per_host).step_by(100) {
             let mut call = scripts.admit.key(keys.ready(k));
-            call.arg(keys.shard(k)).arg(0);
+            call.arg(keys.shard(k)).arg(ranked);
             for i in start..(start + 100).min(per_host) {
                 let u = format!("http://{host}/section-{}/article-{i:06}.html", i % 17);
                 url_bytes += u.len();
@@ -70,7 +72,7 @@ async fn main() {
     let after = used_memory(&mut redis).await;
     let n = (per_host * hosts) as f64;
     println!(
-        "{{\"urls\": {}, \"hosts\": {hosts}, \"mean_url_bytes\": {:.1}, \"used_memory_delta\": {}, \"bytes_per_url\": {:.1}}}",
+        "{{\"urls\": {}, \"hosts\": {hosts}, \"ranked\": {ranked}, \"mean_url_bytes\": {:.1}, \"used_memory_delta\": {}, \"bytes_per_url\": {:.1}}}",
         per_host * hosts,
         url_bytes as f64 / n,
         after - before,

@@ -30,9 +30,6 @@ pub(super) fn shared_settings(args: &CrawlArgs) -> Result<Option<SharedSettings>
             if args.fresh || args.recrawl {
                 return Err(bad("--recrawl and --fresh are for a crawl of its own; a shared crawl starts anew under a new --crawl-id".into()));
             }
-            if args.order == crate::cli::Order::Backlinks {
-                return Err(bad("--order backlinks is for a crawl of its own: it re-ranks queued URLs by backlinks counted in one process's memory (a shared crawl takes bfs, path-depth and random)".into()));
-            }
             if args.politeness != crate::cli::Politeness::Host {
                 return Err(bad("--politeness ip and domain are for a crawl of its own: a shared crawl leases hosts to workers one by one, so a group of hosts could be served by two workers at once".into()));
             }

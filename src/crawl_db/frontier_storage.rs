@@ -132,7 +132,13 @@ impl FrontierStorage for CrawlDb {
         self.in_flight.remove(&host);
     }
 
-    fn promote(&mut self, host: u32, fp: &Fingerprint, n: u32) -> Result<bool, StoreError> {
+    fn promote(
+        &mut self,
+        host: u32,
+        fp: &Fingerprint,
+        _url: Option<&str>,
+        n: u32,
+    ) -> Result<bool, StoreError> {
         let seen = seen_key(host, fp);
         let Some(key) = self.seen_get(&seen)? else {
             return Ok(false);

@@ -18,6 +18,13 @@
 //! Politeness and robots.txt are untouched: only which ready host goes first, and which of a
 //! host's URLs it fetches next, change.
 //!
+//! In a shared crawl the storage keeps the queues in Redis: it asks for the counted URLs' text
+//! ([`FrontierStorage::ranks_by_url`]) and receives the host counts too
+//! ([`FrontierStorage::host_backlinks`]), and sends both there (`redis_crawl/lease_book.rs`).
+//!
+//! [`FrontierStorage::ranks_by_url`]: super::storage::FrontierStorage::ranks_by_url
+//! [`FrontierStorage::host_backlinks`]: super::storage::FrontierStorage::host_backlinks
+//!
 //! [`FrontierStorage::promote`]: super::storage::FrontierStorage::promote
 
 use std::collections::HashMap;
@@ -37,14 +44,21 @@ pub const MAX_PENDING: usize = 250_000;
 #[derive(Debug)]
 pub struct Backlinks {
     pending: HashMap<(u32, Fingerprint), u32>,
+    /// The counted URLs' texts, kept only for a storage that finds queued URLs by text (a
+    /// shared crawl's queues in Redis).
+    urls: Option<HashMap<(u32, Fingerprint), Box<str>>>,
     last_pass: Instant,
 }
 
 impl Backlinks {
-    /// Nothing counted; the first pass is due [`RERANK_EVERY`] after `now`.
-    pub fn new(now: Instant) -> Self {
+    /// Nothing counted; the first pass is due [`RERANK_EVERY`] after `now`. With `keep_urls`,
+    /// counted URLs keep their text for [`FrontierStorage::promote`].
+    ///
+    /// [`FrontierStorage::promote`]: super::storage::FrontierStorage::promote
+    pub fn new(now: Instant, keep_urls: bool) -> Self {
         Backlinks {
             pending: HashMap::new(),
+            urls: keep_urls.then(HashMap::new),
             last_pass: now,
         }
     }
@@ -67,8 +81,10 @@ impl Frontier {
         let mut seen = 0;
         let from = self.ids.get(from_host).copied();
         let mut hosts_counted: Vec<u32> = Vec::new();
+        let keep_urls = self.backlinks.as_ref().is_some_and(|b| b.urls.is_some());
         for url in links {
             let fp = fingerprint(url.as_str());
+            let text: Option<Box<str>> = keep_urls.then(|| url.as_str().into());
             let (id, outcome) = match self.recently_seen(&url, &fp) {
                 Some(id) => (id, Admit::Seen),
                 None => match admit(url) {
@@ -83,12 +99,16 @@ impl Frontier {
             if outcome == Admit::Seen {
                 seen += 1;
                 *backlinks.pending.entry((id, fp)).or_default() += 1;
+                if let (Some(urls), Some(text)) = (&mut backlinks.urls, text) {
+                    urls.entry((id, fp)).or_insert(text);
+                }
             }
             if Some(id) != from && !hosts_counted.contains(&id) {
                 hosts_counted.push(id);
                 let q = &mut self.hosts[id as usize];
                 q.backlinks += 1;
                 q.dirty = true;
+                self.storage.host_backlinks(id, 1);
             }
         }
         if self
@@ -119,10 +139,12 @@ impl Frontier {
         };
         b.last_pass = now;
         let pending = std::mem::take(&mut b.pending);
+        let mut urls = b.urls.as_mut().map(std::mem::take);
         let counted = pending.len();
         let mut moved = 0;
         for ((id, fp), n) in pending {
-            match self.storage.promote(id, &fp, n) {
+            let url = urls.as_mut().and_then(|u| u.remove(&(id, fp)));
+            match self.storage.promote(id, &fp, url.as_deref(), n) {
                 Ok(true) => moved += 1,
                 Ok(false) => {}
                 Err(e) => {

@@ -142,6 +142,7 @@ impl Frontier {
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
         let ranked = config.order == CrawlOrder::Backlinks;
+        let keep_urls = storage.ranks_by_url();
         let scheduler = Scheduler::new(fastrand::Rng::new());
         let mut frontier = Frontier {
             config: config.clone(),
@@ -156,7 +157,7 @@ impl Frontier {
             },
             groups: Groups::new(config.politeness),
             sitemaps_seen: Default::default(),
-            backlinks: ranked.then(|| Backlinks::new(now)),
+            backlinks: ranked.then(|| Backlinks::new(now, keep_urls)),
             requisites_only: false,
             in_flight: 0,
             queued: 0,

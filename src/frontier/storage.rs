@@ -156,12 +156,29 @@ pub trait FrontierStorage: Send {
     fn finish(&mut self, host: u32);
 
     /// Moves the queued URL with fingerprint `fp` of `host` `n` ranks earlier, keeping its
-    /// age among equals (`--order backlinks`: it gained `n` backlinks). False when it is not
-    /// queued (fetched, in flight or dropped) or already first. A storage that cannot re-rank
-    /// keeps its order.
-    fn promote(&mut self, _host: u32, _fp: &Fingerprint, _n: u32) -> Result<bool, StoreError> {
+    /// age among equals (`--order backlinks`: it gained `n` backlinks). `url` is the URL's
+    /// text when the storage asked for it ([`FrontierStorage::ranks_by_url`]). False when it is
+    /// not queued (fetched, in flight or dropped), already first, or moved elsewhere later. A
+    /// storage that cannot re-rank keeps its order.
+    fn promote(
+        &mut self,
+        _host: u32,
+        _fp: &Fingerprint,
+        _url: Option<&str>,
+        _n: u32,
+    ) -> Result<bool, StoreError> {
         Ok(false)
     }
+
+    /// True when [`FrontierStorage::promote`] needs the URL's text, not only its fingerprint
+    /// (the shared crawl's queues in Redis find a queued URL by its text).
+    fn ranks_by_url(&self) -> bool {
+        false
+    }
+
+    /// `host` gained `n` pages of other hosts linking to it (`--order backlinks`): a storage
+    /// shared with other processes counts them for the whole crawl.
+    fn host_backlinks(&mut self, _host: u32, _n: u32) {}
 
     /// Removes the queued URLs of `host` for which `drop` is true; returns how many.
     fn drop_where(

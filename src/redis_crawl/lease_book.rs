@@ -4,7 +4,8 @@
 //! batch of entries Redis handed it (they stay "in flight" in Redis until acknowledged). This
 //! book is that local part: what the frontier pops from, what it finished (acknowledged after
 //! the next save point, once the WARC file is synced), the URLs it discovered (sent to Redis by
-//! the coordinator, which answers whether they were new) and the robots.txt texts it learned.
+//! the coordinator, which answers whether they were new), the backlinks it counted
+//! (`--order backlinks`) and the robots.txt texts it learned.
 //! The frontier reaches it through [`FrontierStorage`]; the coordinator through [`LeaseBook`].
 
 use std::collections::{HashMap, VecDeque};
@@ -14,16 +15,31 @@ use crate::frontier::storage::{
     Admit, Fingerprint, FrontierStorage, QueuedUrl, RobotsVisitor, SavedHost, StoreError,
 };
 
-/// A discovered URL on its way to Redis.
+/// What an [`Outgoing`] item asks of Redis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutgoingKind {
+    /// Queue the URL unless the host's seen set has it (under `--order backlinks`, a URL it
+    /// has gains a backlink).
+    Admit,
+    /// `--order backlinks`: the URL (`entry`), if still queued, gained `rank` backlinks that
+    /// this worker's cache of recent links answered.
+    Backlinks,
+    /// `--order backlinks`: the host gained `rank` other hosts' pages linking to it.
+    HostBacklinks,
+}
+
+/// A discovered URL, or a backlink count, on its way to Redis.
 #[derive(Debug, Clone)]
 pub struct Outgoing {
+    /// What Redis is asked to do.
+    pub kind: OutgoingKind,
     /// Host name.
     pub host: String,
-    /// URL fingerprint.
+    /// URL fingerprint (admissions).
     pub fp: Fingerprint,
-    /// The encoded queue entry.
+    /// The encoded queue entry (admissions), or the URL (backlinks).
     pub entry: String,
-    /// Its rank (`--order`; used when the crawl's queues are ranked).
+    /// Its rank (`--order`; used when the crawl's queues are ranked), or a backlink count.
     pub rank: u32,
 }
 
@@ -52,6 +68,8 @@ pub struct LeaseBook {
     ids: HashMap<String, u32>,
     held: HashMap<u32, Held>,
     outbox: Vec<Outgoing>,
+    /// Other hosts' pages linking to each host since the last send (`--order backlinks`).
+    host_backlinks: HashMap<u32, u32>,
     meta: HashMap<String, Vec<u8>>,
     meta_staged: bool,
 }
@@ -98,8 +116,20 @@ impl LeaseBook {
         self.held.get_mut(&id)
     }
 
-    /// Takes the discovered URLs to send.
+    /// Takes the discovered URLs and backlink counts to send.
     pub fn take_outbox(&mut self) -> Vec<Outgoing> {
+        let counts: Vec<(u32, u32)> = self.host_backlinks.drain().collect();
+        for (id, n) in counts {
+            if let Some(host) = self.name_of(id).map(str::to_string) {
+                self.outbox.push(Outgoing {
+                    kind: OutgoingKind::HostBacklinks,
+                    host,
+                    fp: Fingerprint::default(),
+                    entry: String::new(),
+                    rank: n,
+                });
+            }
+        }
         std::mem::take(&mut self.outbox)
     }
 
@@ -109,9 +139,9 @@ impl LeaseBook {
         self.outbox = sent;
     }
 
-    /// True when discovered URLs wait to be sent.
+    /// True when discovered URLs or backlink counts wait to be sent.
     pub fn has_outbox(&self) -> bool {
-        !self.outbox.is_empty()
+        !self.outbox.is_empty() || !self.host_backlinks.is_empty()
     }
 
     /// The worker's blobs, when a checkpoint staged them since the last call.
@@ -197,6 +227,7 @@ impl FrontierStorage for LeaseStore {
             return Ok(Admit::Seen);
         };
         book.outbox.push(Outgoing {
+            kind: OutgoingKind::Admit,
             host: name,
             fp: *fp,
             entry: encode_entry(entry),
@@ -273,6 +304,47 @@ impl FrontierStorage for LeaseStore {
         });
         held.done.extend(dropped);
         Ok(before - held.buffer.len())
+    }
+
+    fn ranks_by_url(&self) -> bool {
+        true
+    }
+
+    fn promote(
+        &mut self,
+        host: u32,
+        _fp: &Fingerprint,
+        url: Option<&str>,
+        n: u32,
+    ) -> Result<bool, StoreError> {
+        let Some(url) = url else {
+            return Ok(false);
+        };
+        let mut book = self.book();
+        // A URL in this worker's batch (in flight in Redis, up to 32 per host, handed out in
+        // rank order) keeps its place; anywhere else it is Redis's to move, if still queued.
+        if book
+            .held
+            .get(&host)
+            .is_some_and(|held| held.buffer.iter().any(|e| e.url == url))
+        {
+            return Ok(false);
+        }
+        let Some(name) = book.name_of(host).map(str::to_string) else {
+            return Ok(false);
+        };
+        book.outbox.push(Outgoing {
+            kind: OutgoingKind::Backlinks,
+            host: name,
+            fp: Fingerprint::default(),
+            entry: url.to_string(),
+            rank: n,
+        });
+        Ok(false)
+    }
+
+    fn host_backlinks(&mut self, host: u32, n: u32) {
+        *self.book().host_backlinks.entry(host).or_default() += n;
     }
 
     fn take(&mut self, host: u32, url: &str) -> Result<Option<QueuedUrl>, StoreError> {
@@ -405,6 +477,34 @@ mod tests {
         let held = b.held_mut(0).unwrap();
         assert_eq!(held.staged_done, vec![first.url]);
         assert_eq!(held.buffer.front().map(|e| e.attempt), Some(1));
+    }
+
+    #[test]
+    fn backlinks_go_to_redis_unless_the_url_is_in_the_workers_batch() {
+        let book = LeaseBook::new(HashMap::new());
+        let mut store = LeaseStore::new(book.clone());
+        store.host_named(0, "a.org");
+        store.host_named(1, "b.org");
+        book.lock().unwrap().hold(0, vec![entry("http://a.org/1")]);
+        let fp = Fingerprint::default();
+        assert!(store.ranks_by_url());
+        assert!(!store.promote(0, &fp, Some("http://a.org/1"), 3).unwrap());
+        assert!(!store.promote(0, &fp, Some("http://a.org/2"), 2).unwrap());
+        store.host_backlinks(1, 1);
+        store.host_backlinks(1, 1);
+        let out = book.lock().unwrap().take_outbox();
+        let got: Vec<_> = out
+            .iter()
+            .map(|o| (o.kind, o.host.as_str(), o.entry.as_str(), o.rank))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (OutgoingKind::Backlinks, "a.org", "http://a.org/2", 2),
+                (OutgoingKind::HostBacklinks, "b.org", "", 2),
+            ]
+        );
+        assert!(!book.lock().unwrap().has_outbox());
     }
 
     #[test]

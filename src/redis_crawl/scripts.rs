@@ -20,11 +20,37 @@ local function url_of(entry)
 end
 -- A host's queue: a list served oldest first (R false: --order bfs), or a sorted set served by
 -- score, rank * SEQ + arrival number (R true: the other orders); an entry in flight keeps its
--- score ("score NEWLINE entry") so that it goes back where it was.
+-- score ("score NEWLINE entry") so that it goes back where it was. Under --order backlinks a
+-- hash (zm) finds a queued URL's entry, so that a backlink can move it up: field the URL,
+-- value the rest of the entry (the entry is the URL, a tab and its fields).
 local SEQ = 1048576
 local function qkey(P, host, R)
   if R then return P .. ':z:' .. host end
   return P .. ':q:' .. host
+end
+local function zmkey(P, host)
+  return P .. ':zm:' .. host
+end
+local function index_entry(P, host, entry)
+  local url = url_of(entry)
+  redis.call('HSET', zmkey(P, host), url, string.sub(entry, #url + 1))
+end
+-- The ranked-queue argument: '0' lists, '1' sorted sets, '2' sorted sets ranked by backlinks.
+local function ranked(arg)
+  return arg ~= '0', arg == '2'
+end
+-- Moves a queued URL n ranks earlier (--order backlinks), keeping its arrival number; nothing
+-- when it is not queued (in flight, fetched or dropped).
+local function bump(P, host, url, n)
+  local rest = redis.call('HGET', zmkey(P, host), url)
+  if not rest then return end
+  local entry = url .. rest
+  local score = redis.call('ZSCORE', qkey(P, host, true), entry)
+  if not score then return end
+  score = tonumber(score)
+  local rank = math.floor(score / SEQ)
+  local seq = score - rank * SEQ
+  redis.call('ZADD', qkey(P, host, true), math.max(rank - n, 0) * SEQ + seq, entry)
 end
 local function qlen(P, host, R)
   if R then return redis.call('ZCARD', qkey(P, host, R)) end
@@ -47,6 +73,7 @@ local function pop(P, host, n, R)
     for i = 1, #z, 2 do
       got[#got + 1] = z[i]
       redis.call('HSET', f, url_of(z[i]), z[i + 1] .. '\n' .. z[i])
+      redis.call('HDEL', zmkey(P, host), url_of(z[i]))
     end
   else
     got = redis.call('LPOP', qkey(P, host, R), n)
@@ -69,6 +96,7 @@ local function over_cap(P, host, cap, extra, R)
   if n > 0 then
     -- (never -0: Lua would send it as "-0", which is not an integer to Redis)
     redis.call('DEL', qkey(P, host, R))
+    if R then redis.call('DEL', zmkey(P, host)) end
     redis.call('HINCRBY', P .. ':stat', 'queued', -n)
   end
   return n
@@ -92,11 +120,9 @@ local function unflight(P, host, R)
   if R then
     for _, v in ipairs(back) do
       local score, entry = string.match(v, '^([^\n]*)\n(.*)$')
-      if score then
-        redis.call('ZADD', qkey(P, host, R), score, entry)
-      else
-        redis.call('ZADD', qkey(P, host, R), 0, v)
-      end
+      if not score then score, entry = 0, v end
+      redis.call('ZADD', qkey(P, host, R), score, entry)
+      index_entry(P, host, entry)
     end
   else
     for i = #back, 1, -1 do
@@ -131,11 +157,19 @@ local function adopt(P, host, token, now, batch, cap, R)
 end
 -- Takes up to n due hosts of shard P (free ones whose time has come, or, when takeover is 1,
 -- held ones whose lease expired), appending each adopted host to out; returns how many.
-local function claim(P, token, n, lease, batch, cap, now, takeover, R, out)
+local function claim(P, token, n, lease, batch, cap, now, takeover, R, B, out)
   local ready = P .. ':ready'
   local look = n
   if takeover == 0 then look = n * 4 end
   local hosts = redis.call('ZRANGEBYSCORE', ready, '-inf', now, 'LIMIT', 0, look)
+  if B then
+    -- Hosts that other hosts' pages link to most go first (--order backlinks).
+    local bl = {}
+    for i, host in ipairs(hosts) do
+      bl[host] = tonumber(redis.call('HGET', P .. ':host:' .. host, 'bl') or '0') * 1e6 - i
+    end
+    table.sort(hosts, function(a, b) return bl[a] > bl[b] end)
+  end
   local taken = 0
   for _, host in ipairs(hosts) do
     if taken >= n then break end
@@ -150,12 +184,13 @@ end
 "#;
 
 /// `claim` KEYS: ready. ARGV: prefix, token, most hosts, lease ms, batch, cap (-1: none),
-/// takeover (1: hosts whose lease expired too; 0: free hosts only), ranked (1: `--order`
-/// other than bfs). Takes due hosts of one shard.
+/// takeover (1: hosts whose lease expired too; 0: free hosts only), ranked (0: bfs, 1: the
+/// other orders, 2: backlinks). Takes due hosts of one shard.
 const CLAIM: &str = r#"
 local n, lease, batch, cap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local R, B = ranked(ARGV[8])
 local out = {}
-claim(ARGV[1], ARGV[2], n, lease, batch, cap, now_ms(), tonumber(ARGV[7]), ARGV[8] == '1', out)
+claim(ARGV[1], ARGV[2], n, lease, batch, cap, now_ms(), tonumber(ARGV[7]), R, B, out)
 return out
 "#;
 
@@ -165,13 +200,14 @@ return out
 const CLAIM_ALL: &str = r#"
 local base, shards, first, token = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local n, lease, batch, cap = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local takeover, R = tonumber(ARGV[9]), ARGV[10] == '1'
+local takeover = tonumber(ARGV[9])
+local R, B = ranked(ARGV[10])
 local now = now_ms()
 local out = {}
 for i = 0, shards - 1 do
   if #out >= n then break end
   local k = (first + i) % shards
-  claim(base .. k .. '}', token, n - #out, lease, batch, cap, now, takeover, R, out)
+  claim(base .. k .. '}', token, n - #out, lease, batch, cap, now, takeover, R, B, out)
 end
 return out
 "#;
@@ -199,7 +235,7 @@ return redis.call('ZCOUNT', KEYS[1], '-inf', now_ms())
 const RECLAIM: &str = r#"
 local P, token, mine = ARGV[1], ARGV[2], ARGV[3]
 local lease, batch, cap = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local R = ARGV[7] == '1'
+local R = ranked(ARGV[7])
 local now = now_ms()
 local owners = redis.call('HGETALL', P .. ':owner')
 local out = {}
@@ -222,7 +258,7 @@ return out
 const REFILL: &str = r#"
 local P, token, host = ARGV[1], ARGV[2], ARGV[3]
 local batch, wait, cap, extra = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local R, give = ARGV[8] == '1', ARGV[9] == '1'
+local R, give = ranked(ARGV[8]), ARGV[9] == '1'
 if redis.call('HGET', P .. ':owner', host) ~= token then return {'lost'} end
 local dropped = math.max(over_cap(P, host, cap, extra, R), 0)
 if not give then
@@ -274,7 +310,7 @@ return lost
 /// entries still in flight go back to the head of its queue; it is due again after `wait`.
 const RELEASE: &str = r#"
 local P, token, host, wait = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
-local R = ARGV[5] == '1'
+local R = ranked(ARGV[5])
 if redis.call('HGET', P .. ':owner', host) ~= token then return 0 end
 unflight(P, host, R)
 let_go(P, KEYS[1], host, wait, R)
@@ -283,15 +319,27 @@ return 1
 
 /// `admit` KEYS: ready. ARGV: prefix, ranked, then host/fingerprint/entry/rank quadruples.
 /// Queues each URL not seen before on its host; a host with new work that nobody holds becomes
-/// due. Returns 1 per queued URL, 0 per duplicate.
+/// due. Returns 1 per queued URL, 0 per duplicate. Under `--order backlinks` (ranked 2) a
+/// duplicate is a backlink: a queued URL moves a rank up; and two other quadruples count
+/// backlinks found by a worker's own cache of recent links: fingerprint `u` (entry: the URL,
+/// rank: how many) and `h` (the host gained that many other hosts' pages linking in). They
+/// return -1.
 const ADMIT: &str = r#"
-local P, R = ARGV[1], ARGV[2] == '1'
+local P = ARGV[1]
+local R, B = ranked(ARGV[2])
 local now = now_ms()
 local res = {}
 for i = 3, #ARGV, 4 do
-  local host = ARGV[i]
-  if redis.call('SADD', P .. ':seen:' .. host, ARGV[i + 1]) == 1 then
+  local host, fp = ARGV[i], ARGV[i + 1]
+  if fp == 'u' then
+    bump(P, host, ARGV[i + 2], tonumber(ARGV[i + 3]))
+    res[#res + 1] = -1
+  elseif fp == 'h' then
+    redis.call('HINCRBY', P .. ':host:' .. host, 'bl', tonumber(ARGV[i + 3]))
+    res[#res + 1] = -1
+  elseif redis.call('SADD', P .. ':seen:' .. host, fp) == 1 then
     push(P, host, ARGV[i + 2], tonumber(ARGV[i + 3]), R)
+    if B then index_entry(P, host, ARGV[i + 2]) end
     redis.call('HINCRBY', P .. ':stat', 'queued', 1)
     redis.call('HINCRBY', P .. ':stat', 'seen', 1)
     if redis.call('HEXISTS', P .. ':owner', host) == 0 then
@@ -299,6 +347,7 @@ for i = 3, #ARGV, 4 do
     end
     res[#res + 1] = 1
   else
+    if B then bump(P, host, url_of(ARGV[i + 2]), 1) end
     res[#res + 1] = 0
   end
 end

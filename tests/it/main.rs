@@ -23,5 +23,6 @@ mod server;
 mod shared_balance;
 mod shared_console;
 mod shared_crawl;
+mod shared_order;
 mod third_party;
 mod unattended;

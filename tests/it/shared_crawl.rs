@@ -121,7 +121,7 @@ fn worker(
 }
 
 /// One worker per directory with lease `lease`; the first brings every seed in `seeds`.
-fn seeded_workers(
+pub(crate) fn seeded_workers(
     redis: &str,
     crawl: &str,
     dirs: &[PathBuf],
@@ -793,63 +793,6 @@ async fn a_shared_crawl_follows_sitemaps_to_unlinked_pages() {
     for dir in &dirs {
         check_warcs(dir).await;
     }
-}
-
-/// Issue 28: `--order` in a shared crawl. A home page links first to 20 deep URLs, then to 20
-/// shallow ones: under `path-depth` both workers serve every shallow URL before any deep one,
-/// as one process does; under `bfs` the order is the page's. A worker asking for `backlinks` is
-/// refused with the reason.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_shared_crawl_serves_each_host_in_the_order_asked() {
-    let web = Web::default();
-    let h = web.host("127.0.45.1").await;
-    let mut links = String::new();
-    for i in 0..20 {
-        links.push_str(&format!(r#"<a href="/deep/a/b/{i}">d</a>"#));
-        h.route(&format!("/deep/a/b/{i}"), Route::html("<p>deep</p>"));
-    }
-    for i in 0..20 {
-        links.push_str(&format!(r#"<a href="/top{i}">s</a>"#));
-        h.route(&format!("/top{i}"), Route::html("<p>shallow</p>"));
-    }
-    h.route("/", Route::html(&links));
-    let redis = RedisServer::start();
-    let tmp = tempfile::tempdir().unwrap();
-    for order in ["path-depth", "bfs"] {
-        let from = web.hits().len();
-        let dirs: Vec<PathBuf> = (1..=2)
-            .map(|i| tmp.path().join(format!("{order}{i}")))
-            .collect();
-        let extra = ["--delay", "20ms", "--order", order];
-        let workers = seeded_workers(&redis.url(), order, &dirs, &extra, "2s", &[h.url("/")]);
-        for w in workers {
-            let (code, err) = finish(w).await;
-            assert_eq!(code, Some(0), "{err}");
-        }
-        let paths: Vec<String> = web.hits()[from..]
-            .iter()
-            .map(|h| h.path.clone())
-            .filter(|p| p.starts_with("/top") || p.starts_with("/deep/"))
-            .collect();
-        assert_eq!(paths.len(), 40, "{order}: {paths:?}");
-        let first_deep = paths.iter().position(|p| p.starts_with("/deep/")).unwrap();
-        let last_shallow = paths.iter().rposition(|p| p.starts_with("/top")).unwrap();
-        if order == "path-depth" {
-            assert!(last_shallow < first_deep, "{order}: {paths:?}");
-        } else {
-            assert!(first_deep < last_shallow, "{order}: {paths:?}");
-        }
-    }
-    let refused = trawl(worker_args(
-        &redis.url(),
-        "ranked",
-        "w9",
-        &tmp.path().join("w9"),
-        &["--order", "backlinks", &h.url("/")],
-    ))
-    .await;
-    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
-    assert!(text(&refused).contains("backlinks"), "{}", text(&refused));
 }
 
 /// Issue 28: `--page-requisites` in a shared crawl. The queue entries in Redis keep the

@@ -9,7 +9,7 @@ use super::{create_output_dir, finish_start, load_dedup, Opened, SetupError, Sha
 use crate::config::Config;
 use crate::crawl::save_point::{SavedCrawl, StateError, STATE_META};
 use crate::crawl::CrawlError;
-use crate::frontier::{CrawlOrder, Frontier};
+use crate::frontier::Frontier;
 use crate::redis_crawl::{join, Coordinator, JoinError, LeaseStore, SharedBudget, SharedSettings};
 
 /// Runs start-up of a worker of a shared crawl: joins it in Redis, takes back the hosts this
@@ -42,7 +42,7 @@ pub(in crate::crawl) async fn start_shared(
         capacity,
         config.run.max_pages_per_host,
         !config.seeds.is_empty() || config.seeds_source.is_some(),
-        config.frontier.order != CrawlOrder::Bfs,
+        config.frontier.order,
         config.output.out.display().to_string(),
     );
     let reclaimed = coordinator.reclaim(&mut frontier).await.map_err(|source| {

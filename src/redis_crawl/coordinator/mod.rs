@@ -25,6 +25,7 @@ use super::join::Joined;
 use super::keys::Keys;
 use super::lease_book::LeaseBook;
 use super::scripts::Scripts;
+use crate::frontier::order::CrawlOrder;
 use crate::frontier::Frontier;
 
 /// Entries handed over per host and call.
@@ -95,8 +96,10 @@ pub struct Coordinator {
     suspended: bool,
     /// Right after an outage: no host whose lease ran out is taken over before then.
     no_takeover_until: Option<Instant>,
-    /// Host queues in Redis are ranked (`--order` other than bfs).
-    ranked: bool,
+    /// How host queues in Redis are kept, as the scripts' `ranked` argument: 0 lists (bfs),
+    /// 1 sorted sets (path-depth, random), 2 sorted sets whose URLs and hosts gain rank by
+    /// backlinks.
+    ranked: i64,
     /// Console changes made here, to send.
     changes_out: Vec<String>,
     /// Entries of the crawl's change list read so far.
@@ -129,7 +132,7 @@ impl Coordinator {
         capacity: usize,
         host_cap: Option<u64>,
         brings_seeds: bool,
-        ranked: bool,
+        order: CrawlOrder,
         out: String,
     ) -> Self {
         let now = Instant::now();
@@ -159,7 +162,11 @@ impl Coordinator {
             retry_at: None,
             suspended: false,
             no_takeover_until: None,
-            ranked,
+            ranked: match order {
+                CrawlOrder::Bfs => 0,
+                CrawlOrder::PathDepth | CrawlOrder::Random => 1,
+                CrawlOrder::Backlinks => 2,
+            },
             changes_out: Vec::new(),
             changes_seen: 0,
             reading_changes: None,
@@ -211,7 +218,7 @@ impl Coordinator {
     }
 
     fn ranked_arg(&self) -> i64 {
-        i64::from(self.ranked)
+        self.ranked
     }
 
     fn cap_arg(&self) -> i64 {

@@ -12,7 +12,7 @@ use redis::{RedisError, RedisResult};
 
 use super::background::{spawn, take_finished, Pending};
 use super::{Coordinator, SyncReport, CLAIM_EVERY};
-use crate::redis_crawl::lease_book::Outgoing;
+use crate::redis_crawl::lease_book::{Outgoing, OutgoingKind};
 
 /// One send: each shard's URLs with Redis's answer for them (1 queued, 0 seen before).
 type Replies = Vec<(Vec<Outgoing>, RedisResult<Vec<i64>>)>;
@@ -53,7 +53,13 @@ impl Coordinator {
                     let mut call = scripts.admit.key(keys.ready(*k));
                     call.arg(keys.shard(*k)).arg(ranked);
                     for o in links {
-                        call.arg(&o.host).arg(&o.fp[..]).arg(&o.entry).arg(o.rank);
+                        call.arg(&o.host);
+                        match o.kind {
+                            OutgoingKind::Admit => call.arg(&o.fp[..]),
+                            OutgoingKind::Backlinks => call.arg("u"),
+                            OutgoingKind::HostBacklinks => call.arg("h"),
+                        };
+                        call.arg(&o.entry).arg(o.rank);
                     }
                     call
                 })
@@ -87,7 +93,9 @@ impl Coordinator {
             match reply {
                 Ok(added) => {
                     for (o, added) in links.iter().zip(added) {
-                        if added == 0 {
+                        if added < 0 {
+                            // A backlink count, not a URL.
+                        } else if added == 0 {
                             report.duplicates += 1;
                         } else if self.held.contains_key(&o.host) {
                             self.dirty.insert(o.host.clone());
