@@ -793,6 +793,28 @@ async fn crawl_order_changes_what_is_fetched_first() {
 /// leaves of its own (in-degree 1). With a small `--max-pages`, bfs archives hubs only; under
 /// backlinks the popular pages move up once the re-rank pass counts their links, so the mean
 /// in-degree of what is archived is far higher. Politeness and robots.txt still hold.
+/// A site whose link graph has known in-degrees: the root links to `hubs` hubs (in-degree 1),
+/// every hub to the same `popular` pages `/t*` (in-degree `hubs`) and to two leaves of its own
+/// (in-degree 1).
+pub(crate) fn hub_site(h: &Host, hubs: usize, popular: usize) {
+    let home: String = (0..hubs)
+        .map(|i| format!(r#"<a href="/h{i}">h</a>"#))
+        .collect();
+    h.route("/", Route::html(&home));
+    for i in 0..hubs {
+        let mut links: String = (0..popular)
+            .map(|t| format!(r#"<a href="/t{t}">t</a>"#))
+            .collect();
+        links.push_str(&format!(r#"<a href="/l{i}a">a</a><a href="/l{i}b">b</a>"#));
+        h.route(&format!("/h{i}"), Route::html(&links));
+        h.route(&format!("/l{i}a"), Route::html("<p>leaf</p>"));
+        h.route(&format!("/l{i}b"), Route::html("<p>leaf</p>"));
+    }
+    for t in 0..popular {
+        h.route(&format!("/t{t}"), Route::html("<p>popular</p>"));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backlinks_order_archives_the_most_linked_pages_first() {
     const HUBS: usize = 60;
@@ -805,22 +827,7 @@ async fn backlinks_order_archives_the_most_linked_pages_first() {
             "/robots.txt",
             Route::typed(200, "text/plain", b"User-agent: *\nDisallow: /t9\n"),
         );
-        let hubs: String = (0..HUBS)
-            .map(|i| format!(r#"<a href="/h{i}">h</a>"#))
-            .collect();
-        h.route("/", Route::html(&hubs));
-        for i in 0..HUBS {
-            let mut links: String = (0..POPULAR)
-                .map(|t| format!(r#"<a href="/t{t}">t</a>"#))
-                .collect();
-            links.push_str(&format!(r#"<a href="/l{i}a">a</a><a href="/l{i}b">b</a>"#));
-            h.route(&format!("/h{i}"), Route::html(&links));
-            h.route(&format!("/l{i}a"), Route::html("<p>leaf</p>"));
-            h.route(&format!("/l{i}b"), Route::html("<p>leaf</p>"));
-        }
-        for t in 0..POPULAR {
-            h.route(&format!("/t{t}"), Route::html("<p>popular</p>"));
-        }
+        hub_site(&h, HUBS, POPULAR);
         let out = tempfile::tempdir().unwrap();
         crawl_in_order(&h, out.path(), order, delay, 45).await;
         let label = h.addr.to_string();

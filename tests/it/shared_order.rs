@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use trawl::redis_crawl::keys::Keys;
 use trawl::redis_crawl::scripts::Scripts;
 
+use crate::crawl_site::hub_site;
 use crate::harness::read_records;
 use crate::redis_server::RedisServer;
 use crate::server::{Route, Web};
@@ -70,22 +71,7 @@ async fn a_shared_crawl_ranks_by_backlinks_as_one_process_does() {
     const POPULAR: usize = 10;
     let web = Web::default();
     let h = web.host("127.0.45.3").await;
-    let hubs: String = (0..HUBS)
-        .map(|i| format!(r#"<a href="/h{i}">h</a>"#))
-        .collect();
-    h.route("/", Route::html(&hubs));
-    for i in 0..HUBS {
-        let mut links: String = (0..POPULAR)
-            .map(|t| format!(r#"<a href="/t{t}">t</a>"#))
-            .collect();
-        links.push_str(&format!(r#"<a href="/l{i}a">a</a><a href="/l{i}b">b</a>"#));
-        h.route(&format!("/h{i}"), Route::html(&links));
-        h.route(&format!("/l{i}a"), Route::html("<p>leaf</p>"));
-        h.route(&format!("/l{i}b"), Route::html("<p>leaf</p>"));
-    }
-    for t in 0..POPULAR {
-        h.route(&format!("/t{t}"), Route::html("<p>popular</p>"));
-    }
+    hub_site(&h, HUBS, POPULAR);
     let redis = RedisServer::start();
     let tmp = tempfile::tempdir().unwrap();
     let mut popular = BTreeMap::new();
