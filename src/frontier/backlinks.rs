@@ -20,7 +20,7 @@
 //!
 //! In a shared crawl the storage keeps the queues in Redis: it asks for the counted URLs' text
 //! ([`FrontierStorage::ranks_by_url`]) and receives the host counts too
-//! ([`FrontierStorage::host_backlinks`]), and sends both there (`redis_crawl/lease_book.rs`).
+//! ([`FrontierStorage::host_backlinks`]), and sends both there (`redis_crawl/lease_book/`).
 //!
 //! [`FrontierStorage::ranks_by_url`]: super::storage::FrontierStorage::ranks_by_url
 //! [`FrontierStorage::host_backlinks`]: super::storage::FrontierStorage::host_backlinks

@@ -1,3 +1,6 @@
+//! Tests of the seen set's runs: lookups, the newest run winning, merges, reopening after a
+//! crash, damaged files.
+
 use super::*;
 
 fn key(host: u32, n: u64) -> SeenKey {

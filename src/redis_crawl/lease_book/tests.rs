@@ -1,0 +1,105 @@
+//! Tests of the worker's local share: entries through Redis and back, acknowledgements after a
+//! checkpoint, the outbox of discovered URLs and backlink counts.
+
+use super::*;
+
+fn entry(url: &str) -> QueuedUrl {
+    QueuedUrl {
+        url: url.into(),
+        depth: 2,
+        rank: 2,
+        requisite: 0,
+        redirects: 1,
+        attempt: 0,
+        sitemap: 0,
+    }
+}
+
+#[test]
+fn entries_round_trip() {
+    let e = entry("http://a.org/x?y=1");
+    assert_eq!(decode_entry(&encode_entry(&e)), Some(e));
+    assert_eq!(decode_entry("http://a.org/\tx"), None);
+    // Page requisites and sitemap files keep their kind through Redis.
+    for (requisite, sitemap) in [(2, 0), (0, 3)] {
+        let e = QueuedUrl {
+            requisite,
+            sitemap,
+            ..entry("http://a.org/s.xml")
+        };
+        assert_eq!(decode_entry(&encode_entry(&e)), Some(e));
+    }
+    // An entry an earlier version queued (four fields) is a page.
+    let old = decode_entry("http://a.org/\t1\t0\t2").unwrap();
+    assert_eq!((old.requisite, old.sitemap, old.attempt), (0, 0, 2));
+}
+
+#[test]
+fn finished_entries_are_acknowledged_only_after_a_checkpoint_and_retries_never() {
+    let book = LeaseBook::new(HashMap::new());
+    let mut store = LeaseStore::new(book.clone());
+    store.host_named(0, "a.org");
+    book.lock()
+        .unwrap()
+        .hold(0, vec![entry("http://a.org/1"), entry("http://a.org/2")]);
+    let first = store.pop(0).unwrap().unwrap();
+    store.finish(0);
+    let mut second = store.pop(0).unwrap().unwrap();
+    store.finish(0);
+    second.attempt += 1;
+    store.requeue(0, &second).unwrap();
+    assert!(book
+        .lock()
+        .unwrap()
+        .held_mut(0)
+        .unwrap()
+        .staged_done
+        .is_empty());
+    store.checkpoint().unwrap();
+    let mut b = book.lock().unwrap();
+    let held = b.held_mut(0).unwrap();
+    assert_eq!(held.staged_done, vec![first.url]);
+    assert_eq!(held.buffer.front().map(|e| e.attempt), Some(1));
+}
+
+#[test]
+fn backlinks_go_to_redis_unless_the_url_is_in_the_workers_batch() {
+    let book = LeaseBook::new(HashMap::new());
+    let mut store = LeaseStore::new(book.clone());
+    store.host_named(0, "a.org");
+    store.host_named(1, "b.org");
+    book.lock().unwrap().hold(0, vec![entry("http://a.org/1")]);
+    let fp = Fingerprint::default();
+    assert!(store.ranks_by_url());
+    assert!(!store.promote(0, &fp, Some("http://a.org/1"), 3).unwrap());
+    assert!(!store.promote(0, &fp, Some("http://a.org/2"), 2).unwrap());
+    store.host_backlinks(1, 1);
+    store.host_backlinks(1, 1);
+    let out = book.lock().unwrap().take_outbox();
+    let got: Vec<_> = out
+        .iter()
+        .map(|o| (o.kind, o.host.as_str(), o.entry.as_str(), o.rank))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (OutgoingKind::Backlinks, "a.org", "http://a.org/2", 2),
+            (OutgoingKind::HostBacklinks, "b.org", "", 2),
+        ]
+    );
+    assert!(!book.lock().unwrap().has_outbox());
+}
+
+#[test]
+fn discovered_urls_wait_in_the_outbox() {
+    let book = LeaseBook::new(HashMap::new());
+    let mut store = LeaseStore::new(book.clone());
+    store.host_named(3, "b.org");
+    let e = entry("http://b.org/");
+    let fp = crate::frontier::storage::fingerprint(&e.url);
+    assert_eq!(store.admit(3, &fp, &e).unwrap(), Admit::Deferred);
+    let out = book.lock().unwrap().take_outbox();
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].host, "b.org");
+    assert_eq!(decode_entry(&out[0].entry), Some(e));
+}
