@@ -29,6 +29,10 @@ pub(super) const MANIFEST_META: &str = "seen_runs";
 const DIR: &str = "seen";
 /// Runs of one size class merged at once, at least.
 const FAN_IN: usize = 4;
+/// From this size class on (16.7 million entries and more), two runs are merged at once: a
+/// batch's lookups read about one block per key in every run this large, so few of them are
+/// kept, at the price of rewriting them more often.
+const LARGE_CLASS: u32 = 7;
 /// Runs kept at most before the newest are merged whatever their sizes.
 const MAX_RUNS: usize = 16;
 /// How long merging waits after a merge failed (a full disk).
@@ -274,7 +278,8 @@ impl SeenRuns {
                     .rposition(|&c| c == top)
                     .expect("max")
                 + 1;
-            if end - start >= FAN_IN {
+            let fan_in = if top >= LARGE_CLASS { 2 } else { FAN_IN };
+            if end - start >= fan_in {
                 due = Some(start..end);
             }
             start = end;
