@@ -9,7 +9,8 @@
 //! Why not a B-tree: a new URL's seen row lands on a random leaf, so once the set outgrows the
 //! cache every new URL costs a page write at commit (a crawl to 10^8 URLs slowed to a fifth of
 //! its first rate; docs/PERFORMANCE.md). Here a new row is written once in a sequential run and
-//! a few more times by merges, and a lookup reads at most one block (often a part of one) per run.
+//! a few more times by merges, and a lookup reads at most one block (often a part of one) per
+//! run.
 
 mod merge;
 mod run;
