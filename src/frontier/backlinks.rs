@@ -84,11 +84,15 @@ impl Frontier {
         let keep_urls = self.backlinks.as_ref().is_some_and(|b| b.urls.is_some());
         for url in links {
             let fp = fingerprint(url.as_str());
-            let text: Option<Box<str>> = keep_urls.then(|| url.as_str().into());
-            let (id, outcome) = match self.recently_seen(&url, &fp) {
-                Some(id) => (id, Admit::Seen),
+            // The text is kept only for a link the cache of recent links answers (a storage
+            // that asks for texts defers every admission, so no other link is counted here).
+            let (id, outcome, text) = match self.recently_seen(&url, &fp) {
+                Some(id) => (id, Admit::Seen, keep_urls.then(|| url.as_str().into())),
                 None => match admit(url) {
-                    Some(candidate) => self.push_one(candidate, fp, true, now),
+                    Some(candidate) => {
+                        let (id, outcome) = self.push_one(candidate, fp, true, now);
+                        (id, outcome, None::<Box<str>>)
+                    }
                     None => continue,
                 },
             };

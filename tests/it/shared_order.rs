@@ -125,19 +125,23 @@ fn redis_moves_urls_and_hosts_up_by_their_backlinks() {
     let (p, ready) = (keys.shard(0), keys.ready(0));
     let one_backlink = u32::MAX - 1;
     let entry = |host: &str, path: &str| format!("http://{host}/{path}\t1\t0\t0");
-    let mut admit = scripts.admit.key(&ready);
-    admit.arg(&p).arg(2);
+    // One `admit` call (backlinks order) of host/fingerprint/entry/rank items.
+    let admit = |con: &mut redis::Connection, items: &[(&str, String, String, u32)]| {
+        let mut call = scripts.admit.key(&ready);
+        call.arg(&p).arg(2);
+        for (host, fp, entry, rank) in items {
+            call.arg(*host).arg(fp).arg(entry).arg(*rank);
+        }
+        call.invoke::<Vec<i64>>(con).unwrap()
+    };
+    let mut items = Vec::new();
     for host in ["a", "b", "c"] {
         for path in ["x", "y", "z"] {
-            admit
-                .arg(host)
-                .arg(format!("{host}{path}-fingerprint"))
-                .arg(entry(host, path))
-                .arg(one_backlink);
+            let fp = format!("{host}{path}-fingerprint");
+            items.push((host, fp, entry(host, path), one_backlink));
         }
     }
-    let queued: Vec<i64> = admit.invoke(&mut con).unwrap();
-    assert_eq!(queued, vec![1; 9]);
+    assert_eq!(admit(&mut con, &items), vec![1; 9]);
     let order = |con: &mut redis::Connection, host: &str| -> Vec<String> {
         let z: Vec<String> = redis::cmd("ZRANGE")
             .arg(format!("{p}:z:{host}"))
@@ -161,29 +165,15 @@ fn redis_moves_urls_and_hosts_up_by_their_backlinks() {
     // a/z linked again from a page whose worker did not know it: one more backlink; a/y
     // three more, counted by a worker's own cache; host c gains 5 pages of other hosts
     // linking to it, b one.
-    let replies: Vec<i64> = scripts
-        .admit
-        .key(&ready)
-        .arg(&p)
-        .arg(2)
-        .arg("a")
-        .arg("az-fingerprint")
-        .arg(entry("a", "z"))
-        .arg(one_backlink)
-        .arg("a")
-        .arg("u")
-        .arg("http://a/y")
-        .arg(3)
-        .arg("c")
-        .arg("h")
-        .arg("")
-        .arg(5)
-        .arg("b")
-        .arg("h")
-        .arg("")
-        .arg(1)
-        .invoke(&mut con)
-        .unwrap();
+    let replies = admit(
+        &mut con,
+        &[
+            ("a", "az-fingerprint".into(), entry("a", "z"), one_backlink),
+            ("a", "u".into(), "http://a/y".into(), 3),
+            ("c", "h".into(), String::new(), 5),
+            ("b", "h".into(), String::new(), 1),
+        ],
+    );
     assert_eq!(replies, vec![0, -1, -1, -1]);
     assert_eq!(order(&mut con, "a"), ["y", "z", "x"]);
     // All three hosts are due at the same moment (by name: a, b, c); one is claimed: c.
@@ -210,17 +200,7 @@ fn redis_moves_urls_and_hosts_up_by_their_backlinks() {
         "{claimed:?}"
     );
     // A backlink to a URL handed out (in flight) does not put it back in the queue.
-    let _: Vec<i64> = scripts
-        .admit
-        .key(&ready)
-        .arg(&p)
-        .arg(2)
-        .arg("c")
-        .arg("u")
-        .arg("http://c/x")
-        .arg(9)
-        .invoke(&mut con)
-        .unwrap();
+    admit(&mut con, &[("c", "u".into(), "http://c/x".into(), 9)]);
     let left: i64 = redis::cmd("ZCARD")
         .arg(format!("{p}:z:c"))
         .query(&mut con)
@@ -239,16 +219,6 @@ fn redis_moves_urls_and_hosts_up_by_their_backlinks() {
         .unwrap();
     assert_eq!(released, 1);
     assert_eq!(order(&mut con, "c"), ["x", "y", "z"]);
-    let _: Vec<i64> = scripts
-        .admit
-        .key(&ready)
-        .arg(&p)
-        .arg(2)
-        .arg("c")
-        .arg("u")
-        .arg("http://c/z")
-        .arg(2)
-        .invoke(&mut con)
-        .unwrap();
+    admit(&mut con, &[("c", "u".into(), "http://c/z".into(), 2)]);
     assert_eq!(order(&mut con, "c"), ["z", "x", "y"]);
 }
