@@ -17,11 +17,17 @@ pub const MAX_URL_LEN: usize = 16 * 1024;
 /// Returns the canonical form of an http(s) URL, or `None` for other schemes, URLs without a
 /// host, and URLs longer than [`MAX_URL_LEN`].
 pub fn canonicalize(url: &Url) -> Option<Url> {
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+    into_canonical(url.clone())
+}
+
+/// [`canonicalize`] of a URL the caller no longer needs (no copy is made).
+fn into_canonical(mut out: Url) -> Option<Url> {
+    if !matches!(out.scheme(), "http" | "https") || out.host_str().is_none_or(str::is_empty) {
         return None;
     }
-    let mut out = url.clone();
-    out.set_fragment(None);
+    if out.fragment().is_some() {
+        out.set_fragment(None);
+    }
     if let Cow::Owned(path) = normalize_percent(out.path()) {
         out.set_path(&path);
     }
@@ -44,8 +50,7 @@ pub fn resolve_link(base: &Url, href: &str) -> Option<Url> {
     if href.is_empty() || href.len() > MAX_URL_LEN {
         return None;
     }
-    let joined = base.join(href).ok()?;
-    canonicalize(&joined)
+    into_canonical(base.join(href).ok()?)
 }
 
 /// A URL's origin as it is spelled in the URL itself (`scheme://host[:port]`, the same text as
