@@ -1,0 +1,115 @@
+//! robots.txt before a host's pages: its rules and Crawl-delay, failures, redirects, and a host
+//! with only a sitemap.
+
+use super::*;
+
+#[test]
+fn robots_first_then_rules_and_crawl_delay() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    f.push(cand("http://a.org/private/x", 0), t);
+    f.push(cand("http://a.org/public", 0), t);
+    let r = job(f.next(t));
+    assert_eq!(r.url.as_str(), "http://a.org/robots.txt");
+    assert!(matches!(r.kind, JobKind::Robots { .. }));
+    let body = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\n".to_vec();
+    f.robots_result(&r, RobotsOutcome::Fetched { status: 200, body }, t);
+    assert_eq!(f.host_delay("a.org"), Some(Duration::from_secs(2)));
+    assert!(matches!(f.next(t + DELAY), Next::Wait(_)));
+    let p = job(f.next(t + Duration::from_secs(2)));
+    assert_eq!(p.url.path(), "/public");
+    assert_eq!(f.counters().robots_denied, 1);
+}
+
+#[test]
+fn robots_4xx_allows_all_and_5xx_disallows_then_gives_up() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    f.push(cand("http://a.org/x", 0), t);
+    f.push(cand("http://b.org/y", 0), t);
+    let ra = job(f.next(t));
+    let rb = job(f.next(t));
+    f.robots_result(
+        &ra,
+        RobotsOutcome::Fetched {
+            status: 404,
+            body: vec![],
+        },
+        t,
+    );
+    f.robots_result(
+        &rb,
+        RobotsOutcome::Fetched {
+            status: 503,
+            body: vec![],
+        },
+        t,
+    );
+    let p = job(f.next(t + DELAY));
+    assert_eq!(p.url.as_str(), "http://a.org/x");
+    f.complete(&p.host, t + DELAY);
+    // b.org: nothing until the retry time, then robots.txt again.
+    assert!(matches!(f.next(t + Duration::from_secs(1)), Next::Wait(_)));
+    let mut now = t;
+    for _ in 1..MAX_ROBOTS_ATTEMPTS {
+        now += Duration::from_secs(600);
+        let again = job(f.next(now));
+        assert_eq!(again.url.as_str(), "http://b.org/robots.txt");
+        f.robots_result(&again, RobotsOutcome::Unreachable, now);
+    }
+    now += Duration::from_secs(600);
+    assert!(matches!(f.next(now), Next::Exhausted));
+    assert_eq!(f.counters().robots_unavailable, 1);
+}
+
+#[test]
+fn robots_redirects_are_followed_a_bounded_number_of_times() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    f.push(cand("http://a.org/x", 0), t);
+    let mut r = job(f.next(t));
+    let mut now = t;
+    for _ in 0..MAX_ROBOTS_REDIRECTS {
+        let to = Url::parse("https://a.org/robots.txt").unwrap();
+        f.robots_result(&r, RobotsOutcome::Redirect(to), now);
+        now += DELAY;
+        r = job(f.next(now));
+        assert_eq!(r.url.as_str(), "https://a.org/robots.txt");
+    }
+    let to = Url::parse("https://a.org/robots.txt").unwrap();
+    f.robots_result(&r, RobotsOutcome::Redirect(to), now);
+    now += DELAY;
+    // Too many hops: treated as unavailable (allow all), the page runs.
+    assert_eq!(job(f.next(now)).url.as_str(), "http://a.org/x");
+}
+
+#[test]
+fn a_refused_robots_fetch_gives_the_origin_up_at_once() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    f.push(cand("http://a.org/x", 0), t);
+    let r = job(f.next(t));
+    f.robots_result(&r, RobotsOutcome::Refused, t);
+    assert!(matches!(f.next(t + DELAY), Next::Exhausted));
+    assert_eq!(f.counters().robots_unavailable, 1);
+}
+
+#[test]
+fn a_host_with_only_a_sitemap_is_resolved_then_served() {
+    let config = FrontierConfig {
+        politeness: PolitenessKey::Ip,
+        sitemaps: true,
+        ..config(false)
+    };
+    let mut f = Frontier::open(config, Box::new(CrawlDb::in_memory()), Instant::now()).unwrap();
+    let t = Instant::now();
+    f.queue_sitemap(Url::parse("http://maps.test/sitemap.xml").unwrap(), 0, t);
+    let r = job(f.next(t));
+    assert_eq!(r.kind, JobKind::Resolve);
+    assert_eq!(r.url.as_str(), "http://maps.test/sitemap.xml");
+    f.resolved(&r.host, Some("127.0.0.9".parse().unwrap()), t);
+    let s = job(f.next(t));
+    assert_eq!(s.kind, JobKind::Sitemap { nesting: 0 });
+    f.complete(&s.host, t);
+    assert!(matches!(f.next(t + DELAY), Next::Exhausted));
+}
