@@ -1,0 +1,126 @@
+//! Tests of `fetch/mod.rs`.
+
+use super::*;
+
+fn fetcher() -> Fetcher {
+    Fetcher::new(FetchOptions {
+        user_agent: "trawl-test/1".into(),
+        headers: Vec::new(),
+        connect_timeout: Duration::from_secs(1),
+        read_timeout: Duration::from_secs(1),
+        total_timeout: Duration::from_secs(1),
+        max_head_bytes: 65536,
+        max_headers: 100,
+        insecure: false,
+        guard: AddressGuard::new(false),
+        pins: Vec::new(),
+        proxy: None,
+        dns_servers: Vec::new(),
+        dns_records: false,
+    })
+}
+
+/// A loopback server answering every request on a connection with a 5-byte body (kept
+/// alive), and after `answers` responses on a connection, 100 ms later, writing `then` and
+/// closing it. Returns its
+/// address and the count of connections it accepted.
+async fn server(
+    answers: usize,
+    then: &'static [u8],
+) -> (std::net::SocketAddr, Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = accepted.clone();
+    tokio::spawn(async move {
+        loop {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                for _ in 0..answers {
+                    let mut got = Vec::new();
+                    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match sock.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => got.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let reply = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+                    if sock.write_all(reply).await.is_err() {
+                        return;
+                    }
+                }
+                // Later, once the client has parked the connection: the stray bytes, or (an
+                // empty `then`) just the close of dropping the socket.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let _ = sock.write_all(then).await;
+            });
+        }
+    });
+    (addr, accepted)
+}
+
+fn local_fetcher() -> Fetcher {
+    Fetcher::new(FetchOptions {
+        guard: AddressGuard::new(true),
+        ..fetcher().options
+    })
+}
+
+async fn get(
+    f: &Fetcher,
+    url: &Url,
+    idle: Option<Connection>,
+) -> (Result<Fetched, FetchError>, Option<Connection>) {
+    f.fetch(url, idle, |_| BodyPlan::Read { max_body: 1 << 20 })
+        .await
+}
+
+#[tokio::test]
+async fn a_kept_alive_connection_is_parked_between_fetches_and_reused() {
+    let (addr, accepted) = server(usize::MAX, b"").await;
+    let f = local_fetcher();
+    let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+    let mut idle = None;
+    for _ in 0..3 {
+        let (result, conn) = get(&f, &url, idle.take()).await;
+        let fetched = result.unwrap();
+        assert!(fetched.capture.exchange.response.ends_with(b"hello"));
+        let conn = conn.expect("kept alive");
+        assert!(conn.is_idle(), "only the socket is kept between fetches");
+        idle = Some(conn);
+    }
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn an_idle_connection_the_server_closed_or_wrote_to_is_not_reused() {
+    for then in [&b""[..], b"HTTP/1.1 200 OK\r\n"] {
+        let (addr, accepted) = server(1, then).await;
+        let f = local_fetcher();
+        let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+        let (result, conn) = get(&f, &url, None).await;
+        assert!(result.is_ok());
+        let mut conn = conn.expect("the response itself was kept-alive");
+        // Wait for the close (or the stray bytes) to arrive while the socket sits idle.
+        assert!(conn.is_idle());
+        for _ in 0..100 {
+            if !conn.is_reusable() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(!conn.is_reusable());
+        // The next fetch of the host opens a new connection and succeeds.
+        let (result, _) = get(&f, &url, Some(conn)).await;
+        assert!(result
+            .unwrap()
+            .capture
+            .exchange
+            .response
+            .ends_with(b"hello"));
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
+    }
+}
