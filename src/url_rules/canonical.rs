@@ -25,9 +25,7 @@ fn into_canonical(mut out: Url) -> Option<Url> {
     if !matches!(out.scheme(), "http" | "https") || out.host_str().is_none_or(str::is_empty) {
         return None;
     }
-    if out.fragment().is_some() {
-        out.set_fragment(None);
-    }
+    out.set_fragment(None);
     if let Cow::Owned(path) = normalize_percent(out.path()) {
         out.set_path(&path);
     }
