@@ -1,4 +1,4 @@
-//! How the writer thread waits for its next batch.
+//! How the writer thread waits for its next batch, and takes the ones queued behind it.
 //!
 //! Parked on the channel, the writer is woken by every batch: under load that is a futex wake
 //! by the sending thread, a futex wait and a context switch per page, for a write of a few
@@ -75,6 +75,27 @@ pub fn next<T>(receiver: &mut mpsc::Receiver<T>, producers: &Producers) -> Optio
     receiver.blocking_recv()
 }
 
+/// Moves what is already queued in `receiver` into `group` without waiting, until `group`
+/// holds `max` items or `keep_going` (told each item taken) says stop: the batches one wake
+/// of the writer writes together.
+pub fn more<T>(
+    receiver: &mut mpsc::Receiver<T>,
+    group: &mut Vec<T>,
+    max: usize,
+    mut keep_going: impl FnMut(&T) -> bool,
+) {
+    while group.len() < max {
+        let Ok(item) = receiver.try_recv() else {
+            return;
+        };
+        let go_on = keep_going(&item);
+        group.push(item);
+        if !go_on {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +134,28 @@ mod tests {
         assert!(!producers.linger());
         drop(few);
         assert_eq!(producers.running(), 0);
+    }
+
+    #[test]
+    fn more_takes_what_is_queued_up_to_a_count_or_a_weight() {
+        let (tx, mut rx) = mpsc::channel(16);
+        for i in 1..=10 {
+            tx.try_send(i).unwrap();
+        }
+        let mut group = vec![0];
+        more(&mut rx, &mut group, 4, |_| true);
+        assert_eq!(group, [0, 1, 2, 3]);
+        let mut sum = 0;
+        more(&mut rx, &mut group, 100, |i| {
+            sum += i;
+            sum < 9
+        });
+        assert_eq!(
+            group,
+            [0, 1, 2, 3, 4, 5],
+            "stops after the item that reached the weight"
+        );
+        more(&mut rx, &mut group, 100, |_| true);
+        assert_eq!(group.len(), 11, "then takes what is left, without waiting");
     }
 }

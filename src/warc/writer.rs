@@ -7,10 +7,11 @@
 //! crawl notices the closed channel and stops.
 //!
 //! How it waits for the next batch (parked, or lingering a millisecond while many fetches run) is
-//! `warc/intake.rs`.
+//! `warc/intake.rs`. Each wake takes every batch already queued (up to a bound) and appends them
+//! with one vectored write, then acknowledges them: a system call per wake, not per page.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{IoSlice, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -117,8 +118,11 @@ pub struct WriterReport {
     pub bytes: u64,
 }
 
-/// Batches up to this size are joined into one write.
-const JOIN_UP_TO: u64 = 1 << 20;
+/// Most batches one wake of the writer takes from its queue and writes together.
+const GROUP_BATCHES: usize = 64;
+
+/// A wake of the writer takes no more batches once it holds this many bytes.
+const GROUP_BYTES: u64 = 8 << 20;
 
 /// The file being written, for the live console: its final name and its length so far.
 #[derive(Debug, Default)]
@@ -229,8 +233,6 @@ struct Writer {
     replay_from: Arc<AtomicU64>,
     /// What the console shows of `current`.
     shown: Arc<CurrentFile>,
-    /// Reused buffer for joining a batch's members into one write.
-    scratch: Vec<u8>,
 }
 
 impl Writer {
@@ -248,78 +250,95 @@ impl Writer {
             counter,
             replay_from,
             shown: Default::default(),
-            scratch: Vec::new(),
         }
     }
 
     fn run(mut self, mut receiver: mpsc::Receiver<Batch>) -> Result<WriterReport, WarcError> {
         let producers = self.config.producers.clone();
-        while let Some(mut batch) = intake::next(&mut receiver, &producers) {
-            let result = if batch.members.is_empty() {
-                self.sync_current()
-            } else {
-                self.append(&batch).and_then(|()| {
-                    if batch.sync {
-                        self.sync_current()
-                    } else {
-                        Ok(())
-                    }
-                })
-            };
-            if let Err(e) = result {
+        let mut group = Vec::with_capacity(GROUP_BATCHES);
+        while let Some(first) = intake::next(&mut receiver, &producers) {
+            let mut bytes = first.bytes();
+            group.push(first);
+            if bytes < GROUP_BYTES {
+                intake::more(&mut receiver, &mut group, GROUP_BATCHES, |batch| {
+                    bytes += batch.bytes();
+                    bytes < GROUP_BYTES
+                });
+            }
+            if let Err(e) = self.write_group(&group) {
                 receiver.close();
                 self.salvage_current();
                 return Err(e);
             }
-            if let Some(ack) = batch.ack.take() {
-                let _ = ack.send(());
+            for batch in group.drain(..) {
+                if let Some(ack) = batch.ack {
+                    let _ = ack.send(());
+                }
             }
         }
         self.close_current()?;
         Ok(self.report)
     }
 
-    fn append(&mut self, batch: &Batch) -> Result<(), WarcError> {
-        let batch_records = batch.members.len() as u64;
-        let batch_bytes = batch.bytes();
-        if let Some(cur) = &self.current {
-            if self.config.rotation.needs_new_file(
-                cur.records,
-                cur.good_len,
-                batch_records,
-                batch_bytes,
-            ) {
-                self.close_current()?;
+    /// Appends the batches of one wake, in order, with as few system calls as the rotation
+    /// allows (one vectored write per file, no copy), then syncs if any batch asked for it.
+    /// A batch is never split across files.
+    fn write_group(&mut self, group: &[Batch]) -> Result<(), WarcError> {
+        let mut pending: Vec<IoSlice<'_>> = Vec::new();
+        let (mut records, mut bytes) = (0, 0);
+        for batch in group.iter().filter(|b| !b.members.is_empty()) {
+            let (batch_records, batch_bytes) = (batch.members.len() as u64, batch.bytes());
+            if let Some(cur) = &self.current {
+                if self.config.rotation.needs_new_file(
+                    cur.records + records,
+                    cur.good_len + bytes,
+                    batch_records,
+                    batch_bytes,
+                ) {
+                    self.write_pending(&mut pending, records, bytes)?;
+                    (records, bytes) = (0, 0);
+                    self.close_current()?;
+                }
             }
+            if self.current.is_none() {
+                self.open_new()?;
+            }
+            pending.extend(batch.members.iter().map(|m| IoSlice::new(m)));
+            records += batch_records;
+            bytes += batch_bytes;
         }
-        if self.current.is_none() {
-            self.open_new()?;
+        self.write_pending(&mut pending, records, bytes)?;
+        if group.iter().any(|b| b.sync || b.members.is_empty()) {
+            self.sync_current()?;
         }
-        let cur = self.current.as_mut().expect("opened above");
-        // One write per batch (a page's request and response records together): half the
-        // system calls of a write per member. Large batches are written member by member
-        // rather than copied. A failed write is cut back to `good_len`.
-        let io_err = |source| WarcError::Io {
+        Ok(())
+    }
+
+    /// Writes `pending` (`records` records, `bytes` bytes) to the open file and counts them. A
+    /// failed write leaves the file's good length where it was, to be cut back to.
+    fn write_pending(
+        &mut self,
+        pending: &mut Vec<IoSlice<'_>>,
+        records: u64,
+        bytes: u64,
+    ) -> Result<(), WarcError> {
+        let Some(cur) = self.current.as_mut() else {
+            return Ok(());
+        };
+        if pending.is_empty() {
+            return Ok(());
+        }
+        write_all_vectored(&mut cur.file, pending).map_err(|source| WarcError::Io {
             path: cur.open_path.clone(),
             source,
-        };
-        if batch.members.len() > 1 && batch_bytes <= JOIN_UP_TO {
-            self.scratch.clear();
-            for member in &batch.members {
-                self.scratch.extend_from_slice(member);
-            }
-            cur.file.write_all(&self.scratch).map_err(io_err)?;
-        } else {
-            for member in &batch.members {
-                cur.file.write_all(member).map_err(io_err)?;
-            }
-        }
-        cur.good_len += batch_bytes;
+        })?;
+        pending.clear();
+        cur.good_len += bytes;
         self.shown.bytes.store(cur.good_len, Ordering::Relaxed);
-        cur.records += batch_records;
-        self.report.records += batch_records;
-        self.report.bytes += batch_bytes;
-        self.counter.fetch_add(batch_bytes, Ordering::Relaxed);
+        cur.records += records;
+        self.report.records += records;
+        self.report.bytes += bytes;
+        self.counter.fetch_add(bytes, Ordering::Relaxed);
         Ok(())
     }
 
@@ -400,6 +419,19 @@ impl Writer {
     }
 }
 
+/// `write_all` for a list of buffers: `writev` until all of it is written.
+fn write_all_vectored(file: &mut File, mut slices: &mut [IoSlice<'_>]) -> std::io::Result<()> {
+    while !slices.is_empty() {
+        match file.write_vectored(slices) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 fn sync_dir(dir: &std::path::Path) {
     // Makes the rename durable; not supported everywhere, so failures are ignored.
     if let Ok(d) = File::open(dir) {
@@ -408,82 +440,4 @@ fn sync_dir(dir: &std::path::Path) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use flate2::read::MultiGzDecoder;
-    use std::io::Read;
-
-    fn config(dir: &std::path::Path, records_per_file: u64) -> WriterConfig {
-        WriterConfig {
-            dir: dir.to_path_buf(),
-            serials_also_in: None,
-            prefix: "t".into(),
-            rotation: Rotation {
-                records_per_file,
-                max_file_size: u64::MAX,
-            },
-            gzip_level: 6,
-            info: vec![("software".into(), "trawl-test".into())],
-            queue: 4,
-            closed_files: None,
-            producers: Producers::default(),
-        }
-    }
-
-    fn read_all(path: &std::path::Path) -> String {
-        let mut s = String::new();
-        MultiGzDecoder::new(File::open(path).unwrap())
-            .read_to_string(&mut s)
-            .unwrap();
-        s
-    }
-
-    #[test]
-    fn rotates_by_record_count_and_renames_open_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let handle = spawn_writer(config(dir.path(), 4)).unwrap();
-        for i in 0..5 {
-            let members = vec![
-                gzip_member(format!("req{i}").as_bytes(), 6),
-                gzip_member(format!("resp{i}").as_bytes(), 6),
-            ];
-            handle
-                .sender
-                .blocking_send(Batch {
-                    members,
-                    ack: None,
-                    sync: false,
-                })
-                .unwrap();
-        }
-        let report = handle.finish().unwrap();
-        assert_eq!(report.files.len(), 3);
-        assert_eq!(report.records, 10 + 3);
-        let first = read_all(&report.files[0]);
-        assert!(first.starts_with("WARC/1.1\r\nWARC-Type: warcinfo"));
-        assert!(first.ends_with("req0resp0req1resp1"), "{first}");
-        assert!(read_all(&report.files[2]).ends_with("req4resp4"));
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .filter(|e| {
-                e.as_ref()
-                    .unwrap()
-                    .file_name()
-                    .to_string_lossy()
-                    .ends_with(".open")
-            })
-            .collect();
-        assert!(leftovers.is_empty());
-    }
-
-    #[test]
-    fn no_records_means_no_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let report = spawn_writer(config(dir.path(), 4))
-            .unwrap()
-            .finish()
-            .unwrap();
-        assert!(report.files.is_empty());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-    }
-}
+mod tests;
