@@ -28,6 +28,7 @@
 //! measurement (docs/DESIGN.md): bounded memory, ACID commits that map onto save points, pure
 //! Rust.
 
+mod bare_hosts;
 mod frontier_storage;
 pub mod layout;
 mod pending;
@@ -41,6 +42,7 @@ use std::path::{Path, PathBuf};
 use redb::{ReadableTable, ReadableTableMetadata, TableDefinition};
 
 pub use crate::frontier::storage::{FrontierStorage, StoreError};
+use bare_hosts::BareHosts;
 use layout::{decode_host, host_range, QueueKey, SeenKey};
 use pending::Pending;
 use seen_runs::SeenRuns;
@@ -75,6 +77,8 @@ pub struct CrawlDb {
     in_flight: HashMap<u32, (QueueKey, Vec<u8>)>,
     /// New rows not yet written to the transaction (written in key order, in batches).
     pending: Pending,
+    /// Hosts found with no queue rows on disk since the last batch was written.
+    bare: BareHosts,
     /// Host names by id: queue rows store their URLs without scheme and host name.
     names: HashMap<u32, Box<str>>,
     /// The seen set's rows on disk, written by each batch.
@@ -183,6 +187,7 @@ impl CrawlDb {
             seq: 0,
             in_flight: HashMap::new(),
             pending: Pending::default(),
+            bare: BareHosts::default(),
             names: HashMap::new(),
             seen_runs: SeenRuns::in_memory(),
             legacy_seen: false,
@@ -266,6 +271,7 @@ impl CrawlDb {
             .txn
             .as_ref()
             .ok_or_else(|| no_transaction(&self.path))?;
+        self.bare.clear();
         self.pending
             .write_queue_into(txn)
             .map_err(|e| database_error(&self.path, e))
@@ -333,33 +339,38 @@ impl CrawlDb {
         host: u32,
     ) -> Result<Option<(QueueKey, Vec<u8>, Option<SeenKey>)>, StoreError> {
         let pending = self.pending.first_of(host);
-        let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
-        let (lo, hi) = host_range(host);
-        let on_disk = {
-            let mut range = t.range::<&QueueKey>(&lo..=&hi).map_err(|e| self.error(e))?;
-            match range.next() {
-                Some(entry) => {
-                    let (k, v) = entry.map_err(|e| self.error(e))?;
-                    let key = *k.value();
-                    // Only read the row when it is the one served.
-                    let value = pending.is_none_or(|p| key < p).then(|| v.value().to_vec());
-                    Some((key, value))
+        if !self.bare.contains(host) {
+            let mut t = self.txn()?.open_table(QUEUE).map_err(|e| self.error(e))?;
+            let (lo, hi) = host_range(host);
+            let on_disk = {
+                let mut range = t.range::<&QueueKey>(&lo..=&hi).map_err(|e| self.error(e))?;
+                match range.next() {
+                    Some(entry) => {
+                        let (k, v) = entry.map_err(|e| self.error(e))?;
+                        let key = *k.value();
+                        // Only read the row when it is the one served.
+                        let value = pending.is_none_or(|p| key < p).then(|| v.value().to_vec());
+                        Some((key, value))
+                    }
+                    None => None,
                 }
-                None => None,
+            };
+            match on_disk {
+                Some((key, Some(value))) => {
+                    t.remove(&key).map_err(|e| self.error(e))?;
+                    return Ok(Some((key, value, None)));
+                }
+                // A pending row under the same key replaces this one: both go.
+                Some((key, None)) if Some(key) == pending => {
+                    t.remove(&key).map_err(|e| self.error(e))?;
+                }
+                Some(_) => {}
+                None => {
+                    drop(t);
+                    self.bare.insert(host);
+                }
             }
-        };
-        match on_disk {
-            Some((key, Some(value))) => {
-                t.remove(&key).map_err(|e| self.error(e))?;
-                return Ok(Some((key, value, None)));
-            }
-            // A pending row under the same key replaces this one: both go.
-            Some((key, None)) if Some(key) == pending => {
-                t.remove(&key).map_err(|e| self.error(e))?;
-            }
-            _ => {}
         }
-        drop(t);
         // A pending entry that sorts first is served from memory.
         Ok(pending.and_then(|key| {
             let (value, unchecked) = self.pending.queue_take(&key)?;

@@ -179,6 +179,28 @@ fn a_row_put_back_over_a_written_one_is_served_once() {
 }
 
 #[test]
+fn a_host_found_empty_on_disk_still_gets_the_rows_written_later() {
+    let mut s = CrawlDb::in_memory();
+    // Found empty on disk (the first pop), served from memory, then empty.
+    assert_eq!(s.queue_pop_first(1).unwrap(), None);
+    s.queue_insert(&key(1, 0, 1), b"pending").unwrap();
+    assert_eq!(s.queue_pop_first(1).unwrap().unwrap().1, b"pending");
+    assert_eq!(s.queue_pop_first(1).unwrap(), None);
+    // Rows written to disk by a batch, and by a save point (the row in flight written back).
+    s.queue_insert(&key(1, 0, 2), b"written").unwrap();
+    s.queue_insert(&key(2, 0, 1), b"other host").unwrap();
+    s.flush().unwrap();
+    assert_eq!(s.queue_pop_first(1).unwrap().unwrap().1, b"written");
+    assert_eq!(s.queue_pop_first(1).unwrap(), None);
+    assert_eq!(s.queue_pop_first(2).unwrap().unwrap().1, b"other host");
+    s.queue_insert(&key(1, 0, 3), b"at the save point").unwrap();
+    s.checkpoint().unwrap();
+    assert_eq!(s.queue_pop_first(1).unwrap().unwrap().1, b"at the save point");
+    assert_eq!(s.queue_pop_first(1).unwrap(), None);
+    assert_eq!(s.queue_pop_first(2).unwrap(), None);
+}
+
+#[test]
 fn a_host_queue_written_in_batches_fills_its_leaves() {
     // 100 hosts' URLs arrive interleaved, as links do; written in batches (here 20,000
     // rows between save points), each host's entries pack whole leaves. (Written one by
