@@ -195,7 +195,10 @@ fn a_host_found_empty_on_disk_still_gets_the_rows_written_later() {
     assert_eq!(s.queue_pop_first(2).unwrap().unwrap().1, b"other host");
     s.queue_insert(&key(1, 0, 3), b"at the save point").unwrap();
     s.checkpoint().unwrap();
-    assert_eq!(s.queue_pop_first(1).unwrap().unwrap().1, b"at the save point");
+    assert_eq!(
+        s.queue_pop_first(1).unwrap().unwrap().1,
+        b"at the save point"
+    );
     assert_eq!(s.queue_pop_first(1).unwrap(), None);
     assert_eq!(s.queue_pop_first(2).unwrap(), None);
 }

@@ -84,9 +84,18 @@ impl Frontier {
         let keep_urls = self.backlinks.as_ref().is_some_and(|b| b.urls.is_some());
         for url in links {
             let fp = fingerprint(url.as_str());
+            // Most of a page's links are on its own host, whose id is known: the id map, which
+            // hashes whole names, is asked only for the others.
+            let host = url.host_str().unwrap_or("");
+            let known = match from {
+                Some(id) if host == from_host => Some(id),
+                _ => self.ids.get(host).copied(),
+            };
+            // A host not known yet is not registered here, and its links are not cached.
+            let cached = known.filter(|&id| self.seen_cache.contains(id, &fp));
             // The text is kept only for a link the cache of recent links answers (a storage
             // that asks for texts defers every admission, so no other link is counted here).
-            let (id, outcome, text) = match self.recently_seen(&url, &fp) {
+            let (id, outcome, text) = match cached {
                 Some(id) => (id, Admit::Seen, keep_urls.then(|| url.as_str().into())),
                 None => match admit(url) {
                     Some(candidate) => {

@@ -190,13 +190,6 @@ impl Frontier {
         id
     }
 
-    /// The host id of `url` when the seen cache holds it (fingerprint `fp`): it was offered
-    /// moments ago. `None` says nothing either way; an unknown host is not registered.
-    fn recently_seen(&self, url: &Url, fp: &Fingerprint) -> Option<u32> {
-        let id = *self.ids.get(url.host_str().unwrap_or(""))?;
-        self.seen_cache.contains(id, fp).then_some(id)
-    }
-
     /// Adds a URL unless it was seen before.
     pub fn push(&mut self, candidate: Candidate, now: Instant) -> Admit {
         let fp = fingerprint(candidate.url.as_str());

@@ -31,7 +31,9 @@ impl RobotsRules {
 
     /// True when `url` may be fetched.
     pub fn allows(&self, url: &str) -> bool {
-        self.robot.as_ref().is_none_or(|r| r.allowed(url))
+        self.robot
+            .as_ref()
+            .is_none_or(|r| r.allowed(path_and_query(url)))
     }
 
     /// The `Sitemap:` URLs the file lists (for every agent), as written.
@@ -42,6 +44,21 @@ impl RobotsRules {
     /// The Crawl-delay for our agent, in seconds.
     pub fn crawl_delay(&self) -> Option<f32> {
         self.robot.as_ref().and_then(|r| r.delay)
+    }
+}
+
+/// The path and query of an absolute URL as the `url` crate writes it, which is what
+/// `texting_robots` matches (it would parse the whole URL again to find them, once per URL
+/// taken from the queue). The URL itself when it has no path (`texting_robots` then parses it)
+/// or its path or query has a character `texting_robots` percent-encodes in a relative URL
+/// but the `url` crate leaves as is in a query (a backtick): the answer is the same.
+fn path_and_query(url: &str) -> &str {
+    let Some(authority) = url.find("://").map(|i| i + 3) else {
+        return url;
+    };
+    match url[authority..].find('/') {
+        Some(i) if !url[authority + i..].contains('`') => &url[authority + i..],
+        _ => url,
     }
 }
 
@@ -76,6 +93,37 @@ mod tests {
     use super::*;
 
     const ROBOTS: &[u8] = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 1\n\nUser-agent: trawl\nDisallow: /no-trawl\nAllow: /no-trawl/but-this\nCrawl-delay: 2\n";
+
+    #[test]
+    fn answers_as_texting_robots_does_for_the_whole_url() {
+        let body = "User-agent: *\nDisallow: /a%20b\nDisallow: /*?q=1$\nDisallow: /caf\u{e9}\nDisallow: /x`y\nAllow: /*.html$\nDisallow: /p\nDisallow: /robots\n";
+        let rules = RobotsRules::parse("trawl", body.as_bytes());
+        let robot = Robot::new("trawl", body.as_bytes()).unwrap();
+        for raw in [
+            "http://a.org",
+            "http://a.org/",
+            "http://a.org/a b",
+            "http://a.org/a%20b",
+            "http://a.org/x?q=1",
+            "http://a.org/x?q=1&r",
+            "http://a.org/x?q=`1`",
+            "http://a.org/x`y",
+            "http://a.org/caf\u{e9}",
+            "http://user:pw@a.org:8080/p/q.html",
+            "http://a.org/p/q.html#frag",
+            "http://a.org/pq?r=/s",
+            "https://xn--caf-dma.example/p",
+            "http://a.org/robots.txt",
+            "http://[::1]:81/p",
+        ] {
+            let url = url::Url::parse(raw).unwrap();
+            assert_eq!(
+                rules.allows(url.as_str()),
+                robot.allowed(url.as_str()),
+                "{url}"
+            );
+        }
+    }
 
     #[test]
     fn specific_group_wins_over_star() {
