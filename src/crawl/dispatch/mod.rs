@@ -324,11 +324,13 @@ impl Dispatcher {
                 Next::Job(job) => {
                     let conn = self.idle.take(&job.host);
                     let (jobs, tx) = (self.jobs.clone(), self.results_tx.clone());
-                    self.tasks.spawn(async move {
+                    // Boxed: the job's state is ~5 KB, and a task's own state is copied
+                    // when it is spawned, when it finishes and when it is joined.
+                    self.tasks.spawn(Box::pin(async move {
                         let result = run_job(jobs, job, conn).await;
                         // The loop outlives every job unless it aborted them.
                         let _ = tx.send(result).await;
-                    });
+                    }));
                     self.in_flight += 1;
                 }
                 Next::Wait(at) => return (Some(at), false),
