@@ -307,9 +307,13 @@ impl Fetcher {
             }
         }
         drop(body);
+        // Bytes read past the end of the response, which hyper was never handed (the recorder
+        // reads ahead of it), poison the connection like bytes hyper read past it.
+        let read_ahead = conn.tape.read_ahead();
         let mut tape = conn.tape.take();
         // The final response starts after the interim ones; offsets in `head` count from there.
-        let mut reusable = truncated.is_none() && !sender.is_closed() && conn.is_reusable();
+        let mut reusable =
+            truncated.is_none() && read_ahead == 0 && !sender.is_closed() && conn.is_reusable();
         if truncated == Some(Truncation::Length) {
             // hyper may have read past the cap; store exactly head + cap bytes as transferred.
             let limit = (interim + head.len)

@@ -4,19 +4,28 @@
 //! and is what hyper reads from and writes to. Everything hyper sends and everything it reads
 //! from the socket lands on the shared [`Tape`], byte for byte, which is what the WARC records
 //! are made of.
+//!
+//! Reads go from the socket straight onto the tape, as much as has arrived and the tape has
+//! room for, and hyper is handed its share from there: hyper asks for 8 KiB at a time at first,
+//! so a 13 KB page took two system calls, and the tape grew by copying once it learned the
+//! body's length (docs/PERFORMANCE.md).
 
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 
 /// The most room [`SharedTape::reserve_body`] makes for a body before any of it arrived.
 pub const MAX_BODY_RESERVE: usize = 1 << 20;
 /// Room past the body cap (or the declared length) for what the last read brings in beyond it
 /// (hyper reads ahead up to its buffer, ~400 KiB).
 const READ_AHEAD: usize = 512 << 10;
+/// The room a read from the socket has when the tape is full and small: a response head and a
+/// small page arrive in one read.
+const FIRST_READ: usize = 16 << 10;
 
 /// Bytes of one exchange in each direction.
 #[derive(Debug, Default)]
@@ -34,6 +43,26 @@ pub struct Tape {
     /// length or cap, and a last read past it): when the received bytes outgrow their room, the room grows to
     /// this at once, not by doubling (see [`SharedTape::reserve_body`]).
     pub planned: usize,
+    /// How many of the received bytes the reader (hyper) has been handed; the rest were read
+    /// from the socket ahead of it.
+    pub served: usize,
+}
+
+impl Tape {
+    /// Makes room on a full tape for the next read from the socket: below
+    /// [`MAX_BODY_RESERVE`] it doubles (from [`FIRST_READ`]), as a small body or a server
+    /// that has not yet shown a body worth the room needs; past it, one step to the plan.
+    fn make_room(&mut self) {
+        let len = self.received.len();
+        if self.received.capacity() > len {
+            return;
+        }
+        let more = match len >= MAX_BODY_RESERVE && self.planned > len {
+            true => self.planned - len,
+            false => len.max(FIRST_READ),
+        };
+        self.received.reserve_exact(more);
+    }
 }
 
 /// A tape shared between the recorder (inside hyper's connection task) and the fetcher.
@@ -53,6 +82,7 @@ impl SharedTape {
         t.sent.clear();
         t.received.clear();
         t.planned = 0;
+        t.served = 0;
     }
 
     /// Takes the recorded bytes, leaving the tape empty.
@@ -93,6 +123,13 @@ impl SharedTape {
         self.lock().received.len()
     }
 
+    /// Bytes read from the socket that the reader has not been handed (bytes past the end of
+    /// a response the reader has finished).
+    pub fn read_ahead(&self) -> usize {
+        let t = self.lock();
+        t.received.len() - t.served
+    }
+
     /// Runs `f` on the bytes received so far.
     pub fn with_received<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         f(&self.lock().received)
@@ -118,35 +155,33 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = poll {
-            let new = &buf.filled()[before..];
-            if !new.is_empty() {
-                let mut tape = self.tape.lock();
-                let needed = tape.received.len() + new.len();
-                // Below MAX_BODY_RESERVE the tape doubles as usual (small bodies, or a server
-                // that has not yet shown a body worth the room); past it, one step to the plan.
-                if needed > tape.received.capacity()
-                    && needed > MAX_BODY_RESERVE
-                    && tape.planned > needed
-                {
-                    let more = tape.planned - tape.received.len();
-                    tape.received.reserve_exact(more);
-                }
-                tape.received.extend_from_slice(new);
-                if tape
-                    .head_limit
-                    .is_some_and(|limit| tape.received.len() > limit)
-                {
-                    return Poll::Ready(Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        "response head (with interim responses) over the size limit",
-                    )));
-                }
+        let Recorder { inner, tape } = &mut *self;
+        let mut tape = tape.lock();
+        if tape.served == tape.received.len() {
+            tape.make_room();
+            let read = std::pin::pin!(inner.read_buf(&mut tape.received)).poll(cx);
+            match read {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                // The end of the stream: nothing handed over.
+                Poll::Ready(Ok(0)) => return Poll::Ready(Ok(())),
+                Poll::Ready(Ok(_)) => {}
+            }
+            if tape
+                .head_limit
+                .is_some_and(|limit| tape.received.len() > limit)
+            {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "response head (with interim responses) over the size limit",
+                )));
             }
         }
-        poll
+        let start = tape.served;
+        let n = buf.remaining().min(tape.received.len() - start);
+        buf.put_slice(&tape.received[start..start + n]);
+        tape.served += n;
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -190,6 +225,30 @@ mod tests {
         assert_eq!(t.sent, b"GET / HTTP/1.1\r\n\r\n");
         assert_eq!(t.received, b"HTTP/1.1 200 OK\r\n\r\n");
         assert!(tape.take().sent.is_empty());
+    }
+
+    #[tokio::test]
+    async fn reads_what_has_arrived_onto_the_tape_and_hands_it_over_in_the_readers_pieces() {
+        let (client, mut server) = tokio::io::duplex(64 << 10);
+        let tape = SharedTape::default();
+        let mut rec = Recorder::new(client, tape.clone());
+        let sent: Vec<u8> = (0..12_000u32).map(|i| i as u8).collect();
+        server.write_all(&sent).await.unwrap();
+        let mut piece = [0u8; 8192];
+        let n = rec.read(&mut piece).await.unwrap();
+        assert_eq!(n, 8192);
+        // All that had arrived is on the tape, in one read; the rest waits for the reader.
+        assert_eq!(tape.received_len(), sent.len());
+        assert_eq!(tape.read_ahead(), sent.len() - 8192);
+        let mut got = piece[..n].to_vec();
+        let n = rec.read(&mut piece).await.unwrap();
+        got.extend_from_slice(&piece[..n]);
+        assert_eq!(got, sent);
+        assert_eq!(tape.read_ahead(), 0);
+        assert_eq!(tape.take().received, sent);
+        // The end of the stream hands nothing over.
+        drop(server);
+        assert_eq!(rec.read(&mut piece).await.unwrap(), 0);
     }
 
     #[tokio::test]

@@ -124,3 +124,45 @@ async fn an_idle_connection_the_server_closed_or_wrote_to_is_not_reused() {
         assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
     }
 }
+
+/// A loopback server answering the first request of each connection with `reply`, then
+/// keeping the connection open.
+async fn replying(reply: &'static [u8]) -> std::net::SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                let mut got = Vec::new();
+                while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match sock.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => got.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let _ = sock.write_all(reply).await;
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test]
+async fn bytes_after_the_response_in_the_same_read_are_not_archived_and_end_the_connection() {
+    for reply in [
+        &b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloEXTRA"[..],
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nEXTRA",
+    ] {
+        let addr = replying(reply).await;
+        let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+        let (result, conn) = get(&local_fetcher(), &url, None).await;
+        let response = result.unwrap().capture.exchange.response;
+        let end = reply.len() - b"EXTRA".len();
+        assert_eq!(response, &reply[..end], "exactly the response is archived");
+        assert!(conn.is_none(), "a connection with stray bytes is not kept");
+    }
+}
