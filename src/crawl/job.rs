@@ -15,7 +15,7 @@ use crate::chain::write::write;
 use crate::exchange::Truncation;
 use crate::fault::FaultKind;
 use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
-use crate::frontier::{Job, JobKind};
+use crate::frontier::{link_keys, Job, JobKind, LinkKey};
 use crate::http_message::retry_after::retry_after;
 use crate::redis_crawl::SharedBudget;
 use crate::warc::{Batch, Producers};
@@ -76,6 +76,8 @@ pub enum Outcome {
         page: bool,
         /// What it points to (links, Location, robots.txt text) and the faults met on the way.
         found: Outlinks,
+        /// The frontier's keys of `found.links`, in their order.
+        keys: Vec<LinkKey>,
         /// Set when the body was cut short.
         truncated: Option<Truncation>,
         /// The fault that cut the body short, if any.
@@ -89,6 +91,8 @@ pub enum Outcome {
         status: u16,
         /// Its links (requisites are dropped: the page is not archived).
         found: Outlinks,
+        /// The frontier's keys of `found.links`, in their order.
+        keys: Vec<LinkKey>,
     },
     /// The server asked the crawl to slow down (`--retry-status`): not archived; the URL is
     /// to be retried after the wait it asked for, if any.
@@ -223,10 +227,21 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     if verdict == Verdict::Traverse {
         let mut found = outlinks(&ctx.links, &capture, &job.url, true, false);
         found.requisites.clear();
-        return result(job, conn, Outcome::Traversed { status, found });
+        let keys = link_keys(&found.links, &job.host);
+        return result(
+            job,
+            conn,
+            Outcome::Traversed {
+                status,
+                found,
+                keys,
+            },
+        );
     }
     let page = verdict == Verdict::Page;
     let mut found = outlinks(&ctx.links, &capture, &job.url, page, robots);
+    // Keyed now, while the links' text is in this core's caches (link_key.rs).
+    let keys = link_keys(&found.links, &job.host);
     if requisite.is_some_and(|hops| hops < MAX_REQUISITE_HOPS) {
         found.requisites = stylesheet_requisites(&ctx.links, &capture, &job.url);
     }
@@ -274,6 +289,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         body_fault: fetched.body_fault,
         bytes_saved,
         found,
+        keys,
     };
     result(job, conn, outcome)
 }

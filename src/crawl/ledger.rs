@@ -16,7 +16,7 @@ use crate::chain::outlinks::Declined;
 use crate::config::AdmissionConfig;
 use crate::fetch::{origin_key, FetchError};
 use crate::frontier::politeness::retry_backoff;
-use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, RobotsOutcome};
+use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, LinkKey, RobotsOutcome};
 use crate::report::stats::Filtered;
 use crate::report::Tally;
 use crate::seeds::{SavedSeeds, Seed};
@@ -200,10 +200,14 @@ impl Ledger {
                 );
             }
             // HTML of a type not accepted: its links are followed, it is not archived.
-            Outcome::Traversed { status, found } => {
+            Outcome::Traversed {
+                status,
+                found,
+                keys,
+            } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 self.tally.filtered.content_type += 1;
-                self.follow(&job, found.declined, found.links, now);
+                self.follow(&job, found.declined, (found.links, keys), now);
                 self.frontier.complete(&job.host, now);
             }
             Outcome::Skipped { status, reason } => {
@@ -224,6 +228,7 @@ impl Ledger {
                 status,
                 page,
                 found,
+                keys,
                 truncated,
                 body_fault,
                 bytes_saved,
@@ -293,7 +298,7 @@ impl Ledger {
                         self.tally.filtered.host_quota += dropped as u64;
                     }
                 }
-                self.follow(&job, found.declined, found.links, now);
+                self.follow(&job, found.declined, (found.links, keys), now);
                 // What a page (or a stylesheet it needs) needs to render: one hop beyond scope.
                 let hops = match job.kind {
                     JobKind::Requisite { hops } => {
@@ -323,7 +328,13 @@ impl Ledger {
 
     /// Offers the links of `job`'s page to the frontier, one hop deeper, counting those its
     /// extraction declined.
-    fn follow(&mut self, job: &Job, declined: Declined, links: Vec<Url>, now: Instant) {
+    fn follow(
+        &mut self,
+        job: &Job,
+        declined: Declined,
+        (links, keys): (Vec<Url>, Vec<LinkKey>),
+        now: Instant,
+    ) {
         let filtered = &mut self.tally.filtered;
         filtered.url_length += declined.too_long;
         filtered.link_cap += declined.over_cap;
@@ -332,9 +343,11 @@ impl Ledger {
         // (most of a page's links are: navigation, footers).
         let (rules, admission, tally) = (&self.rules, &self.admission, &mut self.tally);
         let depth = job.depth + 1;
-        let seen = self.frontier.push_links(&job.host, links, now, |link| {
-            admit(rules, admission, tally, link, depth, 0)
-        });
+        let seen = self
+            .frontier
+            .push_keyed_links(&job.host, links, keys, now, |link| {
+                admit(rules, admission, tally, link, depth, 0)
+            });
         // And those found to be seen before only when their batch reached the disk.
         self.tally.filtered.duplicate += seen as u64 + self.frontier.take_late_duplicates();
     }

@@ -21,7 +21,7 @@ use crate::chain::filter::{ArchiveRules, Verdict};
 use crate::chain::outlinks::{outlinks, LinkRules};
 use crate::exchange::{Exchange, Truncation};
 use crate::fault::FaultKind;
-use crate::frontier::JobKind;
+use crate::frontier::{link_keys, JobKind};
 use crate::http_message::parse_response_head;
 use crate::warc::naming::{list_warc_files, serial_of};
 use crate::warc::reader::{read_records, StoredRecord};
@@ -82,7 +82,7 @@ pub(super) fn replay(
                 record_id: &record_id,
                 payload_digest: digest.as_deref(),
             };
-            let outcome = examine(chain, &capture, &url, &job.kind, &archived);
+            let outcome = examine(chain, &capture, (&url, &job.host), &job.kind, &archived);
             let result = JobResult {
                 job,
                 conn: None,
@@ -112,7 +112,7 @@ struct Archived<'a> {
 fn examine(
     chain: &ReplayChain<'_>,
     capture: &Capture,
-    url: &Url,
+    (url, host): (&Url, &str),
     kind: &JobKind,
     archived: &Archived<'_>,
 ) -> Outcome {
@@ -129,10 +129,12 @@ fn examine(
         seen.remember(chain.dedup, capture, archived.record_id);
         0
     };
+    let keys = link_keys(&found.links, host);
     Outcome::Archived {
         status: capture.status(),
         page,
         found,
+        keys,
         truncated: capture.exchange.truncated,
         body_fault: replayed_body_fault(capture.exchange.truncated),
         bytes_saved,

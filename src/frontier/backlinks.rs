@@ -32,7 +32,8 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
-use super::storage::{fingerprint, Fingerprint};
+use super::link_key::{link_keys, LinkKey};
+use super::storage::Fingerprint;
 use super::{Admit, Candidate, Frontier};
 
 /// Counted links are applied to the queue at most this often.
@@ -76,35 +77,52 @@ impl Frontier {
         from_host: &str,
         links: impl IntoIterator<Item = Url>,
         now: Instant,
+        admit: impl FnMut(Url) -> Option<Candidate>,
+    ) -> usize {
+        let links: Vec<Url> = links.into_iter().collect();
+        let keys = link_keys(&links, from_host);
+        self.push_keyed_links(from_host, links, keys, now, admit)
+    }
+
+    /// [`Frontier::push_links`] with each link's key worked out already (by the job that
+    /// found them, see `link_key.rs`): `keys[i]` is the key of `links[i]`.
+    pub fn push_keyed_links(
+        &mut self,
+        from_host: &str,
+        links: Vec<Url>,
+        keys: Vec<LinkKey>,
+        now: Instant,
         mut admit: impl FnMut(Url) -> Option<Candidate>,
     ) -> usize {
+        // Keys that do not match the links (none of the crawl's paths makes such) are made
+        // again here rather than trusted.
+        let keys = match keys.len() == links.len() {
+            true => keys,
+            false => link_keys(&links, from_host),
+        };
         let mut seen = 0;
         let from = self.ids.get(from_host).copied();
         let mut hosts_counted: Vec<u32> = Vec::new();
         let keep_urls = self.backlinks.as_ref().is_some_and(|b| b.urls.is_some());
-        // Fingerprints and host ids first, then the cache's answers in a loop of their own:
-        // its lookups miss the CPU caches (it spans megabytes) and, with no SHA-1 between
-        // them, the CPU overlaps those misses. (The links are distinct, so none of them is
-        // cached by another one's admission on the way.)
-        let links: Vec<Url> = links.into_iter().collect();
-        let mut keys: Vec<(Fingerprint, Option<u32>)> = links
+        // Host ids first, then the cache's answers in a loop of their own: its lookups miss
+        // the CPU caches (it spans megabytes) and, with nothing between them, the CPU overlaps
+        // those misses. (The links are distinct, so none of them is cached by another one's
+        // admission on the way.) Most of a page's links are on its own host, whose id is
+        // known: only the others' texts are read, for the id map, which hashes whole names.
+        let mut cached: Vec<Option<u32>> = links
             .iter()
-            .map(|url| {
-                // Most of a page's links are on its own host, whose id is known: the id map,
-                // which hashes whole names, is asked only for the others.
-                let host = url.host_str().unwrap_or("");
-                let known = match from {
-                    Some(id) if host == from_host => Some(id),
-                    _ => self.ids.get(host).copied(),
-                };
-                (fingerprint(url.as_str()), known)
+            .zip(&keys)
+            .map(|(url, key)| match from {
+                Some(id) if key.on_page_host => Some(id),
+                _ => self.ids.get(url.host_str().unwrap_or("")).copied(),
             })
             .collect();
         // A host not known yet is not registered here, and its links are not cached.
-        for (fp, known) in &mut keys {
-            *known = known.filter(|&id| self.seen_cache.contains(id, fp));
+        for (known, key) in cached.iter_mut().zip(&keys) {
+            *known = known.filter(|&id| self.seen_cache.contains(id, &key.fingerprint));
         }
-        for (url, (fp, cached)) in links.into_iter().zip(keys) {
+        for ((url, key), cached) in links.into_iter().zip(keys).zip(cached) {
+            let fp = key.fingerprint;
             // The text is kept only for a link the cache of recent links answers (a storage
             // that asks for texts defers every admission, so no other link is counted here).
             let (id, outcome, text) = match cached {

@@ -22,6 +22,7 @@
 //! | restore, checkpoint, replay's take-out | `persistence.rs` over `storage.rs` (the seam) |
 //! | the storage implementation (redb) | `crate::crawl_db` |
 //! | recently seen URLs | `seen_cache.rs` |
+//! | a link's fingerprint and host test, made by the job that found it | `link_key.rs` |
 //!
 //! The queued URLs and the seen set live behind [`FrontierStorage`], so memory does not grow
 //! with the queue: in memory are only per-host state and a bounded cache of recently seen URLs.
@@ -34,6 +35,7 @@ pub mod host;
 mod job;
 mod late_duplicates;
 pub mod lease;
+mod link_key;
 mod operator;
 pub mod order;
 mod outcomes;
@@ -58,6 +60,7 @@ pub use groups::PolitenessKey;
 use groups::{Groups, Membership};
 use host::{HostState, PendingRobots};
 pub use job::{Candidate, Job, JobKind, Next};
+pub use link_key::{link_keys, LinkKey};
 pub use order::CrawlOrder;
 use persistence::{FrontierMeta, META_NAME};
 pub use robots_rules::RobotsRules;
