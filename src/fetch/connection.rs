@@ -12,7 +12,7 @@
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
-use std::pin::{pin, Pin};
+use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
@@ -157,20 +157,21 @@ impl Connection {
             return None;
         }
         self.state = State::Idle(parts.io);
+        self.tape.release_room();
         self.idle_since = Instant::now();
         Some(self)
     }
 }
 
 /// True when nothing is waiting to be read on an idle socket: the peer has neither closed it
-/// nor sent anything. Reads without waiting (a no-op waker); what a read finds would be on the
-/// tape, which every fetch clears first, and the connection is not used again anyway.
+/// nor sent anything. Reads without waiting (a no-op waker) and without recording: what a read
+/// finds ends the connection.
 fn quiet(io: &mut RecordedIo) -> bool {
     let mut cx = Context::from_waker(Waker::noop());
     let mut byte = [0u8; 1];
     let mut buf = ReadBuf::new(&mut byte);
     matches!(
-        Pin::new(io.inner_mut()).poll_read(&mut cx, &mut buf),
+        io.inner_mut().poll_read_unrecorded(&mut cx, &mut buf),
         Poll::Pending
     )
 }

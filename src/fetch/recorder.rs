@@ -118,6 +118,21 @@ impl SharedTape {
         t.received.reserve_exact(more);
     }
 
+    /// Lets go of the room an empty tape holds (a read that found nothing may have made it):
+    /// a parked connection keeps no buffer.
+    pub fn release_room(&self) {
+        let mut t = self.lock();
+        if t.received.is_empty() {
+            t.received = Vec::new();
+        }
+    }
+
+    /// The room the tape holds for received bytes.
+    #[cfg(test)]
+    pub fn received_capacity(&self) -> usize {
+        self.lock().received.capacity()
+    }
+
     /// Bytes received so far.
     pub fn received_len(&self) -> usize {
         self.lock().received.len()
@@ -146,6 +161,18 @@ impl<T> Recorder<T> {
     /// Wraps `inner`, recording onto `tape`.
     pub fn new(inner: T, tape: SharedTape) -> Self {
         Recorder { inner, tape }
+    }
+}
+
+impl<T: AsyncRead + Unpin> Recorder<T> {
+    /// Reads from the stream into `buf` without recording (nor making room on the tape): an
+    /// idle connection's check, for which anything found ends the connection.
+    pub fn poll_read_unrecorded(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
     }
 }
 

@@ -88,8 +88,11 @@ async fn a_kept_alive_connection_is_parked_between_fetches_and_reused() {
         let (result, conn) = get(&f, &url, idle.take()).await;
         let fetched = result.unwrap();
         assert!(fetched.capture.exchange.response.ends_with(b"hello"));
-        let conn = conn.expect("kept alive");
+        let mut conn = conn.expect("kept alive");
         assert!(conn.is_idle(), "only the socket is kept between fetches");
+        // Not even the tape's room (the idle check reads past it).
+        assert!(conn.is_reusable());
+        assert_eq!(conn.tape.received_capacity(), 0);
         idle = Some(conn);
     }
     assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
