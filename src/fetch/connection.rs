@@ -12,7 +12,7 @@
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
-use std::pin::pin;
+use std::pin::{pin, Pin};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
@@ -147,10 +147,15 @@ impl Connection {
         if ended {
             return None;
         }
-        let done = std::future::poll_fn(|cx| http.poll_without_shutdown(cx));
-        match tokio::time::timeout(PARK_WAIT, done).await {
-            Ok(Ok(())) => {}
-            _ => return None,
+        // hyper is done at its first poll, nearly always: the timer is set up only when not.
+        let mut done = std::future::poll_fn(|cx| http.poll_without_shutdown(cx));
+        let finished =
+            match std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut done).poll(cx))).await {
+                Poll::Ready(r) => r.is_ok(),
+                Poll::Pending => matches!(tokio::time::timeout(PARK_WAIT, done).await, Ok(Ok(()))),
+            };
+        if !finished {
+            return None;
         }
         let parts = http.into_parts();
         if !parts.read_buf.is_empty() {

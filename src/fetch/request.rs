@@ -40,23 +40,24 @@ impl RequestTemplate {
         let host = HeaderValue::from_str(&url[url::Position::BeforeHost..url::Position::AfterPort])
             .map_err(|e| invalid(&e))?;
         let user_agent = self.user_agent.as_ref().map_err(|e| invalid(e))?.clone();
-        let mut request = http::Request::get(target)
-            .header(HOST, host)
-            .header(USER_AGENT, user_agent)
-            .header(
-                ACCEPT,
-                HeaderValue::from_static(
-                    "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-                ),
-            )
-            .header(
-                ACCEPT_ENCODING,
-                HeaderValue::from_static("gzip, deflate, br"),
-            )
-            .header(CONNECTION, HeaderValue::from_static("keep-alive"))
-            .body(Empty::new())
-            .map_err(|e| invalid(&e))?;
+        // Built in place (http's builder moves the whole request at every field).
+        let mut request = http::Request::new(Empty::new());
+        *request.uri_mut() = target.parse().map_err(|e| invalid(&e))?;
         let fields = request.headers_mut();
+        fields.reserve(5 + self.extra.len());
+        fields.insert(HOST, host);
+        fields.insert(USER_AGENT, user_agent);
+        fields.insert(
+            ACCEPT,
+            HeaderValue::from_static(
+                "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            ),
+        );
+        fields.insert(
+            ACCEPT_ENCODING,
+            HeaderValue::from_static("gzip, deflate, br"),
+        );
+        fields.insert(CONNECTION, HeaderValue::from_static("keep-alive"));
         for (name, value) in &self.extra {
             if *name == ACCEPT || *name == ACCEPT_ENCODING {
                 fields.insert(name, value.clone());

@@ -102,27 +102,45 @@ pub fn parse_response_head(bytes: &[u8]) -> Option<ResponseHead> {
 /// As [`parse_response_head`], with room for `max_headers` header fields (at least the
 /// default), so a head that the fetcher's own limit allowed always parses.
 pub fn parse_response_head_with_limit(bytes: &[u8], max_headers: usize) -> Option<ResponseHead> {
+    // Most heads have a few dozen fields: room for them on the stack first, and the full
+    // room (8 KiB at the default limit, zeroed) only for a head with more.
+    let mut few = [httparse::EMPTY_HEADER; FEW_HEADERS];
+    match parse_into(bytes, &mut few) {
+        Err(httparse::Error::TooManyHeaders) => {}
+        parsed => return parsed.ok().flatten(),
+    }
     let mut storage = vec![httparse::EMPTY_HEADER; max_headers.max(MAX_PARSED_HEADERS)];
-    let mut response = httparse::Response::new(&mut storage);
+    parse_into(bytes, &mut storage).ok().flatten()
+}
+
+/// Header fields a head is first parsed with room for.
+const FEW_HEADERS: usize = 48;
+
+/// The head in `bytes`, its fields parsed into `storage`: `Ok(None)` when incomplete or
+/// without a status, an error when not a valid head or with more fields than `storage` holds.
+fn parse_into<'b>(
+    bytes: &'b [u8],
+    storage: &mut [httparse::Header<'b>],
+) -> Result<Option<ResponseHead>, httparse::Error> {
+    let mut response = httparse::Response::new(storage);
     // RFC 9112 section 5.2: a user agent must accept obs-fold and replace it with spaces
     // before interpreting the field (the recorded bytes keep it as received).
     let parsed = httparse::ParserConfig::default()
         .allow_obsolete_multiline_headers_in_responses(true)
-        .parse_response(&mut response, bytes);
-    let len = match parsed {
-        Ok(httparse::Status::Complete(len)) => len,
-        _ => return None,
+        .parse_response(&mut response, bytes)?;
+    let httparse::Status::Complete(len) = parsed else {
+        return Ok(None);
     };
     let headers = response
         .headers
         .iter()
         .map(|h| (h.name.to_string(), unfold(h.value)))
         .collect();
-    Some(ResponseHead {
-        status: response.code?,
+    Ok(response.code.map(|status| ResponseHead {
+        status,
         len,
         headers,
-    })
+    }))
 }
 
 /// A field value with each obs-fold (CRLF or LF followed by spaces or tabs) replaced by a space.
@@ -253,6 +271,28 @@ mod tests {
         assert!(parse_final_head(raw, 100, 1).is_none());
         let plain = b"HTTP/1.1 204 No Content\r\n\r\n";
         assert_eq!(parse_final_head(plain, 100, 8).unwrap().0, 0);
+    }
+
+    #[test]
+    fn a_head_with_more_fields_than_the_first_room_still_parses_up_to_the_limit() {
+        let head_with = |n: usize| {
+            let mut raw = b"HTTP/1.1 200 OK\r\n".to_vec();
+            for i in 0..n {
+                raw.extend_from_slice(format!("X-Field-{i}: {i}\r\n").as_bytes());
+            }
+            raw.extend_from_slice(b"Content-Length: 2\r\n\r\nok");
+            raw
+        };
+        for n in [FEW_HEADERS - 1, FEW_HEADERS, 3 * FEW_HEADERS] {
+            let raw = head_with(n);
+            let head = parse_response_head(&raw).unwrap_or_else(|| panic!("{n} fields"));
+            assert_eq!(head.headers.len(), n + 1);
+            assert_eq!(head.content_length(), Some(2));
+            assert_eq!(&raw[head.len..], b"ok");
+        }
+        // Past the limit (at least the default of 256), no head.
+        assert!(parse_response_head(&head_with(MAX_PARSED_HEADERS)).is_none());
+        assert!(parse_response_head_with_limit(&head_with(400), 500).is_some());
     }
 
     #[test]
