@@ -14,7 +14,7 @@
 //! | the loop: dispatch, results, timer, signals (console commands: `dispatch/commands.rs`) | `dispatch/` |
 //! | the seeds file, fed to the frontier as the crawl runs | `seed_feed.rs` |
 //! | one job: fetch and the chain | `job.rs` |
-//! | what a finished job changes (counters, frontier, retries) | `ledger.rs` |
+//! | what a finished job changes (counters, frontier, retries) | `ledger/` |
 //! | what may enter the frontier | `admission.rs` |
 //! | save points and the saved counters | `save_point.rs` |
 //! | the status file's snapshot, a shared worker's counters | `status.rs` |

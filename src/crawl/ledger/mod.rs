@@ -1,12 +1,15 @@
 //! The crawl's ledger: the frontier, the admission rules and the counters, and what each
 //! finished job changes in them. Count it, apply robots.txt results, offer links and redirects
 //! to the frontier through admission, retry or give up failures, and fall back from https to
-//! http for bare-host seeds. Owned by the crawl loop alone; crash replay feeds it too.
+//! http for bare-host seeds. Owned by the crawl loop alone; crash replay feeds it too. What a
+//! failed fetch changes is `failed.rs`.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use url::Url;
+
+mod failed;
 
 use super::admission::{Admission, Rejection};
 use super::job::{JobResult, Outcome};
@@ -14,8 +17,7 @@ use super::operator_changes::LiveChanges;
 use crate::chain::filter::SkipReason;
 use crate::chain::outlinks::Declined;
 use crate::config::AdmissionConfig;
-use crate::fetch::{origin_key, FetchError};
-use crate::frontier::politeness::retry_backoff;
+use crate::fetch::origin_key;
 use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, LinkKey, RobotsOutcome};
 use crate::report::stats::Filtered;
 use crate::report::Tally;
@@ -391,78 +393,6 @@ impl Ledger {
         if let Some(candidate) = candidate {
             if self.frontier.push(candidate, now) == Admit::Seen {
                 self.tally.filtered.duplicate += 1;
-            }
-        }
-    }
-
-    fn failed(&mut self, job: Job, error: FetchError, now: Instant) {
-        *self
-            .tally
-            .errors
-            .entry(error.kind().to_string())
-            .or_default() += 1;
-        tracing::info!(url = %job.url, %error, "fetch failed");
-        if let FetchError::Blocked(why) = &error {
-            // Visible without -v: a refused address is a configuration question, not noise.
-            tracing::warn!("not connecting: {why}");
-        }
-        let origin = origin_key(&job.url);
-        let origin = match &job.kind {
-            JobKind::Robots { origin, .. } => origin.clone(),
-            JobKind::Page
-            | JobKind::Resolve
-            | JobKind::Sitemap { .. }
-            | JobKind::Requisite { .. } => origin,
-        };
-        if error.is_unreachable_origin() {
-            if let Some(http) = self.fallback.remove(&origin) {
-                tracing::info!(%origin, "TLS not available; falling back to {http}");
-                self.frontier.abandon_origin(&job.host, &origin);
-                self.frontier.complete(&job.host, now);
-                self.frontier.push(
-                    Candidate {
-                        url: http,
-                        depth: 0,
-                        redirects: 0,
-                        requisite: 0,
-                    },
-                    now,
-                );
-                return;
-            }
-        }
-        match &job.kind {
-            JobKind::Robots { origin, .. } => {
-                let outcome = if error.is_retryable() {
-                    RobotsOutcome::Unreachable
-                } else {
-                    RobotsOutcome::Refused
-                };
-                if self.frontier.robots_result(&job, outcome, now) {
-                    // Visible without -v: a whole host is dropped.
-                    tracing::warn!(
-                        "giving up {origin}: its robots.txt could not be fetched ({error}), so none of its URLs may be fetched"
-                    );
-                }
-            }
-            JobKind::Page | JobKind::Requisite { .. }
-                if error.is_retryable() && job.attempt < self.rules.retries =>
-            {
-                self.tally.retries += 1;
-                let base = self.rules.delay.max(Duration::from_secs(1));
-                let backoff = retry_backoff(base, job.attempt + 1);
-                self.frontier.retry(job, now, backoff);
-            }
-            JobKind::Resolve => self.frontier.resolved(&job.host, None, now),
-            // A sitemap that cannot be fetched is not retried: its pages may be linked too.
-            JobKind::Sitemap { .. } => self.frontier.complete(&job.host, now),
-            JobKind::Page | JobKind::Requisite { .. } => {
-                self.tally.failed_urls += 1;
-                if job.depth == 0 && job.redirects == 0 {
-                    // A seed that cannot be fetched is always reported, with the reason.
-                    tracing::warn!("seed {} could not be fetched: {error}", job.url);
-                }
-                self.frontier.complete(&job.host, now);
             }
         }
     }
