@@ -82,7 +82,7 @@ pub(super) fn replay(
                 record_id: &record_id,
                 payload_digest: digest.as_deref(),
             };
-            let outcome = examine(chain, &capture, (&url, &job.host), &job.kind, &archived);
+            let outcome = examine(chain, &capture, &url, &job.host, &job.kind, &archived);
             let result = JobResult {
                 job,
                 conn: None,
@@ -112,7 +112,8 @@ struct Archived<'a> {
 fn examine(
     chain: &ReplayChain<'_>,
     capture: &Capture,
-    (url, host): (&Url, &str),
+    url: &Url,
+    host: &str,
     kind: &JobKind,
     archived: &Archived<'_>,
 ) -> Outcome {

@@ -12,12 +12,13 @@
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
-use std::pin::{pin, Pin};
+use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use futures_util::FutureExt;
 use http_body_util::Empty;
 use hyper::client::conn::http1::{self, Builder, SendRequest};
 use hyper_util::rt::TokioIo;
@@ -149,11 +150,10 @@ impl Connection {
         }
         // hyper is done at its first poll, nearly always: the timer is set up only when not.
         let mut done = std::future::poll_fn(|cx| http.poll_without_shutdown(cx));
-        let finished =
-            match std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut done).poll(cx))).await {
-                Poll::Ready(r) => r.is_ok(),
-                Poll::Pending => matches!(tokio::time::timeout(PARK_WAIT, done).await, Ok(Ok(()))),
-            };
+        let finished = match (&mut done).now_or_never() {
+            Some(result) => result.is_ok(),
+            None => matches!(tokio::time::timeout(PARK_WAIT, done).await, Ok(Ok(()))),
+        };
         if !finished {
             return None;
         }

@@ -3,10 +3,10 @@
 //!
 //! The crawl loop offers a page's ~35 links to the seen cache and, for the few it has not
 //! seen, to admission. Computed in the loop, both answers read each link's text, which the
-//! job wrote on another thread or long before (gzip and the WARC write come between), so most
-//! links cost a cache miss there; the job computes them right after extraction, while the
-//! text is hot, and for a link the seen cache knows the loop never reads its text
-//! (docs/PERFORMANCE.md).
+//! job wrote on another thread or long before (gzip and the WARC write come between); the
+//! job computes them right after extraction, while the text is hot. The loop then reads the
+//! text of a link only when it is on another host (for that host's id) or the seen cache does
+//! not know it (docs/PERFORMANCE.md: the loop's share 2.83% -> 1.88% of samples).
 
 use url::Url;
 

@@ -209,7 +209,7 @@ impl Ledger {
             } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 self.tally.filtered.content_type += 1;
-                self.follow(&job, found.declined, (found.links, keys), now);
+                self.follow(&job, found.declined, found.links, keys, now);
                 self.frontier.complete(&job.host, now);
             }
             Outcome::Skipped { status, reason } => {
@@ -300,7 +300,7 @@ impl Ledger {
                         self.tally.filtered.host_quota += dropped as u64;
                     }
                 }
-                self.follow(&job, found.declined, (found.links, keys), now);
+                self.follow(&job, found.declined, found.links, keys, now);
                 // What a page (or a stylesheet it needs) needs to render: one hop beyond scope.
                 let hops = match job.kind {
                     JobKind::Requisite { hops } => {
@@ -334,7 +334,8 @@ impl Ledger {
         &mut self,
         job: &Job,
         declined: Declined,
-        (links, keys): (Vec<Url>, Vec<LinkKey>),
+        links: Vec<Url>,
+        keys: Vec<LinkKey>,
         now: Instant,
     ) {
         let filtered = &mut self.tally.filtered;
