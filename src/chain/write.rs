@@ -5,19 +5,22 @@
 
 use tokio::sync::mpsc;
 
-use crate::warc::Batch;
+use crate::warc::{Batch, Producers};
 
 /// The writer is gone (it stopped at an output error): the crawl must stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the WARC writer has stopped")]
 pub struct OutputClosed;
 
-/// Sends `members` to the writer and waits for them to be written.
+/// Sends `members` to the writer and waits for them to be written. `producers` wakes a
+/// lingering writer once enough batches wait (`warc/intake.rs`).
 pub async fn write(
     writer: &mpsc::Sender<Batch>,
+    producers: &Producers,
     members: Vec<Vec<u8>>,
 ) -> Result<(), OutputClosed> {
     let (batch, written) = Batch::acknowledged(members);
     writer.send(batch).await.map_err(|_| OutputClosed)?;
+    producers.sent(writer);
     written.await.map_err(|_| OutputClosed)
 }

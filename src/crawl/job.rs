@@ -177,9 +177,13 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     // Name resolutions made meanwhile (by this fetch or others) go in first.
     let lookups = ctx.fetcher.take_dns_lookups();
     if !lookups.is_empty()
-        && write(&ctx.writer, build_dns_records(ctx.records, &lookups))
-            .await
-            .is_err()
+        && write(
+            &ctx.writer,
+            &ctx.producers,
+            build_dns_records(ctx.records, &lookups),
+        )
+        .await
+        .is_err()
     {
         return JobResult {
             job,
@@ -266,7 +270,10 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     // read again): a job that waits holds its gzip members, not the page as well.
     let capture = sitemap.then_some(capture);
     // The job counts as done only once its records are in the file (replay relies on it).
-    if write(&ctx.writer, built.members).await.is_err() {
+    if write(&ctx.writer, &ctx.producers, built.members)
+        .await
+        .is_err()
+    {
         return result(job, conn, Outcome::OutputClosed);
     }
     if let (true, Budget::Shared(budget)) = (page, &ctx.budget) {

@@ -4,46 +4,99 @@
 //! by the sending thread, a futex wait and a context switch per page, for a write of a few
 //! microseconds (on a crawl of small pages, ~2.4 such futex calls per request; measured in
 //! docs/PERFORMANCE.md). So when the queue runs dry while many fetches are running, the writer
-//! first sleeps [`LINGER`], during which senders queue without waking anyone, and parks only if
-//! nothing came in.
+//! first lingers up to [`LINGER`], during which senders queue without waking anyone, and parks
+//! only if nothing came in.
+//!
+//! The linger is long enough for a few tens of KiB to gather: the kernel spends about half as
+//! much per byte on one 64 KiB write into the page cache as on several 14 KiB ones (larger
+//! folios), and a writer that wakes a few hundred times a second takes a core from the workers
+//! less often (docs/PERFORMANCE.md). It ends early once [`Producers::enough`] batches are
+//! queued: the sender that brings the queue there wakes the writer, so no more than a small
+//! share of the running fetches ever waits on a linger.
 //!
 //! With few fetches running, a linger would only delay each of them: a job waits for its
 //! batch to be written before the next request to its host, so one host with no delay would
-//! lose up to a millisecond per page. Below [`LINGER_FROM`] running fetches the writer parks at
-//! once, as it always did. From there on it cannot be what limits the crawl: that many fetches
-//! each delayed by a millisecond still allow several times more pages per second than two cores
-//! can tokenize and compress.
+//! lose the linger on every page. Below [`LINGER_FROM`] running fetches the writer parks at
+//! once, as it always did.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::Thread;
 use std::time::Duration;
 
 use tokio::sync::mpsc::{self, error::TryRecvError};
 
-/// How long the writer waits for more batches when its queue runs dry.
-pub const LINGER: Duration = Duration::from_millis(1);
+/// How long the writer waits for more batches when its queue runs dry (cut short by a sender
+/// once [`Producers::enough`] batches are queued).
+pub const LINGER: Duration = Duration::from_millis(3);
 
 /// Running fetches from which the writer lingers.
 pub const LINGER_FROM: usize = 16;
 
-/// The fetches running that may hand the writer a batch, counted by the crawl.
+/// The share of the running fetches whose batches end a linger: one in this many.
+const WAITING_SHARE: usize = 4;
+
+/// Queued batches that end a linger whatever the number of running fetches: ~64 KiB of small
+/// pages' records, the size from which a larger write costs the kernel no less per byte.
+const ENOUGH_MAX: usize = 32;
+
+/// The fetches running that may hand the writer a batch, counted by the crawl, and how a
+/// lingering writer is woken.
 #[derive(Debug, Clone, Default)]
-pub struct Producers(Arc<AtomicUsize>);
+pub struct Producers(Arc<Shared>);
+
+#[derive(Debug, Default)]
+struct Shared {
+    running: AtomicUsize,
+    /// Set by the writer while it lingers; the sender that wakes it clears it.
+    lingering: AtomicBool,
+    /// The writer's thread, to wake it.
+    writer: OnceLock<Thread>,
+}
 
 impl Producers {
     /// Counts one fetch for as long as the returned guard lives.
     pub fn enter(&self) -> Producing<'_> {
-        self.0.fetch_add(1, Ordering::Relaxed);
+        self.0.running.fetch_add(1, Ordering::Relaxed);
         Producing(self)
     }
 
     fn running(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
+        self.0.running.load(Ordering::Relaxed)
     }
 
     /// Whether a writer whose queue ran dry should wait for more before parking.
     fn linger(&self) -> bool {
         self.running() >= LINGER_FROM
+    }
+
+    /// Queued batches that end a linger: one running fetch in [`WAITING_SHARE`], at most
+    /// [`ENOUGH_MAX`].
+    pub fn enough(&self) -> usize {
+        (self.running() / WAITING_SHARE).clamp(1, ENOUGH_MAX)
+    }
+
+    /// Told by a sender after its batch went into `queue`: wakes a lingering writer once
+    /// [`Producers::enough`] batches wait.
+    pub fn sent<T>(&self, queue: &mpsc::Sender<T>) {
+        if !self.0.lingering.load(Ordering::Relaxed) {
+            return;
+        }
+        let queued = queue.max_capacity() - queue.capacity();
+        if queued >= self.enough() && self.0.lingering.swap(false, Ordering::AcqRel) {
+            if let Some(writer) = self.0.writer.get() {
+                writer.unpark();
+            }
+        }
+    }
+
+    /// Lingers on the calling thread (the writer's) for up to `time`, or until a sender wakes
+    /// it.
+    fn linger_for(&self, time: Duration) {
+        let _ = self.0.writer.set(std::thread::current());
+        self.0.lingering.store(true, Ordering::Release);
+        std::thread::park_timeout(time);
+        self.0.lingering.store(false, Ordering::Release);
     }
 }
 
@@ -53,7 +106,7 @@ pub struct Producing<'a>(&'a Producers);
 
 impl Drop for Producing<'_> {
     fn drop(&mut self) {
-        self.0 .0.fetch_sub(1, Ordering::Relaxed);
+        self.0 .0.running.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -65,7 +118,7 @@ pub fn next<T>(receiver: &mut mpsc::Receiver<T>, producers: &Producers) -> Optio
         Err(TryRecvError::Empty) => {}
     }
     if producers.linger() {
-        std::thread::sleep(LINGER);
+        producers.linger_for(LINGER);
         match receiver.try_recv() {
             Ok(item) => return Some(item),
             Err(TryRecvError::Disconnected) => return None,
@@ -134,6 +187,48 @@ mod tests {
         assert!(!producers.linger());
         drop(few);
         assert_eq!(producers.running(), 0);
+    }
+
+    #[test]
+    fn a_sender_wakes_a_lingering_writer_once_enough_batches_wait() {
+        let producers = Producers::default();
+        let running: Vec<_> = (0..64).map(|_| producers.enter()).collect();
+        assert_eq!(producers.enough(), 64 / WAITING_SHARE);
+        // This thread plays the writer: it lingers, as `linger_for` marks it.
+        producers.0.writer.set(std::thread::current()).unwrap();
+        producers.0.lingering.store(true, Ordering::Release);
+        let (tx, _rx) = mpsc::channel(64);
+        for i in 1..producers.enough() {
+            tx.try_send(i).unwrap();
+            producers.sent(&tx);
+            assert!(
+                producers.0.lingering.load(Ordering::Acquire),
+                "{i} batches do not end the linger"
+            );
+        }
+        tx.try_send(0).unwrap();
+        producers.sent(&tx);
+        assert!(!producers.0.lingering.load(Ordering::Acquire));
+        // The wake is the thread's park token: a park returns at once instead of in a minute.
+        let parked = std::time::Instant::now();
+        std::thread::park_timeout(Duration::from_secs(60));
+        assert!(parked.elapsed() < Duration::from_secs(30));
+        // A writer that is not lingering is not woken (no futex call per page).
+        tx.try_send(0).unwrap();
+        producers.sent(&tx);
+        assert!(!producers.0.lingering.load(Ordering::Acquire));
+        drop(running);
+    }
+
+    #[test]
+    fn enough_is_a_share_of_the_running_fetches_within_bounds() {
+        let producers = Producers::default();
+        assert_eq!(producers.enough(), 1);
+        let few: Vec<_> = (0..LINGER_FROM).map(|_| producers.enter()).collect();
+        assert_eq!(producers.enough(), LINGER_FROM / WAITING_SHARE);
+        let many: Vec<_> = (0..1000).map(|_| producers.enter()).collect();
+        assert_eq!(producers.enough(), ENOUGH_MAX);
+        drop((few, many));
     }
 
     #[test]

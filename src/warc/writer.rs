@@ -6,7 +6,7 @@
 //! every sender is dropped (the crawl is over) or on the first I/O error, which it returns; the
 //! crawl notices the closed channel and stops.
 //!
-//! How it waits for the next batch (parked, or lingering a millisecond while many fetches run) is
+//! How it waits for the next batch (parked, or lingering up to 3 ms while many fetches run) is
 //! `warc/intake.rs`. Each wake takes every batch already queued (up to a bound) and appends them
 //! with one vectored write, then acknowledges them: a system call per wake, not per page.
 
