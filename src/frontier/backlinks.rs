@@ -104,28 +104,32 @@ impl Frontier {
         let from = self.ids.get(from_host).copied();
         let mut hosts_counted: Vec<u32> = Vec::new();
         let keep_urls = self.backlinks.as_ref().is_some_and(|b| b.urls.is_some());
-        // Host ids first, then the cache's answers in a loop of their own: its lookups miss
-        // the CPU caches (it spans megabytes) and, with nothing between them, the CPU overlaps
-        // those misses. (The links are distinct, so none of them is cached by another one's
-        // admission on the way.) Most of a page's links are on its own host, whose id is
-        // known: only the others' texts are read, for the id map, which hashes whole names.
-        let mut cached: Vec<Option<u32>> = links
+        // The cache's answers first, in a loop of their own: its lookups miss the CPU caches
+        // (it spans megabytes) and, with nothing between them, the CPU overlaps those misses.
+        // (The links are distinct, so none of them is cached by another one's admission on the
+        // way.) The cache is keyed by fingerprint alone (`seen_cache.rs`), so no link's host
+        // id is looked up for it.
+        let cached: Vec<bool> = keys
             .iter()
-            .zip(&keys)
-            .map(|(url, key)| match from {
-                Some(id) if key.on_page_host => Some(id),
-                _ => self.ids.get(url.host_str().unwrap_or("")).copied(),
-            })
+            .map(|key| self.seen_cache.contains(&key.fingerprint))
             .collect();
-        // A host not known yet is not registered here, and its links are not cached.
-        for (known, key) in cached.iter_mut().zip(&keys) {
-            *known = known.filter(|&id| self.seen_cache.contains(id, &key.fingerprint));
-        }
         for ((url, key), cached) in links.into_iter().zip(keys).zip(cached) {
             let fp = key.fingerprint;
+            if cached && self.backlinks.is_none() {
+                seen += 1;
+                continue;
+            }
+            // Backlinks count a cached link under its host, which is known (the cache holds
+            // admitted URLs only); most of a page's links are on its own host, whose id is at
+            // hand, and only the others' names are looked up.
+            let known = match (cached, from) {
+                (false, _) => None,
+                (true, Some(id)) if key.on_page_host => Some(id),
+                (true, _) => self.ids.get(url.host_str().unwrap_or("")).copied(),
+            };
             // The text is kept only for a link the cache of recent links answers (a storage
             // that asks for texts defers every admission, so no other link is counted here).
-            let (id, outcome, text) = match cached {
+            let (id, outcome, text) = match known {
                 Some(id) => (id, Admit::Seen, keep_urls.then(|| url.as_str().into())),
                 None => match admit(url) {
                     Some(candidate) => {

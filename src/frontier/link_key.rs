@@ -5,8 +5,9 @@
 //! seen, to admission. Computed in the loop, both answers read each link's text, which the
 //! job wrote on another thread or long before (gzip and the WARC write come between); the
 //! job computes them right after extraction, while the text is hot. The loop then reads the
-//! text of a link only when it is on another host (for that host's id) or the seen cache does
-//! not know it (docs/PERFORMANCE.md: the loop's share 2.83% -> 1.88% of samples).
+//! text of a link only when the seen cache does not know it, or under `--order backlinks` for
+//! a cached link on another host, whose id its count needs (docs/PERFORMANCE.md: the loop's
+//! share 2.83% -> 1.88% of samples).
 
 use url::Url;
 

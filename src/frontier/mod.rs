@@ -210,10 +210,10 @@ impl Frontier {
         now: Instant,
     ) -> (u32, Admit) {
         let id = self.host_id(candidate.url.host_str().unwrap_or(""), now);
-        if self.seen_cache.contains(id, &fp) {
+        if self.seen_cache.contains(&fp) {
             return (id, Admit::Seen);
         }
-        self.seen_cache.insert(id, &fp);
+        self.seen_cache.insert(&fp);
         let rank =
             self.config
                 .order

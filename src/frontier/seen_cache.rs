@@ -4,14 +4,18 @@
 //! Two generations of fingerprints: lookups check both, inserts go to the current one, and when
 //! it is full the older generation is dropped. Recently offered URLs stay cached; memory is at
 //! most two generations of 16-byte keys.
+//!
+//! A key is the URL's fingerprint alone, not its host's id with it as on disk: the fingerprint
+//! is of the whole canonical URL, host included, so it names the same URL, and a page's links
+//! on other hosts are then answered without looking their hosts' ids up (a hash of the name and
+//! a read of the stored name per link, ~130 ns each inside a crawl; docs/PERFORMANCE.md).
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::storage::Fingerprint;
 
-/// Hashes a key that is already uniformly random (96 bits of SHA-1 and a host id) by folding
-/// it to 64 bits: SipHash would spend time making random bits random (it showed at ~1.5% of a
+/// Hashes a key that is already uniformly random (96 bits of SHA-1) by folding it to 64 bits: SipHash would spend time making random bits random (it showed at ~1.5% of a
 /// crawl's samples on small pages).
 #[derive(Default)]
 struct FoldHasher(u64);
@@ -30,7 +34,6 @@ impl Hasher for FoldHasher {
     }
 
     fn write_u128(&mut self, k: u128) {
-        // The fingerprint bits vary most; the host id (top 32 bits) is mixed in too.
         self.0 = (k as u64) ^ ((k >> 64) as u64).rotate_left(17);
     }
 }
@@ -55,25 +58,24 @@ impl SeenCache {
         }
     }
 
-    /// True when the URL with fingerprint `fp` on host `host` is cached (it was seen).
-    pub fn contains(&self, host: u32, fp: &Fingerprint) -> bool {
-        let k = key(host, fp);
+    /// True when the URL with fingerprint `fp` is cached (it was seen).
+    pub fn contains(&self, fp: &Fingerprint) -> bool {
+        let k = key(fp);
         self.current.contains(&k) || self.previous.contains(&k)
     }
 
-    /// Records that the URL with fingerprint `fp` on host `host` was seen.
-    pub fn insert(&mut self, host: u32, fp: &Fingerprint) {
+    /// Records that the URL with fingerprint `fp` was seen.
+    pub fn insert(&mut self, fp: &Fingerprint) {
         if self.current.len() >= self.generation {
             self.previous = std::mem::take(&mut self.current);
             self.current.reserve(self.generation);
         }
-        self.current.insert(key(host, fp));
+        self.current.insert(key(fp));
     }
 }
 
-fn key(host: u32, fp: &Fingerprint) -> u128 {
+fn key(fp: &Fingerprint) -> u128 {
     let mut k = [0u8; 16];
-    k[..4].copy_from_slice(&host.to_be_bytes());
     k[4..].copy_from_slice(fp);
     u128::from_be_bytes(k)
 }
@@ -82,24 +84,33 @@ fn key(host: u32, fp: &Fingerprint) -> u128 {
 mod tests {
     use super::*;
 
-    fn k(n: u8) -> (u32, Fingerprint) {
-        (u32::from(n), [n; 12])
+    fn k(n: u8) -> Fingerprint {
+        [n; 12]
     }
 
     #[test]
     fn keeps_the_last_generation_and_forgets_older_ones() {
         let mut c = SeenCache::new(2);
-        c.insert(k(1).0, &k(1).1);
-        c.insert(k(2).0, &k(2).1);
-        c.insert(k(3).0, &k(3).1); // 1, 2 become the previous generation
-        assert!(c.contains(k(1).0, &k(1).1) && c.contains(k(3).0, &k(3).1));
-        c.insert(k(4).0, &k(4).1);
-        c.insert(k(5).0, &k(5).1); // 3, 4 previous; 1, 2 forgotten
-        assert!(!c.contains(k(1).0, &k(1).1) && !c.contains(k(2).0, &k(2).1));
-        assert!(
-            c.contains(k(3).0, &k(3).1)
-                && c.contains(k(4).0, &k(4).1)
-                && c.contains(k(5).0, &k(5).1)
-        );
+        c.insert(&k(1));
+        c.insert(&k(2));
+        c.insert(&k(3)); // 1, 2 become the previous generation
+        assert!(c.contains(&k(1)) && c.contains(&k(3)));
+        c.insert(&k(4));
+        c.insert(&k(5)); // 3, 4 previous; 1, 2 forgotten
+        assert!(!c.contains(&k(1)) && !c.contains(&k(2)));
+        assert!(c.contains(&k(3)) && c.contains(&k(4)) && c.contains(&k(5)));
+    }
+
+    #[test]
+    fn a_key_is_the_whole_fingerprint() {
+        let mut c = SeenCache::new(8);
+        let mut fp = k(7);
+        c.insert(&fp);
+        for i in 0..fp.len() {
+            fp[i] ^= 1;
+            assert!(!c.contains(&fp), "byte {i} is part of the key");
+            fp[i] ^= 1;
+        }
+        assert!(c.contains(&fp));
     }
 }
