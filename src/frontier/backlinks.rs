@@ -101,7 +101,11 @@ impl Frontier {
             false => link_keys(&links, from_host),
         };
         let mut seen = 0;
-        let from = self.ids.get(from_host).copied();
+        // The page's host id serves backlinks only (a count per other host).
+        let from = match self.backlinks {
+            Some(_) => self.ids.get(from_host).copied(),
+            None => None,
+        };
         let mut hosts_counted: Vec<u32> = Vec::new();
         let keep_urls = self.backlinks.as_ref().is_some_and(|b| b.urls.is_some());
         // The cache's answers first, in a loop of their own: its lookups miss the CPU caches

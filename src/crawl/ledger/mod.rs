@@ -170,11 +170,13 @@ impl Ledger {
             self.tally.requests += 1;
             self.tally.request_time += elapsed;
             self.tally.bytes_downloaded += bytes;
-            *self
-                .tally
-                .hosts_crawled
-                .entry(job.host.clone())
-                .or_default() += 1;
+            // The host's key is made once, not cloned for every request.
+            match self.tally.hosts_crawled.get_mut(&job.host) {
+                Some(n) => *n += 1,
+                None => {
+                    self.tally.hosts_crawled.insert(job.host.clone(), 1);
+                }
+            }
         }
         match outcome {
             // A DNS lookup for --politeness ip: no request was made.
