@@ -15,8 +15,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::storage::Fingerprint;
 
-/// Hashes a key that is already uniformly random (96 bits of SHA-1) by folding it to 64 bits: SipHash would spend time making random bits random (it showed at ~1.5% of a
-/// crawl's samples on small pages).
+/// Hashes a key that is already uniformly random (96 bits of SHA-1) by folding it to 64 bits:
+/// SipHash would spend time making random bits random (it showed at ~1.5% of a crawl's samples
+/// on small pages).
 #[derive(Default)]
 struct FoldHasher(u64);
 

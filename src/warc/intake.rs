@@ -11,8 +11,8 @@
 //! much per byte on one 64 KiB write into the page cache as on several 14 KiB ones (larger
 //! folios), and a writer that wakes a few hundred times a second takes a core from the workers
 //! less often (docs/PERFORMANCE.md). It ends early once [`Producers::enough`] batches are
-//! queued: the sender that brings the queue there wakes the writer, so no more than a small
-//! share of the running fetches ever waits on a linger.
+//! queued: the sender that brings the queue there wakes the writer, so no more than about a
+//! quarter of the running fetches ever wait on a linger.
 //!
 //! With few fetches running, a linger would only delay each of them: a job waits for its
 //! batch to be written before the next request to its host, so one host with no delay would
@@ -36,8 +36,8 @@ pub const LINGER_FROM: usize = 16;
 /// The share of the running fetches whose batches end a linger: one in this many.
 const WAITING_SHARE: usize = 4;
 
-/// Queued batches that end a linger whatever the number of running fetches: ~64 KiB of small
-/// pages' records, the size from which a larger write costs the kernel no less per byte.
+/// Queued batches that end a linger whatever the number of running fetches: ~150 KiB of small
+/// pages' records, past the ~64 KiB from which a larger write costs the kernel no less per byte.
 const ENOUGH_MAX: usize = 32;
 
 /// The fetches running that may hand the writer a batch, counted by the crawl, and how a
@@ -213,7 +213,8 @@ mod tests {
         let parked = std::time::Instant::now();
         std::thread::park_timeout(Duration::from_secs(60));
         assert!(parked.elapsed() < Duration::from_secs(30));
-        // A writer that is not lingering is not woken (no futex call per page).
+        // Once woken, the writer is not lingering: later batches leave the flag down and make no
+        // further wake (no futex call per page).
         tx.try_send(0).unwrap();
         producers.sent(&tx);
         assert!(!producers.0.lingering.load(Ordering::Acquire));
