@@ -8,11 +8,11 @@
 //! only if nothing came in.
 //!
 //! The linger is long enough for a few tens of KiB to gather: the kernel spends about half as
-//! much per byte on one 64 KiB write into the page cache as on several 14 KiB ones (larger
-//! folios), and a writer that wakes a few hundred times a second takes a core from the workers
-//! less often (docs/PERFORMANCE.md). It ends early once [`Producers::enough`] batches are
-//! queued: the sender that brings the queue there wakes the writer, so no more than about a
-//! quarter of the running fetches ever wait on a linger.
+//! much per byte on one 64 KiB write into the page cache as on several 14 KiB ones (most
+//! likely larger folios), and a writer that wakes a few hundred times a second most likely
+//! takes a core from the workers less often (docs/PERFORMANCE.md). It ends early once
+//! [`Producers::enough`] batches are queued: the sender that brings the queue there wakes the
+//! writer, so no more than about a quarter of the running fetches ever wait on a linger.
 //!
 //! With few fetches running, a linger would only delay each of them: a job waits for its
 //! batch to be written before the next request to its host, so one host with no delay would

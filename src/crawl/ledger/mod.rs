@@ -170,13 +170,7 @@ impl Ledger {
             self.tally.requests += 1;
             self.tally.request_time += elapsed;
             self.tally.bytes_downloaded += bytes;
-            // The host's key is made once, not cloned for every request.
-            match self.tally.hosts_crawled.get_mut(&job.host) {
-                Some(n) => *n += 1,
-                None => {
-                    self.tally.hosts_crawled.insert(job.host.clone(), 1);
-                }
-            }
+            count_for_host(&mut self.tally.hosts_crawled, &job.host);
         }
         match outcome {
             // A DNS lookup for --politeness ip: no request was made.
@@ -289,15 +283,9 @@ impl Ledger {
                 }
                 if page {
                     self.tally.pages += 1;
-                    let per_host = &mut self.tally.pages_per_host;
-                    // The host's key is made once, not cloned for every page.
-                    let host_pages = match per_host.get_mut(&job.host) {
-                        Some(n) => n,
-                        None => per_host.entry(job.host.clone()).or_default(),
-                    };
-                    *host_pages += 1;
+                    let host_pages = count_for_host(&mut self.tally.pages_per_host, &job.host);
                     let quota = self.rules.max_pages_per_host;
-                    if quota.is_some_and(|max| *host_pages >= max) {
+                    if quota.is_some_and(|max| host_pages >= max) {
                         let dropped = self.frontier.drop_host(&job.host);
                         self.tally.filtered.host_quota += dropped as u64;
                     }
@@ -429,6 +417,17 @@ fn admit(
             None
         }
     }
+}
+
+/// Adds one to `host`'s count in `counts` and returns it; the host's key is made only the
+/// first time, not copied for every job.
+fn count_for_host(counts: &mut HashMap<String, u64>, host: &str) -> u64 {
+    let n = match counts.get_mut(host) {
+        Some(n) => n,
+        None => counts.entry(host.to_string()).or_default(),
+    };
+    *n += 1;
+    *n
 }
 
 fn count_rejection(f: &mut Filtered, r: Rejection) {
