@@ -1,0 +1,245 @@
+//! A diagnostic of the per-request floor: what one HTTP/1.1 exchange on a kept-alive
+//! connection costs the client, by client and by what the thread does between exchanges.
+//!
+//! The floor's per-request part (`bench_floor --requests`) times exchanges back to back, so
+//! the client's code and data stay in the CPU's caches; a crawler processes a page between
+//! two exchanges. This runs the exchanges one after another over 50 hosts of the running
+//! benchmark web and times only the exchanges (thread CPU clock), with `--between`:
+//! `none` (the floor's conditions), `page` (the last response gzipped at level 3, as the
+//! response record is, and a 700-byte record at the small-record level, then tokenized for
+//! links: a crawler's work per page), `gzip` or `tokenize` (one of the two).
+//!
+//! `--client blocking` is the floor's client (blocking sockets, the head found and its
+//! Content-Length read); `hyper` is trawl's use of hyper (a connection handshake per request
+//! on the kept-alive socket, taken back with `into_parts`, on a current-thread runtime);
+//! `hyper-kept` keeps one hyper connection per host.
+//!
+//! Usage: exchange_cost --port 8080 --profile small --requests 20000
+//!        --client blocking|hyper|hyper-kept --between none|page|gzip|tokenize
+//! Prints one JSON line. Run it beside a busy core (as in a crawl): on an idle machine each
+//! wake-up costs several times more (docs/PERFORMANCE.md).
+
+#[path = "bench/run.rs"]
+mod run;
+#[path = "bench/web.rs"]
+mod web;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+
+use http_body_util::{BodyExt, Empty};
+use hyper::client::conn::http1;
+use hyper_util::rt::TokioIo;
+use run::arg;
+use url::Url;
+use web::host_ip;
+
+/// Hosts the exchanges go round, as in the floor.
+const HOSTS: usize = 50;
+
+/// CPU time of this thread in seconds, to the nanosecond.
+fn thread_cpu() -> f64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// What runs between two exchanges.
+#[derive(Clone, Copy, PartialEq)]
+enum Between {
+    Nothing,
+    Page,
+    Gzip,
+    Tokenize,
+}
+
+/// The work a crawler does on `response` before its next exchange.
+fn work_between(between: Between, response: &[u8]) {
+    if response.is_empty() || between == Between::Nothing {
+        return;
+    }
+    if matches!(between, Between::Page | Between::Gzip) {
+        std::hint::black_box(trawl::record::gzip_member(response, 3).len());
+        let small = &response[..response.len().min(700)];
+        std::hint::black_box(trawl::record::gzip_member(small, 3).len());
+    }
+    if matches!(between, Between::Page | Between::Tokenize) {
+        let text = String::from_utf8_lossy(response);
+        let base = Url::parse("http://127.1.0.1:8080/p/1.html").expect("a valid URL");
+        std::hint::black_box(trawl::extract::extract_links(&text, &base, 5000).urls.len());
+    }
+}
+
+/// The request line and headers for page `p` of `host`, as the floor sends them.
+fn request_text(host: &str, p: usize) -> String {
+    format!(
+        "GET /p/{p}.html HTTP/1.1\r\nHost: {host}\r\nUser-Agent: trawl/0.1\r\n\
+         Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\nAccept-Encoding: gzip, br\r\n\r\n"
+    )
+}
+
+/// One blocking exchange; returns the whole response.
+fn blocking_exchange(stream: &mut TcpStream, host: &str, p: usize) -> Vec<u8> {
+    stream
+        .write_all(request_text(host, p).as_bytes())
+        .expect("the benchmark web answers");
+    let mut response = Vec::with_capacity(64 << 10);
+    let mut chunk = [0u8; 64 << 10];
+    let total = loop {
+        let n = stream.read(&mut chunk).expect("the benchmark web answers");
+        assert!(n > 0, "the benchmark web closed a kept-alive connection");
+        response.extend_from_slice(&chunk[..n]);
+        if let Some(end) = response.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&response[..end]);
+            let length: usize = head
+                .split("\r\n")
+                .find_map(|line| {
+                    let (name, value) = line.split_once(':')?;
+                    name.eq_ignore_ascii_case("content-length")
+                        .then(|| value.trim().parse().ok())?
+                })
+                .unwrap_or(0);
+            break end + 4 + length;
+        }
+    };
+    while response.len() < total {
+        let n = stream.read(&mut chunk).expect("the benchmark web answers");
+        assert!(n > 0, "the benchmark web closed a kept-alive connection");
+        response.extend_from_slice(&chunk[..n]);
+    }
+    response
+}
+
+/// The hyper request for page `p` of `host`, with the floor's headers.
+fn hyper_request(host: &str, p: usize) -> http::Request<Empty<bytes::Bytes>> {
+    http::Request::get(format!("/p/{p}.html"))
+        .header("Host", host)
+        .header("User-Agent", "trawl/0.1")
+        .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+        .header("Accept-Encoding", "gzip, br")
+        .body(Empty::new())
+        .expect("a valid request")
+}
+
+/// Sends the request for page `p` of `host` on `sender` and reads the whole body.
+async fn send(
+    sender: &mut http1::SendRequest<Empty<bytes::Bytes>>,
+    host: &str,
+    p: usize,
+) -> Vec<u8> {
+    let response = sender.send_request(hyper_request(host, p)).await;
+    let body = response.expect("the benchmark web answers").into_body();
+    let body = body.collect().await.expect("a whole body");
+    body.to_bytes().to_vec()
+}
+
+/// One exchange as trawl makes it: a handshake on the kept-alive socket, the request, the
+/// body read whole, and the socket taken back. Returns the body and the socket.
+async fn hyper_exchange(
+    stream: tokio::net::TcpStream,
+    host: &str,
+    p: usize,
+) -> (Vec<u8>, tokio::net::TcpStream) {
+    let (mut sender, mut conn) = http1::handshake::<_, Empty<bytes::Bytes>>(TokioIo::new(stream))
+        .await
+        .expect("a handshake on an open socket");
+    let exchange = send(&mut sender, host, p);
+    let mut exchange = std::pin::pin!(exchange);
+    // The connection is driven only until the body is in: it then waits for a next request
+    // that never comes, and is taken apart.
+    let body = tokio::select! {
+        body = &mut exchange => body,
+        _ = std::future::poll_fn(|cx| conn.poll_without_shutdown(cx)) => {
+            panic!("the connection ended before the response")
+        }
+    };
+    let parts = conn.into_parts();
+    (body, parts.io.into_inner())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let port: u16 = arg(&args, "--port", "8080").parse().expect("--port N");
+    let requests: usize = arg(&args, "--requests", "20000")
+        .parse()
+        .expect("--requests N");
+    let pages: usize = arg(&args, "--pages", "30").parse().expect("--pages N");
+    let client = arg(&args, "--client", "blocking");
+    let between = match arg(&args, "--between", "none").as_str() {
+        "none" => Between::Nothing,
+        "page" => Between::Page,
+        "gzip" => Between::Gzip,
+        "tokenize" => Between::Tokenize,
+        other => panic!("--between {other}: none, page, gzip or tokenize"),
+    };
+    let hosts: Vec<(String, SocketAddr)> = (0..HOSTS)
+        .map(|h| {
+            let addr = SocketAddr::from((host_ip(h), port));
+            (addr.to_string(), addr)
+        })
+        .collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let (spent, bytes) = runtime.block_on(async {
+        let mut streams = Vec::with_capacity(HOSTS);
+        for (_, addr) in &hosts {
+            let stream = tokio::net::TcpStream::connect(addr)
+                .await
+                .expect("the benchmark web on --port");
+            stream.set_nodelay(true).expect("a TCP socket");
+            streams.push(Some(stream));
+        }
+        let mut blocking: Vec<TcpStream> = Vec::new();
+        let mut kept = Vec::new();
+        match client.as_str() {
+            "blocking" => {
+                for stream in &mut streams {
+                    let stream = stream.take().expect("opened above").into_std();
+                    let stream = stream.expect("a tokio socket converts");
+                    stream.set_nonblocking(false).expect("a TCP socket");
+                    blocking.push(stream);
+                }
+            }
+            "hyper-kept" => {
+                for stream in &mut streams {
+                    let io = TokioIo::new(stream.take().expect("opened above"));
+                    let (sender, conn) = http1::handshake::<_, Empty<bytes::Bytes>>(io)
+                        .await
+                        .expect("a handshake on an open socket");
+                    tokio::spawn(conn);
+                    kept.push(sender);
+                }
+            }
+            "hyper" => {}
+            other => panic!("--client {other}: blocking, hyper or hyper-kept"),
+        }
+        let (mut spent, mut bytes) = (0.0, 0);
+        let mut last: Vec<u8> = Vec::new();
+        for i in 0..requests {
+            work_between(between, &last);
+            let (h, p) = (i % HOSTS, (i / HOSTS) % pages);
+            let host = &hosts[h].0;
+            let start = thread_cpu();
+            last = match client.as_str() {
+                "blocking" => blocking_exchange(&mut blocking[h], host, p),
+                "hyper-kept" => send(&mut kept[h], host, p).await,
+                _ => {
+                    let stream = streams[h].take().expect("put back after each exchange");
+                    let (body, stream) = hyper_exchange(stream, host, p).await;
+                    streams[h] = Some(stream);
+                    body
+                }
+            };
+            spent += thread_cpu() - start;
+            bytes += last.len();
+        }
+        (spent, bytes)
+    });
+    println!(
+        "{{\"client\": \"{client}\", \"between\": \"{}\", \"requests\": {requests}, \"exchange_us\": {:.2}, \"bytes\": {}}}",
+        arg(&args, "--between", "none"),
+        spent * 1e6 / requests.max(1) as f64,
+        bytes / requests.max(1)
+    );
+}
