@@ -12,10 +12,12 @@
 //! `--client blocking` is the floor's client (blocking sockets, the head found and its
 //! Content-Length read); `hyper` is trawl's use of hyper (a connection handshake per request
 //! on the kept-alive socket, taken back with `into_parts`, on a current-thread runtime);
-//! `hyper-kept` keeps one hyper connection per host.
+//! `hyper-kept` keeps one hyper connection per host; `trawl` is trawl's fetcher itself
+//! (`Fetcher::fetch` with the connection kept per host: the recorder's tape, the timeouts,
+//! the request template, the cookie jar, the head parsed for the capture).
 //!
 //! Usage: exchange_cost --port 8080 --profile small --requests 20000
-//!        --client blocking|hyper|hyper-kept --between none|page|gzip|tokenize
+//!        --client blocking|hyper|hyper-kept|trawl --between none|page|gzip|tokenize
 //! Prints one JSON line. Run it beside a busy core (as in a crawl): on an idle machine each
 //! wake-up costs several times more (docs/PERFORMANCE.md).
 
@@ -31,6 +33,8 @@ use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use run::arg;
+use std::time::Duration;
+use trawl::fetch::{AddressGuard, BodyPlan, Connection, FetchOptions, Fetcher};
 use url::Url;
 use web::host_ip;
 
@@ -156,6 +160,43 @@ async fn hyper_exchange(
     (body, parts.io.into_inner())
 }
 
+/// trawl's fetcher with the crawl's defaults, loopback allowed.
+fn trawl_fetcher() -> Fetcher {
+    let jar = std::sync::Arc::new(trawl::fetch::CookieJar::new());
+    Fetcher::new(FetchOptions {
+        user_agent: "trawl/0.1".into(),
+        headers: Vec::new(),
+        connect_timeout: Duration::from_secs(10),
+        read_timeout: Duration::from_secs(30),
+        total_timeout: Duration::from_secs(120),
+        max_head_bytes: 64 << 10,
+        max_headers: 200,
+        insecure: false,
+        guard: AddressGuard::new(true),
+        pins: Vec::new(),
+        proxy: None,
+        dns_servers: Vec::new(),
+        dns_records: false,
+    })
+    .with_cookies(jar)
+}
+
+/// One exchange by trawl's fetcher on `idle` (kept per host); returns the response bytes as
+/// recorded and the connection to keep.
+async fn trawl_exchange(
+    fetcher: &Fetcher,
+    host: &str,
+    p: usize,
+    idle: Option<Connection>,
+) -> (Vec<u8>, Option<Connection>) {
+    let url = Url::parse(&format!("http://{host}/p/{p}.html")).expect("a valid URL");
+    let (fetched, conn) = fetcher
+        .fetch(&url, idle, |_| BodyPlan::Read { max_body: 10 << 20 })
+        .await;
+    let fetched = fetched.expect("the benchmark web answers");
+    (fetched.capture.exchange.response, conn)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let port: u16 = arg(&args, "--port", "8080").parse().expect("--port N");
@@ -211,9 +252,11 @@ fn main() {
                     kept.push(sender);
                 }
             }
-            "hyper" => {}
-            other => panic!("--client {other}: blocking, hyper or hyper-kept"),
+            "hyper" | "trawl" => {}
+            other => panic!("--client {other}: blocking, hyper, hyper-kept or trawl"),
         }
+        let fetcher = trawl_fetcher();
+        let mut idle: Vec<Option<Connection>> = (0..HOSTS).map(|_| None).collect();
         let (mut spent, mut bytes) = (0.0, 0);
         let mut last: Vec<u8> = Vec::new();
         for i in 0..requests {
@@ -224,6 +267,11 @@ fn main() {
             last = match client.as_str() {
                 "blocking" => blocking_exchange(&mut blocking[h], host, p),
                 "hyper-kept" => send(&mut kept[h], host, p).await,
+                "trawl" => {
+                    let (response, conn) = trawl_exchange(&fetcher, host, p, idle[h].take()).await;
+                    idle[h] = conn;
+                    response
+                }
                 _ => {
                     let stream = streams[h].take().expect("put back after each exchange");
                     let (body, stream) = hyper_exchange(stream, host, p).await;

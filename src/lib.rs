@@ -15,7 +15,7 @@
 //! | [`url_rules`] | canonical URLs, scope, URL filters |
 //! | [`frontier`] | per-host queues, politeness, robots.txt state, the storage seam |
 //! | [`crawl_db`] | the embedded database (redb): the frontier's storage, saved counters |
-//! | `fetch` | connections, TLS, DNS, the byte recorder; produces a `capture::Capture` |
+//! | [`fetch`] | connections, TLS, DNS, the byte recorder; produces a `capture::Capture` |
 //! | `capture` / [`exchange`] | one capture: recorded bytes, parsed head, payload |
 //! | `fault` | the kinds of fault the report counts |
 //! | [`http_message`] | reading recorded HTTP messages (head, media type, chunked, coding) |
@@ -50,7 +50,7 @@ pub mod exchange;
 pub mod exit;
 pub mod extract;
 pub(crate) mod fault;
-pub(crate) mod fetch;
+pub mod fetch;
 pub mod frontier;
 pub mod http_message;
 pub(crate) mod index;
