@@ -14,11 +14,13 @@
 //! on the kept-alive socket, taken back with `into_parts`, on a current-thread runtime);
 //! `hyper-kept` keeps one hyper connection per host; `trawl` is trawl's fetcher itself
 //! (`Fetcher::fetch` with the connection kept per host: the recorder's tape, the timeouts,
-//! the request template, the cookie jar, the head parsed for the capture).
+//! the request template, the cookie jar, the head parsed for the capture; it opens its own
+//! connections, so 50 of the exchanges include a connect).
 //!
-//! Usage: exchange_cost --port 8080 --profile small --requests 20000
+//! Usage: exchange_cost --port 8080 --requests 20000 [--pages 30]
 //!        --client blocking|hyper|hyper-kept|trawl --between none|page|gzip|tokenize
-//! Prints one JSON line. Run it beside a busy core (as in a crawl): on an idle machine each
+//! The pages are those of the web `bench_web` serves on --port (`--profile small` for the
+//! figures in docs/PERFORMANCE.md). Prints one JSON line. Run it beside a busy core (as in a crawl): on an idle machine each
 //! wake-up costs several times more (docs/PERFORMANCE.md).
 
 #[path = "bench/run.rs"]
