@@ -1,12 +1,7 @@
-//! Stage 4, record building: the WARC records of one capture, serialized in the fetching task.
-//! Request, then response (or a revisit when the content-seen test found the payload), then a
-//! metadata record of the 1xx interim responses if there were any, then the page's metadata
-//! record if asked for.
-//!
-//! The records are left uncompressed unless one of them is large (a response of
-//! [`STREAMED_RECORD`](crate::record::STREAMED_RECORD) bytes or more, compressed here as a stream from the recorded bytes): the
-//! crawl then has them compressed by the writer thread while it keeps up, back to back, or
-//! here when it does not ([`BuiltRecords::into_members`], `warc/deferral.rs`).
+//! Stage 4, record building: the WARC records of one capture, serialized and compressed in the
+//! fetching task so the single writer only appends. Request, then response (or a revisit when
+//! the content-seen test found the payload), then a metadata record of the 1xx interim
+//! responses if there were any, then the page's metadata record if asked for.
 //!
 //! The response record holds the final response only: warcio, pywb and cdxj-indexer read the
 //! first status line of the block as the response, so interim heads there would replace the
@@ -46,32 +41,10 @@ pub struct PageFacts<'a> {
 /// The records of one capture.
 #[derive(Debug)]
 pub struct BuiltRecords {
-    /// The records in file order: each a whole uncompressed record when `raw`, else each one
-    /// gzip member.
-    pub records: Vec<Vec<u8>>,
-    /// Whether `records` are uncompressed.
-    pub raw: bool,
+    /// One gzip member per record, in file order.
+    pub members: Vec<Vec<u8>>,
     /// WARC-Record-ID of the response (or revisit) record.
     pub response_id: String,
-}
-
-impl BuiltRecords {
-    /// Bytes of `records` as they are.
-    pub fn bytes(&self) -> usize {
-        self.records.iter().map(Vec::len).sum()
-    }
-
-    /// The records as gzip members at `level`, compressed here if they are raw.
-    pub fn into_members(self, level: u32) -> Vec<Vec<u8>> {
-        match self.raw {
-            true => self
-                .records
-                .iter()
-                .map(|record| gzip_member(record, level))
-                .collect(),
-            false => self.records,
-        }
-    }
 }
 
 /// The `dns:` records of name resolutions (`--dns-records`), one gzip member each.
@@ -101,21 +74,8 @@ pub fn build_records(
     let ex = &capture.exchange;
     let (request, response) = exchange_records_as(ex, Some(payload_digest), form);
     let level = options.gzip_level;
-    // Each record as it is, or every one compressed if the response is too large to be
-    // copied whole (a record's text is compressed, not the whole exchange's, and the small
-    // ones would not be worth a trip to the writer on their own).
-    let (raw, response_id, response_record) = match response.into_bytes() {
-        Ok((id, record)) => (true, id, record),
-        Err(streamed) => {
-            let (id, member) = streamed.into_member(level);
-            (false, id, member)
-        }
-    };
-    let finish = |record: Vec<u8>| match raw {
-        true => record,
-        false => gzip_member(&record, level),
-    };
-    let mut records = vec![finish(request.bytes), response_record];
+    let (response_id, response_member) = response.into_member(level);
+    let mut members = vec![gzip_member(&request.bytes, level), response_member];
     if !ex.interim.is_empty() {
         let meta = metadata_record(
             &ex.target_uri,
@@ -123,7 +83,7 @@ pub fn build_records(
             &response_id,
             &interim_fields(&ex.interim),
         );
-        records.push(finish(meta.bytes));
+        members.push(gzip_member(&meta.bytes, level));
     }
     if let (true, Some(facts)) = (options.metadata_records, page) {
         let mut fields: Vec<(&str, String)> = vec![
@@ -132,11 +92,10 @@ pub fn build_records(
         ];
         fields.extend(facts.links.iter().map(|l| ("outlink", l.to_string())));
         let meta = metadata_record(&ex.target_uri, ex.date, &response_id, &fields);
-        records.push(finish(meta.bytes));
+        members.push(gzip_member(&meta.bytes, level));
     }
     BuiltRecords {
-        records,
-        raw,
+        members,
         response_id,
     }
 }

@@ -11,7 +11,7 @@ use crate::chain::build_records::{build_dns_records, build_records, PageFacts, R
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, PageBudget, SkipReason, Verdict};
 use crate::chain::outlinks::{outlinks, sitemap_links, stylesheet_requisites, LinkRules, Outlinks};
-use crate::chain::write::{write, write_records};
+use crate::chain::write::write;
 use crate::exchange::Truncation;
 use crate::fault::FaultKind;
 use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
@@ -267,11 +267,10 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     let truncated = capture.exchange.truncated;
     let bytes_saved = seen.bytes_saved(&capture);
     // The response's bytes are let go before the wait for the writer (only a sitemap's are
-    // read again): a job that waits holds its records, not the page as well.
+    // read again): a job that waits holds its gzip members, not the page as well.
     let capture = sitemap.then_some(capture);
     // The job counts as done only once its records are in the file (replay relies on it).
-    let level = ctx.records.gzip_level;
-    if write_records(&ctx.writer, &ctx.producers, built, level)
+    if write(&ctx.writer, &ctx.producers, built.members)
         .await
         .is_err()
     {

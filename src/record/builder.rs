@@ -118,35 +118,22 @@ impl BorrowedRecord<'_> {
         }
     }
 
-    /// The record as one buffer, uncompressed, with its id: completed in its head's buffer
-    /// (made with room for it), so the block is copied once, as [`Self::into_member`] copies
-    /// it before compressing. The record itself back for one of [`STREAMED_RECORD`] bytes or
-    /// more, which is only ever compressed as a stream.
-    pub fn into_bytes(self) -> Result<(String, Vec<u8>), Self> {
-        if is_streamed(self.block) {
-            return Err(self);
-        }
-        let BorrowedRecord {
-            id,
-            mut head,
-            block,
-        } = self;
-        head.extend_from_slice(block);
-        head.extend_from_slice(RECORD_END);
-        Ok((id, head))
-    }
-
     /// The record as one gzip member, with its id. A record under [`STREAMED_RECORD`] bytes
     /// is completed in its head's buffer (made with room for it) and compressed in one call,
     /// as every other record is; a larger one is compressed as a stream from its head and
     /// the borrowed block, which is never copied.
     pub fn into_member(self, level: u32) -> (String, Vec<u8>) {
-        match self.into_bytes() {
-            Ok((id, record)) => (id, gzip_member(&record, level)),
-            Err(BorrowedRecord { id, head, block }) => {
-                (id, gzip_member_streamed(&[&head, block, RECORD_END], level))
-            }
+        let BorrowedRecord {
+            id,
+            mut head,
+            block,
+        } = self;
+        if is_streamed(block) {
+            return (id, gzip_member_streamed(&[&head, block, RECORD_END], level));
         }
+        head.extend_from_slice(block);
+        head.extend_from_slice(RECORD_END);
+        (id, gzip_member(&head, level))
     }
 }
 

@@ -15,4 +15,4 @@ pub use builder::{
 };
 pub use digest::{payload_of_response, sha1_digest};
 pub use dns_record::dns_record;
-pub use gzip::{gzip_member, STREAMED_RECORD};
+pub use gzip::gzip_member;

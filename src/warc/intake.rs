@@ -26,8 +26,6 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::{self, error::TryRecvError};
 
-use super::deferral::Deferral;
-
 /// How long the writer waits for more batches when its queue runs dry (cut short by a sender
 /// once [`Producers::enough`] batches are queued).
 pub const LINGER: Duration = Duration::from_millis(3);
@@ -42,15 +40,14 @@ const WAITING_SHARE: usize = 4;
 /// pages' records, past the ~64 KiB from which a larger write costs the kernel no less per byte.
 const ENOUGH_MAX: usize = 32;
 
-/// The fetches running that may hand the writer a batch, counted by the crawl, how a
-/// lingering writer is woken, and the uncompressed bytes queued for it (`deferral.rs`).
+/// The fetches running that may hand the writer a batch, counted by the crawl, and how a
+/// lingering writer is woken.
 #[derive(Debug, Clone, Default)]
 pub struct Producers(Arc<Shared>);
 
 #[derive(Debug, Default)]
 struct Shared {
     running: AtomicUsize,
-    deferral: Deferral,
     /// Set by the writer while it lingers; the sender that wakes it clears it.
     lingering: AtomicBool,
     /// The writer's thread, to wake it.
@@ -58,11 +55,6 @@ struct Shared {
 }
 
 impl Producers {
-    /// The uncompressed bytes queued for the writer.
-    pub fn deferral(&self) -> &Deferral {
-        &self.0.deferral
-    }
-
     /// Counts one fetch for as long as the returned guard lives.
     pub fn enter(&self) -> Producing<'_> {
         self.0.running.fetch_add(1, Ordering::Relaxed);

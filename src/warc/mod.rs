@@ -1,12 +1,10 @@
 //! WARC files: the single writer that owns the output files, file naming, rotation rules, and
 //! a reader for indexing and packaging finished files.
 //!
-//! Fetching tasks hand the writer their records through a bounded channel; the writer appends,
-//! rotates and renames, so output order and rotation stay serialized while the digests run in
-//! parallel elsewhere. Records come as finished gzip members, or uncompressed for the writer to
-//! compress while it keeps up (`deferral.rs`).
+//! Fetching tasks hand the writer finished gzip members through a bounded channel; the writer
+//! only appends, rotates and renames, so output order and rotation stay serialized while the
+//! expensive work (digests, compression) runs in parallel elsewhere.
 
-pub mod deferral;
 pub mod intake;
 pub mod naming;
 pub mod reader;
@@ -15,7 +13,6 @@ pub mod rotation;
 pub mod salvage;
 pub mod writer;
 
-pub use deferral::Deferral;
 pub use intake::Producers;
 pub use rotation::Rotation;
 pub use writer::{spawn_writer, Batch, WarcError, WriterConfig, WriterHandle};

@@ -27,12 +27,8 @@ use crate::record::{gzip_member, warcinfo_record};
 /// Records that must land in the same file, in order (e.g. a request and its response).
 #[derive(Debug)]
 pub struct Batch {
-    /// Each element is one record as a complete gzip member, or with `raw_level` one whole
-    /// uncompressed record.
+    /// Each element is one record as a complete gzip member.
     pub members: Vec<Vec<u8>>,
-    /// Set when `members` are uncompressed: the writer compresses each at this gzip level
-    /// before appending, and releases their room in the [`Deferral`](super::Deferral).
-    pub raw_level: Option<u32>,
     /// Told once the members are written to the file (the crawl then counts the job as done).
     pub ack: Option<tokio::sync::oneshot::Sender<()>>,
     /// Also flush the current file to stable storage before acknowledging (checkpoints).
@@ -40,17 +36,12 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// Records to append (gzip members, or uncompressed ones with `raw_level`), acknowledged
-    /// once written.
-    pub fn acknowledged(
-        members: Vec<Vec<u8>>,
-        raw_level: Option<u32>,
-    ) -> (Batch, tokio::sync::oneshot::Receiver<()>) {
+    /// Records to append, acknowledged once written.
+    pub fn acknowledged(members: Vec<Vec<u8>>) -> (Batch, tokio::sync::oneshot::Receiver<()>) {
         let (tx, rx) = tokio::sync::oneshot::channel();
         (
             Batch {
                 members,
-                raw_level,
                 ack: Some(tx),
                 sync: false,
             },
@@ -64,7 +55,6 @@ impl Batch {
         (
             Batch {
                 members: Vec::new(),
-                raw_level: None,
                 ack: Some(tx),
                 sync: true,
             },
@@ -76,18 +66,6 @@ impl Batch {
 impl Batch {
     fn bytes(&self) -> u64 {
         self.members.iter().map(|m| m.len() as u64).sum()
-    }
-
-    /// Compresses uncompressed members into gzip members and releases their room in
-    /// `deferral`; a batch of gzip members is left as it is.
-    fn compress(&mut self, deferral: &super::Deferral) {
-        if let Some(level) = self.raw_level.take() {
-            let raw = self.bytes() as usize;
-            for member in &mut self.members {
-                *member = gzip_member(member, level);
-            }
-            deferral.release(raw);
-        }
     }
 }
 
@@ -286,10 +264,6 @@ impl Writer {
                     bytes += batch.bytes();
                     bytes < GROUP_BYTES
                 });
-            }
-            // The records left uncompressed for this thread, compressed one after another.
-            for batch in &mut group {
-                batch.compress(producers.deferral());
             }
             if let Err(e) = self.write_group(&group) {
                 receiver.close();

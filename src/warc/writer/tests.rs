@@ -41,7 +41,6 @@ fn rotates_by_record_count_and_renames_open_files() {
         handle
             .sender
             .blocking_send(Batch {
-                raw_level: None,
                 members,
                 ack: None,
                 sync: false,
@@ -82,7 +81,6 @@ fn a_group_of_batches_is_written_in_order_rotating_between_batches() {
         members: (0..n)
             .map(|m| gzip_member(format!("<{i}.{m}>").as_bytes(), 6))
             .collect(),
-        raw_level: None,
         ack: None,
         sync: false,
     };
@@ -115,51 +113,6 @@ fn a_group_of_batches_is_written_in_order_rotating_between_batches() {
     assert_eq!(writer.report.records, 12 + 3);
     let on_disk: u64 = files.iter().map(|f| f.metadata().unwrap().len()).sum();
     assert_eq!(writer.report.bytes, on_disk);
-}
-
-#[test]
-fn uncompressed_records_are_compressed_by_the_writer_one_member_each() {
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = config(dir.path(), 100);
-    let producers = cfg.producers.clone();
-    let handle = spawn_writer(cfg).unwrap();
-    let records: Vec<Vec<u8>> = vec![
-        b"WARC/1.1\r\nWARC-Type: request\r\n\r\nGET / HTTP/1.1\r\n\r\n\r\n\r\n".to_vec(),
-        "WARC/1.1\r\nWARC-Type: response\r\n\r\n"
-            .bytes()
-            .chain((0..20_000).map(|i| b"<p>some page text</p>"[i % 21]))
-            .collect(),
-    ];
-    let raw: usize = records.iter().map(Vec::len).sum();
-    // As a fetching task does: claim the room, send raw, wait for the write.
-    assert!(producers.deferral().claim(raw));
-    let (batch, written) = Batch::acknowledged(records.clone(), Some(3));
-    handle.sender.blocking_send(batch).unwrap();
-    written.blocking_recv().unwrap();
-    assert_eq!(
-        producers.deferral().queued(),
-        0,
-        "the writer released the room"
-    );
-    // A batch of members made by the task itself (the queue was full) goes in unchanged.
-    let (batch, written) = Batch::acknowledged(vec![gzip_member(b"<own>", 3)], None);
-    handle.sender.blocking_send(batch).unwrap();
-    written.blocking_recv().unwrap();
-    let report = handle.finish().unwrap();
-    let file = std::fs::read(&report.files[0]).unwrap();
-    // The same bytes as members compressed in the task: one gzip member per record, in order,
-    // after the warcinfo record's.
-    let expected: Vec<u8> = records
-        .iter()
-        .map(|r| gzip_member(r, 3))
-        .chain([gzip_member(b"<own>", 3)])
-        .collect::<Vec<_>>()
-        .concat();
-    assert!(
-        file.ends_with(&expected),
-        "members differ from the task's own"
-    );
-    assert_eq!(report.records, 1 + 3);
 }
 
 #[test]
