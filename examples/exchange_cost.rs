@@ -23,31 +23,24 @@
 //! figures in docs/PERFORMANCE.md). Prints one JSON line. Run it beside a busy core (as in a crawl): on an idle machine each
 //! wake-up costs several times more (docs/PERFORMANCE.md).
 
+#[path = "bench/requests.rs"]
+mod requests;
 #[path = "bench/run.rs"]
 mod run;
 #[path = "bench/web.rs"]
 mod web;
 
-use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 
 use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
+use requests::{thread_cpu_precise, HOSTS};
 use run::arg;
 use std::time::Duration;
 use trawl::fetch::{AddressGuard, BodyPlan, Connection, FetchOptions, Fetcher};
 use url::Url;
 use web::host_ip;
-
-/// Hosts the exchanges go round, as in the floor.
-const HOSTS: usize = 50;
-
-/// CPU time of this thread in seconds, to the nanosecond.
-fn thread_cpu() -> f64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
 
 /// What runs between two exchanges.
 #[derive(Clone, Copy, PartialEq)]
@@ -73,46 +66,6 @@ fn work_between(between: Between, response: &[u8]) {
         let base = Url::parse("http://127.1.0.1:8080/p/1.html").expect("a valid URL");
         std::hint::black_box(trawl::extract::extract_links(&text, &base, 5000).urls.len());
     }
-}
-
-/// The request line and headers for page `p` of `host`, as the floor sends them.
-fn request_text(host: &str, p: usize) -> String {
-    format!(
-        "GET /p/{p}.html HTTP/1.1\r\nHost: {host}\r\nUser-Agent: trawl/0.1\r\n\
-         Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\nAccept-Encoding: gzip, br\r\n\r\n"
-    )
-}
-
-/// One blocking exchange; returns the whole response.
-fn blocking_exchange(stream: &mut TcpStream, host: &str, p: usize) -> Vec<u8> {
-    stream
-        .write_all(request_text(host, p).as_bytes())
-        .expect("the benchmark web answers");
-    let mut response = Vec::with_capacity(64 << 10);
-    let mut chunk = [0u8; 64 << 10];
-    let total = loop {
-        let n = stream.read(&mut chunk).expect("the benchmark web answers");
-        assert!(n > 0, "the benchmark web closed a kept-alive connection");
-        response.extend_from_slice(&chunk[..n]);
-        if let Some(end) = response.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&response[..end]);
-            let length: usize = head
-                .split("\r\n")
-                .find_map(|line| {
-                    let (name, value) = line.split_once(':')?;
-                    name.eq_ignore_ascii_case("content-length")
-                        .then(|| value.trim().parse().ok())?
-                })
-                .unwrap_or(0);
-            break end + 4 + length;
-        }
-    };
-    while response.len() < total {
-        let n = stream.read(&mut chunk).expect("the benchmark web answers");
-        assert!(n > 0, "the benchmark web closed a kept-alive connection");
-        response.extend_from_slice(&chunk[..n]);
-    }
-    response
 }
 
 /// The hyper request for page `p` of `host`, with the floor's headers.
@@ -265,9 +218,15 @@ fn main() {
             work_between(between, &last);
             let (h, p) = (i % HOSTS, (i / HOSTS) % pages);
             let host = &hosts[h].0;
-            let start = thread_cpu();
+            let start = thread_cpu_precise();
             last = match client.as_str() {
-                "blocking" => blocking_exchange(&mut blocking[h], host, p),
+                "blocking" => {
+                    let mut response = Vec::with_capacity(64 << 10);
+                    let total = requests::exchange(&mut blocking[h], host, p, &mut response)
+                        .expect("the benchmark web answers");
+                    response.truncate(total);
+                    response
+                }
                 "hyper-kept" => send(&mut kept[h], host, p).await,
                 "trawl" => {
                     let (response, conn) = trawl_exchange(&fetcher, host, p, idle[h].take()).await;
@@ -281,7 +240,7 @@ fn main() {
                     body
                 }
             };
-            spent += thread_cpu() - start;
+            spent += (thread_cpu_precise() - start).as_secs_f64();
             bytes += last.len();
         }
         (spent, bytes)

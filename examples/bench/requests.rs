@@ -4,7 +4,7 @@
 //! Content-Length read, the body read into a buffer), against the running benchmark web;
 //! and a small request record (its WARC head and the request, gzipped as one member, and
 //! the SHA-1 of its block).
-// Included by path by bench_floor.
+// Included by path by bench_floor and exchange_cost.
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
@@ -15,7 +15,7 @@ use super::web::{host_ip, Shape};
 
 /// Hosts whose connections the exchanges go round (each opened and used once before the
 /// clock starts: keep-alive, not connection setup, is what is measured).
-const HOSTS: usize = 50;
+pub const HOSTS: usize = 50;
 
 /// CPU time of this thread, to the nanosecond (the /proc figures tick every 10 ms, too
 /// coarse for a few thousand exchanges of ~20 us).
@@ -81,7 +81,7 @@ fn request(host: &str, p: usize) -> String {
 }
 
 /// One exchange on a kept-alive connection; returns the response's length.
-fn exchange(
+pub fn exchange(
     stream: &mut TcpStream,
     host: &str,
     p: usize,
