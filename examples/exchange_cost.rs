@@ -20,8 +20,8 @@
 //! Usage: exchange_cost --port 8080 --requests 20000 [--pages 30]
 //!        --client blocking|hyper|hyper-kept|trawl --between none|page|gzip|tokenize
 //! The pages are those of the web `bench_web` serves on --port (`--profile small` for the
-//! figures in docs/PERFORMANCE.md). Prints one JSON line. Run it beside a busy core (as in a crawl): on an idle machine each
-//! wake-up costs several times more (docs/PERFORMANCE.md).
+//! figures in docs/PERFORMANCE.md). Prints one JSON line. Run it beside a busy core (as in a
+//! crawl): on an idle machine each wake-up costs several times more (docs/PERFORMANCE.md).
 
 #[path = "bench/requests.rs"]
 mod requests;
@@ -68,15 +68,20 @@ fn work_between(between: Between, response: &[u8]) {
     }
 }
 
-/// The hyper request for page `p` of `host`, with the floor's headers.
+/// The hyper request for page `p` of `host`: the floor's own request, header for header.
 fn hyper_request(host: &str, p: usize) -> http::Request<Empty<bytes::Bytes>> {
-    http::Request::get(format!("/p/{p}.html"))
-        .header("Host", host)
-        .header("User-Agent", "trawl/0.1")
-        .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
-        .header("Accept-Encoding", "gzip, br")
-        .body(Empty::new())
-        .expect("a valid request")
+    let text = requests::request(host, p);
+    let mut lines = text.lines();
+    let target = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .expect("a request line");
+    let mut request = http::Request::get(target);
+    for line in lines.take_while(|line| !line.is_empty()) {
+        let (name, value) = line.split_once(": ").expect("a header field");
+        request = request.header(name, value);
+    }
+    request.body(Empty::new()).expect("a valid request")
 }
 
 /// Sends the request for page `p` of `host` on `sender` and reads the whole body.
@@ -179,7 +184,8 @@ fn main() {
         .expect("a runtime");
     let (spent, bytes) = runtime.block_on(async {
         let mut streams = Vec::with_capacity(HOSTS);
-        for (_, addr) in &hosts {
+        // trawl's fetcher opens its own connections.
+        for (_, addr) in hosts.iter().filter(|_| client != "trawl") {
             let stream = tokio::net::TcpStream::connect(addr)
                 .await
                 .expect("the benchmark web on --port");
@@ -210,7 +216,7 @@ fn main() {
             "hyper" | "trawl" => {}
             other => panic!("--client {other}: blocking, hyper, hyper-kept or trawl"),
         }
-        let fetcher = trawl_fetcher();
+        let fetcher = (client == "trawl").then(trawl_fetcher);
         let mut idle: Vec<Option<Connection>> = (0..HOSTS).map(|_| None).collect();
         let (mut spent, mut bytes) = (0.0, 0);
         let mut last: Vec<u8> = Vec::new();
@@ -221,7 +227,9 @@ fn main() {
             let start = thread_cpu_precise();
             last = match client.as_str() {
                 "blocking" => {
-                    let mut response = Vec::with_capacity(64 << 10);
+                    // Read into the last response's buffer (worked on above): no allocation
+                    // per exchange, as in the floor's loop.
+                    let mut response = std::mem::take(&mut last);
                     let total = requests::exchange(&mut blocking[h], host, p, &mut response)
                         .expect("the benchmark web answers");
                     response.truncate(total);
@@ -229,7 +237,8 @@ fn main() {
                 }
                 "hyper-kept" => send(&mut kept[h], host, p).await,
                 "trawl" => {
-                    let (response, conn) = trawl_exchange(&fetcher, host, p, idle[h].take()).await;
+                    let fetcher = fetcher.as_ref().expect("made for --client trawl");
+                    let (response, conn) = trawl_exchange(fetcher, host, p, idle[h].take()).await;
                     idle[h] = conn;
                     response
                 }

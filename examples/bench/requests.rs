@@ -73,7 +73,7 @@ pub fn measure(shape: &Shape, level: u32, exchanges: usize) -> std::io::Result<P
 }
 
 /// The request for page `p`, as a crawler sends it.
-fn request(host: &str, p: usize) -> String {
+pub fn request(host: &str, p: usize) -> String {
     format!(
         "GET /p/{p}.html HTTP/1.1\r\nHost: {host}\r\nUser-Agent: trawl/0.1\r\n\
          Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\nAccept-Encoding: gzip, br\r\n\r\n"
