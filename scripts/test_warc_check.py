@@ -292,7 +292,44 @@ class WarcCheckTest(unittest.TestCase):
                 rec.raw_stream.close()  # warcio may have buffered it in a temp file
         self.assert_ok(self.path(name))
 
+    def test_heads_as_servers_send_them(self):
+        # Bare-LF line ends, a space before a colon, a line that is no field: stored as
+        # received, read as browsers and trawl read them (the framing header still counts).
+        name = "odd-heads.warc.gz"
+        body = b"<p>lf only</p>"
+        lf_only = b"HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Length: %d\n\n" % len(body) + body
+        chunked_odd = (b"HTTP/1.1 200 OK\r\nThis line is no field\r\nBad Name: x\r\n"
+                       b"Transfer-Encoding : chunked\r\n\r\n" + chunked(body, [3]))
+        records = ([warcinfo(name)]
+                   + exchange("http://example.test/lf", lf_only, sha1(body))
+                   + exchange("http://example.test/odd", chunked_odd, sha1(body)))
+        write_members(self.path(name), records)
+        self.assert_ok(self.path(name))
+
     # --- bad files
+
+    def test_odd_heads_keep_their_digests_checked(self):
+        name = "odd-heads-bad.warc.gz"
+        body = b"<p>lf only</p>"
+        lf_only = b"HTTP/1.1 200 OK\nContent-Length: %d\n\n" % len(body) + body
+        chunked_odd = b"HTTP/1.1 200 OK\r\nTransfer-Encoding : chunked\r\n\r\n" + chunked(body, [3])
+        records = ([warcinfo(name)]
+                   + exchange("http://example.test/lf", lf_only, sha1(body[1:]))
+                   + exchange("http://example.test/odd", chunked_odd, sha1(chunked(body, [3]))))
+        write_members(self.path(name), records)
+        result = self.check(self.path(name))
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertEqual(result.stderr.count("WARC-Payload-Digest"), 2, result.stderr)
+        self.assertIn("de-chunked", result.stderr)
+
+    def test_head_without_end(self):
+        name = "no-head-end.warc.gz"
+        records = ([warcinfo(name)]
+                   + exchange("http://example.test/", b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n",
+                              sha1(b"")))
+        write_members(self.path(name), records)
+        self.assert_rejected(self.path(name), "not terminated by an empty line")
+
 
     def test_wrong_payload_digest_on_chunked_response(self):
         # The digest warcio would compute: sha1 of the raw chunked body.

@@ -391,23 +391,36 @@ def check_warcinfo_first(path, records, problems):
 
 # ---------------------------------------------------------------- HTTP layer
 
+# The end of an HTTP head: an empty line, its line ends CRLF or a bare LF (RFC 9112 section 2.2
+# lets a recipient take a lone LF as a line end; some servers send nothing else, and the record
+# holds their bytes as received).
+HTTP_HEAD_END_RE = re.compile(rb"\n\r?\n")
+# A header field line: a token, optional whitespace, a colon (RFC 9112 section 5.1; the space
+# before the colon is what browsers and trawl accept in a response).
+HTTP_FIELD_RE = re.compile(rb"^([!#$%&'*+.^_`|~0-9A-Za-z-]+)[ \t]*:(.*)$", re.S)
+
+
 def parse_http(block):
-    """Split an application/http block into an HttpMessage, or return an error string."""
-    head_end = block.find(b"\r\n\r\n")
-    if head_end < 0:
-        return None, "HTTP header block not terminated by CRLFCRLF"
-    lines = block[:head_end].split(b"\r\n")
+    """Split an application/http block into an HttpMessage, or return an error string.
+
+    Read as trawl, browsers and warcio read a response: a line that is not a header field (no
+    colon, a space inside the name) is left out, not an error; the block keeps it."""
+    end = HTTP_HEAD_END_RE.search(block)
+    if end is None:
+        return None, "HTTP header block not terminated by an empty line"
+    lines = [line[:-1] if line.endswith(b"\r") else line for line in block[:end.start()].split(b"\n")]
     headers = []
     for line in lines[1:]:
         if line[:1] in (b" ", b"\t") and headers:
             name, value = headers[-1]
             headers[-1] = (name, value + " " + line.strip().decode("latin-1"))
             continue
-        name, sep, value = line.partition(b":")
-        if not sep or not name.strip():
-            return None, f"malformed HTTP header line {line[:60]!r}"
-        headers.append((name.strip().decode("latin-1").lower(), value.strip().decode("latin-1")))
-    return HttpMessage(lines[0], headers, block[head_end + 4:]), None
+        field = HTTP_FIELD_RE.match(line)
+        if field is None:
+            continue
+        headers.append((field.group(1).decode("latin-1").lower(),
+                        field.group(2).strip().decode("latin-1")))
+    return HttpMessage(lines[0], headers, block[end.end():]), None
 
 
 def dechunk(body, truncated):

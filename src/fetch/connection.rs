@@ -328,7 +328,10 @@ pub fn http1_builder(max_head_bytes: usize, max_headers: usize) -> Builder {
     let mut builder = Builder::new();
     builder
         .title_case_headers(true)
+        // As lenient as trawl's own reading of the head (`http_message::response_parser`).
         .allow_obsolete_multiline_headers_in_responses(true)
+        .allow_spaces_after_header_name_in_responses(true)
+        .ignore_invalid_headers_in_responses(true)
         .max_buf_size(max_head_bytes.max(8192))
         .max_headers(max_headers);
     builder

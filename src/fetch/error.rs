@@ -10,6 +10,7 @@ use std::error::Error as _;
 use std::io;
 
 use crate::fault::FaultKind;
+use crate::http_message::response_parser;
 
 /// The limits a response head is read under.
 #[derive(Debug, Clone, Copy)]
@@ -176,7 +177,7 @@ impl FetchError {
 fn head_fault(received: &[u8], limits: HeadLimits) -> FaultKind {
     let mut storage = vec![httparse::EMPTY_HEADER; limits.max_headers];
     let mut response = httparse::Response::new(&mut storage);
-    match response.parse(received) {
+    match response_parser().parse_response(&mut response, received) {
         Err(httparse::Error::Version) => FaultKind::NotHttp,
         Err(httparse::Error::Status) => FaultKind::InvalidStatusLine,
         Err(httparse::Error::TooManyHeaders) => FaultKind::HeaderTooLarge,
@@ -257,7 +258,7 @@ mod tests {
             (b"SSH-2.0-OpenSSH\r\n\r\n", FaultKind::NotHttp),
             (b"HTTP/1.1 abc Bogus\r\n\r\n", FaultKind::InvalidStatusLine),
             (
-                b"HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+                b"HTTP/1.1 200 OK\r\nX-Nul: a\0b\r\n\r\n",
                 FaultKind::InvalidHeader,
             ),
             (

@@ -113,6 +113,25 @@ pub fn parse_response_head_with_limit(bytes: &[u8], max_headers: usize) -> Optio
     parse_into(bytes, &mut storage).ok().flatten()
 }
 
+/// How trawl reads a response head: leniently where a page would otherwise be lost and the
+/// reading is unambiguous (the recorded bytes keep every line as received). The fetcher's hyper
+/// is set the same way (`fetch/connection.rs`), so that the head it frames the body by and the
+/// head trawl archives and reads agree:
+/// - obs-fold is accepted and read as spaces (RFC 9112 section 5.2: a user agent must);
+/// - whitespace between a field name and its colon (`Content-Type : text/html`) is accepted
+///   (RFC 9112 section 5.1 makes servers and proxies reject it, not user agents);
+/// - a line that is no field (no colon, a space in the name) is left out, with any line folded
+///   onto it, instead of losing the whole response (GNU wget keeps such pages too);
+/// - a NUL or a bare CR still refuses the head.
+pub fn response_parser() -> httparse::ParserConfig {
+    let mut config = httparse::ParserConfig::default();
+    config
+        .allow_obsolete_multiline_headers_in_responses(true)
+        .allow_spaces_after_header_name_in_responses(true)
+        .ignore_invalid_headers_in_responses(true);
+    config
+}
+
 /// Header fields a head is first parsed with room for.
 const FEW_HEADERS: usize = 48;
 
@@ -123,11 +142,7 @@ fn parse_into<'b>(
     storage: &mut [httparse::Header<'b>],
 ) -> Result<Option<ResponseHead>, httparse::Error> {
     let mut response = httparse::Response::new(storage);
-    // RFC 9112 section 5.2: a user agent must accept obs-fold and replace it with spaces
-    // before interpreting the field (the recorded bytes keep it as received).
-    let parsed = httparse::ParserConfig::default()
-        .allow_obsolete_multiline_headers_in_responses(true)
-        .parse_response(&mut response, bytes)?;
+    let parsed = response_parser().parse_response(&mut response, bytes)?;
     let httparse::Status::Complete(len) = parsed else {
         return Ok(None);
     };
@@ -260,6 +275,25 @@ mod tests {
         assert_eq!(head.media_type().as_deref(), Some("text/html"));
         assert_eq!(head.charset().as_deref(), Some("utf-8"));
         assert_eq!(head.len, raw.len());
+    }
+
+    #[test]
+    fn heads_are_read_as_browsers_read_them() {
+        // Bare LF, a space before a colon, lines that are no field (left out, with what folds
+        // onto them).
+        let raw = b"HTTP/1.1 200 OK\nContent-Type : text/html\nno colon here\nBad Name: x\n\tfolded\nTransfer-Encoding\t: chunked\n\n0\r\n\r\n";
+        let head = parse_response_head(raw).unwrap();
+        let names: Vec<&str> = head.headers.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["Content-Type", "Transfer-Encoding"]);
+        assert_eq!(
+            head.header_str("content-type").as_deref(),
+            Some("text/html")
+        );
+        assert_eq!(head.media_type().as_deref(), Some("text/html"));
+        assert!(head.is_chunked());
+        assert_eq!(message_length(&head, raw), Some(raw.len()));
+        // A NUL byte is no lenience's business: the head is refused.
+        assert!(parse_response_head(b"HTTP/1.1 200 OK\r\nX: a\0b\r\n\r\n").is_none());
     }
 
     #[test]

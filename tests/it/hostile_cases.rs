@@ -1,11 +1,14 @@
 //! Hostile and unusual servers, one case each, beyond the fault sweep of `hostile.rs`: 1xx
-//! interim responses before the final one, links too long to handle, folded header lines, and
-//! a crawled page that points at other local services.
+//! interim responses before the final one, links too long to handle, folded header lines, heads
+//! as some servers send them (bare LF, a space before a colon, a line that is no field), and a
+//! crawled page that points at other local services.
 
 use std::path::Path;
 
 use crate::args;
-use crate::harness::{python, read_json, read_records, run_script, text, trawl, Rec};
+use crate::harness::{
+    assert_replays, python, read_json, read_records, run_script, text, trawl, Rec,
+};
 use crate::server::{Behavior, Route, Web};
 
 fn raw(bytes: &[u8]) -> Behavior {
@@ -230,6 +233,84 @@ async fn folded_header_lines_are_archived_as_received_and_read_unfolded() {
     assert_eq!(rec.len(), 1);
     assert_eq!(rec[0].block, folded.as_bytes(), "bytes as received");
     assert_eq!(responses(&records, "/after-fold").len(), 1);
+}
+
+/// A response with `head` (status line and fields, without the empty line) and an HTML body
+/// linking to `/after{path}`, its lines ended by `eol`; chunked when the head says so
+/// (`chunked` in it), else with a Content-Length.
+fn odd_response(path: &str, head: &str, eol: &str) -> (String, String) {
+    let page = format!("<a href=/after{path}>next</a>");
+    let response = match head.contains("chunked") {
+        true => format!("{head}{eol}{eol}{:x}\r\n{page}\r\n0\r\n\r\n", page.len()),
+        false => format!("{head}{eol}Content-Length: {}{eol}{eol}{page}", page.len()),
+    };
+    (response, page)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heads_as_some_servers_send_them_are_archived_and_followed() {
+    // GNU wget and warcio read these; a crawler that refuses them loses the page.
+    let web = Web::default();
+    let h = web.host("127.0.0.43").await;
+    // (path, head, line end, replayed by pywb)
+    let cases = [
+        ("/lf", "HTTP/1.1 200 OK\nContent-Type: text/html", "\n", true),
+        (
+            "/spaced",
+            "HTTP/1.1 200 OK\r\nContent-Type : text/html\r\nX-Tab\t: 1",
+            "\r\n",
+            true,
+        ),
+        (
+            "/odd-line",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nThis line is no field\r\nTransfer-Encoding: chunked",
+            "\r\n",
+            true,
+        ),
+        // Framed by a Transfer-Encoding with a space before its colon, past a field name with a
+        // space in it, which is left out. pywb replays the chunks of this one as they are
+        // (warcio reads its fields as trawl does), so it is not replayed.
+        (
+            "/spaced-chunked",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nBad Name: x\r\nTransfer-Encoding : chunked",
+            "\r\n",
+            false,
+        ),
+    ];
+    let mut links = String::new();
+    let mut responses_sent = Vec::new();
+    for (path, head, eol, _) in cases {
+        let (response, page) = odd_response(path, head, eol);
+        h.behave(path, raw(response.as_bytes()));
+        h.route(&format!("/after{path}"), Route::html("<p>reached</p>"));
+        links.push_str(&format!("<a href={path}>x</a>"));
+        responses_sent.push((response, page));
+    }
+    h.route("/", Route::html(&links));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    assert_eq!(stats["errors"], serde_json::json!({}), "{stats}");
+    assert_eq!(stats["status_codes"]["200"], 9, "{stats}");
+    let dir = out.path().join("warcs");
+    let records = read_records(&dir);
+    for ((path, _, _, _), (response, _)) in cases.iter().zip(&responses_sent) {
+        let rec = responses(&records, path);
+        assert_eq!(rec.len(), 1, "{path}");
+        assert_eq!(
+            rec[0].block,
+            response.as_bytes(),
+            "{path}: bytes as received"
+        );
+        let after = format!("/after{path}");
+        assert_eq!(responses(&records, &after).len(), 1, "{after} followed");
+    }
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+    for ((path, _, _, replayed), (_, page)) in cases.iter().zip(&responses_sent) {
+        if *replayed {
+            assert_replays(&dir, &h.url(path), page).await;
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
