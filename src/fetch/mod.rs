@@ -276,6 +276,10 @@ impl Fetcher {
         let mut received: u64 = 0;
         let mut truncated = None;
         let mut body_fault = None;
+        // hyper reads this body to the close; it ends at its Content-Length instead (see
+        // `length_beside_transfer_coding`), and the connection, which hyper still reads, is
+        // not kept.
+        let declared_end = head.length_beside_transfer_coding().map(|n| n as u64);
         loop {
             let idle_limit = tokio::time::Instant::now() + self.options.read_timeout;
             let wait = deadline.min(idle_limit);
@@ -289,7 +293,15 @@ impl Fetcher {
                     });
                     break;
                 }
-                Ok(None) => break,
+                Ok(None) => {
+                    // Closed before the Content-Length it was read by: cut short, as any body
+                    // that stops before its declared length.
+                    if declared_end.is_some_and(|end| received < end) {
+                        truncated = Some(Truncation::Disconnect);
+                        body_fault = Some(FaultKind::BodyIncomplete);
+                    }
+                    break;
+                }
                 Ok(Some(Err(e))) => {
                     truncated = Some(Truncation::Disconnect);
                     body_fault = Some(error::body_fault(&e));
@@ -302,6 +314,9 @@ impl Fetcher {
                             truncated = Some(Truncation::Length);
                             break;
                         }
+                        if declared_end.is_some_and(|end| received >= end) {
+                            break;
+                        }
                     }
                 }
             }
@@ -312,8 +327,11 @@ impl Fetcher {
         let read_ahead = conn.tape.read_ahead();
         let mut tape = conn.tape.take();
         // The final response starts after the interim ones; offsets in `head` count from there.
-        let mut reusable =
-            truncated.is_none() && read_ahead == 0 && !sender.is_closed() && conn.is_reusable();
+        let mut reusable = truncated.is_none()
+            && declared_end.is_none()
+            && read_ahead == 0
+            && !sender.is_closed()
+            && conn.is_reusable();
         if truncated == Some(Truncation::Length) {
             // hyper may have read past the cap; store exactly head + cap bytes as transferred.
             let limit = (interim + head.len)

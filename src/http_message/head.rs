@@ -72,6 +72,22 @@ impl ResponseHead {
         lengths.all(|l| l == Some(first)).then_some(first)
     }
 
+    /// The Content-Length of a response whose Transfer-Encoding does not frame it (`identity`,
+    /// or a coding without `chunked`) and that declares one. RFC 9112 section 6.3 reads such
+    /// a body to the close of the connection, and hyper does; browsers and GNU wget read it
+    /// by its Content-Length, and a server that sends it keeps the connection open, so that
+    /// the fetch would otherwise wait out the read timeout for bytes that never come.
+    pub fn length_beside_transfer_coding(&self) -> Option<usize> {
+        let coded = self
+            .headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("transfer-encoding"));
+        match coded {
+            true => self.content_length(),
+            false => None,
+        }
+    }
+
     /// The `charset` parameter of Content-Type, if any.
     pub fn charset(&self) -> Option<String> {
         super::media_type::charset(&self.header_str("content-type")?)
@@ -265,6 +281,24 @@ mod tests {
             None
         );
         assert_eq!(length(b"HTTP/1.0 200 OK\r\n\r\n"), None);
+        // Beside a transfer coding that does not frame the body, and only there.
+        let beside = |raw: &[u8]| {
+            parse_response_head(raw)
+                .unwrap()
+                .length_beside_transfer_coding()
+        };
+        let identity =
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 3\r\n\r\n";
+        assert_eq!(beside(identity), Some(3));
+        assert_eq!(beside(chunked), None);
+        assert_eq!(
+            beside(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n"),
+            None
+        );
+        assert_eq!(
+            beside(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"),
+            None
+        );
     }
 
     #[test]

@@ -314,6 +314,55 @@ async fn heads_as_some_servers_send_them_are_archived_and_followed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transfer_coding_that_frames_nothing_leaves_the_body_to_its_content_length() {
+    // `Transfer-Encoding: identity` (RFC 2616's, since removed) beside a Content-Length, on a
+    // connection the server keeps open: hyper would read to the close and wait out the read
+    // timeout; browsers and wget read the declared length, and so does trawl.
+    let web = Web::default();
+    let h = web.host("127.0.0.44").await;
+    let page = "<a href=/next>next</a>";
+    let identity = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: identity\r\nContent-Length: {}\r\n\r\n{page}",
+        page.len()
+    );
+    let cut = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: identity\r\nContent-Length: 100\r\n\r\n<p>only this</p>";
+    h.route(
+        "/",
+        Route::html("<a href=/identity>i</a><a href=/cut>c</a>"),
+    );
+    h.behave(
+        "/identity",
+        Behavior::RawKeepAlive(identity.clone().into_bytes()),
+    );
+    h.behave("/cut", raw(cut.as_bytes()));
+    h.route("/next", Route::html("<p>reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &["--timeout", "3s"]).await;
+    // Only the body that stopped short of its length is cut, as any such body.
+    assert_eq!(
+        stats["truncated"],
+        serde_json::json!({"disconnect": 1}),
+        "{stats}"
+    );
+    assert_eq!(
+        stats["errors"],
+        serde_json::json!({"body_incomplete": 1}),
+        "{stats}"
+    );
+    let dir = out.path().join("warcs");
+    let records = read_records(&dir);
+    let rec = responses(&records, "/identity");
+    assert_eq!(rec.len(), 1);
+    assert_eq!(rec[0].block, identity.as_bytes());
+    assert_eq!(rec[0].truncated, None);
+    assert_eq!(responses(&records, "/next").len(), 1);
+    let cut_rec = responses(&records, "/cut");
+    assert_eq!(cut_rec[0].truncated.as_deref(), Some("disconnect"));
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ip_literal_seed_unlocks_only_its_own_address_and_port() {
     let web = Web::default();
     let seed = web.host("127.0.0.1").await;
