@@ -74,7 +74,7 @@ impl ResponseHead {
 
     /// The Content-Length of a response whose Transfer-Encoding does not frame it (`identity`,
     /// or a coding without `chunked`) and that declares one. RFC 9112 section 6.3 reads such
-    /// a body to the close of the connection, and hyper does; browsers and GNU wget read it
+    /// a body to the close of the connection, and hyper does; Chromium and GNU wget read it
     /// by its Content-Length, and a server that sends it keeps the connection open, so that
     /// the fetch would otherwise wait out the read timeout for bytes that never come.
     pub fn length_beside_transfer_coding(&self) -> Option<usize> {

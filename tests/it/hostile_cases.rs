@@ -317,7 +317,7 @@ async fn heads_as_some_servers_send_them_are_archived_and_followed() {
 async fn a_transfer_coding_that_frames_nothing_leaves_the_body_to_its_content_length() {
     // `Transfer-Encoding: identity` (RFC 2616's, since removed) beside a Content-Length, on a
     // connection the server keeps open: hyper would read to the close and wait out the read
-    // timeout; browsers and wget read the declared length, and so does trawl.
+    // timeout; Chromium and wget read the declared length, and so does trawl.
     let web = Web::default();
     let h = web.host("127.0.0.44").await;
     let page = "<a href=/next>next</a>";
