@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::io::Read;
 
-use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
+use flate2::read::{DeflateDecoder, ZlibDecoder};
 
 /// The decoded body and whether it was cut at the cap.
 #[derive(Debug)]
@@ -62,7 +62,7 @@ pub fn decode_content<'a>(
 
 fn decode_one(coding: &str, input: &[u8], cap: usize) -> Result<Decoded<'static>, DecodeError> {
     let result = match coding {
-        "gzip" | "x-gzip" => read_capped(MultiGzDecoder::new(input), cap),
+        "gzip" | "x-gzip" => gunzip(input, cap),
         "deflate" => {
             // RFC 9110 says zlib-wrapped, but many servers send raw deflate.
             let zlib = read_capped(ZlibDecoder::new(input), cap);
@@ -77,6 +77,34 @@ fn decode_one(coding: &str, input: &[u8], cap: usize) -> Result<Decoded<'static>
     result.map_err(|source| DecodeError::Corrupt {
         coding: coding.to_string(),
         source,
+    })
+}
+
+/// The gzip members of `input`, one after another (RFC 1952 allows several), producing at most
+/// `cap` bytes. Bytes after the last member that do not start another one (a newline or junk
+/// that a server or script appended) are left alone, as Chromium and GNU wget leave them,
+/// instead of failing the whole body.
+fn gunzip(input: &[u8], cap: usize) -> std::io::Result<Decoded<'static>> {
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    let mut data = Vec::new();
+    let mut rest = input;
+    while !rest.is_empty() {
+        let mut member = flate2::bufread::GzDecoder::new(rest);
+        let room = limit.saturating_sub(data.len() as u64);
+        (&mut member).take(room).read_to_end(&mut data)?;
+        if data.len() > cap {
+            break;
+        }
+        rest = member.into_inner();
+        if !rest.starts_with(&[0x1f, 0x8b]) {
+            break;
+        }
+    }
+    let capped = data.len() > cap;
+    data.truncate(cap);
+    Ok(Decoded {
+        data: Cow::Owned(data),
+        capped,
     })
 }
 
@@ -120,6 +148,30 @@ mod tests {
         let d = decode_content(Some("gzip"), &z, 4096).unwrap();
         assert_eq!(d.data.len(), 4096);
         assert!(d.capped);
+    }
+
+    #[test]
+    fn gzip_members_follow_one_another_and_trailing_bytes_are_left() {
+        let mut two = gzip(b"<a href=/one>1</a>");
+        two.extend(gzip(b"<a href=/two>2</a>"));
+        let d = decode_content(Some("gzip"), &two, 1000).unwrap();
+        assert_eq!(*d.data, *b"<a href=/one>1</a><a href=/two>2</a>");
+        let mut trailing = two.clone();
+        trailing.extend_from_slice(b"\n\n<!-- appended -->");
+        let d = decode_content(Some("gzip"), &trailing, 1000).unwrap();
+        assert_eq!(*d.data, *b"<a href=/one>1</a><a href=/two>2</a>");
+        // The cap holds across members.
+        let d = decode_content(Some("x-gzip"), &two, 20).unwrap();
+        assert_eq!(*d.data, *b"<a href=/one>1</a><a");
+        assert!(d.capped);
+        // A second member that starts but is cut short is still an error, as is no gzip at all.
+        let mut cut = gzip(b"a");
+        cut.extend_from_slice(&gzip(b"b")[..6]);
+        assert!(decode_content(Some("gzip"), &cut, 1000).is_err());
+        assert_eq!(
+            decode_content(Some("gzip"), b"", 1000).unwrap().data.len(),
+            0
+        );
     }
 
     #[test]

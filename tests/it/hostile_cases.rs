@@ -363,6 +363,33 @@ async fn a_transfer_coding_that_frames_nothing_leaves_the_body_to_its_content_le
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gzip_body_with_bytes_after_it_still_gives_its_links() {
+    // A script that appends a newline after its compressed output: Chromium and wget show the
+    // page; its links were lost as an invalid content encoding.
+    use std::io::Write;
+    let web = Web::default();
+    let h = web.host("127.0.0.45").await;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(b"<a href=/behind-gzip>next</a>").unwrap();
+    let mut body = enc.finish().unwrap();
+    body.extend_from_slice(b"\n\n");
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let response = [head.as_bytes(), &body].concat();
+    h.route("/", Route::html("<a href=/gz>g</a>"));
+    h.behave("/gz", Behavior::RawKeepAlive(response.clone()));
+    h.route("/behind-gzip", Route::html("<p>reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    assert_eq!(stats["errors"], serde_json::json!({}), "{stats}");
+    let records = read_records(&out.path().join("warcs"));
+    assert_eq!(responses(&records, "/gz")[0].block, response, "as received");
+    assert_eq!(responses(&records, "/behind-gzip").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ip_literal_seed_unlocks_only_its_own_address_and_port() {
     let web = Web::default();
     let seed = web.host("127.0.0.1").await;
