@@ -14,7 +14,7 @@ use url::Url;
 use crate::capture::Capture;
 use crate::extract::links::extract_links_and_requisites;
 use crate::extract::sitemap::parse_sitemap;
-use crate::extract::{decode_html, link_header_targets};
+use crate::extract::{decode_html_with_encoding, link_header_targets};
 use crate::fault::FaultKind;
 use crate::http_message::decode_content;
 use crate::http_message::media_type::is_html;
@@ -129,12 +129,13 @@ pub fn outlinks(
             Some(decoded_body(capture, rules.robots_max_decoded, &mut out.faults).into_owned());
     } else if page && capture.head.media_type().is_some_and(|m| is_html(&m)) {
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
-        let text = decode_html(&body, capture.head.charset().as_deref());
+        let (text, encoding) = decode_html_with_encoding(&body, capture.head.charset().as_deref());
         let links = extract_links_and_requisites(
             &text,
             url,
             rules.max_links_per_page,
             rules.page_requisites,
+            encoding,
         );
         out.requisites = links.requisites.clone();
         if links.dropped > 0 {

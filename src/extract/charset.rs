@@ -10,14 +10,23 @@ const PRESCAN_BYTES: usize = 1024;
 
 /// Decodes `body` to a string using the best-known encoding.
 pub fn decode_html<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, str> {
+    decode_html_with_encoding(body, header_charset).0
+}
+
+/// [`decode_html`], and the encoding it decoded with: the document's encoding, which the
+/// query of a URL in the page is written in (`url_rules::resolve_link_in`).
+pub fn decode_html_with_encoding<'a>(
+    body: &'a [u8],
+    header_charset: Option<&str>,
+) -> (Cow<'a, str>, &'static Encoding) {
     let encoding = Encoding::for_bom(body)
         .map(|(e, _)| e)
         .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
         .or_else(|| prescan_meta_charset(&body[..body.len().min(PRESCAN_BYTES)]))
         .unwrap_or(encoding_rs::UTF_8);
     // Valid UTF-8 without a BOM is borrowed as it is: no copy of the page.
-    let (text, _, _) = encoding.decode(body);
-    text
+    let (text, used, _) = encoding.decode(body);
+    (text, used)
 }
 
 /// Finds `charset=` in a `<meta>` tag in the first bytes of a document.

@@ -21,7 +21,7 @@ use html5ever::tokenizer::{
 use url::Url;
 
 use crate::url_rules::canonical::{unresolved, Unresolved};
-use crate::url_rules::resolve_link;
+use crate::url_rules::resolve_link_in;
 
 /// The links of one page.
 #[derive(Debug, Default, Clone)]
@@ -232,16 +232,18 @@ fn meta_refresh_url(content: &str) -> Option<&str> {
 
 /// Extracts up to `max_links` distinct outlinks of `html`, a page fetched from `page_url`.
 pub fn extract_links(html: &str, page_url: &Url, max_links: usize) -> Links {
-    extract_links_and_requisites(html, page_url, max_links, false)
+    extract_links_and_requisites(html, page_url, max_links, false, encoding_rs::UTF_8)
 }
 
 /// [`extract_links`], and with `requisites` what the page needs to render (at most
-/// `max_links` of those too).
+/// `max_links` of those too), for a page written in `encoding` (the query of a link is
+/// percent-encoded in it, see [`resolve_link_in`]).
 pub fn extract_links_and_requisites(
     html: &str,
     page_url: &Url,
     max_links: usize,
     requisites: bool,
+    encoding: &'static encoding_rs::Encoding,
 ) -> Links {
     let sink = LinkSink {
         collected: RefCell::new(Collected::default()),
@@ -273,7 +275,7 @@ pub fn extract_links_and_requisites(
         if !raw_seen.insert(href.as_str()) {
             continue;
         }
-        match resolve_link(&base, href) {
+        match resolve_link_in(&base, href, encoding) {
             Some(url) => resolved.push(url),
             None => match unresolved(&base, href) {
                 Some(Unresolved::TooLong) => links.too_long += 1,
@@ -300,7 +302,7 @@ pub fn extract_links_and_requisites(
     }
     let mut seen_req = HashSet::new();
     for href in &collected.requisites {
-        if let Some(url) = resolve_link(&base, href) {
+        if let Some(url) = resolve_link_in(&base, href, encoding) {
             if links.requisites.len() < max_links && seen_req.insert(url.as_str().to_string()) {
                 links.requisites.push(url);
             }
@@ -330,7 +332,7 @@ mod tests {
             <script src=/app.js></script></head><body style="background:url('/body.jpg')">
             <img src=a.png srcset="a-2x.png 2x, /a-3x.png 3x"><video src=v.mp4 poster=p.jpg>
             <source src=v.webm></video><a href=x.html>x</a></body>"#;
-        let found = extract_links_and_requisites(html, &page, 100, true);
+        let found = extract_links_and_requisites(html, &page, 100, true, encoding_rs::UTF_8);
         let links: Vec<&str> = found.urls.iter().map(Url::as_str).collect();
         assert_eq!(links, ["http://a.org/d/n.html", "http://a.org/d/x.html"]);
         let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();

@@ -13,7 +13,7 @@ pub mod links;
 pub mod sitemap;
 mod text_buffer;
 
-pub use charset::decode_html;
+pub use charset::{decode_html, decode_html_with_encoding};
 pub use document::{read_document, Document, DocumentOptions, HtmlLink};
 pub use link_header::link_header_targets;
 pub use links::extract_links;

@@ -6,6 +6,6 @@ pub mod canonical;
 pub mod filter;
 pub mod scope;
 
-pub use canonical::{canonicalize, origin_prefix, resolve_link};
+pub use canonical::{canonicalize, origin_prefix, resolve_link, resolve_link_in};
 pub use filter::{ExtensionFilter, UrlFilter};
 pub use scope::{Scope, ScopeKind};

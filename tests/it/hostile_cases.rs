@@ -390,6 +390,38 @@ async fn a_gzip_body_with_bytes_after_it_still_gives_its_links() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_charset_page_has_its_query_links_requested_as_browsers_request_them() {
+    // A Shift_JIS page (by its meta tag): the query of a link goes out in Shift_JIS, its path in
+    // UTF-8, a character Shift_JIS lacks as an escaped character reference; the two targets
+    // below are what headless Chromium requested for the same page.
+    let web = Web::default();
+    let h = web.host("127.0.0.46").await;
+    let page =
+        "<meta charset=shift_jis><a href=\"/search?q=日本\">s</a><a href=\"/日本?e=€\">e</a>";
+    // The euro sign goes into the page as `&#8364;`, as a Shift_JIS page writes it.
+    let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(page);
+    h.route("/", Route::typed(200, "text/html", &bytes));
+    let search = "/search?q=%93%FA%96{";
+    let euro = "/%E6%97%A5%E6%9C%AC?e=%26%238364%3B";
+    h.route(search, Route::html("<p>results</p>"));
+    h.route(euro, Route::html("<p>euro</p>"));
+    let out = tempfile::tempdir().unwrap();
+    crawl(h.url("/"), out.path(), &[]).await;
+    let paths = web.paths_of(&h);
+    assert!(paths.iter().any(|p| p == search), "{paths:?}");
+    assert!(paths.iter().any(|p| p == euro), "{paths:?}");
+    let records = read_records(&out.path().join("warcs"));
+    for target in [search, euro] {
+        let uri = h.url(target);
+        let archived = records
+            .iter()
+            .filter(|r| r.warc_type == "response" && r.target_uri.as_deref() == Some(&uri))
+            .count();
+        assert_eq!(archived, 1, "{target}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ip_literal_seed_unlocks_only_its_own_address_and_port() {
     let web = Web::default();
     let seed = web.host("127.0.0.1").await;
