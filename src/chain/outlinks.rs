@@ -205,8 +205,9 @@ fn location(capture: &Capture, url: &Url, declined: &mut Declined) -> Option<Url
     resolved
 }
 
-/// The payload with content coding removed, at most `cap` bytes; empty when it cannot be
-/// decoded (the fault is noted when the body was complete).
+/// The payload with content coding removed, at most `cap` bytes; of a stream that breaks or is
+/// cut, the part before the break (the fault is noted when the body was complete); empty for
+/// a coding trawl does not implement.
 fn decoded_body<'c>(
     capture: &'c Capture,
     cap: usize,
@@ -220,11 +221,12 @@ fn decoded_body<'c>(
             }
             decoded.data
         }
-        // A truncated body legitimately ends mid-stream; only a complete one is "invalid".
-        Err(_) if !capture.is_complete() => Cow::Borrowed(&[]),
-        Err(_) => {
-            faults.push(FaultKind::InvalidContentEncoding);
-            Cow::Borrowed(&[])
+        Err(e) => {
+            // A truncated body legitimately ends mid-stream; only a complete one is "invalid".
+            if capture.is_complete() {
+                faults.push(FaultKind::InvalidContentEncoding);
+            }
+            Cow::Owned(e.decoded_part().unwrap_or_default())
         }
     }
 }

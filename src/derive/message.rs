@@ -100,23 +100,26 @@ pub fn decoded_text(message: &HttpMessage, max_decoded: usize) -> Option<(TextKi
     } else {
         return None;
     };
-    let decoded = decode_content(
+    // Of a cut or broken stream, the text of the part that decodes.
+    let decoded = match decode_content(
         message.field("content-encoding"),
         &message.entity,
         max_decoded,
-    )
-    .ok()?;
+    ) {
+        Ok(decoded) => decoded.data,
+        Err(e) => std::borrow::Cow::Owned(e.decoded_part()?),
+    };
     let header_charset = message.field("content-type").and_then(charset);
     let text = match kind {
-        TextKind::Html => decode_html(&decoded.data, header_charset.as_deref()).into_owned(),
+        TextKind::Html => decode_html(&decoded, header_charset.as_deref()).into_owned(),
         TextKind::Plain => {
-            let encoding = encoding_rs::Encoding::for_bom(&decoded.data)
+            let encoding = encoding_rs::Encoding::for_bom(&decoded)
                 .map(|(e, _)| e)
                 .or_else(|| {
                     header_charset.and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes()))
                 })
                 .unwrap_or(encoding_rs::UTF_8);
-            encoding.decode(&decoded.data).0.into_owned()
+            encoding.decode(&decoded).0.into_owned()
         }
     };
     Some((kind, text))

@@ -460,9 +460,13 @@ pub fn title_of_response(response: &[u8], max_decoded: usize) -> Option<String> 
     let head = crate::http_message::parse_response_head(response)?;
     let payload = head.payload(response);
     let encoding = head.header_str("content-encoding");
+    // Of a cut or broken stream, the part that decodes.
     let decoded =
-        crate::http_message::decode_content(encoding.as_deref(), &payload, max_decoded).ok()?;
-    let html = super::decode_html(&decoded.data, head.charset().as_deref());
+        match crate::http_message::decode_content(encoding.as_deref(), &payload, max_decoded) {
+            Ok(decoded) => decoded.data,
+            Err(e) => std::borrow::Cow::Owned(e.decoded_part()?),
+        };
+    let html = super::decode_html(&decoded, head.charset().as_deref());
     read_document(&html, DocumentOptions::title_only()).title
 }
 

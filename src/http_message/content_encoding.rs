@@ -23,14 +23,28 @@ pub enum DecodeError {
     /// A coding we do not implement (e.g. `compress`, `zstd`).
     #[error("unsupported content-encoding {0:?}")]
     Unsupported(String),
-    /// The compressed stream is corrupt.
+    /// The compressed stream is corrupt, or stops before its end (a truncated body).
     #[error("corrupt {coding} stream: {source}")]
     Corrupt {
         /// The coding that failed.
         coding: String,
         /// The decoder's error.
         source: std::io::Error,
+        /// What decoded before the break (at most the cap): the part of a cut or broken page
+        /// a browser shows, from which its links can still be read.
+        decoded: Vec<u8>,
     },
+}
+
+impl DecodeError {
+    /// What decoded before the break of a corrupt or cut stream; none for a coding trawl does
+    /// not implement.
+    pub fn decoded_part(self) -> Option<Vec<u8>> {
+        match self {
+            DecodeError::Corrupt { decoded, .. } => Some(decoded),
+            DecodeError::Unsupported(_) => None,
+        }
+    }
 }
 
 /// Decodes `body` according to the Content-Encoding value `encoding` (codings applied in the
@@ -52,31 +66,60 @@ pub fn decode_content<'a>(
             capped: body.len() > cap,
         });
     };
-    // Codings were applied in the order listed, so the last one is removed first.
-    let mut current = decode_one(last, body, cap)?;
-    for coding in rest.iter().rev() {
-        current = decode_one(coding, &current.data, cap)?;
+    // Codings were applied in the order listed, so the last one is removed first. After a
+    // break, what decoded so far goes on through the other codings, and the first break is
+    // the one reported.
+    let mut broken: Option<(String, std::io::Error)> = None;
+    let mut current = Decoded {
+        data: Cow::Borrowed(body),
+        capped: false,
+    };
+    for coding in std::iter::once(last).chain(rest.iter().rev()) {
+        current = match decode_one(coding, &current.data, cap)? {
+            Ok(decoded) => decoded,
+            Err((source, partial)) => {
+                broken.get_or_insert((coding.clone(), source));
+                Decoded {
+                    data: Cow::Owned(partial),
+                    capped: false,
+                }
+            }
+        };
     }
-    Ok(current)
+    match broken {
+        None => Ok(current),
+        Some((coding, source)) => Err(DecodeError::Corrupt {
+            coding,
+            source,
+            decoded: current.data.into_owned(),
+        }),
+    }
 }
 
-fn decode_one(coding: &str, input: &[u8], cap: usize) -> Result<Decoded<'static>, DecodeError> {
-    let result = match coding {
+/// One coding removed: the decoded bytes, or the decoder's error and what decoded before it.
+type Step = Result<Decoded<'static>, (std::io::Error, Vec<u8>)>;
+
+fn decode_one(coding: &str, input: &[u8], cap: usize) -> Result<Step, DecodeError> {
+    Ok(match coding {
         "gzip" | "x-gzip" => gunzip(input, cap),
         "deflate" => {
-            // RFC 9110 says zlib-wrapped, but many servers send raw deflate.
-            let zlib = read_capped(ZlibDecoder::new(input), cap);
-            match zlib {
+            // RFC 9110 says zlib-wrapped, but many servers send raw deflate. When neither
+            // reads to the end, the one that decoded more is taken.
+            match read_capped(ZlibDecoder::new(input), cap) {
                 Ok(decoded) => Ok(decoded),
-                Err(_) => read_capped(DeflateDecoder::new(input), cap),
+                Err((zlib_error, zlib_partial)) => {
+                    match read_capped(DeflateDecoder::new(input), cap) {
+                        Ok(decoded) => Ok(decoded),
+                        Err((_, raw_partial)) if raw_partial.len() > zlib_partial.len() => {
+                            Err((zlib_error, raw_partial))
+                        }
+                        Err(_) => Err((zlib_error, zlib_partial)),
+                    }
+                }
             }
         }
         "br" => read_capped(brotli_decompressor::Decompressor::new(input, 8192), cap),
         other => return Err(DecodeError::Unsupported(other.to_string())),
-    };
-    result.map_err(|source| DecodeError::Corrupt {
-        coding: coding.to_string(),
-        source,
     })
 }
 
@@ -84,14 +127,17 @@ fn decode_one(coding: &str, input: &[u8], cap: usize) -> Result<Decoded<'static>
 /// `cap` bytes. Bytes after the last member that do not start another one (a newline or junk
 /// that a server or script appended) are left alone, as Chromium and GNU wget leave them,
 /// instead of failing the whole body.
-fn gunzip(input: &[u8], cap: usize) -> std::io::Result<Decoded<'static>> {
+fn gunzip(input: &[u8], cap: usize) -> Step {
     let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
     let mut data = Vec::new();
     let mut rest = input;
     while !rest.is_empty() {
         let mut member = flate2::bufread::GzDecoder::new(rest);
         let room = limit.saturating_sub(data.len() as u64);
-        (&mut member).take(room).read_to_end(&mut data)?;
+        if let Err(e) = (&mut member).take(room).read_to_end(&mut data) {
+            data.truncate(cap);
+            return Err((e, data));
+        }
         if data.len() > cap {
             break;
         }
@@ -100,24 +146,30 @@ fn gunzip(input: &[u8], cap: usize) -> std::io::Result<Decoded<'static>> {
             break;
         }
     }
-    let capped = data.len() > cap;
-    data.truncate(cap);
-    Ok(Decoded {
-        data: Cow::Owned(data),
-        capped,
-    })
+    Ok(capped(data, cap))
 }
 
-fn read_capped(reader: impl Read, cap: usize) -> std::io::Result<Decoded<'static>> {
+/// Everything `reader` decodes, up to `cap` bytes; on an error, what it decoded before.
+fn read_capped(reader: impl Read, cap: usize) -> Step {
     let mut data = Vec::new();
     let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
-    reader.take(limit).read_to_end(&mut data)?;
+    // read_to_end keeps what it read before an error.
+    match reader.take(limit).read_to_end(&mut data) {
+        Ok(_) => Ok(capped(data, cap)),
+        Err(e) => {
+            data.truncate(cap);
+            Err((e, data))
+        }
+    }
+}
+
+fn capped(mut data: Vec<u8>, cap: usize) -> Decoded<'static> {
     let capped = data.len() > cap;
     data.truncate(cap);
-    Ok(Decoded {
+    Decoded {
         data: Cow::Owned(data),
         capped,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -172,6 +224,30 @@ mod tests {
             decode_content(Some("gzip"), b"", 1000).unwrap().data.len(),
             0
         );
+    }
+
+    #[test]
+    fn a_cut_stream_gives_what_decoded_before_the_cut() {
+        let page: Vec<u8> = (0..2000)
+            .flat_map(|i| format!("<a href=/p{i}>page {i}</a>\n").into_bytes())
+            .collect();
+        let z = gzip(&page);
+        let cut = &z[..z.len() / 2];
+        let Err(e) = decode_content(Some("gzip"), cut, 1 << 20) else {
+            panic!("a cut stream decoded whole");
+        };
+        let part = e.decoded_part().unwrap();
+        assert!(part.len() > page.len() / 4, "{}", part.len());
+        assert!(page.starts_with(&part));
+        // Through two codings, the inner one's part goes on through the outer one.
+        let twice = gzip(&z);
+        let Err(e) = decode_content(Some("gzip, gzip"), &twice[..twice.len() - 4], 1 << 20) else {
+            panic!("a cut stream decoded whole");
+        };
+        assert_eq!(e.decoded_part().unwrap(), page);
+        assert!(DecodeError::Unsupported("zstd".into())
+            .decoded_part()
+            .is_none());
     }
 
     #[test]

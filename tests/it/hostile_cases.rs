@@ -1,7 +1,8 @@
 //! Hostile and unusual servers, one case each, beyond the fault sweep of `hostile.rs`: 1xx
 //! interim responses before the final one, links too long to handle, folded header lines, heads
-//! as some servers send them (bare LF, a space before a colon, a line that is no field), and a
-//! crawled page that points at other local services.
+//! as some servers send them (bare LF, a space before a colon, a line that is no field), a
+//! transfer coding that frames nothing, gzip bodies with bytes after them or cut short, links
+//! in a Shift_JIS page, and a crawled page that points at other local services.
 
 use std::path::Path;
 
@@ -16,6 +17,13 @@ fn raw(bytes: &[u8]) -> Behavior {
         bytes: bytes.to_vec(),
         reset: false,
     }
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
 }
 
 fn responses<'a>(records: &'a [Rec], path: &str) -> Vec<&'a Rec> {
@@ -366,12 +374,9 @@ async fn a_transfer_coding_that_frames_nothing_leaves_the_body_to_its_content_le
 async fn a_gzip_body_with_bytes_after_it_still_gives_its_links() {
     // A script that appends a newline after its compressed output: Chromium and wget show the
     // page; its links were lost as an invalid content encoding.
-    use std::io::Write;
     let web = Web::default();
     let h = web.host("127.0.0.45").await;
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(b"<a href=/behind-gzip>next</a>").unwrap();
-    let mut body = enc.finish().unwrap();
+    let mut body = gzip(b"<a href=/behind-gzip>next</a>");
     body.extend_from_slice(b"\n\n");
     let head = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n",
@@ -387,6 +392,45 @@ async fn a_gzip_body_with_bytes_after_it_still_gives_its_links() {
     let records = read_records(&out.path().join("warcs"));
     assert_eq!(responses(&records, "/gz")[0].block, response, "as received");
     assert_eq!(responses(&records, "/behind-gzip").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gzip_page_cut_short_still_gives_the_links_of_what_arrived() {
+    // The server closes halfway through a compressed page: the part that arrived is archived
+    // as truncated, and the links in what decodes of it are followed (they were all lost).
+    let web = Web::default();
+    let h = web.host("127.0.0.47").await;
+    let text: String = (0..2000)
+        .map(|i| format!("<p>line {i} of the page</p>\n"))
+        .collect();
+    let page = format!("<a href=/p0>first</a><a href=/p1>second</a>\n{text}<a href=/p2>end</a>");
+    let body = gzip(page.as_bytes());
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let sent = [head.as_bytes(), &body[..body.len() / 2]].concat();
+    h.route("/", Route::html("<a href=/cut>c</a>"));
+    h.behave("/cut", raw(&sent));
+    h.route("/p0", Route::html("<p>first</p>"));
+    h.route("/p1", Route::html("<p>second</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &["--max-pages", "4"]).await;
+    assert_eq!(
+        stats["truncated"],
+        serde_json::json!({"disconnect": 1}),
+        "{stats}"
+    );
+    assert!(
+        stats["errors"].get("invalid_content_encoding").is_none(),
+        "{stats}"
+    );
+    let records = read_records(&out.path().join("warcs"));
+    assert_eq!(responses(&records, "/cut")[0].block, sent, "as received");
+    assert_eq!(responses(&records, "/p0").len(), 1);
+    assert_eq!(responses(&records, "/p1").len(), 1);
+    // The link past the cut never arrived.
+    assert!(!web.paths_of(&h).iter().any(|p| p == "/p2"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
