@@ -1,8 +1,10 @@
 //! Extracts outlinks from HTML with the html5ever tokenizer.
 //!
 //! Taken: `a`/`area`/`link` href, `frame`/`iframe` src, `<meta http-equiv=refresh>`, with the
-//! first `<base href>` as the base URL. Not taken: anything inside script, style, comments or
-//! other raw-text elements (the tokenizer is switched into the same raw states a browser uses).
+//! first `<base href>` as the base URL, including those inside `noscript`, `noframes` and
+//! `noembed` (markup to a client without scripts, frames or plugins). Not taken: anything inside
+//! script, style, comments or other raw-text elements (the tokenizer is switched into the same
+//! raw states a browser uses).
 //! With requisites asked for (`--page-requisites`), what a page needs to render is collected
 //! apart: `img src/srcset`, `link rel=stylesheet|icon|preload` (then not a link), `script src`,
 //! media `src`/`poster`, `embed`/`object`, `input type=image`, and `url()`/`@import` in `style`
@@ -178,9 +180,11 @@ impl LinkSink {
                 }
             }
             "script" => return TokenSinkResult::RawData(RawKind::ScriptData),
-            "style" | "xmp" | "noembed" | "noframes" => {
-                return TokenSinkResult::RawData(RawKind::Rawtext)
-            }
+            // `noframes` and `noembed` are raw text to a browser with frames and plugins, and
+            // markup to one without: their links (often a frameset's pages, for clients without
+            // frames) are taken, as GNU wget takes them; `noscript` is markup too (no
+            // script runs here).
+            "style" | "xmp" => return TokenSinkResult::RawData(RawKind::Rawtext),
             "title" | "textarea" => return TokenSinkResult::RawData(RawKind::Rcdata),
             "plaintext" => return TokenSinkResult::Plaintext,
             _ => {}
@@ -402,6 +406,24 @@ mod tests {
                <a href="/real">real</a>"#,
         );
         assert_eq!(got, ["http://a.org/real"]);
+    }
+
+    #[test]
+    fn links_for_clients_without_frames_plugins_or_scripts_are_taken() {
+        let got = links(
+            r#"<frameset><frame src="menu.html"><noframes><a href="/no-frames/">site</a></noframes></frameset>
+               <noscript><a href="/no-js">no js</a></noscript><noembed><a href="/no-embed">x</a></noembed>
+               <xmp><a href="/xmp"></xmp>"#,
+        );
+        assert_eq!(
+            got,
+            [
+                "http://a.org/dir/menu.html",
+                "http://a.org/no-frames/",
+                "http://a.org/no-js",
+                "http://a.org/no-embed"
+            ]
+        );
     }
 
     #[test]
