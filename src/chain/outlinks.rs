@@ -16,8 +16,8 @@ use crate::extract::links::extract_links_and_requisites;
 use crate::extract::sitemap::parse_sitemap;
 use crate::extract::{decode_html_with_encoding, link_header_targets};
 use crate::fault::FaultKind;
-use crate::http_message::decode_content;
 use crate::http_message::media_type::is_html;
+use crate::http_message::{decode_content, url_text};
 use crate::url_rules::canonical::{unresolved, Unresolved};
 use crate::url_rules::resolve_link;
 
@@ -158,7 +158,7 @@ pub fn outlinks(
 fn header_links(capture: &Capture, url: &Url, cap: usize, out: &mut Outlinks) {
     let mut targets: Vec<String> = Vec::new();
     for (name, value) in &capture.head.headers {
-        let value = String::from_utf8_lossy(value);
+        let value = url_text(value);
         if name.eq_ignore_ascii_case("link") {
             targets.extend(link_header_targets(&value).into_iter().map(str::to_string));
         } else if name.eq_ignore_ascii_case("location")
@@ -193,7 +193,7 @@ fn location(capture: &Capture, url: &Url, declined: &mut Declined) -> Option<Url
     if !(300..400).contains(&capture.status()) {
         return None;
     }
-    let target = capture.head.header_str("location")?;
+    let target = capture.head.header_url("location")?;
     let resolved = resolve_link(url, &target);
     if resolved.is_none() {
         match unresolved(url, &target) {

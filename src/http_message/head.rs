@@ -29,6 +29,14 @@ impl ResponseHead {
             .map(|v| String::from_utf8_lossy(v).trim().to_string())
     }
 
+    /// The first value of a header that holds a URL (Location, Content-Location, Link), as
+    /// trimmed text: a value that is not UTF-8 (a Latin-1 `é`, say) has each byte above 0x7F
+    /// percent-encoded as it is, which is the URL Chromium requests for it, where a lossy
+    /// reading would ask for U+FFFD instead.
+    pub fn header_url(&self, name: &str) -> Option<String> {
+        self.header(name).map(url_text)
+    }
+
     /// True when the body is sent with chunked transfer coding.
     pub fn is_chunked(&self) -> bool {
         self.headers.iter().any(|(n, v)| {
@@ -92,6 +100,25 @@ impl ResponseHead {
     pub fn charset(&self) -> Option<String> {
         super::media_type::charset(&self.header_str("content-type")?)
     }
+}
+
+/// A header value that holds URLs, as text for the URL parser (see
+/// [`ResponseHead::header_url`]).
+pub fn url_text(value: &[u8]) -> String {
+    let text = match std::str::from_utf8(value) {
+        Ok(text) => text.to_string(),
+        Err(_) => {
+            let mut out = String::with_capacity(value.len() * 3);
+            for &b in value {
+                match b.is_ascii() {
+                    true => out.push(char::from(b)),
+                    false => out.push_str(&format!("%{b:02X}")),
+                }
+            }
+            out
+        }
+    };
+    text.trim().to_string()
 }
 
 /// The length of the complete response message at the start of `bytes` (head plus body as
@@ -328,6 +355,21 @@ mod tests {
         assert_eq!(message_length(&head, raw), Some(raw.len()));
         // A NUL byte is no lenience's business: the head is refused.
         assert!(parse_response_head(b"HTTP/1.1 200 OK\r\nX: a\0b\r\n\r\n").is_none());
+    }
+
+    #[test]
+    fn a_url_header_keeps_bytes_that_are_not_utf8_as_escapes() {
+        let head = parse_response_head(
+            b"HTTP/1.1 302 Found\r\nLocation:  /caf\xe9?q=\xe9 \r\nLink: </caf\xc3\xa9>\r\n\r\n",
+        )
+        .unwrap();
+        assert_eq!(
+            head.header_url("location").as_deref(),
+            Some("/caf%E9?q=%E9")
+        );
+        // UTF-8 is text as it is (the URL parser percent-encodes it the same way).
+        assert_eq!(head.header_url("link").as_deref(), Some("</café>"));
+        assert_eq!(head.header_url("content-location"), None);
     }
 
     #[test]

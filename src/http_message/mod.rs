@@ -15,5 +15,5 @@ pub mod retry_after;
 pub use content_encoding::decode_content;
 pub use head::{
     message_length, parse_final_head, parse_response_head, parse_response_head_with_limit,
-    response_parser, ResponseHead,
+    response_parser, url_text, ResponseHead,
 };

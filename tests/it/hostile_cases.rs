@@ -434,6 +434,24 @@ async fn a_gzip_page_cut_short_still_gives_the_links_of_what_arrived() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_location_in_latin1_is_followed_where_a_browser_goes() {
+    // A redirect whose Location holds a raw Latin-1 `é`: headless Chromium requested
+    // `/caf%E9?q=%E9`; read as lossy UTF-8 it was `/caf%EF%BF%BD...`, a page that is not there.
+    let web = Web::default();
+    let h = web.host("127.0.0.48").await;
+    h.behave(
+        "/moved",
+        raw(b"HTTP/1.1 302 Found\r\nLocation: /caf\xe9?q=\xe9\r\nContent-Length: 0\r\n\r\n"),
+    );
+    h.route("/caf%E9?q=%E9", Route::html("<p>arrived</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/moved"), out.path(), &[]).await;
+    assert_eq!(stats["status_codes"]["200"], 1, "{stats}");
+    let paths = web.paths_of(&h);
+    assert!(paths.iter().any(|p| p == "/caf%E9?q=%E9"), "{paths:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_charset_page_has_its_query_links_requested_as_browsers_request_them() {
     // A Shift_JIS page (by its meta tag): the query of a link goes out in Shift_JIS, its path in
     // UTF-8, a character Shift_JIS lacks as an escaped character reference; the two targets
