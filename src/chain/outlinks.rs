@@ -14,7 +14,7 @@ use url::Url;
 use crate::capture::Capture;
 use crate::extract::links::extract_links_and_requisites;
 use crate::extract::sitemap::parse_sitemap;
-use crate::extract::{decode_html_with_encoding, link_header_targets};
+use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
 use crate::fault::FaultKind;
 use crate::http_message::media_type::is_html;
 use crate::http_message::{decode_content, url_text};
@@ -152,8 +152,9 @@ pub fn outlinks(
     out
 }
 
-/// Links carried by the headers of a page: every `Link` field's targets, and `Location` and
-/// `Content-Location` (a 2xx with a Location, e.g. 201 Created, names a resource as well).
+/// Links carried by the headers of a page: every `Link` field's targets, `Location` and
+/// `Content-Location` (a 2xx with a Location, e.g. 201 Created, names a resource as well), and
+/// a `Refresh` field's URL.
 /// Appended after the body's links, within the same per-page cap.
 fn header_links(capture: &Capture, url: &Url, cap: usize, out: &mut Outlinks) {
     let mut targets: Vec<String> = Vec::new();
@@ -165,6 +166,9 @@ fn header_links(capture: &Capture, url: &Url, cap: usize, out: &mut Outlinks) {
             || name.eq_ignore_ascii_case("content-location")
         {
             targets.push(value.trim().to_string());
+        } else if name.eq_ignore_ascii_case("refresh") {
+            // `Refresh: 0; url=/next`, which browsers follow like a meta refresh.
+            targets.extend(meta_refresh_url(&value).map(str::to_string));
         }
     }
     for target in targets {
@@ -282,13 +286,18 @@ mod tests {
         let out = outlinks(&rules(9), &away, &url, false, false);
         assert_eq!((out.location, out.declined.not_http), (None, 1));
         let headed = capture(
-            "HTTP/1.1 201 Created\r\nContent-Type: text/html\r\nLocation: /new\r\nContent-Location: alt\r\nLink: <x>; rel=next, <//cdn.a.org/>; rel=preconnect\r\nLink: <mailto:a@a.org>\r\n\r\n<a href=x>1</a>",
+            "HTTP/1.1 201 Created\r\nContent-Type: text/html\r\nLocation: /new\r\nContent-Location: alt\r\nLink: <x>; rel=next, <//cdn.a.org/>; rel=preconnect\r\nLink: <mailto:a@a.org>\r\nRefresh: 3; URL='/refreshed'\r\n\r\n<a href=x>1</a>",
         );
         let out = outlinks(&rules(9), &headed, &url, true, false);
         let got: Vec<&str> = out.links.iter().map(Url::as_str).collect();
         assert_eq!(
             got,
-            ["http://a.org/d/x", "http://a.org/new", "http://a.org/d/alt"]
+            [
+                "http://a.org/d/x",
+                "http://a.org/new",
+                "http://a.org/d/alt",
+                "http://a.org/refreshed"
+            ]
         );
         assert_eq!(out.declined.not_http, 1);
         let robots = capture("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\nnot gzip");

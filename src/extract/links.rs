@@ -214,8 +214,9 @@ impl TokenSink for LinkSink {
     }
 }
 
-/// The URL part of a meta refresh `content` value such as `5; url='/next'`.
-fn meta_refresh_url(content: &str) -> Option<&str> {
+/// The URL part of a meta refresh `content` value such as `5; url='/next'` (the syntax of the
+/// `Refresh` response header too).
+pub fn meta_refresh_url(content: &str) -> Option<&str> {
     let rest = content
         .trim_start()
         .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
