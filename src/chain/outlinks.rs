@@ -159,16 +159,18 @@ pub fn outlinks(
 fn header_links(capture: &Capture, url: &Url, cap: usize, out: &mut Outlinks) {
     let mut targets: Vec<String> = Vec::new();
     for (name, value) in &capture.head.headers {
-        let value = url_text(value);
-        if name.eq_ignore_ascii_case("link") {
-            targets.extend(link_header_targets(&value).into_iter().map(str::to_string));
-        } else if name.eq_ignore_ascii_case("location")
-            || name.eq_ignore_ascii_case("content-location")
-        {
-            targets.push(value.trim().to_string());
-        } else if name.eq_ignore_ascii_case("refresh") {
+        let is = |field: &str| name.eq_ignore_ascii_case(field);
+        if is("link") {
+            targets.extend(
+                link_header_targets(&url_text(value))
+                    .into_iter()
+                    .map(str::to_string),
+            );
+        } else if is("location") || is("content-location") {
+            targets.push(url_text(value));
+        } else if is("refresh") {
             // `Refresh: 0; url=/next`, which browsers follow like a meta refresh.
-            targets.extend(meta_refresh_url(&value).map(str::to_string));
+            targets.extend(meta_refresh_url(&url_text(value)).map(str::to_string));
         }
     }
     for target in targets {
