@@ -294,7 +294,7 @@ class WarcCheckTest(unittest.TestCase):
 
     def test_heads_as_servers_send_them(self):
         # Bare-LF line ends, a space before a colon, a line that is no field: stored as
-        # received, read as browsers and trawl read them (the framing header still counts).
+        # received, read as Chromium and trawl read them (the framing header still counts).
         name = "odd-heads.warc.gz"
         body = b"<p>lf only</p>"
         lf_only = b"HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Length: %d\n\n" % len(body) + body

@@ -396,14 +396,14 @@ def check_warcinfo_first(path, records, problems):
 # holds their bytes as received).
 HTTP_HEAD_END_RE = re.compile(rb"\n\r?\n")
 # A header field line: a token, optional whitespace, a colon (RFC 9112 section 5.1; the space
-# before the colon is what browsers and trawl accept in a response).
+# before the colon is what Chromium and trawl accept in a response).
 HTTP_FIELD_RE = re.compile(rb"^([!#$%&'*+.^_`|~0-9A-Za-z-]+)[ \t]*:(.*)$", re.S)
 
 
 def parse_http(block):
     """Split an application/http block into an HttpMessage, or return an error string.
 
-    Read as trawl, browsers and warcio read a response: a line that is not a header field (no
+    Read as trawl, Chromium and warcio read a response: a line that is not a header field (no
     colon, a space inside the name) is left out, not an error; the block keeps it."""
     end = HTTP_HEAD_END_RE.search(block)
     if end is None:

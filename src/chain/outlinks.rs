@@ -169,7 +169,7 @@ fn header_links(capture: &Capture, url: &Url, cap: usize, out: &mut Outlinks) {
         } else if is("location") || is("content-location") {
             targets.push(url_text(value));
         } else if is("refresh") {
-            // `Refresh: 0; url=/next`, which browsers follow like a meta refresh.
+            // `Refresh: 0; url=/next`, which Chromium follows like a meta refresh.
             targets.extend(meta_refresh_url(&url_text(value)).map(str::to_string));
         }
     }

@@ -52,11 +52,11 @@ pub fn resolve_link(base: &Url, href: &str) -> Option<Url> {
 }
 
 /// [`resolve_link`] for an href in a document written in `encoding`: the href's query is
-/// percent-encoded in that encoding, as browsers send it (WHATWG URL, "encoding override"; a
-/// character it cannot write becomes an HTML character reference), and as Heritrix resolves
-/// it; its path is UTF-8 whatever the document's encoding. A server that reads `?q=` in
-/// Shift_JIS or windows-1251 answers the query the page meant only in that form. UTF-8 and
-/// UTF-16 documents, and hrefs in ASCII, resolve exactly as [`resolve_link`] does.
+/// percent-encoded in that encoding, as Chromium sends it (WHATWG URL, "encoding override"; a
+/// character it cannot write becomes an HTML character reference); its path is UTF-8 whatever
+/// the document's encoding. A server that reads `?q=` in Shift_JIS or windows-1251 answers the
+/// query the page meant only in that form. UTF-8 and UTF-16 documents, and hrefs in ASCII,
+/// resolve exactly as [`resolve_link`] does.
 pub fn resolve_link_in(
     base: &Url,
     href: &str,
@@ -85,7 +85,7 @@ pub fn resolve_link_in(
 
 /// `text` in `encoding` as a URL's query is written (WHATWG URL, "percent-encode after
 /// encoding"): a character the encoding cannot write becomes `%26%23` + its code point in
-/// decimal + `%3B` (an HTML character reference, escaped), as browsers send it.
+/// decimal + `%3B` (an HTML character reference, escaped), as Chromium sends it.
 fn encode_query(encoding: &'static encoding_rs::Encoding, text: &str) -> Vec<u8> {
     let mut encoder = encoding.new_encoder();
     let mut out = Vec::with_capacity(text.len() * 2 + 16);
