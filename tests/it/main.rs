@@ -11,6 +11,7 @@ mod daemons;
 mod derivatives;
 mod dns_records;
 mod durability;
+mod encodings;
 mod harness;
 mod hostile;
 mod hostile_cases;

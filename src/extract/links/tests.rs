@@ -1,0 +1,184 @@
+//! Tests of link extraction (`links.rs`).
+
+use super::*;
+
+fn links(html: &str) -> Vec<String> {
+    let page = Url::parse("http://a.org/dir/page.html").unwrap();
+    extract_links(html, &page, 1000)
+        .urls
+        .into_iter()
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn requisites_when_asked() {
+    let page = Url::parse("http://a.org/d/p.html").unwrap();
+    let html = r#"<head><link rel=stylesheet href=s.css><link rel="shortcut icon" href=/f.ico>
+        <link rel=next href=n.html><style>@import "i.css"; b{background:url(bg.png)}</style>
+        <script src=/app.js></script></head><body style="background:url('/body.jpg')">
+        <img src=a.png srcset="a-2x.png 2x, /a-3x.png 3x"><video src=v.mp4 poster=p.jpg>
+        <source src=v.webm></video><a href=x.html>x</a></body>"#;
+    let found = extract_links_and_requisites(html, &page, 100, true, encoding_rs::UTF_8);
+    let links: Vec<&str> = found.urls.iter().map(Url::as_str).collect();
+    assert_eq!(links, ["http://a.org/d/n.html", "http://a.org/d/x.html"]);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(
+        req,
+        [
+            "http://a.org/d/s.css",
+            "http://a.org/f.ico",
+            "http://a.org/d/i.css",
+            "http://a.org/d/bg.png",
+            "http://a.org/app.js",
+            "http://a.org/body.jpg",
+            "http://a.org/d/a.png",
+            "http://a.org/d/a-2x.png",
+            "http://a.org/a-3x.png",
+            "http://a.org/d/v.mp4",
+            "http://a.org/d/p.jpg",
+            "http://a.org/d/v.webm",
+        ]
+    );
+    // Without --page-requisites: stylesheets stay links, nothing else is collected.
+    let plain = extract_links(html, &page, 100);
+    assert!(plain.requisites.is_empty());
+    assert!(plain.urls.iter().any(|u| u.as_str().ends_with("s.css")));
+}
+
+#[test]
+fn anchors_areas_links_frames_and_relative_resolution() {
+    let got = links(
+        r#"<a href="x.html">x</a><area href="/y"><link rel=next href="../z">
+           <frame src="f.html"><iframe src="//b.org/i">fallback <a href=no></iframe>"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "http://a.org/dir/x.html",
+            "http://a.org/y",
+            "http://a.org/z",
+            "http://a.org/dir/f.html",
+            "http://b.org/i",
+        ]
+    );
+}
+
+#[test]
+fn base_href_applies_to_all_links_even_earlier_ones() {
+    let got = links(
+        r#"<a href="early">e</a><base href="http://c.org/root/"><a href="late">l</a><base href="/ignored/">"#,
+    );
+    assert_eq!(got, ["http://c.org/root/early", "http://c.org/root/late"]);
+}
+
+#[test]
+fn relative_base_resolves_against_page() {
+    assert_eq!(
+        links(r#"<base href="sub/"><a href="p">"#),
+        ["http://a.org/dir/sub/p"]
+    );
+}
+
+#[test]
+fn no_links_from_script_style_comments_or_textarea() {
+    let got = links(
+        r#"<script>document.write('<a href="/s1">'); var u = "<a href='/s2'>";</script>
+           <style>a[href="/s3"] {}</style><!-- <a href="/c1"> -->
+           <textarea><a href="/t1"></textarea><title><a href="/t2"></title>
+           <a href="/real">real</a>"#,
+    );
+    assert_eq!(got, ["http://a.org/real"]);
+}
+
+#[test]
+fn links_for_clients_without_frames_plugins_or_scripts_are_taken() {
+    let got = links(
+        r#"<frameset><frame src="menu.html"><noframes><a href="/no-frames/">site</a></noframes></frameset>
+           <noscript><a href="/no-js">no js</a></noscript><noembed><a href="/no-embed">x</a></noembed>
+           <xmp><a href="/xmp"></xmp>"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "http://a.org/dir/menu.html",
+            "http://a.org/no-frames/",
+            "http://a.org/no-js",
+            "http://a.org/no-embed"
+        ]
+    );
+}
+
+#[test]
+fn srcset_and_img_are_not_pages() {
+    let got = links(
+        r#"<img src="a.jpg" srcset="b.jpg 2x, c.jpg 3x"><picture><source srcset="d.webp"></picture><a href="p.html" srcset="e.jpg">"#,
+    );
+    assert_eq!(got, ["http://a.org/dir/p.html"]);
+}
+
+#[test]
+fn entities_are_decoded_in_attributes() {
+    assert_eq!(
+        links(r#"<a href="q?a=1&amp;b=2&#x26;c=3">"#),
+        ["http://a.org/dir/q?a=1&b=2&c=3"]
+    );
+}
+
+#[test]
+fn meta_refresh_variants() {
+    assert_eq!(
+        links(r#"<meta http-equiv="Refresh" content="0; URL='/next'">"#),
+        ["http://a.org/next"]
+    );
+    assert_eq!(
+        links(r#"<meta http-equiv=refresh content="5;url=n2.html">"#),
+        ["http://a.org/dir/n2.html"]
+    );
+    assert!(links(r#"<meta http-equiv=refresh content="5">"#).is_empty());
+    assert!(links(r#"<meta name=refresh content="0; url=/x">"#).is_empty());
+}
+
+#[test]
+fn only_http_links_deduplicated_fragments_dropped() {
+    let got = links(
+        r##"<a href="mailto:a@b"><a href="javascript:x()"><a href="#top"><a href="p#1"><a href="p#2"><a href="ftp://f/">"##,
+    );
+    assert_eq!(got, ["http://a.org/dir/page.html", "http://a.org/dir/p"]);
+}
+
+#[test]
+fn broken_markup_does_not_stop_extraction() {
+    let got = links("<div><a href='one'>1<p><a href=two>2</div></span><a href=\"three\"<a href=four><a href='unterminated");
+    assert!(
+        got.starts_with(&[
+            "http://a.org/dir/one".to_string(),
+            "http://a.org/dir/two".to_string()
+        ]),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn cap_on_links_per_page() {
+    let html: String = (0..50).map(|i| format!("<a href=/p{i}>")).collect();
+    let page = Url::parse("http://a.org/").unwrap();
+    let l = extract_links(&html, &page, 10);
+    assert_eq!(l.urls.len(), 10);
+    assert_eq!(l.dropped, 40);
+}
+
+#[test]
+fn nul_bytes_and_a_10_mb_attribute_do_not_panic() {
+    let html = format!("<a href=\"{}\">\0<a href=ok>\0</a>", "x".repeat(10_000_000));
+    let got = links(&html);
+    assert_eq!(got, ["http://a.org/dir/ok"]);
+}
+
+#[test]
+fn meta_refresh_parser() {
+    assert_eq!(meta_refresh_url("3;url=a"), Some("a"));
+    assert_eq!(meta_refresh_url(" 3 , URL = \"b c\" "), Some("b c"));
+    assert_eq!(meta_refresh_url("0; /direct"), Some("/direct"));
+    assert_eq!(meta_refresh_url("10"), None);
+}

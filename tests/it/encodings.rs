@@ -1,0 +1,128 @@
+//! Encodings servers get wrong or that a crawler must write as a browser does: gzip bodies with
+//! bytes after them or cut short, the query of a link in a Shift_JIS page, a Location holding
+//! Latin-1 bytes. Each case is one server on its own loopback address (helpers from
+//! `hostile_cases.rs`).
+
+use crate::harness::read_records;
+use crate::hostile_cases::{crawl, raw, responses};
+use crate::server::{Behavior, Route, Web};
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gzip_body_with_bytes_after_it_still_gives_its_links() {
+    // A script that appends a newline after its compressed output: Chromium and wget show the
+    // page; its links were lost as an invalid content encoding.
+    let web = Web::default();
+    let h = web.host("127.0.0.45").await;
+    let mut body = gzip(b"<a href=/behind-gzip>next</a>");
+    body.extend_from_slice(b"\n\n");
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let response = [head.as_bytes(), &body].concat();
+    h.route("/", Route::html("<a href=/gz>g</a>"));
+    h.behave("/gz", Behavior::RawKeepAlive(response.clone()));
+    h.route("/behind-gzip", Route::html("<p>reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    assert_eq!(stats["errors"], serde_json::json!({}), "{stats}");
+    let records = read_records(&out.path().join("warcs"));
+    assert_eq!(responses(&records, "/gz")[0].block, response, "as received");
+    assert_eq!(responses(&records, "/behind-gzip").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gzip_page_cut_short_still_gives_the_links_of_what_arrived() {
+    // The server closes halfway through a compressed page: the part that arrived is archived
+    // as truncated, and the links in what decodes of it are followed (they were all lost).
+    let web = Web::default();
+    let h = web.host("127.0.0.47").await;
+    let text: String = (0..2000)
+        .map(|i| format!("<p>line {i} of the page</p>\n"))
+        .collect();
+    let page = format!("<a href=/p0>first</a><a href=/p1>second</a>\n{text}<a href=/p2>end</a>");
+    let body = gzip(page.as_bytes());
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let sent = [head.as_bytes(), &body[..body.len() / 2]].concat();
+    h.route("/", Route::html("<a href=/cut>c</a>"));
+    h.behave("/cut", raw(&sent));
+    h.route("/p0", Route::html("<p>first</p>"));
+    h.route("/p1", Route::html("<p>second</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    assert_eq!(
+        stats["truncated"],
+        serde_json::json!({"disconnect": 1}),
+        "{stats}"
+    );
+    assert!(
+        stats["errors"].get("invalid_content_encoding").is_none(),
+        "{stats}"
+    );
+    let records = read_records(&out.path().join("warcs"));
+    assert_eq!(responses(&records, "/cut")[0].block, sent, "as received");
+    assert_eq!(responses(&records, "/p0").len(), 1);
+    assert_eq!(responses(&records, "/p1").len(), 1);
+    // The link past the cut never arrived.
+    assert!(!web.paths_of(&h).iter().any(|p| p == "/p2"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_location_in_latin1_is_followed_where_a_browser_goes() {
+    // A redirect whose Location holds a raw Latin-1 `é`: headless Chromium requested
+    // `/caf%E9?q=%E9`; read as lossy UTF-8 it was `/caf%EF%BF%BD...`, a page that is not there.
+    let web = Web::default();
+    let h = web.host("127.0.0.48").await;
+    h.behave(
+        "/moved",
+        raw(b"HTTP/1.1 302 Found\r\nLocation: /caf\xe9?q=\xe9\r\nContent-Length: 0\r\n\r\n"),
+    );
+    h.route("/caf%E9?q=%E9", Route::html("<p>arrived</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/moved"), out.path(), &[]).await;
+    assert_eq!(stats["status_codes"]["200"], 1, "{stats}");
+    let paths = web.paths_of(&h);
+    assert!(paths.iter().any(|p| p == "/caf%E9?q=%E9"), "{paths:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_charset_page_has_its_query_links_requested_as_browsers_request_them() {
+    // A Shift_JIS page (by its meta tag): the query of a link goes out in Shift_JIS, its path in
+    // UTF-8, a character Shift_JIS lacks as an escaped character reference; the two targets
+    // below are what headless Chromium requested for the same page.
+    let web = Web::default();
+    let h = web.host("127.0.0.46").await;
+    let page =
+        "<meta charset=shift_jis><a href=\"/search?q=日本\">s</a><a href=\"/日本?e=€\">e</a>";
+    // The euro sign goes into the page as `&#8364;`, as a Shift_JIS page writes it.
+    let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(page);
+    h.route("/", Route::typed(200, "text/html", &bytes));
+    let search = "/search?q=%93%FA%96{";
+    let euro = "/%E6%97%A5%E6%9C%AC?e=%26%238364%3B";
+    h.route(search, Route::html("<p>results</p>"));
+    h.route(euro, Route::html("<p>euro</p>"));
+    let out = tempfile::tempdir().unwrap();
+    crawl(h.url("/"), out.path(), &[]).await;
+    let paths = web.paths_of(&h);
+    assert!(paths.iter().any(|p| p == search), "{paths:?}");
+    assert!(paths.iter().any(|p| p == euro), "{paths:?}");
+    let records = read_records(&out.path().join("warcs"));
+    for target in [search, euro] {
+        let uri = h.url(target);
+        let archived = records
+            .iter()
+            .filter(|r| r.warc_type == "response" && r.target_uri.as_deref() == Some(&uri))
+            .count();
+        assert_eq!(archived, 1, "{target}");
+    }
+}
