@@ -13,8 +13,13 @@ const MAX_NESTING: usize = 32;
 pub fn css_urls(css: &str) -> Vec<String> {
     let mut parser = Parser::new(css);
     let mut out = Vec::new();
-    walk(&mut parser, &mut out, 0);
+    walk(&mut parser, &mut out, 0, false);
     out
+}
+
+/// `image-set()` and its prefixed forms, whose strings are URLs (CSS Images 4).
+fn is_image_set(name: &str) -> bool {
+    name.eq_ignore_ascii_case("image-set") || name.eq_ignore_ascii_case("-webkit-image-set")
 }
 
 fn push(out: &mut Vec<String>, url: &str) {
@@ -24,7 +29,8 @@ fn push(out: &mut Vec<String>, url: &str) {
     }
 }
 
-fn walk(parser: &mut Parser<'_>, out: &mut Vec<String>, nesting: usize) {
+/// Walks one block; inside `image-set()` (`strings_are_urls`) a quoted string is an image URL.
+fn walk(parser: &mut Parser<'_>, out: &mut Vec<String>, nesting: usize, strings_are_urls: bool) {
     let mut after_import = false;
     while let Ok(token) = parser.next() {
         if out.len() >= MAX_CSS_URLS {
@@ -34,13 +40,19 @@ fn walk(parser: &mut Parser<'_>, out: &mut Vec<String>, nesting: usize) {
         let import = std::mem::take(&mut after_import);
         match token {
             Token::UnquotedUrl(url) => push(out, &url),
-            Token::QuotedString(s) if import => push(out, &s),
+            Token::QuotedString(s) if import || strings_are_urls => push(out, &s),
             Token::AtKeyword(name) if name.eq_ignore_ascii_case("import") => after_import = true,
             Token::Function(name) if name.eq_ignore_ascii_case("url") => {
                 let _ = parser.parse_nested_block(|p| -> Result<(), ParseError<()>> {
                     if let Ok(Token::QuotedString(s)) = p.next() {
                         push(out, &s.clone());
                     }
+                    Ok(())
+                });
+            }
+            Token::Function(name) if is_image_set(&name) && nesting < MAX_NESTING => {
+                let _ = parser.parse_nested_block(|p| -> Result<(), ParseError<()>> {
+                    walk(p, out, nesting + 1, true);
                     Ok(())
                 });
             }
@@ -51,7 +63,7 @@ fn walk(parser: &mut Parser<'_>, out: &mut Vec<String>, nesting: usize) {
                 if nesting < MAX_NESTING =>
             {
                 let _ = parser.parse_nested_block(|p| -> Result<(), ParseError<()>> {
-                    walk(p, out, nesting + 1);
+                    walk(p, out, nesting + 1, false);
                     Ok(())
                 });
             }
@@ -83,6 +95,13 @@ mod tests {
             ]
         );
         assert_eq!(css_urls("color: red; background: URL(x.gif)"), ["x.gif"]);
+    }
+
+    #[test]
+    fn image_set_strings_are_urls() {
+        let css = r#".a { background-image: image-set("a.avif" type("image/avif") 1x, url(b.png) 2x);
+            background: -webkit-image-set('c.png' 1x); content: "d.png"; }"#;
+        assert_eq!(css_urls(css), ["a.avif", "b.png", "c.png"]);
     }
 
     #[test]

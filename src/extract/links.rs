@@ -1,14 +1,15 @@
 //! Extracts outlinks from HTML with the html5ever tokenizer.
 //!
-//! Taken: `a`/`area`/`link` href, `frame`/`iframe` src, `<meta http-equiv=refresh>`, with the
+//! Taken: `a`/`area`/`link` href (an SVG `a`'s `xlink:href`), `frame`/`iframe` src, `<meta http-equiv=refresh>`, with the
 //! first `<base href>` as the base URL, including those inside `noscript`, `noframes` and
 //! `noembed` (markup to a client without scripts, frames or plugins). Not taken: anything inside
 //! script, style, comments or other raw-text elements (the tokenizer is switched into the same
 //! raw states a browser uses).
 //! With requisites asked for (`--page-requisites`), what a page needs to render is collected
-//! apart: `img src/srcset`, `link rel=stylesheet|icon|preload` (then not a link), `script src`,
-//! media `src`/`poster`, `embed`/`object`, `input type=image`, and `url()`/`@import` in `style`
-//! elements and attributes.
+//! apart: `img`/`source` `src`/`srcset`, `link rel=stylesheet|icon|preload` (then not a link)
+//! and its `imagesrcset`, `script src`, media `src`/`poster`, `embed`/`object`, `input
+//! type=image`, `background` of `body` and table parts, SVG `image`/`use` `href`, and
+//! `url()`/`@import` in `style` elements and attributes.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -84,10 +85,13 @@ fn is_requisite_rel(rel: &str) -> bool {
 }
 
 impl LinkSink {
-    fn take_attr(&self, tag: &Tag, name: &str) {
-        if let Some(attr) = tag.attrs.iter().find(|a| &*a.name.local == name) {
-            self.collected.borrow_mut().push(&attr.value, self.max_raw);
-        }
+    /// Collects the attribute `name` of `tag` as a link; false when the tag has none.
+    fn take_attr(&self, tag: &Tag, name: &str) -> bool {
+        let Some(attr) = tag.attrs.iter().find(|a| &*a.name.local == name) else {
+            return false;
+        };
+        self.collected.borrow_mut().push(&attr.value, self.max_raw);
+        true
     }
 
     fn attr<'t>(tag: &'t Tag, name: &str) -> Option<&'t str> {
@@ -97,31 +101,32 @@ impl LinkSink {
             .map(|a| &*a.value)
     }
 
+    fn push_requisite(&self, url: &str) {
+        let mut c = self.collected.borrow_mut();
+        if c.requisites.len() < self.max_raw {
+            c.requisites.push(url.to_string());
+        }
+    }
+
     fn take_requisite(&self, tag: &Tag, name: &str) {
         if let Some(v) = Self::attr(tag, name) {
-            let mut c = self.collected.borrow_mut();
-            if c.requisites.len() < self.max_raw {
-                c.requisites.push(v.to_string());
-            }
+            self.push_requisite(v);
+        }
+    }
+
+    fn take_srcset(&self, tag: &Tag, name: &str) {
+        if let Some(set) = Self::attr(tag, name) {
+            super::srcset::srcset_urls(set).for_each(|url| self.push_requisite(url));
         }
     }
 
     fn requisites_of(&self, tag: &Tag) {
         match &*tag.name {
-            "img" => {
+            "img" | "source" => {
                 self.take_requisite(tag, "src");
-                if let Some(set) = Self::attr(tag, "srcset") {
-                    let mut c = self.collected.borrow_mut();
-                    for candidate in set.split(',') {
-                        if let Some(url) = candidate.split_ascii_whitespace().next() {
-                            if c.requisites.len() < self.max_raw {
-                                c.requisites.push(url.to_string());
-                            }
-                        }
-                    }
-                }
+                self.take_srcset(tag, "srcset");
             }
-            "script" | "audio" | "source" | "track" | "embed" => self.take_requisite(tag, "src"),
+            "script" | "audio" | "track" | "embed" => self.take_requisite(tag, "src"),
             "video" => {
                 self.take_requisite(tag, "src");
                 self.take_requisite(tag, "poster");
@@ -130,6 +135,20 @@ impl LinkSink {
             "input" if Self::attr(tag, "type").is_some_and(|t| t.eq_ignore_ascii_case("image")) => {
                 self.take_requisite(tag, "src")
             }
+            // Background images, which Chromium still draws from these attributes.
+            "body" | "table" | "thead" | "tbody" | "tfoot" | "tr" | "td" | "th" => {
+                self.take_requisite(tag, "background")
+            }
+            // SVG images and `<use>` references (icon sprites in an external file); the
+            // tokenizer leaves `xlink:href` as the attribute's whole name. Outside SVG an
+            // `<image>` is an `<img>` to the HTML parser.
+            "image" | "use" | "feimage" => {
+                let href = Self::attr(tag, "href").or_else(|| Self::attr(tag, "xlink:href"));
+                if let Some(href) = href.or_else(|| Self::attr(tag, "src")) {
+                    self.push_requisite(href);
+                }
+            }
+            "link" => self.take_srcset(tag, "imagesrcset"),
             _ => {}
         }
         if let Some(style) = Self::attr(tag, "style") {
@@ -158,8 +177,16 @@ impl LinkSink {
             }
         }
         match &*tag.name {
-            "a" | "area" | "link" => self.take_attr(tag, "href"),
-            "frame" => self.take_attr(tag, "src"),
+            // An SVG link may still carry its target in the older `xlink:href`.
+            "a" => {
+                let _ = self.take_attr(tag, "href") || self.take_attr(tag, "xlink:href");
+            }
+            "area" | "link" => {
+                self.take_attr(tag, "href");
+            }
+            "frame" => {
+                self.take_attr(tag, "src");
+            }
             "iframe" => {
                 self.take_attr(tag, "src");
                 return TokenSinkResult::RawData(RawKind::Rawtext);

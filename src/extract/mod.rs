@@ -11,6 +11,7 @@ mod feed;
 pub mod link_header;
 pub mod links;
 pub mod sitemap;
+mod srcset;
 mod text_buffer;
 
 pub use charset::{decode_html, decode_html_with_encoding};

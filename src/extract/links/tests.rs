@@ -47,6 +47,37 @@ fn requisites_when_asked() {
 }
 
 #[test]
+fn requisites_of_responsive_images_backgrounds_and_svg() {
+    let page = Url::parse("http://a.org/d/p.html").unwrap();
+    let html = r#"<link rel=preload as=image imagesrcset="pre-1x.png 1x, pre-2x.png 2x">
+        <body background=body.gif><table background=/t.gif><tr><td background=td.gif>
+        <img src=a.png srcset="/img/a,1.png 100w, data:image/gif;base64,R0lGOD= 2x">
+        <picture><source srcset="pic.webp 1x, pic2.webp 2x" type=image/webp></picture>
+        <svg><use xlink:href="/sprite.svg#icon"></use><image href=svg.png></image>
+        <a xlink:href="/svg-page">s</a></svg>"#;
+    let found = extract_links_and_requisites(html, &page, 100, true, encoding_rs::UTF_8);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(
+        req,
+        [
+            "http://a.org/d/pre-1x.png",
+            "http://a.org/d/pre-2x.png",
+            "http://a.org/d/body.gif",
+            "http://a.org/t.gif",
+            "http://a.org/d/td.gif",
+            "http://a.org/d/a.png",
+            "http://a.org/img/a,1.png",
+            "http://a.org/d/pic.webp",
+            "http://a.org/d/pic2.webp",
+            "http://a.org/sprite.svg",
+            "http://a.org/d/svg.png",
+        ]
+    );
+    let links: Vec<&str> = found.urls.iter().map(Url::as_str).collect();
+    assert_eq!(links, ["http://a.org/svg-page"]);
+}
+
+#[test]
 fn anchors_areas_links_frames_and_relative_resolution() {
     let got = links(
         r#"<a href="x.html">x</a><area href="/y"><link rel=next href="../z">
