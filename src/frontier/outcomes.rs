@@ -91,6 +91,15 @@ impl Frontier {
         wait
     }
 
+    /// Puts a page job whose response redirected to its own URL while setting a cookie back in
+    /// its queue, one redirect hop further: its next request carries the cookie. The seen set
+    /// is not asked (the URL is in it); the redirect limit ends a loop.
+    pub fn again_with_cookie(&mut self, mut job: Job, now: Instant) {
+        job.redirects += 1;
+        let attempt = job.attempt;
+        self.requeue_job(job, attempt, now, Duration::ZERO);
+    }
+
     /// Puts a page job whose response was not archived because the page target was met back
     /// in its queue, as it was: a crawl run again with a higher target fetches it then.
     pub fn put_back(&mut self, job: Job, now: Instant) {

@@ -178,3 +178,46 @@ async fn a_resumed_crawl_keeps_its_cookies() {
     assert_eq!(status_of(&records, "/members/"), Some(200));
     assert_eq!(status_of(&records, "/members/list"), Some(200));
 }
+
+/// A cookie check: `/check` answers a request without its cookie by setting it and
+/// redirecting to itself; with the cookie, the page. Followed once the cookie is kept (as
+/// Chromium and wget follow it); without the jar a redirect to itself is fetched once.
+#[tokio::test]
+async fn a_redirect_to_itself_that_sets_a_cookie_is_followed_with_it() {
+    let web = Web::default();
+    let a = web.host("127.0.0.3").await;
+    a.route("/", Route::html(r#"<a href="/check">in</a>"#));
+    let mut set_and_return = Route::redirect(302, "/check");
+    set_and_return
+        .headers
+        .push(("Set-Cookie".into(), format!("{SESSION}; Path=/")));
+    a.behave(
+        "/check",
+        Behavior::Gated {
+            cookie: SESSION.into(),
+            with: Route::html(r#"<p>past the check</p><a href="/inside">inside</a>"#),
+            without: set_and_return,
+        },
+    );
+    a.route("/inside", Route::html("<p>inside</p>"));
+    let out = tempfile::tempdir().unwrap();
+    crawl(a.url("/"), &out.path().join("jar"), &["-q"]).await;
+    let records = read_records(&out.path().join("jar"));
+    let statuses: Vec<Option<u16>> = records
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.path() == "/check")
+        .map(Rec::status)
+        .collect();
+    assert_eq!(statuses, [Some(302), Some(200)]);
+    assert_eq!(status_of(&records, "/inside"), Some(200));
+
+    let none = out.path().join("none");
+    crawl(a.url("/"), &none, &["--no-cookies", "-q"]).await;
+    let records = read_records(&none);
+    let checks = records
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.path() == "/check")
+        .count();
+    assert_eq!(checks, 1, "without a jar the cookie would never be sent");
+    assert_eq!(status_of(&records, "/inside"), None);
+}

@@ -33,6 +33,9 @@ pub(super) struct LedgerRules {
     pub(super) retries: u32,
     /// The configured per-host delay (retries wait at least one second, or this).
     pub(super) delay: Duration,
+    /// Cookies are kept (not `--no-cookies`): a redirect to the same URL that sets one is
+    /// fetched again.
+    pub(super) cookies: bool,
 }
 
 /// What a handled result means for the loop.
@@ -302,7 +305,19 @@ impl Ledger {
                 for url in found.requisites {
                     self.offer_requisite(url, hops, job.depth + 1, now);
                 }
+                let cookie_check = found.location_sets_cookie && self.rules.cookies;
                 match (found.location, &job.kind) {
+                    // A cookie check: the URL redirects to itself with a cookie to carry.
+                    (Some(to), _) if cookie_check && to == job.url => {
+                        match self.admission.check(&to, job.depth, job.redirects + 1) {
+                            Ok(()) => self.frontier.again_with_cookie(job, now),
+                            Err(rejection) => {
+                                count_rejection(&mut self.tally.filtered, rejection);
+                                self.frontier.complete(&job.host, now);
+                            }
+                        }
+                        return Handled::Done;
+                    }
                     // A moved image or stylesheet is still a requisite.
                     (Some(to), JobKind::Requisite { hops }) => {
                         self.offer_requisite(to, *hops, job.depth, now)
