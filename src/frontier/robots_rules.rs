@@ -24,8 +24,9 @@ impl RobotsRules {
     pub fn parse(agent: &str, body: &[u8]) -> Self {
         // texting_robots fails only on input it cannot read at all; RFC 9309 says to use what
         // can be parsed, and nothing parseable means no rules.
+        let body = agents_as_product_tokens(parsed_part(body));
         RobotsRules {
-            robot: Robot::new(agent, parsed_part(body)).ok(),
+            robot: Robot::new(agent, &body).ok(),
         }
     }
 
@@ -66,6 +67,59 @@ fn path_and_query(url: &str) -> &str {
 /// [`ROBOTS_PARSE_LIMIT`] bytes, cut after a line break.
 pub fn parsed_part(body: &[u8]) -> &[u8] {
     cap_at_line(body, ROBOTS_PARSE_LIMIT)
+}
+
+/// `body` with each `User-agent:` value cut to its product token (its leading letters, `_` and
+/// `-`), as Google's robots.txt parser reads it, RFC 9309's reference: `User-agent:
+/// trawl/0.1` is a group for `trawl`, which `texting_robots` (exact match) would not see.
+/// Borrowed when no line needs it.
+fn agents_as_product_tokens(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut start = 0;
+    for line in body.split(|&b| b == b'\n' || b == b'\r') {
+        let end = start + line.len();
+        if let Some(cut) = product_token_cut(line) {
+            let out = out.get_or_insert_with(|| body[..start].to_vec());
+            out.extend_from_slice(&line[..cut]);
+        } else if let Some(out) = &mut out {
+            out.extend_from_slice(line);
+        }
+        if let Some(out) = &mut out {
+            out.extend_from_slice(&body[end..(end + 1).min(body.len())]);
+        }
+        start = end + 1;
+    }
+    out.map_or(std::borrow::Cow::Borrowed(body), std::borrow::Cow::Owned)
+}
+
+/// Where a `User-agent:` line's value should end when it runs on past its product token
+/// (`trawl/0.1`, `trawl(1.0)`); `None` for any other line, and for values that end there.
+fn product_token_cut(line: &[u8]) -> Option<usize> {
+    let key = b"user-agent";
+    let lead = line.len() - line.trim_ascii_start().len();
+    let rest = &line[lead..];
+    if rest.len() < key.len() || !rest[..key.len()].eq_ignore_ascii_case(key) {
+        return None;
+    }
+    let after_key = lead + key.len();
+    let colon = after_key
+        + line[after_key..]
+            .iter()
+            .position(|&b| b != b' ' && b != b'\t')?;
+    if line[colon] != b':' {
+        return None;
+    }
+    let value = colon
+        + 1
+        + line[colon + 1..]
+            .iter()
+            .position(|&b| b != b' ' && b != b'\t')?;
+    let token = line[value..]
+        .iter()
+        .position(|&b| !(b.is_ascii_alphabetic() || b == b'_' || b == b'-'))?;
+    let next = line[value + token];
+    let ends_there = token == 0 || next == b' ' || next == b'\t' || next == b'#';
+    (!ends_there).then_some(value + token)
 }
 
 fn cap_at_line(body: &[u8], limit: usize) -> &[u8] {
@@ -123,6 +177,26 @@ mod tests {
                 "{url}"
             );
         }
+    }
+
+    #[test]
+    fn a_user_agent_value_is_read_as_its_product_token() {
+        let body = b"User-agent: *\nDisallow: /all\n\nUser-Agent: Trawl/0.1.0 (+https://x)\r\nDisallow: /versioned\n\nuser-agent:trawl_bot/2\rDisallow: /other\r";
+        let rules = RobotsRules::parse("trawl", body);
+        assert!(!rules.allows("http://a.org/versioned"));
+        assert!(rules.allows("http://a.org/all"));
+        let other = RobotsRules::parse("trawl_bot", body);
+        assert!(!other.allows("http://a.org/other"));
+        let cut = agents_as_product_tokens(body);
+        assert_eq!(
+            String::from_utf8_lossy(&cut),
+            "User-agent: *\nDisallow: /all\n\nUser-Agent: Trawl\r\nDisallow: /versioned\n\nuser-agent:trawl_bot\rDisallow: /other\r"
+        );
+        // Nothing to cut: the body is not copied.
+        assert!(matches!(
+            agents_as_product_tokens(ROBOTS),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]
