@@ -6,6 +6,8 @@
 //! again and a replayed capture is judged exactly as a live one.
 
 use crate::exchange::Exchange;
+use crate::http_message::content_encoding::decode_content;
+use crate::http_message::sniff::{self, RESOURCE_HEADER};
 use crate::http_message::ResponseHead;
 
 /// Where the payload is: the body as recorded, or a de-chunked copy of it.
@@ -25,6 +27,9 @@ pub struct Capture {
     /// The head of `exchange.response`.
     pub head: ResponseHead,
     payload: Payload,
+    /// What the payload was identified as by its first bytes, when the head gave no usable
+    /// Content-Type (`http_message::sniff`).
+    identified: Option<&'static str>,
 }
 
 impl Capture {
@@ -35,10 +40,40 @@ impl Capture {
         } else {
             Payload::Body
         };
-        Capture {
+        let mut capture = Capture {
             exchange,
             head,
             payload,
+            identified: None,
+        };
+        if sniff::is_unknown(capture.head.media_type().as_deref()) {
+            capture.identified = capture.identify();
+        }
+        capture
+    }
+
+    /// The media type the first bytes of the decoded payload identify; `None` for an empty
+    /// payload or a content coding that yields nothing.
+    fn identify(&self) -> Option<&'static str> {
+        let coding = self.head.header_str("content-encoding");
+        let of = |bytes: &[u8]| (!bytes.is_empty()).then(|| sniff::identify(bytes));
+        match decode_content(coding.as_deref(), self.payload(), RESOURCE_HEADER) {
+            Ok(decoded) => of(&decoded.data),
+            Err(e) => of(&e.decoded_part()?),
+        }
+    }
+
+    /// The media type the payload was identified as, when its head gave none usable.
+    pub fn identified_type(&self) -> Option<&'static str> {
+        self.identified
+    }
+
+    /// The media type of the payload, lower-case: the Content-Type's, or when that is missing
+    /// or unknown, what the payload's first bytes identify.
+    pub fn media_type(&self) -> Option<String> {
+        match self.identified {
+            Some(identified) => Some(identified.to_string()),
+            None => self.head.media_type(),
         }
     }
 
@@ -98,5 +133,28 @@ mod tests {
         assert_eq!(c.body_len(), 15);
         let c = capture(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
         assert_eq!((c.payload(), c.status()), (&b"hello"[..], 200));
+    }
+
+    #[test]
+    fn a_payload_without_a_usable_type_is_identified_by_its_first_bytes() {
+        let c = capture(b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n <p>hello</p>");
+        assert_eq!(c.identified_type(), Some("text/html"));
+        assert_eq!(c.media_type().as_deref(), Some("text/html"));
+        let c = capture(b"HTTP/1.1 200 OK\r\nContent-Type: unknown/unknown\r\n\r\n%PDF-1.4");
+        assert_eq!(c.media_type().as_deref(), Some("application/pdf"));
+        // A given type is kept as it is; an empty payload is not identified.
+        let c = capture(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n<p>x</p>");
+        assert_eq!(
+            (c.identified_type(), c.media_type().as_deref()),
+            (None, Some("text/plain"))
+        );
+        let c = capture(b"HTTP/1.1 302 Found\r\nLocation: /x\r\n\r\n");
+        assert_eq!(c.identified_type(), None);
+        // Compressed: identified after the content coding is removed.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, b"<!DOCTYPE html><title>t</title>").unwrap();
+        let mut response = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n".to_vec();
+        response.extend(gz.finish().unwrap());
+        assert_eq!(capture(&response).identified_type(), Some("text/html"));
     }
 }

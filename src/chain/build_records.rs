@@ -72,7 +72,8 @@ pub fn build_records(
         None => ResponseForm::Response,
     };
     let ex = &capture.exchange;
-    let (request, response) = exchange_records_as(ex, Some(payload_digest), form);
+    let identified = capture.identified_type();
+    let (request, response) = exchange_records_as(ex, Some(payload_digest), identified, form);
     let level = options.gzip_level;
     let (response_id, response_member) = response.into_member(level);
     let mut members = vec![gzip_member(&request.bytes, level), response_member];

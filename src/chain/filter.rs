@@ -1,6 +1,7 @@
 //! Stage 1, the archive filter: from the response head alone (before the body is read), is
 //! this capture a page, another response worth archiving, or not archived at all? It owns the
-//! `--accept` rules and the exact `--max-pages` budget.
+//! `--accept` rules and the exact `--max-pages` budget. A 2xx whose head gives no usable
+//! Content-Type is read first and judged by what its payload's first bytes identify.
 //!
 //! A page is a 2xx response of an accepted media type; it counts toward `--max-pages` and its
 //! links are followed. 3xx responses and robots.txt are archived whatever their type; other
@@ -11,7 +12,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::capture::Capture;
 use crate::http_message::media_type::is_html;
+use crate::http_message::sniff;
 use crate::http_message::ResponseHead;
 
 /// What the filter decided.
@@ -72,13 +75,23 @@ impl ArchiveRules {
     }
 
     /// The verdict on a response head, without the page budget: `Page` means "a page if the
-    /// budget allows". Crash replay uses this on archived captures.
+    /// budget allows".
     pub fn classify(&self, head: &ResponseHead, robots: bool) -> Verdict {
-        let status = head.status;
+        self.classify_as(head.status, head.media_type().as_deref(), robots)
+    }
+
+    /// [`Self::classify`] of a capture whose body is in: a payload the head gave no usable
+    /// type is judged by what its first bytes identify. Crash replay uses this on archived
+    /// captures.
+    pub fn classify_capture(&self, capture: &Capture, robots: bool) -> Verdict {
+        self.classify_as(capture.status(), capture.media_type().as_deref(), robots)
+    }
+
+    fn classify_as(&self, status: u16, media_type: Option<&str>, robots: bool) -> Verdict {
         if robots || (300..400).contains(&status) {
             Verdict::Other
-        } else if !self.accepts(&head.media_type().unwrap_or_default()) {
-            let html = head.media_type().is_some_and(|m| is_html(&m));
+        } else if !self.accepts(media_type.unwrap_or_default()) {
+            let html = media_type.is_some_and(is_html);
             if html && (200..300).contains(&status) {
                 Verdict::Traverse
             } else {
@@ -91,10 +104,26 @@ impl ArchiveRules {
         }
     }
 
+    /// True when the verdict on a page waits for its body: a 2xx whose head gives no usable
+    /// Content-Type (missing, empty, `unknown/unknown`), judged by its first bytes as a
+    /// browser judges it (an Apache server sends none for a file without a known extension).
+    pub fn waits_for_body(&self, head: &ResponseHead) -> bool {
+        (200..300).contains(&head.status) && sniff::is_unknown(head.media_type().as_deref())
+    }
+
     /// The verdict on a live response: a page takes one unit of `budget`, or is skipped when
     /// the target is already met.
     pub fn decide(&self, head: &ResponseHead, robots: bool, budget: &PageBudget) -> Verdict {
-        match self.classify(head, robots) {
+        Self::take_page(self.classify(head, robots), budget)
+    }
+
+    /// [`Self::decide`] of a capture whose verdict waited for its body.
+    pub fn decide_capture(&self, capture: &Capture, robots: bool, budget: &PageBudget) -> Verdict {
+        Self::take_page(self.classify_capture(capture, robots), budget)
+    }
+
+    fn take_page(verdict: Verdict, budget: &PageBudget) -> Verdict {
+        match verdict {
             Verdict::Page if !budget.try_take() => Verdict::Skip(SkipReason::TargetReached),
             verdict => verdict,
         }

@@ -84,7 +84,7 @@ pub struct SitemapLinks {
 
 /// What a stylesheet requisite needs in turn (`url()`, `@import`), resolved against it.
 pub fn stylesheet_requisites(rules: &LinkRules, capture: &Capture, url: &Url) -> Vec<Url> {
-    let is_css = capture.head.media_type().is_some_and(|m| m == "text/css");
+    let is_css = capture.media_type().is_some_and(|m| m == "text/css");
     if !is_css || !(200..300).contains(&capture.status()) {
         return Vec::new();
     }
@@ -132,7 +132,7 @@ pub fn outlinks(
     if robots {
         out.robots_body =
             Some(decoded_body(capture, rules.robots_max_decoded, &mut out.faults).into_owned());
-    } else if page && capture.head.media_type().is_some_and(|m| is_html(&m)) {
+    } else if page && capture.media_type().is_some_and(|m| is_html(&m)) {
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
         let (text, encoding) = decode_html_with_encoding(&body, capture.head.charset().as_deref());
         let links = extract_links_and_requisites(

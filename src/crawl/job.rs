@@ -157,12 +157,18 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     // Pages and requisites are retried when the server asks the crawl to slow down.
     let retryable = job.kind == JobKind::Page || requisite.is_some();
     let mut verdict = Verdict::Other;
+    // A page whose head gives no usable type is read, then judged by its first bytes.
+    let mut waiting = false;
     let (result, conn) = ctx
         .fetcher
         .fetch(&job.url, idle, |head| {
             verdict = match &ctx.budget {
                 _ if retryable && ctx.archive.retry_later(head.status, job.attempt) => {
                     Verdict::RetryLater
+                }
+                _ if !support && ctx.archive.waits_for_body(head) => {
+                    waiting = true;
+                    Verdict::Other
                 }
                 Budget::Local(budget) => ctx.archive.decide(head, support, budget),
                 // Claimed below, once the fetch is done (a Redis call).
@@ -206,6 +212,12 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         }
     };
     let capture = fetched.capture;
+    if waiting {
+        verdict = match &ctx.budget {
+            Budget::Local(budget) => ctx.archive.decide_capture(&capture, support, budget),
+            Budget::Shared(_) => ctx.archive.classify_capture(&capture, support),
+        };
+    }
     let bytes = capture.exchange.response.len() as u64;
     let elapsed = fetched.elapsed;
     let status = capture.status();

@@ -120,7 +120,7 @@ fn examine(
     let robots = matches!(kind, JobKind::Robots { .. });
     // It was archived, so the filter let it through: a page now was a page then (the budget
     // had room, or it would not have been written).
-    let page = chain.archive.classify(&capture.head, robots) == Verdict::Page;
+    let page = chain.archive.classify_capture(capture, robots) == Verdict::Page;
     // A revisit holds no payload to extract from; its original's links were offered already.
     let found = outlinks(chain.links, capture, url, page && !archived.revisit, robots);
     let bytes_saved = if archived.revisit {

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use crate::extract::decode_html;
 use crate::http_message::media_type::{charset, is_html, media_type};
+use crate::http_message::sniff;
 use crate::http_message::{decode_content, parse_response_head};
 
 /// Most header fields described per message.
@@ -92,13 +93,19 @@ pub enum TextKind {
 /// The response's document decoded to text (content coding removed, at most `max_decoded`
 /// bytes decoded, charset from BOM, header or meta), when it is HTML or plain text.
 pub fn decoded_text(message: &HttpMessage, max_decoded: usize) -> Option<(TextKind, String)> {
-    let media = message.media_type()?;
-    let kind = if is_html(&media) {
-        TextKind::Html
-    } else if media == "text/plain" {
-        TextKind::Plain
-    } else {
-        return None;
+    let declared = message.media_type().filter(|m| !sniff::is_unknown(Some(m)));
+    let kind_of = |media: &str| {
+        if is_html(media) {
+            Some(TextKind::Html)
+        } else if media == "text/plain" {
+            Some(TextKind::Plain)
+        } else {
+            None
+        }
+    };
+    let declared_kind = match &declared {
+        Some(media) => Some(kind_of(media)?),
+        None => None,
     };
     // Of a cut or broken stream, the text of the part that decodes.
     let decoded = match decode_content(
@@ -108,6 +115,12 @@ pub fn decoded_text(message: &HttpMessage, max_decoded: usize) -> Option<(TextKi
     ) {
         Ok(decoded) => decoded.data,
         Err(e) => std::borrow::Cow::Owned(e.decoded_part()?),
+    };
+    // No usable Content-Type: what the payload's first bytes identify, as the crawl judged it.
+    let kind = match declared_kind {
+        Some(kind) => kind,
+        None if decoded.is_empty() => return None,
+        None => kind_of(sniff::identify(&decoded))?,
     };
     let header_charset = message.field("content-type").and_then(charset);
     let text = match kind {
@@ -137,6 +150,19 @@ mod tests {
         assert_eq!(&*m.entity, b"<p>\xe9");
         let (kind, text) = decoded_text(&m, 1 << 20).unwrap();
         assert_eq!((kind, text.as_str()), (TextKind::Html, "<p>é"));
+    }
+
+    #[test]
+    fn a_response_without_a_type_is_read_as_its_bytes_identify() {
+        let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 14\r\n\r\n <p>hello</p>\n";
+        let m = parse_message(raw, true).unwrap();
+        let (kind, text) = decoded_text(&m, 1 << 20).unwrap();
+        assert_eq!((kind, text.as_str()), (TextKind::Html, " <p>hello</p>\n"));
+        let raw = b"HTTP/1.1 200 OK\r\n\r\n\x89PNG\r\n\x1a\n\0\0";
+        assert!(decoded_text(&parse_message(raw, true).unwrap(), 1 << 20).is_none());
+        // A declared type is not second-guessed.
+        let raw = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n<p>x</p>";
+        assert!(decoded_text(&parse_message(raw, true).unwrap(), 1 << 20).is_none());
     }
 
     #[test]

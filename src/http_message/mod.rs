@@ -11,6 +11,7 @@ pub mod content_encoding;
 pub mod head;
 pub mod media_type;
 pub mod retry_after;
+pub mod sniff;
 
 pub use content_encoding::decode_content;
 pub use head::{

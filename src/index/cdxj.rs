@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::extract::document::title_of_response;
 use crate::http_message::media_type::{is_html, media_type_as_indexed};
 use crate::http_message::parse_response_head;
+use crate::http_message::sniff;
 use crate::record::sha1_digest;
 use crate::warc::reader::{read_records, StoredRecord};
 
@@ -171,8 +172,13 @@ fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
         _ => content_type.map(|v| media_type_as_indexed(v.trim()).to_string()),
     };
     let status = http.as_ref().map(|h| h.status.to_string());
+    // A page: a 2xx of an HTML type, or without a usable type, identified as HTML by its bytes.
     let page = http.as_ref().is_some_and(|h| {
-        (200..300).contains(&h.status) && h.media_type().is_some_and(|m| is_html(&m))
+        let declared = h.media_type().filter(|m| !sniff::is_unknown(Some(m)));
+        let media = declared
+            .as_deref()
+            .or_else(|| record.header("WARC-Identified-Payload-Type"));
+        (200..300).contains(&h.status) && media.is_some_and(|m| is_html(m.trim()))
     });
     let digest = record
         .header("WARC-Payload-Digest")

@@ -180,16 +180,18 @@ pub enum ResponseForm<'a> {
 pub fn exchange_records(ex: &Exchange) -> (WarcRecord, WarcRecord) {
     let payload_digest = payload_of_response(&ex.response).map(|p| sha1_digest(&p));
     let (request, response) =
-        exchange_records_as(ex, payload_digest.as_deref(), ResponseForm::Response);
+        exchange_records_as(ex, payload_digest.as_deref(), None, ResponseForm::Response);
     (request, response.to_record())
 }
 
 /// Builds the request record and a response or revisit record, with a payload digest the
-/// caller already computed (it is needed for the content-seen test anyway). The response's
-/// block is borrowed from `ex`.
+/// caller already computed (it is needed for the content-seen test anyway) and, for a payload
+/// whose head gave no usable type, the type its bytes identify (`WARC-Identified-Payload-Type`,
+/// WARC 1.1 section 5.17). The response's block is borrowed from `ex`.
 pub fn exchange_records_as<'a>(
     ex: &'a Exchange,
     payload_digest: Option<&str>,
+    identified: Option<&str>,
     form: ResponseForm<'_>,
 ) -> (WarcRecord, BorrowedRecord<'a>) {
     let date = warc_date(ex.date);
@@ -219,6 +221,9 @@ pub fn exchange_records_as<'a>(
     fields.push(("WARC-Block-Digest", &block_digest));
     if let Some(pd) = payload_digest {
         fields.push(("WARC-Payload-Digest", pd));
+    }
+    if let (Some(identified), ResponseForm::Response) = (identified, form) {
+        fields.push(("WARC-Identified-Payload-Type", identified));
     }
     if let (Some(t), ResponseForm::Response) = (ex.truncated, form) {
         fields.push(("WARC-Truncated", t.as_warc_value()));

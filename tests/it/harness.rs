@@ -34,6 +34,8 @@ pub struct Rec {
     pub truncated: Option<String>,
     /// WARC-IP-Address.
     pub ip_address: Option<String>,
+    /// WARC-Identified-Payload-Type.
+    pub identified: Option<String>,
     pub block: Vec<u8>,
 }
 
@@ -93,6 +95,7 @@ pub fn read_records(dir: &Path) -> Vec<Rec> {
                 concurrent_to: h(WarcHeader::ConcurrentTo),
                 truncated: h(WarcHeader::Truncated),
                 ip_address: h(WarcHeader::IPAddress),
+                identified: h(WarcHeader::IdentifiedPayloadType),
                 block: record.body().to_vec(),
             });
         }

@@ -41,7 +41,7 @@ fn a_response_becomes_one_member_of_its_record_small_or_streamed() {
         .response
         .resize(large.response.len() + 2_000_000, b'x');
     for (ex, streamed) in [(small, false), (large, true)] {
-        let (_, response) = exchange_records_as(&ex, None, ResponseForm::Response);
+        let (_, response) = exchange_records_as(&ex, None, None, ResponseForm::Response);
         assert_eq!(is_streamed(response.block), streamed);
         let record = response.to_record();
         let (id, member) = response.into_member(3);
@@ -128,6 +128,7 @@ fn revisit_keeps_the_head_and_refers_to_the_original() {
     let (_, rev) = exchange_records_as(
         &ex,
         Some(&digest),
+        None,
         ResponseForm::Revisit {
             head_len,
             original: &original,
