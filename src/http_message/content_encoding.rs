@@ -1,4 +1,5 @@
-//! Decodes Content-Encoding (gzip, deflate, br) with a cap on the decoded size.
+//! Decodes Content-Encoding (gzip, deflate, br) with a cap on the decoded size; a value that
+//! names no compression (`utf-8`, `none`) leaves the body as it is.
 //!
 //! Only link extraction needs decoded bodies; the archive keeps them encoded. The cap stops
 //! decompression bombs: decoding stops at `cap` bytes and says so.
@@ -20,7 +21,7 @@ pub struct Decoded<'a> {
 /// Why a body could not be decoded.
 #[derive(Debug, thiserror::Error)]
 pub enum DecodeError {
-    /// A coding we do not implement (e.g. `compress`, `zstd`).
+    /// A compression we do not implement (`compress`, `zstd`, ...).
     #[error("unsupported content-encoding {0:?}")]
     Unsupported(String),
     /// The compressed stream is corrupt, or stops before its end (a truncated body).
@@ -119,7 +120,16 @@ fn decode_one(coding: &str, input: &[u8], cap: usize) -> Result<Step, DecodeErro
             }
         }
         "br" => read_capped(brotli_decompressor::Decompressor::new(input, 8192), cap),
-        other => return Err(DecodeError::Unsupported(other.to_string())),
+        "compress" | "x-compress" | "zstd" | "dcb" | "dcz" | "sdch" | "pack200-gzip" => {
+            return Err(DecodeError::Unsupported(coding.to_string()))
+        }
+        // Not a compression at all (`utf-8`, `none`, `binary`, `text`: what misconfigured
+        // servers put there): the body is taken as it is, as Chromium passes a coding it does
+        // not know through.
+        _ => Ok(Decoded {
+            data: Cow::Owned(input[..input.len().min(cap)].to_vec()),
+            capped: input.len() > cap,
+        }),
     })
 }
 
@@ -251,7 +261,22 @@ mod tests {
     }
 
     #[test]
-    fn corrupt_and_unknown_are_errors() {
+    fn a_coding_that_is_no_compression_passes_the_body_through() {
+        for coding in ["utf-8", "none", "Binary", "gzip, utf-8"] {
+            let body = if coding.starts_with("gzip") {
+                gzip(b"<p>x</p>")
+            } else {
+                b"<p>x</p>".to_vec()
+            };
+            let decoded = decode_content(Some(coding), &body, 100).unwrap();
+            assert_eq!(&*decoded.data, b"<p>x</p>", "{coding}");
+        }
+        let capped = decode_content(Some("utf-8"), b"0123456789", 4).unwrap();
+        assert_eq!((&*capped.data, capped.capped), (&b"0123"[..], true));
+    }
+
+    #[test]
+    fn corrupt_and_unsupported_are_errors() {
         assert!(matches!(
             decode_content(Some("gzip"), b"not gzip", 100),
             Err(DecodeError::Corrupt { .. })
