@@ -34,6 +34,8 @@ pub struct LinkRules {
     pub max_sitemap_decoded: usize,
     /// Collect page requisites (`--page-requisites`).
     pub page_requisites: bool,
+    /// Obey a page's `<meta name="robots" content="nofollow">` (not `--ignore-robots`).
+    pub obey_meta_robots: bool,
 }
 
 /// Links of a page that were not taken, by reason.
@@ -45,6 +47,8 @@ pub struct Declined {
     pub too_long: u64,
     /// Not http(s) URLs (mailto:, javascript:, unparseable).
     pub not_http: u64,
+    /// Links of a page whose robots meta tag says `nofollow`.
+    pub nofollow: u64,
 }
 
 /// What a capture points to.
@@ -149,6 +153,12 @@ pub fn outlinks(
         out.declined.over_cap += links.dropped as u64;
         out.declined.too_long += links.too_long as u64;
         out.declined.not_http += links.unusable as u64;
+        if links.nofollow && rules.obey_meta_robots {
+            // The page asks robots not to follow its links (its header links too); what it
+            // needs to render is still taken, as for any archived page.
+            out.declined.nofollow += links.urls.len() as u64;
+            return out;
+        }
         out.links = links.urls;
     }
     if page {
@@ -270,6 +280,7 @@ mod tests {
             robots_max_decoded: 1 << 20,
             max_sitemap_decoded: 1 << 20,
             page_requisites: false,
+            obey_meta_robots: true,
         }
     }
 

@@ -40,6 +40,9 @@ pub struct Links {
     pub unusable: usize,
     /// What the page needs to render (when asked for), absolute, canonical, deduplicated.
     pub requisites: Vec<Url>,
+    /// The page asks robots not to follow its links: `<meta name="robots">` with `nofollow`
+    /// or `none` (whether to obey is the caller's choice).
+    pub nofollow: bool,
 }
 
 #[derive(Default)]
@@ -51,6 +54,8 @@ struct Collected {
     /// Raw hrefs not collected because `max_raw` was reached.
     over_raw: usize,
     base_href: Option<String>,
+    /// A `<meta name="robots">` said `nofollow` or `none`.
+    nofollow: bool,
 }
 
 impl Collected {
@@ -67,6 +72,14 @@ struct LinkSink {
     collected: RefCell<Collected>,
     max_raw: usize,
     requisites: bool,
+}
+
+/// True for a robots meta `content` that forbids following links (`nofollow`, or `none`:
+/// noindex and nofollow), as wget and Heritrix read it.
+fn says_nofollow(content: &str) -> bool {
+    content
+        .split(|c: char| c == ',' || c.is_ascii_whitespace())
+        .any(|d| d.eq_ignore_ascii_case("nofollow") || d.eq_ignore_ascii_case("none"))
 }
 
 /// `link rel` values whose target a page needs to render.
@@ -205,6 +218,11 @@ impl LinkSink {
                         self.collected.borrow_mut().push(target, self.max_raw);
                     }
                 }
+                let robots = Self::attr(tag, "name")
+                    .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"));
+                if robots && Self::attr(tag, "content").is_some_and(says_nofollow) {
+                    self.collected.borrow_mut().nofollow = true;
+                }
             }
             "script" => return TokenSinkResult::RawData(RawKind::ScriptData),
             // `noframes` and `noembed` are raw text to a browser with frames and plugins, and
@@ -301,6 +319,7 @@ pub fn extract_links_and_requisites(
     let mut resolved = Vec::with_capacity(collected.hrefs.len());
     let mut links = Links {
         dropped: collected.over_raw,
+        nofollow: collected.nofollow,
         ..Links::default()
     };
     for href in &collected.hrefs {

@@ -59,6 +59,9 @@ pub struct Filtered {
     pub robots: u64,
     /// Dropped because robots.txt stayed unavailable (5xx/unreachable).
     pub robots_unavailable: u64,
+    /// Links of pages whose `<meta name="robots">` says `nofollow` (or `none`).
+    #[serde(default)]
+    pub nofollow: u64,
     /// Outside `--scope`.
     pub scope: u64,
     /// Links whose extension names a type `--accept` does not take.

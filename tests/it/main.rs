@@ -18,6 +18,7 @@ mod hostile_cases;
 mod nightly;
 mod proxies;
 mod redis_server;
+mod robots_directives;
 mod search;
 mod seeds_stream;
 mod server;

@@ -347,6 +347,7 @@ impl Ledger {
         filtered.url_length += declined.too_long;
         filtered.link_cap += declined.over_cap;
         filtered.not_http += declined.not_http;
+        filtered.nofollow += declined.nofollow;
         // A link seen moments ago is a duplicate before any admission rule is tried
         // (most of a page's links are: navigation, footers).
         let (rules, admission, tally) = (&self.rules, &self.admission, &mut self.tally);

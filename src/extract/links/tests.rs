@@ -213,3 +213,26 @@ fn meta_refresh_parser() {
     assert_eq!(meta_refresh_url("0; /direct"), Some("/direct"));
     assert_eq!(meta_refresh_url("10"), None);
 }
+
+#[test]
+fn a_robots_meta_nofollow_is_reported_not_obeyed_here() {
+    let page = Url::parse("http://a.org/").unwrap();
+    let nofollow = |html: &str| extract_links(html, &page, 100).nofollow;
+    assert!(nofollow(
+        r#"<meta name="robots" content="noindex,nofollow"><a href=x>"#
+    ));
+    assert!(nofollow(r#"<META NAME=ROBOTS CONTENT="None">"#));
+    assert!(nofollow(
+        r#"<a href=x></a><meta name=robots content="index, NoFollow">"#
+    ));
+    assert!(!nofollow(r#"<meta name="robots" content="noindex">"#));
+    assert!(!nofollow(r#"<meta name="googlebot" content="nofollow">"#));
+    assert!(!nofollow(r#"<a href=x rel=nofollow>"#));
+    // The links are still extracted: whether to obey is the crawl's choice.
+    let found = extract_links(
+        r#"<meta name=robots content=nofollow><a href=/x>"#,
+        &page,
+        100,
+    );
+    assert_eq!(found.urls.len(), 1);
+}

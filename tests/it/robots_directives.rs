@@ -1,0 +1,70 @@
+//! What a site says to robots beyond the basics the full crawl checks: a page's
+//! `<meta name="robots" content="nofollow">`, obeyed as wget and Heritrix obey it (and not with
+//! `--ignore-robots`), and a robots.txt group named with a version (`User-agent: trawl/0.1`).
+
+use crate::hostile_cases::crawl;
+use crate::server::{Route, Web};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_robots_meta_nofollow_keeps_the_pages_links_unfollowed() {
+    let web = Web::default();
+    let h = web.host("127.0.0.50").await;
+    h.route("/", Route::html("<a href=/closed>c</a><a href=/open>o</a>"));
+    h.route(
+        "/closed",
+        Route::html(
+            r#"<head><meta name="Robots" content="noindex, NOFOLLOW"></head>
+            <img src=/pixel.gif><a href=/behind-closed>b</a><a href=/also-behind>a</a>"#,
+        ),
+    );
+    h.route("/open", Route::html("<a href=/behind-open>b</a>"));
+    for path in ["/behind-closed", "/also-behind", "/behind-open"] {
+        h.route(path, Route::html("<p>leaf</p>"));
+    }
+    h.route("/pixel.gif", Route::typed(200, "image/gif", b"GIF89a"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &["--page-requisites"]).await;
+    let fetched = web.paths_of(&h);
+    for path in ["/closed", "/open", "/behind-open", "/pixel.gif"] {
+        assert!(fetched.contains(&path.to_string()), "{path}: {fetched:?}");
+    }
+    assert!(!fetched
+        .iter()
+        .any(|p| p.contains("behind-closed") || p.contains("also-behind")));
+    assert_eq!(stats["filtered"]["nofollow"], 2, "{stats}");
+    // The page itself is archived (nofollow is not noarchive).
+    assert_eq!(stats["pages_archived"], 4, "{stats}");
+
+    let ignoring = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), ignoring.path(), &["--ignore-robots"]).await;
+    assert_eq!(stats["pages_archived"], 6, "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_robots_group_named_with_a_version_is_trawls() {
+    let web = Web::default();
+    let h = web.host("127.0.0.50").await;
+    h.route(
+        "/robots.txt",
+        Route::typed(
+            200,
+            "text/plain",
+            b"User-agent: *\nAllow: /\n\nUser-agent: Trawl/0.1 (+https://example.org/bot)\nDisallow: /private\n",
+        ),
+    );
+    h.route(
+        "/",
+        Route::html("<a href=/private/x>p</a><a href=/public>o</a>"),
+    );
+    h.route("/public", Route::html("<p>public</p>"));
+    h.route("/private/x", Route::html("<p>private</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    let fetched = web.paths_of(&h);
+    assert!(fetched.contains(&"/public".to_string()), "{fetched:?}");
+    assert!(
+        !fetched.iter().any(|p| p.starts_with("/private")),
+        "{fetched:?}"
+    );
+    assert_eq!(stats["filtered"]["robots"], 1, "{stats}");
+}
