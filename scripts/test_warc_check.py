@@ -300,9 +300,12 @@ class WarcCheckTest(unittest.TestCase):
         lf_only = b"HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Length: %d\n\n" % len(body) + body
         chunked_odd = (b"HTTP/1.1 200 OK\r\nThis line is no field\r\nBad Name: x\r\n"
                        b"Transfer-Encoding : chunked\r\n\r\n" + chunked(body, [3]))
+        lf_chunks = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     b"%x\n" % len(body) + body + b"\n0\n\n")
         records = ([warcinfo(name)]
                    + exchange("http://example.test/lf", lf_only, sha1(body))
-                   + exchange("http://example.test/odd", chunked_odd, sha1(body)))
+                   + exchange("http://example.test/odd", chunked_odd, sha1(body))
+                   + exchange("http://example.test/lf-chunks", lf_chunks, sha1(body)))
         write_members(self.path(name), records)
         self.assert_ok(self.path(name))
 
@@ -313,13 +316,15 @@ class WarcCheckTest(unittest.TestCase):
         body = b"<p>lf only</p>"
         lf_only = b"HTTP/1.1 200 OK\nContent-Length: %d\n\n" % len(body) + body
         chunked_odd = b"HTTP/1.1 200 OK\r\nTransfer-Encoding : chunked\r\n\r\n" + chunked(body, [3])
+        lf_chunks = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\n0\n\n"
         records = ([warcinfo(name)]
                    + exchange("http://example.test/lf", lf_only, sha1(body[1:]))
-                   + exchange("http://example.test/odd", chunked_odd, sha1(chunked(body, [3]))))
+                   + exchange("http://example.test/odd", chunked_odd, sha1(chunked(body, [3])))
+                   + exchange("http://example.test/lf-chunks", lf_chunks, sha1(b"")))
         write_members(self.path(name), records)
         result = self.check(self.path(name))
         self.assertEqual(result.returncode, 1, result.stdout)
-        self.assertEqual(result.stderr.count("WARC-Payload-Digest"), 2, result.stderr)
+        self.assertEqual(result.stderr.count("WARC-Payload-Digest"), 3, result.stderr)
         self.assertIn("de-chunked", result.stderr)
 
     def test_head_without_end(self):

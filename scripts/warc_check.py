@@ -423,9 +423,19 @@ def parse_http(block):
     return HttpMessage(lines[0], headers, block[end.end():]), None
 
 
+def _line(body, pos):
+    """The line at pos without its end (LF or CRLF) and where the next starts, or None."""
+    lf = body.find(b"\n", pos)
+    if lf < 0:
+        return None
+    line = body[pos:lf]
+    return (line[:-1] if line.endswith(b"\r") else line), lf + 1
+
+
 def dechunk(body, truncated):
     """Remove chunked transfer coding. Returns (entity, error or None).
 
+    Lines may end in a bare LF, as trawl, warcio and browsers read them.
     With truncated=True a body that stops early (inside a chunk, a size line,
     or before the last-chunk) is accepted and its data so far is the entity;
     so is a body whose framing breaks (a server's bad size line): the writer
@@ -435,16 +445,17 @@ def dechunk(body, truncated):
     entity = bytearray()
     pos = 0
     while True:
-        line_end = body.find(b"\r\n", pos)
-        if line_end < 0:
+        found = _line(body, pos)
+        if found is None:
             return bytes(entity), None if truncated else f"chunk size line missing at body offset {pos}"
-        match = CHUNK_SIZE_RE.match(body[pos:line_end])
+        line, next_pos = found
+        match = CHUNK_SIZE_RE.match(line)
         if not match:
             if truncated:
                 return bytes(entity), None
-            return bytes(entity), f"bad chunk size line {body[pos:line_end][:40]!r} at body offset {pos}"
+            return bytes(entity), f"bad chunk size line {line[:40]!r} at body offset {pos}"
         size = int(match.group(1), 16)
-        pos = line_end + 2
+        pos = next_pos
         if size == 0:
             break
         data = body[pos:pos + size]
@@ -452,20 +463,22 @@ def dechunk(body, truncated):
         if len(data) < size:
             return bytes(entity), None if truncated else f"chunk of {size} bytes cut short at body offset {pos}"
         pos += size
-        if body[pos:pos + 2] != b"\r\n":
-            if truncated:
-                return bytes(entity), None
+        if body[pos:pos + 2] == b"\r\n":
+            pos += 2
+        elif body[pos:pos + 1] == b"\n":
+            pos += 1
+        elif truncated:
+            return bytes(entity), None
+        else:
             return bytes(entity), f"chunk data not followed by CRLF at body offset {pos}"
-        pos += 2
     # trailer fields, then the final empty line
     while True:
-        line_end = body.find(b"\r\n", pos)
-        if line_end < 0:
+        found = _line(body, pos)
+        if found is None:
             return bytes(entity), None if truncated else "chunked body ends without final CRLF"
-        if line_end == pos:
-            pos += 2
+        line, pos = found
+        if not line:
             break
-        pos = line_end + 2
     if pos != len(body):
         return bytes(entity), f"{len(body) - pos} bytes after the last chunk"
     return bytes(entity), None

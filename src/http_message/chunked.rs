@@ -2,7 +2,8 @@
 //!
 //! The WARC payload digest covers the entity with transfer coding removed (WARC 1.1 section
 //! 5.9), so the record builder needs the de-chunked bytes of what was actually stored, not of
-//! what hyper happened to hand us.
+//! what hyper happened to hand us. Lines may end in a bare LF, as Chromium, curl and warcio
+//! read them (hyper refuses such a body, so its record is cut, but what it holds is read).
 
 /// The entity recovered from a chunked body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,15 +21,14 @@ pub fn dechunk(body: &[u8]) -> Dechunked {
     let mut data = Vec::with_capacity(body.len());
     let mut pos = 0;
     loop {
-        let Some(line_end) = find_crlf(&body[pos..]) else {
+        let Some((line, next)) = line_at(body, pos) else {
             return partial(data);
         };
-        let line = &body[pos..pos + line_end];
         let size_text = line.split(|&b| b == b';').next().unwrap_or(b"");
         let Some(size) = parse_hex(size_text) else {
             return partial(data);
         };
-        pos += line_end + 2;
+        pos = next;
         if size == 0 {
             let end = trailer_end(&body[pos..]).map(|t| pos + t);
             return Dechunked { data, end };
@@ -42,6 +42,8 @@ pub fn dechunk(body: &[u8]) -> Dechunked {
         pos += size;
         if body.get(pos..pos + 2) == Some(b"\r\n") {
             pos += 2;
+        } else if body.get(pos) == Some(&b'\n') {
+            pos += 1;
         } else {
             return partial(data);
         }
@@ -56,16 +58,20 @@ fn partial(data: Vec<u8>) -> Dechunked {
 fn trailer_end(rest: &[u8]) -> Option<usize> {
     let mut pos = 0;
     loop {
-        let line = find_crlf(&rest[pos..])?;
-        pos += line + 2;
-        if line == 0 {
+        let (line, next) = line_at(rest, pos)?;
+        pos = next;
+        if line.is_empty() {
             return Some(pos);
         }
     }
 }
 
-fn find_crlf(bytes: &[u8]) -> Option<usize> {
-    bytes.windows(2).position(|w| w == b"\r\n")
+/// The line of `bytes` starting at `pos` without its end (LF, or CR LF), and where the next
+/// line starts; `None` when no line end has arrived.
+fn line_at(bytes: &[u8], pos: usize) -> Option<(&[u8], usize)> {
+    let lf = pos + bytes.get(pos..)?.iter().position(|&b| b == b'\n')?;
+    let line = &bytes[pos..lf];
+    Some((line.strip_suffix(b"\r").unwrap_or(line), lf + 1))
 }
 
 fn parse_hex(text: &[u8]) -> Option<usize> {
@@ -95,6 +101,17 @@ mod tests {
         let got = dechunk(b"5\r\nhello\r\n10\r\nabc");
         assert_eq!(got.data, b"helloabc");
         assert!(got.end.is_none());
+    }
+
+    #[test]
+    fn lines_may_end_in_a_bare_lf() {
+        let body = b"5\nhello\n7\r\n, world\n0\nX-T: y\n\nEXTRA";
+        let got = dechunk(body);
+        assert_eq!(got.data, b"hello, world");
+        assert_eq!(got.end, Some(body.len() - 5));
+        assert_eq!(dechunk(b"0\n\n").end, Some(3));
+        // A line end that has not arrived is no line end.
+        assert_eq!(dechunk(b"5\r").end, None);
     }
 
     #[test]
