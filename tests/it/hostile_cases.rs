@@ -1,8 +1,8 @@
 //! Hostile and unusual servers, one case each, beyond the fault sweep of `hostile.rs`: 1xx
 //! interim responses before the final one, links too long to handle, folded header lines, heads
 //! as some servers send them (bare LF, a space before a colon, a line that is no field), a
-//! transfer coding that frames nothing, a page without a Content-Type, and a crawled page that
-//! points at other local services.
+//! transfer coding that frames nothing, chunk lines ending in a bare LF, a page without a
+//! Content-Type, and a crawled page that points at other local services.
 //! Encodings are in `encodings.rs`.
 
 use std::path::Path;
@@ -438,4 +438,26 @@ async fn a_page_without_a_content_type_is_judged_by_its_first_bytes() {
     let check = run_script("warc_check.py", args![dir.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
     assert_replays(&dir, &h.url("/bare"), page).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chunk_lines_ending_in_a_bare_lf_still_give_the_pages_links() {
+    let web = Web::default();
+    let h = web.host("127.0.0.51").await;
+    let page = "<p>bare LF chunks</p><a href=/past>next</a>";
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\n{page}\n0\n\n",
+        page.len()
+    );
+    h.behave("/", raw(response.as_bytes()));
+    h.route("/past", Route::html("<p>reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    // hyper refuses the framing, so the record is marked cut; what it holds is read whole.
+    assert_eq!(stats["errors"]["bad_chunked"], 1, "{stats}");
+    let dir = out.path().join("warcs");
+    let records = read_records(&dir);
+    assert_eq!(responses(&records, "/past").len(), 1, "{stats}");
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
 }
