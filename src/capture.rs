@@ -46,7 +46,7 @@ impl Capture {
             payload,
             identified: None,
         };
-        if sniff::is_unknown(capture.head.media_type().as_deref()) {
+        if capture.head.type_is_unknown() {
             capture.identified = capture.identify();
         }
         capture

@@ -14,7 +14,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::capture::Capture;
 use crate::http_message::media_type::is_html;
-use crate::http_message::sniff;
 use crate::http_message::ResponseHead;
 
 /// What the filter decided.
@@ -108,7 +107,7 @@ impl ArchiveRules {
     /// Content-Type (missing, empty, `unknown/unknown`), judged by its first bytes as a
     /// browser judges it (an Apache server sends none for a file without a known extension).
     pub fn waits_for_body(&self, head: &ResponseHead) -> bool {
-        (200..300).contains(&head.status) && sniff::is_unknown(head.media_type().as_deref())
+        (200..300).contains(&head.status) && head.type_is_unknown()
     }
 
     /// The verdict on a live response: a page takes one unit of `budget`, or is skipped when

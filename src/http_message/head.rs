@@ -23,6 +23,15 @@ impl ResponseHead {
             .map(|(_, v)| v.as_slice())
     }
 
+    /// True when the Content-Type gives no usable media type (missing, empty, `unknown/unknown`:
+    /// [`super::sniff::is_unknown`]), read in place: it is asked of every response.
+    pub fn type_is_unknown(&self) -> bool {
+        self.header("content-type").is_none_or(|v| {
+            let media = v.split(|&b| b == b';').next().unwrap_or_default();
+            super::sniff::is_unknown_media(media.trim_ascii())
+        })
+    }
+
     /// The first value of a header as trimmed text (lossy for non-UTF-8 bytes).
     pub fn header_str(&self, name: &str) -> Option<String> {
         self.header(name)

@@ -13,14 +13,16 @@ pub const RESOURCE_HEADER: usize = 1445;
 /// Content-Type) is one the standard sniffs: missing, empty, not `type/subtype`, or one of
 /// the "unknown" types.
 pub fn is_unknown(media_type: Option<&str>) -> bool {
-    match media_type {
-        None => true,
-        Some(m) => {
-            m.is_empty()
-                || !m.contains('/')
-                || matches!(m, "unknown/unknown" | "application/unknown" | "*/*")
-        }
-    }
+    media_type.is_none_or(|m| is_unknown_media(m.as_bytes()))
+}
+
+/// [`is_unknown`] of a media type as bytes (trimmed, parameters cut), in any case.
+pub fn is_unknown_media(m: &[u8]) -> bool {
+    m.is_empty()
+        || !m.contains(&b'/')
+        || [&b"unknown/unknown"[..], b"application/unknown", b"*/*"]
+            .iter()
+            .any(|u| m.eq_ignore_ascii_case(u))
 }
 
 /// The media type the first bytes of a payload identify.
@@ -175,5 +177,7 @@ mod tests {
         assert!(is_unknown(Some("*/*")));
         assert!(!is_unknown(Some("text/plain")));
         assert!(!is_unknown(Some("application/octet-stream")));
+        assert!(is_unknown_media(b"Unknown/Unknown"));
+        assert!(!is_unknown_media(b"Text/HTML"));
     }
 }
