@@ -1,10 +1,11 @@
 //! Extracts outlinks from HTML with the html5ever tokenizer.
 //!
-//! Taken: `a`/`area`/`link` href (an SVG `a`'s `xlink:href`), `frame`/`iframe` src, `<meta http-equiv=refresh>`, with the
-//! first `<base href>` as the base URL, including those inside `noscript`, `noframes` and
-//! `noembed` (markup to a client without scripts, frames or plugins). Not taken: anything inside
-//! script, style, comments or other raw-text elements (the tokenizer is switched into the same
-//! raw states a browser uses).
+//! Taken: `a`/`area`/`link` href (an SVG `a`'s `xlink:href`), `frame`/`iframe` src, `<meta
+//! http-equiv=refresh>`, with the first `<base href>` as the base URL, including those inside
+//! `noscript`, `noframes` and `noembed` (markup to a client without scripts, frames or plugins).
+//! Not taken: anything inside script, style, comments or other raw-text elements (the tokenizer
+//! is switched into the same raw states a browser uses). A `<meta name="robots">` that says
+//! `nofollow` is reported, for the crawl to obey.
 //! With requisites asked for (`--page-requisites`), what a page needs to render is collected
 //! apart: `img`/`source` `src`/`srcset`, `link rel=stylesheet|icon|preload` (then not a link)
 //! and its `imagesrcset`, `script src`, media `src`/`poster`, `embed`/`object`, `input

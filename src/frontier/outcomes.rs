@@ -91,8 +91,8 @@ impl Frontier {
         wait
     }
 
-    /// Puts a page job whose response redirected to its own URL while setting a cookie back in
-    /// its queue, one redirect hop further: its next request carries the cookie. The seen set
+    /// Puts a job whose response redirected to its own URL while setting a cookie back in its
+    /// queue, one redirect hop further: its next request carries the cookie. The seen set
     /// is not asked (the URL is in it); the redirect limit ends a loop.
     pub fn again_with_cookie(&mut self, mut job: Job, now: Instant) {
         job.redirects += 1;

@@ -96,7 +96,13 @@ fn agents_as_product_tokens(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 /// (`trawl/0.1`, `trawl(1.0)`); `None` for any other line, and for values that end there.
 fn product_token_cut(line: &[u8]) -> Option<usize> {
     let key = b"user-agent";
-    let lead = line.len() - line.trim_ascii_start().len();
+    // A byte-order mark may open the file's first line.
+    let bom = if line.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let lead = line.len() - line[bom..].trim_ascii_start().len();
     let rest = &line[lead..];
     if rest.len() < key.len() || !rest[..key.len()].eq_ignore_ascii_case(key) {
         return None;
@@ -192,6 +198,8 @@ mod tests {
             String::from_utf8_lossy(&cut),
             "User-agent: *\nDisallow: /all\n\nUser-Agent: Trawl\r\nDisallow: /versioned\n\nuser-agent:trawl_bot\rDisallow: /other\r"
         );
+        let bom = RobotsRules::parse("trawl", b"\xEF\xBB\xBFUser-agent: trawl/2\nDisallow: /x\n");
+        assert!(!bom.allows("http://a.org/x"));
         // Nothing to cut: the body is not copied.
         assert!(matches!(
             agents_as_product_tokens(ROBOTS),
