@@ -22,7 +22,8 @@ pub struct Seed {
 
 impl Seed {
     /// The socket addresses an IP-literal seed is fetched from (the SSRF guard allows them):
-    /// its own, and port 80 too for a bare address that may fall back from https to http.
+    /// its own, and port 80 too for a bare address without a port, which may fall back from
+    /// https (443) to http (80); one with a port falls back on the same port.
     pub fn socket_addrs(&self) -> Vec<std::net::SocketAddr> {
         let ip: std::net::IpAddr = match self.url.host() {
             Some(url::Host::Ipv4(ip)) => ip.into(),
@@ -30,7 +31,7 @@ impl Seed {
             _ => return Vec::new(),
         };
         let mut ports = vec![self.url.port_or_known_default().unwrap_or(80)];
-        if self.http_fallback {
+        if self.http_fallback && self.url.port().is_none() {
             ports.push(80);
         }
         ports
@@ -350,6 +351,21 @@ mod tests {
         let s = parse_seed("HTTP://Example.org/a#x").unwrap();
         assert_eq!(s.url.as_str(), "http://example.org/a");
         assert!(!s.http_fallback);
+    }
+
+    #[test]
+    fn a_bare_address_unlocks_port_80_only_when_it_has_no_port() {
+        let addrs = |text: &str| {
+            let seed = parse_seed(text).unwrap();
+            seed.socket_addrs()
+                .iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(addrs("127.0.0.9"), ["127.0.0.9:443", "127.0.0.9:80"]);
+        assert_eq!(addrs("127.0.0.9:8099/x"), ["127.0.0.9:8099"]);
+        assert_eq!(addrs("http://127.0.0.9:8099/"), ["127.0.0.9:8099"]);
+        assert!(addrs("example.org").is_empty());
     }
 
     #[test]
