@@ -162,7 +162,7 @@ pub fn outlinks(
         out.links = links.urls;
     }
     if page {
-        header_links(capture, url, rules.max_links_per_page, &mut out);
+        header_links(capture, url, rules, &mut out);
     }
     out
 }
@@ -170,17 +170,23 @@ pub fn outlinks(
 /// Links carried by the headers of a page: every `Link` field's targets, `Location` and
 /// `Content-Location` (a 2xx with a Location, e.g. 201 Created, names a resource as well), and
 /// a `Refresh` field's URL.
-/// Appended after the body's links, within the same per-page cap.
-fn header_links(capture: &Capture, url: &Url, cap: usize, out: &mut Outlinks) {
+/// Appended after the body's links, within the same per-page cap. With `requisites`, a Link
+/// target the page loads (`rel=preload`) is a requisite instead.
+fn header_links(capture: &Capture, url: &Url, rules: &LinkRules, out: &mut Outlinks) {
+    let cap = rules.max_links_per_page;
     let mut targets: Vec<String> = Vec::new();
     for (name, value) in &capture.head.headers {
         let is = |field: &str| name.eq_ignore_ascii_case(field);
         if is("link") {
-            targets.extend(
-                link_header_targets(&url_text(value))
-                    .into_iter()
-                    .map(str::to_string),
-            );
+            for t in link_header_targets(&url_text(value)) {
+                if !(t.subresource && rules.page_requisites) {
+                    targets.push(t.target.to_string());
+                } else if let Some(req) = resolve_link(url, t.target) {
+                    if !out.requisites.contains(&req) {
+                        out.requisites.push(req);
+                    }
+                }
+            }
         } else if is("location") || is("content-location") {
             targets.push(url_text(value));
         } else if is("refresh") {
@@ -322,5 +328,26 @@ mod tests {
         let out = outlinks(&rules(9), &robots, &url, false, true);
         assert_eq!(out.robots_body.as_deref(), Some(&b""[..]));
         assert_eq!(out.faults, [FaultKind::InvalidContentEncoding]);
+    }
+
+    #[test]
+    fn a_preload_link_header_is_a_requisite_when_they_are_asked_for() {
+        let url = Url::parse("http://a.org/d/").unwrap();
+        let page = capture(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nLink: </app.css>; rel=preload; as=style, <n>; rel=next\r\n\r\n<p>x</p>",
+        );
+        let plain = outlinks(&rules(9), &page, &url, true, false);
+        assert_eq!(plain.links.len(), 2);
+        assert!(plain.requisites.is_empty());
+        let asked = LinkRules {
+            page_requisites: true,
+            ..rules(9)
+        };
+        let out = outlinks(&asked, &page, &url, true, false);
+        assert_eq!(out.links, [Url::parse("http://a.org/d/n").unwrap()]);
+        assert_eq!(
+            out.requisites,
+            [Url::parse("http://a.org/app.css").unwrap()]
+        );
     }
 }

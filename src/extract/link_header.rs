@@ -1,8 +1,8 @@
 //! The targets of HTTP `Link` header fields (RFC 8288): `<uri>; rel="next"; title="x", <uri2>`.
 //!
-//! Pure parsing: raw values in, URI references out (not resolved). Targets whose relations are
-//! only connection hints (`preconnect`, `dns-prefetch`) name origins, not documents, and are
-//! left out. Quoted strings may hold commas and angle brackets; a value without `<...>` gives
+//! Pure parsing: raw values in, URI references out (not resolved), each marked when the page
+//! loads it (`preload`). Targets whose relations are only connection hints (`preconnect`,
+//! `dns-prefetch`) name origins, not documents, and are left out. Quoted strings may hold commas and angle brackets; a value without `<...>` gives
 //! nothing.
 
 /// Most targets taken from one response's Link fields.
@@ -26,8 +26,27 @@ fn rel_of(params: &str) -> Option<String> {
     })
 }
 
-/// The target URI references of a Link field value, in order.
-pub fn link_header_targets(value: &str) -> Vec<&str> {
+/// One target of a Link field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkTarget<'a> {
+    /// The URI reference, not resolved.
+    pub target: &'a str,
+    /// A resource the page loads (`preload`, `modulepreload`, which Chromium fetches from the
+    /// header; `stylesheet`, which Firefox applies): a page requisite, not a page.
+    pub subresource: bool,
+}
+
+/// Relations whose target the page itself loads.
+fn loads(rel: &str) -> bool {
+    rel.split_ascii_whitespace().any(|r| {
+        ["preload", "modulepreload", "stylesheet"]
+            .iter()
+            .any(|k| r.eq_ignore_ascii_case(k))
+    })
+}
+
+/// The targets of a Link field value, in order.
+pub fn link_header_targets(value: &str) -> Vec<LinkTarget<'_>> {
     let mut out = Vec::new();
     let bytes = value.as_bytes();
     let mut i = 0;
@@ -53,9 +72,14 @@ pub fn link_header_targets(value: &str) -> Vec<&str> {
             j += 1;
         }
         let params = &value[close + 1..j.min(bytes.len())];
-        let hint = rel_of(params).is_some_and(|r| hint_only(&r));
+        let rel = rel_of(params);
+        let hint = rel.as_deref().is_some_and(hint_only);
         if !target.is_empty() && !hint {
-            out.push(target);
+            let subresource = rel.as_deref().is_some_and(loads);
+            out.push(LinkTarget {
+                target,
+                subresource,
+            });
         }
         i = j + 1;
     }
@@ -69,9 +93,25 @@ mod tests {
     #[test]
     fn targets_in_order_hints_left_out() {
         let v = r#"</page/2>; rel="next", <https://cdn.example/>; rel=preconnect, <../1>; rel="prev"; title="a, <b>", <https://x.org/c>; rel="canonical""#;
+        let targets: Vec<&str> = link_header_targets(v).iter().map(|t| t.target).collect();
+        assert_eq!(targets, ["/page/2", "../1", "https://x.org/c"]);
+    }
+
+    #[test]
+    fn what_the_page_loads_is_marked() {
+        let v = r#"</app.css>; rel=preload; as=style, </m.js>; rel="modulepreload", </s.css>; rel=stylesheet, </next>; rel=next"#;
+        let marks: Vec<(&str, bool)> = link_header_targets(v)
+            .iter()
+            .map(|t| (t.target, t.subresource))
+            .collect();
         assert_eq!(
-            link_header_targets(v),
-            ["/page/2", "../1", "https://x.org/c"]
+            marks,
+            [
+                ("/app.css", true),
+                ("/m.js", true),
+                ("/s.css", true),
+                ("/next", false)
+            ]
         );
     }
 
