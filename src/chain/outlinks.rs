@@ -58,8 +58,9 @@ pub struct Outlinks {
     pub links: Vec<Url>,
     /// The redirect target of a 3xx.
     pub location: Option<Url>,
-    /// The 3xx also sets a cookie (a redirect to its own URL is then worth following: the
-    /// next request carries the cookie, as a site's cookie check expects).
+    /// The 3xx set cookies that change what the next request to the URL sends (the fetch
+    /// knows; set by the caller): a redirect to its own URL is then worth following, as a
+    /// site's cookie check expects.
     pub location_sets_cookie: bool,
     /// The decoded body of a robots.txt response.
     pub robots_body: Option<Vec<u8>>,
@@ -131,8 +132,6 @@ pub fn outlinks(
 ) -> Outlinks {
     let mut out = Outlinks::default();
     out.location = location(capture, url, &mut out.declined);
-    out.location_sets_cookie =
-        out.location.is_some() && capture.head.header("set-cookie").is_some();
     if robots {
         out.robots_body =
             Some(decoded_body(capture, rules.robots_max_decoded, &mut out.faults).into_owned());

@@ -211,6 +211,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
             }
         }
     };
+    let cookies_changed = fetched.cookies_changed;
     let capture = fetched.capture;
     if waiting {
         verdict = match &ctx.budget {
@@ -256,6 +257,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     }
     let page = verdict == Verdict::Page;
     let mut found = outlinks(&ctx.links, &capture, &job.url, page, robots);
+    found.location_sets_cookie = found.location.is_some() && cookies_changed;
     // Keyed now, while the links' text is in this core's caches (link_key.rs).
     let keys = link_keys(&found.links, &job.host);
     if requisite.is_some_and(|hops| hops < MAX_REQUISITE_HOPS) {

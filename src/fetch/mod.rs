@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
+use http::HeaderValue;
 use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::http1::SendRequest;
 use tokio::time::timeout_at;
@@ -79,6 +80,9 @@ pub struct Fetched {
     pub elapsed: Duration,
     /// What went wrong while reading the body (the response is then truncated).
     pub body_fault: Option<FaultKind>,
+    /// A redirect whose cookies change what the next request to its URL sends (a site's
+    /// cookie check, redirecting to itself, is then worth following once more).
+    pub cookies_changed: bool,
 }
 
 /// What the caller wants done with a response, decided from its status and headers.
@@ -187,11 +191,16 @@ impl Fetcher {
             if c.absolute_form {
                 self.to_http_proxy(url, &mut request);
             }
+            // The operator's `Cookie` (`--header`) and the one sent: a redirect is asked below
+            // whether its cookies changed it.
+            let mut cookies = (None, None);
             if let Some(jar) = &self.cookies {
                 let fields = request.headers_mut();
-                if let Some(value) = jar.header_for(url, fields.get(http::header::COOKIE)) {
+                let operator = fields.get(http::header::COOKIE).cloned();
+                if let Some(value) = jar.header_for(url, operator.as_ref()) {
                     fields.insert(http::header::COOKIE, value);
                 }
+                cookies = (operator, fields.get(http::header::COOKIE).cloned());
             }
             let mut sender = match c.activate(&self.http1).await {
                 Ok(sender) => sender,
@@ -228,12 +237,32 @@ impl Fetcher {
                         .await;
                     let result = result.map(|f| Fetched {
                         elapsed: start.elapsed(),
+                        cookies_changed: self.cookies_changed(url, &f.capture, cookies),
                         ..f
                     });
                     return (result, keep);
                 }
             }
         }
+    }
+
+    /// True when `capture` is a redirect that set cookies which change the `Cookie` field a
+    /// request to `url` sends (`cookies`: the operator's and the one sent). Asked only of
+    /// redirects with a `Set-Cookie`, so other responses cost nothing.
+    fn cookies_changed(
+        &self,
+        url: &Url,
+        capture: &Capture,
+        (operator, sent): (Option<HeaderValue>, Option<HeaderValue>),
+    ) -> bool {
+        let Some(jar) = &self.cookies else {
+            return false;
+        };
+        let redirect = (300..400).contains(&capture.status());
+        if !redirect || capture.head.header("set-cookie").is_none() {
+            return false;
+        }
+        jar.header_for(url, operator.as_ref()).or(operator) != sent
     }
 
     async fn read_response<F>(
@@ -434,6 +463,7 @@ fn fetched(capture: Capture, body_fault: Option<FaultKind>) -> Fetched {
         capture,
         elapsed: Duration::ZERO,
         body_fault,
+        cookies_changed: false,
     }
 }
 

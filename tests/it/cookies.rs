@@ -186,7 +186,23 @@ async fn a_resumed_crawl_keeps_its_cookies() {
 async fn a_redirect_to_itself_that_sets_a_cookie_is_followed_with_it() {
     let web = Web::default();
     let a = web.host("127.0.0.3").await;
-    a.route("/", Route::html(r#"<a href="/check">in</a>"#));
+    a.route(
+        "/",
+        Route::html(r#"<a href="/check">in</a><a href="/stuck">s</a><a href="/refused">r</a>"#),
+    );
+    // A check that never lets in: one fetch more, with the cookie, and no loop after it.
+    let mut stuck = Route::redirect(302, "/stuck");
+    stuck
+        .headers
+        .push(("Set-Cookie".into(), "stuck=1; Path=/".into()));
+    a.route("/stuck", stuck);
+    // A cookie the jar refuses (another domain) changes nothing: fetched once.
+    let mut refused = Route::redirect(302, "/refused");
+    refused.headers.push((
+        "Set-Cookie".into(),
+        "x=1; Domain=elsewhere.example; Path=/".into(),
+    ));
+    a.route("/refused", refused);
     let mut set_and_return = Route::redirect(302, "/check");
     set_and_return
         .headers
@@ -210,6 +226,13 @@ async fn a_redirect_to_itself_that_sets_a_cookie_is_followed_with_it() {
         .collect();
     assert_eq!(statuses, [Some(302), Some(200)]);
     assert_eq!(status_of(&records, "/inside"), Some(200));
+    let fetches = |path: &str| {
+        records
+            .iter()
+            .filter(|r| r.warc_type == "response" && r.path() == path)
+            .count()
+    };
+    assert_eq!((fetches("/stuck"), fetches("/refused")), (2, 1));
 
     let none = out.path().join("none");
     crawl(a.url("/"), &none, &["--no-cookies", "-q"]).await;

@@ -33,9 +33,6 @@ pub(super) struct LedgerRules {
     pub(super) retries: u32,
     /// The configured per-host delay (retries wait at least one second, or this).
     pub(super) delay: Duration,
-    /// Cookies are kept (not `--no-cookies`): a redirect to the same URL that sets one is
-    /// fetched again.
-    pub(super) cookies: bool,
 }
 
 /// What a handled result means for the loop.
@@ -305,7 +302,7 @@ impl Ledger {
                 for url in found.requisites {
                     self.offer_requisite(url, hops, job.depth + 1, now);
                 }
-                let cookie_check = found.location_sets_cookie && self.rules.cookies;
+                let cookie_check = found.location_sets_cookie;
                 match (found.location, &job.kind) {
                     // A cookie check: the URL redirects to itself with a cookie to carry.
                     (Some(to), _) if cookie_check && to == job.url => {

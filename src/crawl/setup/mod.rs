@@ -202,7 +202,6 @@ fn finish_start(
         max_pages_per_host: config.run.max_pages_per_host,
         retries: config.run.retries,
         delay: config.frontier.delay,
-        cookies: config.cookies.enabled,
     };
     let (mut tally, live, saved_seeds) = saved
         .map(|s| (s.tally, s.live, s.seeds))
