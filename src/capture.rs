@@ -6,8 +6,7 @@
 //! again and a replayed capture is judged exactly as a live one.
 
 use crate::exchange::Exchange;
-use crate::http_message::content_encoding::decode_content;
-use crate::http_message::sniff::{self, RESOURCE_HEADER};
+use crate::http_message::sniff;
 use crate::http_message::ResponseHead;
 
 /// Where the payload is: the body as recorded, or a de-chunked copy of it.
@@ -56,11 +55,7 @@ impl Capture {
     /// payload or a content coding that yields nothing.
     fn identify(&self) -> Option<&'static str> {
         let coding = self.head.header_str("content-encoding");
-        let of = |bytes: &[u8]| (!bytes.is_empty()).then(|| sniff::identify(bytes));
-        match decode_content(coding.as_deref(), self.payload(), RESOURCE_HEADER) {
-            Ok(decoded) => of(&decoded.data),
-            Err(e) => of(&e.decoded_part()?),
-        }
+        sniff::identify_payload(coding.as_deref(), self.payload())
     }
 
     /// The media type the payload was identified as, when its head gave none usable.

@@ -103,6 +103,15 @@ impl ArchiveRules {
         }
     }
 
+    /// True when a response of `status` whose payload is `media_type` is worth reading: a
+    /// page, or HTML to read for links (the verdict is taken on the whole capture later).
+    pub fn wants(&self, status: u16, media_type: &str) -> bool {
+        !matches!(
+            self.classify_as(status, Some(media_type), false),
+            Verdict::Skip(_)
+        )
+    }
+
     /// True when the verdict on a page waits for its body: a 2xx whose head gives no usable
     /// Content-Type (missing, empty, `unknown/unknown`), judged by its first bytes as a
     /// browser judges it (an Apache server sends none for a file without a known extension).

@@ -161,7 +161,16 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     let mut waiting = false;
     let (result, conn) = ctx
         .fetcher
-        .fetch(&job.url, idle, |head| {
+        .fetch(&job.url, idle, |head, identified| {
+            // Asked again once the first bytes of a body of unknown type are in: is it still
+            // wanted (a page, or HTML to read for links)?
+            // (Only `Skip` counts then; the cap set at first stays.)
+            if let Some(media) = identified {
+                return match ctx.archive.wants(head.status, media) {
+                    true => BodyPlan::Read { max_body: 0 },
+                    false => BodyPlan::Skip,
+                };
+            }
             verdict = match &ctx.budget {
                 _ if retryable && ctx.archive.retry_later(head.status, job.attempt) => {
                     Verdict::RetryLater
@@ -175,6 +184,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
                 Budget::Shared(_) => ctx.archive.classify(head, support),
             };
             match ctx.archive.body_cap(verdict, robots) {
+                Some(max_body) if waiting => BodyPlan::Identify { max_body },
                 Some(max_body) => BodyPlan::Read { max_body },
                 None => BodyPlan::Skip,
             }

@@ -85,11 +85,21 @@ pub struct Fetched {
     pub cookies_changed: bool,
 }
 
+/// Raw body bytes read before a body of unknown type is judged by what they identify.
+pub const IDENTIFY_AFTER: u64 = 8 * 1024;
+
 /// What the caller wants done with a response, decided from its status and headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyPlan {
     /// Read the body, up to this many bytes.
     Read {
+        /// Body cap in bytes.
+        max_body: u64,
+    },
+    /// Read the body as `Read` does, but once [`IDENTIFY_AFTER`] bytes of it are in, ask the
+    /// plan again with the media type they identify (the head gave none usable): a `Skip`
+    /// stops the read there and closes the connection, any other answer reads on.
+    Identify {
         /// Body cap in bytes.
         max_body: u64,
     },
@@ -151,7 +161,9 @@ impl Fetcher {
     }
 
     /// GETs `url`, reusing `idle` when it is a live connection to the same origin. Returns the
-    /// result and the connection if it can be kept alive.
+    /// result and the connection if it can be kept alive. `plan` is asked what to do with the
+    /// response, once with its head, and once more with the identified media type when it
+    /// answered [`BodyPlan::Identify`].
     pub async fn fetch<F>(
         &self,
         url: &Url,
@@ -159,7 +171,7 @@ impl Fetcher {
         plan: F,
     ) -> (Result<Fetched, FetchError>, Option<Connection>)
     where
-        F: FnOnce(&ResponseHead) -> BodyPlan,
+        F: FnMut(&ResponseHead, Option<&'static str>) -> BodyPlan,
     {
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(start + self.options.total_timeout);
@@ -272,10 +284,10 @@ impl Fetcher {
         response: hyper::Response<hyper::body::Incoming>,
         date: SystemTime,
         deadline: tokio::time::Instant,
-        plan: F,
+        mut plan: F,
     ) -> (Result<Fetched, FetchError>, Option<Connection>)
     where
-        F: FnOnce(&ResponseHead) -> BodyPlan,
+        F: FnMut(&ResponseHead, Option<&'static str>) -> BodyPlan,
     {
         // hyper has read the whole head through the recorder (and skipped any 1xx interim
         // responses before it): parse it once, here.
@@ -290,8 +302,9 @@ impl Fetcher {
         if let Some(jar) = &self.cookies {
             jar.store_from(url, &head);
         }
-        let max_body = match plan(&head) {
-            BodyPlan::Read { max_body } => max_body,
+        let (max_body, mut identify) = match plan(&head, None) {
+            BodyPlan::Read { max_body } => (max_body, false),
+            BodyPlan::Identify { max_body } => (max_body, true),
             BodyPlan::Skip => {
                 drop(response);
                 let tape = conn.tape.take();
@@ -342,6 +355,17 @@ impl Fetcher {
                         if received > max_body {
                             truncated = Some(Truncation::Length);
                             break;
+                        }
+                        if identify && received >= IDENTIFY_AFTER {
+                            identify = false;
+                            let identified = conn.tape.with_received(|r| {
+                                identify_body(&head, r.get(interim..).unwrap_or(&[]))
+                            });
+                            if identified.is_some_and(|t| plan(&head, Some(t)) == BodyPlan::Skip) {
+                                // Not wanted: the rest is not read, nothing is archived.
+                                truncated = Some(Truncation::Length);
+                                break;
+                            }
                         }
                         if declared_end.is_some_and(|end| received >= end) {
                             break;
@@ -456,6 +480,14 @@ fn dns_of(options: &FetchOptions) -> Dns {
 
 /// Most 1xx interim responses accepted before the final response.
 const MAX_INTERIM: usize = 16;
+
+/// What the first bytes of a response's body (as received: `response` starts with `head`,
+/// transfer coding included) identify.
+fn identify_body(head: &ResponseHead, response: &[u8]) -> Option<&'static str> {
+    let payload = head.payload(response);
+    let coding = head.header_str("content-encoding");
+    crate::http_message::sniff::identify_payload(coding.as_deref(), &payload)
+}
 
 /// A fetch result before its elapsed time is known.
 fn fetched(capture: Capture, body_fault: Option<FaultKind>) -> Fetched {

@@ -25,6 +25,16 @@ pub fn is_unknown_media(m: &[u8]) -> bool {
             .any(|u| m.eq_ignore_ascii_case(u))
 }
 
+/// What a payload (transfer coding removed, content coding `content_encoding` kept) is, by its
+/// first decoded bytes; `None` when nothing decodes.
+pub fn identify_payload(content_encoding: Option<&str>, payload: &[u8]) -> Option<&'static str> {
+    let of = |bytes: &[u8]| (!bytes.is_empty()).then(|| identify(bytes));
+    match super::decode_content(content_encoding, payload, RESOURCE_HEADER) {
+        Ok(decoded) => of(&decoded.data),
+        Err(e) => of(&e.decoded_part()?),
+    }
+}
+
 /// The media type the first bytes of a payload identify.
 pub fn identify(payload: &[u8]) -> &'static str {
     let head = &payload[..payload.len().min(RESOURCE_HEADER)];

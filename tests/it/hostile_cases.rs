@@ -412,10 +412,10 @@ async fn a_page_without_a_content_type_is_judged_by_its_first_bytes() {
         unknown.len()
     );
     h.behave("/unknown", raw(typed.as_bytes()));
-    h.behave(
-        "/blob",
-        raw(b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n\x00\x01binary"),
-    );
+    // A large binary body without a type: judged by its first bytes, the rest never read.
+    let mut blob = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", 4 << 20).into_bytes();
+    blob.extend(std::iter::repeat_n(0u8, 4 << 20));
+    h.behave("/blob", raw(&blob));
     h.route("/from-bare", Route::html("<p>reached</p>"));
     h.route("/from-unknown", Route::html("<p>reached</p>"));
     let out = tempfile::tempdir().unwrap();
@@ -425,6 +425,8 @@ async fn a_page_without_a_content_type_is_judged_by_its_first_bytes() {
         stats["filtered"]["content_type"], 1,
         "the binary one: {stats}"
     );
+    let downloaded = stats["bytes_downloaded"].as_u64().unwrap();
+    assert!(downloaded < 1 << 20, "the blob was read whole: {stats}");
     let dir = out.path().join("warcs");
     let records = read_records(&dir);
     for path in ["/bare", "/unknown"] {
