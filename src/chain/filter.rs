@@ -114,7 +114,7 @@ impl ArchiveRules {
 
     /// True when the verdict on a page waits for its body: a 2xx whose head gives no usable
     /// Content-Type (missing, empty, `unknown/unknown`), judged by its first bytes as a
-    /// browser judges it (an Apache server sends none for a file without a known extension).
+    /// browser judges it (a server may send none for a file whose extension it does not know).
     pub fn waits_for_body(&self, head: &ResponseHead) -> bool {
         (200..300).contains(&head.status) && head.type_is_unknown()
     }

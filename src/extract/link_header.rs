@@ -32,7 +32,7 @@ pub struct LinkTarget<'a> {
     /// The URI reference, not resolved.
     pub target: &'a str,
     /// A resource the page loads (`preload`, `modulepreload`, which Chromium fetches from the
-    /// header; `stylesheet`, which Firefox applies): a page requisite, not a page.
+    /// header; `stylesheet`): a page requisite, not a page.
     pub subresource: bool,
 }
 

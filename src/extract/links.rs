@@ -149,7 +149,7 @@ impl LinkSink {
             "input" if Self::attr(tag, "type").is_some_and(|t| t.eq_ignore_ascii_case("image")) => {
                 self.take_requisite(tag, "src")
             }
-            // Background images, which Chromium still draws from these attributes.
+            // Background images, which Chromium still loads from these attributes.
             "body" | "table" | "thead" | "tbody" | "tfoot" | "tr" | "td" | "th" => {
                 self.take_requisite(tag, "background")
             }

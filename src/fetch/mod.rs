@@ -32,7 +32,7 @@ use url::Url;
 use crate::capture::Capture;
 use crate::exchange::{Exchange, Truncation};
 use crate::fault::FaultKind;
-use crate::http_message::{message_length, parse_final_head, ResponseHead};
+use crate::http_message::{message_length, parse_final_head, sniff, ResponseHead};
 pub use address_guard::{AddressClass, AddressGuard};
 pub use connection::{has_origin, origin_key, Connection};
 pub use cookie_jar::CookieJar;
@@ -258,23 +258,21 @@ impl Fetcher {
         }
     }
 
-    /// True when `capture` is a redirect that set cookies which change the `Cookie` field a
-    /// request to `url` sends (`cookies`: the operator's and the one sent). Asked only of
-    /// redirects with a `Set-Cookie`, so other responses cost nothing.
+    /// True when `capture` is a redirect whose cookies change the `Cookie` field a request to
+    /// `url` sends (`cookies`: the operator's and the one sent). Only redirects with a
+    /// `Set-Cookie` ask the jar, so other responses cost nothing.
     fn cookies_changed(
         &self,
         url: &Url,
         capture: &Capture,
         (operator, sent): (Option<HeaderValue>, Option<HeaderValue>),
     ) -> bool {
-        let Some(jar) = &self.cookies else {
-            return false;
-        };
         let redirect = (300..400).contains(&capture.status());
-        if !redirect || capture.head.header("set-cookie").is_none() {
-            return false;
-        }
-        jar.header_for(url, operator.as_ref()).or(operator) != sent
+        self.cookies.as_ref().is_some_and(|jar| {
+            redirect
+                && capture.head.header("set-cookie").is_some()
+                && jar.header_for(url, operator.as_ref()).or(operator) != sent
+        })
     }
 
     async fn read_response<F>(
@@ -359,7 +357,7 @@ impl Fetcher {
                         if identify && received >= IDENTIFY_AFTER {
                             identify = false;
                             let identified = conn.tape.with_received(|r| {
-                                identify_body(&head, r.get(interim..).unwrap_or(&[]))
+                                sniff::identify_response(&head, r.get(interim..).unwrap_or(&[]))
                             });
                             if identified.is_some_and(|t| plan(&head, Some(t)) == BodyPlan::Skip) {
                                 // Not wanted: the rest is not read, nothing is archived.
@@ -480,14 +478,6 @@ fn dns_of(options: &FetchOptions) -> Dns {
 
 /// Most 1xx interim responses accepted before the final response.
 const MAX_INTERIM: usize = 16;
-
-/// What the first bytes of a response's body (as received: `response` starts with `head`,
-/// transfer coding included) identify.
-fn identify_body(head: &ResponseHead, response: &[u8]) -> Option<&'static str> {
-    let payload = head.payload(response);
-    let coding = head.header_str("content-encoding");
-    crate::http_message::sniff::identify_payload(coding.as_deref(), &payload)
-}
 
 /// A fetch result before its elapsed time is known.
 fn fetched(capture: Capture, body_fault: Option<FaultKind>) -> Fetched {
