@@ -4,7 +4,8 @@
 //! Content-Type is read first and judged by what its payload's first bytes identify.
 //!
 //! A page is a 2xx response of an accepted media type; it counts toward `--max-pages` and its
-//! links are followed. 3xx responses and robots.txt are archived whatever their type; other
+//! links are followed. 3xx responses, the bodiless 204 and 205 (the answer a link gets, as
+//! much as a redirect is) and robots.txt are archived whatever their type; other
 //! statuses of an accepted type are archived but are not pages. A response of a type not
 //! accepted is not archived and its body is not read, except a 2xx HTML page: it is read for
 //! its links and not archived, as `wget -r -A pdf` does, so that `--accept application/pdf`
@@ -87,7 +88,7 @@ impl ArchiveRules {
     }
 
     fn classify_as(&self, status: u16, media_type: Option<&str>, robots: bool) -> Verdict {
-        if robots || (300..400).contains(&status) {
+        if robots || (300..400).contains(&status) || is_bodiless(status) {
             Verdict::Other
         } else if !self.accepts(media_type.unwrap_or_default()) {
             let html = media_type.is_some_and(is_html);
@@ -116,7 +117,7 @@ impl ArchiveRules {
     /// Content-Type (missing, empty, `unknown/unknown`), judged by its first bytes as a
     /// browser judges it (a server may send none for a file whose extension it does not know).
     pub fn waits_for_body(&self, head: &ResponseHead) -> bool {
-        (200..300).contains(&head.status) && head.type_is_unknown()
+        (200..300).contains(&head.status) && !is_bodiless(head.status) && head.type_is_unknown()
     }
 
     /// The verdict on a live response: a page takes one unit of `budget`, or is skipped when
@@ -145,6 +146,11 @@ impl ArchiveRules {
             _ => Some(self.max_body_size),
         }
     }
+}
+
+/// True for the 2xx statuses that carry no content by definition (RFC 9110 15.3.5, 15.3.6).
+fn is_bodiless(status: u16) -> bool {
+    matches!(status, 204 | 205)
 }
 
 /// Counts archived pages against `--max-pages`, shared by all jobs so the target is exact.
@@ -241,6 +247,24 @@ mod tests {
         assert_eq!(
             r.body_cap(Verdict::Skip(SkipReason::ContentType), false),
             None
+        );
+    }
+
+    #[test]
+    fn the_type_acted_on_is_the_last_valid_one_and_bodiless_answers_are_kept() {
+        let r = rules();
+        let parse = |raw: &str| parse_response_head(raw.as_bytes()).unwrap();
+        let twice =
+            parse("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Type: text/html\r\n\r\n");
+        assert_eq!(r.classify(&twice, false), Verdict::Page);
+        let listed = parse("HTTP/1.1 200 OK\r\nContent-Type: text/html,text/html\r\n\r\n");
+        assert_eq!(r.classify(&listed, false), Verdict::Page);
+        let no_content = parse("HTTP/1.1 204 No Content\r\n\r\n");
+        assert!(!r.waits_for_body(&no_content));
+        assert_eq!(r.classify(&no_content, false), Verdict::Other);
+        assert_eq!(
+            r.classify(&head(205, "application/pdf"), false),
+            Verdict::Other
         );
     }
 

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::extract::decode_html;
-use crate::http_message::media_type::{charset, is_html, media_type};
+use crate::http_message::media_type::{charset, effective_content_type, is_html, media_type};
 use crate::http_message::sniff;
 use crate::http_message::{decode_content, parse_response_head};
 
@@ -36,10 +36,22 @@ impl HttpMessage<'_> {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The Content-Type the message is read by (the last valid one of several, as the crawl
+    /// and browsers read it: [`effective_content_type`]).
+    pub fn content_type(&self) -> Option<Cow<'_, str>> {
+        let values: Vec<&str> = self
+            .fields
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+            .map(|(_, v)| v.as_str())
+            .collect();
+        effective_content_type(&values)
+    }
+
     /// The media type of Content-Type, lower-cased.
     pub fn media_type(&self) -> Option<String> {
-        self.field("content-type")
-            .map(media_type)
+        self.content_type()
+            .map(|v| media_type(&v))
             .filter(|m| !m.is_empty())
     }
 }
@@ -122,7 +134,7 @@ pub fn decoded_text(message: &HttpMessage, max_decoded: usize) -> Option<(TextKi
         None if decoded.is_empty() => return None,
         None => kind_of(sniff::identify(&decoded))?,
     };
-    let header_charset = message.field("content-type").and_then(charset);
+    let header_charset = message.content_type().and_then(|v| charset(&v));
     let text = match kind {
         TextKind::Html => decode_html(&decoded, header_charset.as_deref()).into_owned(),
         TextKind::Plain => {

@@ -1,5 +1,9 @@
 //! Parses the status line and headers of a recorded HTTP/1.x response.
 
+use std::borrow::Cow;
+
+use super::media_type::effective_content_type;
+
 /// Most header fields we look at in one response; more are kept in the record but not parsed.
 const MAX_PARSED_HEADERS: usize = 256;
 
@@ -24,12 +28,36 @@ impl ResponseHead {
     }
 
     /// True when the Content-Type gives no usable media type (missing, empty, `unknown/unknown`:
-    /// [`super::sniff::is_unknown`]), read in place: it is asked of every response.
+    /// [`super::sniff::is_unknown`]). It is asked of every response, so one field is read in
+    /// place.
     pub fn type_is_unknown(&self) -> bool {
-        self.header("content-type").is_none_or(|v| {
-            let media = v.split(|&b| b == b';').next().unwrap_or_default();
-            super::sniff::is_unknown_media(media.trim_ascii())
+        self.content_type().is_none_or(|v| {
+            let media = v.split(';').next().unwrap_or_default();
+            super::sniff::is_unknown_media(media.trim_ascii().as_bytes())
         })
+    }
+
+    /// The Content-Type the response is read by: of several fields or a comma-separated list,
+    /// the last valid one, as browsers read it
+    /// ([`super::media_type::effective_content_type`]); one field is borrowed as it is.
+    pub fn content_type(&self) -> Option<Cow<'_, str>> {
+        let mut fields = self
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+            .map(|(_, v)| String::from_utf8_lossy(v));
+        let first = fields.next()?;
+        let rest: Vec<Cow<str>> = fields.collect();
+        if rest.is_empty() {
+            return match first {
+                Cow::Borrowed(v) => effective_content_type(&[v]),
+                Cow::Owned(v) => effective_content_type(&[&v]).map(|t| Cow::Owned(t.into_owned())),
+            };
+        }
+        let all: Vec<&str> = std::iter::once(&*first)
+            .chain(rest.iter().map(|v| &**v))
+            .collect();
+        effective_content_type(&all).map(|t| Cow::Owned(t.into_owned()))
     }
 
     /// The first value of a header as trimmed text (lossy for non-UTF-8 bytes).
@@ -70,7 +98,7 @@ impl ResponseHead {
     /// The media type of Content-Type, lower-cased, without parameters (see
     /// [`super::media_type`]).
     pub fn media_type(&self) -> Option<String> {
-        let media = super::media_type::media_type(&self.header_str("content-type")?);
+        let media = super::media_type::media_type(&self.content_type()?);
         (!media.is_empty()).then_some(media)
     }
 
@@ -107,7 +135,7 @@ impl ResponseHead {
 
     /// The `charset` parameter of Content-Type, if any.
     pub fn charset(&self) -> Option<String> {
-        super::media_type::charset(&self.header_str("content-type")?)
+        super::media_type::charset(&self.content_type()?)
     }
 }
 

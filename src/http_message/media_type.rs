@@ -1,6 +1,8 @@
 //! Media types of Content-Type values, and which of them are HTML: the one place these rules
 //! live (the archive filter, link extraction and the CDXJ index all ask here).
 
+use std::borrow::Cow;
+
 /// Media types whose bodies are parsed as HTML for links and counted as pages by indexes.
 pub const HTML_TYPES: [&str; 2] = ["text/html", "application/xhtml+xml"];
 
@@ -31,6 +33,69 @@ pub fn charset(content_type: &str) -> Option<String> {
     })
 }
 
+/// The Content-Type a browser acts on, of a message's Content-Type field values in received
+/// order, as WHATWG Fetch's "extract a MIME type" reads them: the values are joined and split
+/// at commas outside quotes (`text/html,text/html`, as a proxy combines repeated fields), the
+/// last valid MIME type wins, and it keeps the charset of an earlier value of the same type
+/// when it names none. One value without a comma (nearly every response) is returned as it
+/// is, trimmed, without a copy. `None` when no value is a valid MIME type.
+pub fn effective_content_type<'a>(values: &[&'a str]) -> Option<Cow<'a, str>> {
+    if let [only] = values {
+        if !only.contains(',') {
+            return Some(Cow::Borrowed(only.trim()));
+        }
+    }
+    let mut chosen: Option<String> = None;
+    let mut essence = String::new();
+    let mut carried: Option<String> = None;
+    for value in values.iter().flat_map(|v| split_outside_quotes(v)) {
+        let value = value.trim();
+        let this = media_type(value);
+        if !is_valid_essence(&this) || this == "*/*" {
+            continue;
+        }
+        let own = charset(value);
+        chosen = Some(match (this == essence, own, &carried) {
+            (false, own, _) => {
+                carried = own;
+                essence = this;
+                value.to_string()
+            }
+            (true, None, Some(cs)) => format!("{value}; charset={cs}"),
+            (true, _, _) => value.to_string(),
+        });
+    }
+    chosen.map(Cow::Owned)
+}
+
+/// The parts of a field value between commas that are not inside a quoted string.
+fn split_outside_quotes(value: &str) -> impl Iterator<Item = &str> {
+    let (mut quoted, mut escaped) = (false, false);
+    value.split(move |c: char| {
+        match (quoted, escaped, c) {
+            (true, true, _) => escaped = false,
+            (true, false, '\\') => escaped = true,
+            (_, _, '"') => quoted = !quoted,
+            (false, _, ',') => return true,
+            _ => {}
+        }
+        false
+    })
+}
+
+/// True for `type/subtype` where both are non-empty HTTP tokens (MIME Sniffing's "valid MIME
+/// type" essence).
+fn is_valid_essence(essence: &str) -> bool {
+    let token = |t: &str| {
+        !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    };
+    essence
+        .split_once('/')
+        .is_some_and(|(t, s)| token(t) && token(s))
+}
+
 /// True for a media type (as [`media_type`] returns it) that is HTML.
 pub fn is_html(media_type: &str) -> bool {
     HTML_TYPES.contains(&media_type)
@@ -52,5 +117,41 @@ mod tests {
         assert_eq!(media_type_as_indexed("Text/HTML; x"), "Text/HTML");
         assert_eq!(media_type_as_indexed("text/html charset"), "text/html");
         assert!(is_html("application/xhtml+xml") && !is_html("text/plain"));
+    }
+
+    #[test]
+    fn the_content_type_acted_on_is_the_last_valid_one() {
+        let of = |values: &[&str]| effective_content_type(values).map(Cow::into_owned);
+        assert_eq!(of(&[" text/html "]).as_deref(), Some("text/html"));
+        assert_eq!(
+            of(&["text/plain", "text/html"]).as_deref(),
+            Some("text/html")
+        );
+        assert_eq!(of(&["text/html,text/html"]).as_deref(), Some("text/html"));
+        assert_eq!(of(&["text/html, */*"]).as_deref(), Some("text/html"));
+        assert_eq!(
+            of(&["text/html", "nonsense", ""]).as_deref(),
+            Some("text/html")
+        );
+        // An earlier charset of the same type is kept; a new type drops it.
+        assert_eq!(
+            of(&["text/html; charset=koi8-r", "TEXT/HTML"]).as_deref(),
+            Some("TEXT/HTML; charset=koi8-r")
+        );
+        assert_eq!(
+            of(&["text/plain; charset=koi8-r", "text/html"]).as_deref(),
+            Some("text/html")
+        );
+        // A comma inside a quoted parameter does not split.
+        assert_eq!(
+            of(&["text/html; charset=\"a,b\", image/png"]).as_deref(),
+            Some("image/png")
+        );
+        assert_eq!(
+            of(&["text/html; x=\"a,image/png\""]).as_deref(),
+            Some("text/html; x=\"a,image/png\"")
+        );
+        assert_eq!(of(&["a, b"]), None);
+        assert_eq!(of(&[]), None);
     }
 }

@@ -1,9 +1,9 @@
 //! Hostile and unusual servers, one case each, beyond the fault sweep of `hostile.rs`: 1xx
 //! interim responses before the final one, links too long to handle, folded header lines, heads
 //! as some servers send them (bare LF, a space before a colon, a line that is no field), a
-//! transfer coding that frames nothing, chunk lines ending in a bare LF, a page without a
-//! Content-Type, and a crawled page that points at other local services.
-//! Encodings are in `encodings.rs`.
+//! transfer coding that frames nothing, chunk lines ending in a bare LF, and a crawled page
+//! that points at other local services. Encodings are in `encodings.rs`, Content-Types as
+//! servers send them in `content_types.rs`.
 
 use std::path::Path;
 
@@ -389,57 +389,6 @@ async fn an_ip_literal_seed_unlocks_only_its_own_address_and_port() {
     );
     assert!(web.paths_of(&seed).contains(&"/same".to_string()));
     assert_eq!(stats["errors"]["blocked_address"], 2, "{stats}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_page_without_a_content_type_is_judged_by_its_first_bytes() {
-    let web = Web::default();
-    let h = web.host("127.0.0.49").await;
-    h.route(
-        "/",
-        Route::html("<a href=/bare>b</a><a href=/unknown>u</a><a href=/blob>x</a>"),
-    );
-    // As an Apache server sends a file without a known extension: no Content-Type at all.
-    let page = "\n<!DOCTYPE html><title>bare</title><a href=/from-bare>next</a>";
-    let bare = format!(
-        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{page}",
-        page.len()
-    );
-    h.behave("/bare", raw(bare.as_bytes()));
-    let unknown = "<p>unknown</p><a href=/from-unknown>n</a>";
-    let typed = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: unknown/unknown\r\nContent-Length: {}\r\n\r\n{unknown}",
-        unknown.len()
-    );
-    h.behave("/unknown", raw(typed.as_bytes()));
-    // A large binary body without a type: judged by its first bytes, the rest never read.
-    let mut blob = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", 4 << 20).into_bytes();
-    blob.extend(std::iter::repeat_n(0u8, 4 << 20));
-    h.behave("/blob", raw(&blob));
-    h.route("/from-bare", Route::html("<p>reached</p>"));
-    h.route("/from-unknown", Route::html("<p>reached</p>"));
-    let out = tempfile::tempdir().unwrap();
-    let stats = crawl(h.url("/"), out.path(), &[]).await;
-    assert_eq!(stats["pages_archived"], 5, "{stats}");
-    assert_eq!(
-        stats["filtered"]["content_type"], 1,
-        "the binary one: {stats}"
-    );
-    let downloaded = stats["bytes_downloaded"].as_u64().unwrap();
-    assert!(downloaded < 1 << 20, "the blob was read whole: {stats}");
-    let dir = out.path().join("warcs");
-    let records = read_records(&dir);
-    for path in ["/bare", "/unknown"] {
-        let rec = responses(&records, path);
-        assert_eq!(rec[0].identified.as_deref(), Some("text/html"), "{path}");
-    }
-    assert_eq!(responses(&records, "/")[0].identified, None);
-    assert!(responses(&records, "/blob").is_empty());
-    assert_eq!(responses(&records, "/from-bare").len(), 1);
-    assert_eq!(responses(&records, "/from-unknown").len(), 1);
-    let check = run_script("warc_check.py", args![dir.display()]).await;
-    assert!(check.status.success(), "{}", text(&check));
-    assert_replays(&dir, &h.url("/bare"), page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,6 +5,7 @@ mod archive;
 mod cli;
 mod console;
 mod console_host_states;
+mod content_types;
 mod cookies;
 mod crawl_site;
 mod daemons;

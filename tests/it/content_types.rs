@@ -1,0 +1,106 @@
+//! Content-Types as servers send them: none at all (the page judged by its first bytes), the
+//! field twice or as a comma-separated list (read as browsers read it: the last valid type),
+//! and the bodiless 204 answer, archived whatever its type.
+
+use crate::args;
+use crate::harness::{assert_replays, read_records, run_script, text};
+use crate::hostile_cases::{crawl, raw, responses};
+use crate::server::{Route, Web};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_without_a_content_type_is_judged_by_its_first_bytes() {
+    let web = Web::default();
+    let h = web.host("127.0.0.49").await;
+    h.route(
+        "/",
+        Route::html("<a href=/bare>b</a><a href=/unknown>u</a><a href=/blob>x</a>"),
+    );
+    // As an Apache server sends a file without a known extension: no Content-Type at all.
+    let page = "\n<!DOCTYPE html><title>bare</title><a href=/from-bare>next</a>";
+    let bare = format!(
+        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{page}",
+        page.len()
+    );
+    h.behave("/bare", raw(bare.as_bytes()));
+    let unknown = "<p>unknown</p><a href=/from-unknown>n</a>";
+    let typed = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: unknown/unknown\r\nContent-Length: {}\r\n\r\n{unknown}",
+        unknown.len()
+    );
+    h.behave("/unknown", raw(typed.as_bytes()));
+    // A large binary body without a type: judged by its first bytes, the rest never read.
+    let mut blob = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", 4 << 20).into_bytes();
+    blob.extend(std::iter::repeat_n(0u8, 4 << 20));
+    h.behave("/blob", raw(&blob));
+    h.route("/from-bare", Route::html("<p>reached</p>"));
+    h.route("/from-unknown", Route::html("<p>reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    assert_eq!(stats["pages_archived"], 5, "{stats}");
+    assert_eq!(
+        stats["filtered"]["content_type"], 1,
+        "the binary one: {stats}"
+    );
+    let downloaded = stats["bytes_downloaded"].as_u64().unwrap();
+    assert!(downloaded < 1 << 20, "the blob was read whole: {stats}");
+    let dir = out.path().join("warcs");
+    let records = read_records(&dir);
+    for path in ["/bare", "/unknown"] {
+        let rec = responses(&records, path);
+        assert_eq!(rec[0].identified.as_deref(), Some("text/html"), "{path}");
+    }
+    assert_eq!(responses(&records, "/")[0].identified, None);
+    assert!(responses(&records, "/blob").is_empty());
+    assert_eq!(responses(&records, "/from-bare").len(), 1);
+    assert_eq!(responses(&records, "/from-unknown").len(), 1);
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+    assert_replays(&dir, &h.url("/bare"), page).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_content_types_are_read_as_browsers_read_them() {
+    let web = Web::default();
+    let h = web.host("127.0.0.54").await;
+    h.route(
+        "/",
+        Route::html("<a href=/twice>t</a><a href=/listed>l</a><a href=/beacon>b</a>"),
+    );
+    // A framework and a server each adding the field, and a proxy joining repeated fields:
+    // Chromium renders both as HTML (the last valid type wins, WHATWG Fetch).
+    let mut pages = Vec::new();
+    for (path, fields) in [
+        (
+            "/twice",
+            "Content-Type: text/plain\r\nContent-Type: text/html",
+        ),
+        (
+            "/listed",
+            "Content-Type: text/html, text/html; charset=utf-8",
+        ),
+    ] {
+        let page = format!("<p>{path}</p><a href=/from{path}>next</a>");
+        let response = format!(
+            "HTTP/1.1 200 OK\r\n{fields}\r\nContent-Length: {}\r\n\r\n{page}",
+            page.len()
+        );
+        h.behave(path, raw(response.as_bytes()));
+        h.route(&format!("/from{path}"), Route::html("<p>reached</p>"));
+        pages.push((path, page));
+    }
+    h.behave("/beacon", raw(b"HTTP/1.1 204 No Content\r\n\r\n"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    assert_eq!(stats["pages_archived"], 5, "{stats}");
+    assert_eq!(stats["filtered"]["content_type"], 0, "{stats}");
+    let dir = out.path().join("warcs");
+    let records = read_records(&dir);
+    for path in ["/from/twice", "/from/listed", "/beacon"] {
+        assert_eq!(responses(&records, path).len(), 1, "{path}: {stats}");
+    }
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+    for (path, page) in pages {
+        assert_replays(&dir, &h.url(path), &page).await;
+    }
+}
