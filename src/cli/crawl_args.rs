@@ -179,6 +179,13 @@ pub struct CrawlArgs {
     #[arg(long, value_enum, default_value = "domain")]
     pub scope: ScopeKind,
 
+    /// Do not ascend to the parent directory (wget's name): on a seed's host, follow only links
+    /// inside the seed's directory, its path up to the last `/` (`/docs/v2/` for
+    /// `/docs/v2/index.html`; mind the trailing slash). Other hosts in scope are not limited,
+    /// nor page requisites and sitemaps; a seed that redirects adds its target's directory.
+    #[arg(long)]
+    pub no_parent: bool,
+
     /// Only follow URLs matching this regex (repeatable; any may match).
     #[arg(long, value_name = "REGEX")]
     pub include: Vec<String>,

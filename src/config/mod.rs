@@ -61,6 +61,8 @@ pub enum ConfigError {
 pub struct AdmissionConfig {
     /// Scope kind (hosts are added from the seeds).
     pub scope: ScopeKind,
+    /// `--no-parent`: on a seed's host, links stay inside the seed's directory.
+    pub no_parent: bool,
     /// Include/exclude regexes.
     pub filter: UrlFilter,
     /// The extension pre-filter, derived from `--accept`.
@@ -387,6 +389,7 @@ impl Config {
             },
             admission: AdmissionConfig {
                 scope: args.scope,
+                no_parent: args.no_parent,
                 filter,
                 extensions,
                 max_depth: args.max_depth,

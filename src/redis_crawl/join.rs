@@ -157,6 +157,7 @@ pub async fn join(
     // Options a crawl created by an earlier version did not record, with the value it had.
     let earlier = |k: &str| match k {
         "order" => Some(serde_json::Value::String("Bfs".into())),
+        "no-parent" => Some(serde_json::Value::String("false".into())),
         _ => None,
     };
     let theirs_of = |k: &str| saved.get(k).cloned().or_else(|| earlier(k));

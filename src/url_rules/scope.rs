@@ -1,7 +1,8 @@
-//! Crawl scope: which hosts a crawl may follow links into, derived from its seeds.
+//! Crawl scope: which hosts a crawl may follow links into, derived from its seeds, and with
+//! `--no-parent` which paths on a seed's own host.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 
 use url::{Host, Url};
@@ -22,6 +23,34 @@ pub enum ScopeKind {
 pub struct Scope {
     kind: ScopeKind,
     allowed: HashSet<String>,
+    /// With `--no-parent`: the seeds' directories, by host.
+    seed_dirs: Option<HashMap<String, Vec<SeedDir>>>,
+}
+
+/// A seed's directory (its path up to the last `/`) and the origin it holds for: wget's
+/// `--no-parent` compares a URL with a start URL of the same host and, when their schemes are
+/// the same, the same port (http and https of one host are one site).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SeedDir {
+    https: bool,
+    port: Option<u16>,
+    dir: String,
+}
+
+impl SeedDir {
+    fn of(url: &Url) -> Self {
+        let path = url.path();
+        SeedDir {
+            https: url.scheme() == "https",
+            port: url.port_or_known_default(),
+            dir: path[..path.rfind('/').map_or(0, |i| i + 1)].to_string(),
+        }
+    }
+
+    /// True when this seed's directory limits `url` (wget: another scheme, or the same port).
+    fn holds_for(&self, url: &Url) -> bool {
+        self.https != (url.scheme() == "https") || self.port == url.port_or_known_default()
+    }
 }
 
 impl Scope {
@@ -30,24 +59,60 @@ impl Scope {
         Scope {
             kind,
             allowed: HashSet::new(),
+            seed_dirs: None,
         }
     }
 
-    /// Puts the seed's host (or its registrable domain) in scope.
+    /// `--no-parent` (wget's name): on a seed's host, links stay inside the seed's directory
+    /// (the path up to its last `/`) or one of another seed of that host; other hosts in scope
+    /// are not limited. Page requisites and sitemaps are not links and are not limited.
+    pub fn no_parent(mut self) -> Self {
+        self.seed_dirs = Some(HashMap::new());
+        self
+    }
+
+    /// Puts the seed's host (or its registrable domain) in scope, and with `--no-parent` its
+    /// directory.
     pub fn add_seed(&mut self, seed: &Url) {
         if let Some(key) = self.key(seed) {
             self.allowed.insert(key.into_owned());
         }
+        if let (Some(dirs), Some(host)) = (&mut self.seed_dirs, seed.host_str()) {
+            let dir = SeedDir::of(seed);
+            let of_host = dirs.entry(host.to_string()).or_default();
+            if !of_host.contains(&dir) {
+                of_host.push(dir);
+            }
+        }
     }
 
-    /// True when the URL may be crawled.
+    /// True when a link to the URL may be followed.
     pub fn allows(&self, url: &Url) -> bool {
+        self.allows_host(url) && self.inside_seed_dirs(url)
+    }
+
+    /// True when the URL's host is in scope, whatever its path: for the files a site keeps
+    /// at its root for crawlers (sitemaps).
+    pub fn allows_host(&self, url: &Url) -> bool {
         match self.kind {
             ScopeKind::Any => true,
             _ => self
                 .key(url)
                 .is_some_and(|k| self.allowed.contains(k.as_ref())),
         }
+    }
+
+    /// True unless `--no-parent` limits the URL's host and its path is in none of the seeds'
+    /// directories that hold for it.
+    fn inside_seed_dirs(&self, url: &Url) -> bool {
+        let Some(dirs) = &self.seed_dirs else {
+            return true;
+        };
+        let Some(of_host) = url.host_str().and_then(|h| dirs.get(h)) else {
+            return true;
+        };
+        let mut holding = of_host.iter().filter(|d| d.holds_for(url)).peekable();
+        holding.peek().is_none() || holding.any(|d| url.path().starts_with(&d.dir))
     }
 
     /// The URL's host or registrable domain, borrowed from the URL where it can be: this runs
@@ -134,6 +199,34 @@ mod tests {
         let mut d = Scope::new(ScopeKind::Domain);
         d.add_seed(&u("http://127.0.0.2/"));
         assert!(!d.allows(&u("http://127.0.0.3/")));
+    }
+
+    #[test]
+    fn no_parent_keeps_links_inside_the_seeds_directories_on_their_hosts() {
+        let mut s = Scope::new(ScopeKind::Domain).no_parent();
+        s.add_seed(&u("https://docs.a.org/guide/v2/index.html?x=1"));
+        assert!(s.allows(&u("https://docs.a.org/guide/v2/a.html")));
+        assert!(s.allows(&u("https://docs.a.org/guide/v2/sub/b.html")));
+        assert!(!s.allows(&u("https://docs.a.org/guide/v2")));
+        assert!(!s.allows(&u("https://docs.a.org/guide/v2x/c.html")));
+        assert!(!s.allows(&u("https://docs.a.org/")));
+        // The site's root files and other hosts of the domain are not limited.
+        assert!(s.allows_host(&u("https://docs.a.org/sitemap.xml")));
+        assert!(s.allows(&u("https://www.a.org/anything")));
+        // http and https of the host are one site; another port of the same scheme is not.
+        assert!(!s.allows(&u("http://docs.a.org/other/")));
+        assert!(s.allows(&u("http://docs.a.org/guide/v2/")));
+        assert!(s.allows(&u("https://docs.a.org:8443/other/")));
+        // A second seed of the host adds its directory; a seed without a path adds the root.
+        s.add_seed(&u("https://docs.a.org/api/"));
+        assert!(s.allows(&u("https://docs.a.org/api/x")));
+        assert!(!s.allows(&u("https://docs.a.org/blog/")));
+        s.add_seed(&u("https://docs.a.org/guide"));
+        assert!(s.allows(&u("https://docs.a.org/blog/")));
+        // Without the option, paths are never limited.
+        let mut plain = Scope::new(ScopeKind::Host);
+        plain.add_seed(&u("https://docs.a.org/guide/v2/"));
+        assert!(plain.allows(&u("https://docs.a.org/")));
     }
 
     #[test]

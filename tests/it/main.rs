@@ -17,6 +17,7 @@ mod harness;
 mod hostile;
 mod hostile_cases;
 mod nightly;
+mod no_parent;
 mod proxies;
 mod redis_server;
 mod robots_directives;

@@ -79,8 +79,12 @@ impl Ledger {
         seeds: &[Seed],
         rules: LedgerRules,
     ) -> Self {
+        let scope = match admission.no_parent {
+            true => Scope::new(admission.scope).no_parent(),
+            false => Scope::new(admission.scope),
+        };
         let admission = Admission::new(
-            Scope::new(admission.scope),
+            scope,
             admission.filter.clone(),
             admission.extensions.clone(),
             admission.max_depth,
@@ -270,7 +274,7 @@ impl Ledger {
                         self.offer(url, 1, 0, false, now);
                     }
                     for url in listed.sitemaps {
-                        if self.admission.scope.allows(&url) {
+                        if self.admission.scope.allows_host(&url) {
                             self.frontier.queue_sitemap(url, nesting + 1, now);
                         }
                     }

@@ -81,6 +81,7 @@ pub(super) fn shared_options(config: &Config) -> Vec<(&'static str, String)> {
     let f = &config.frontier;
     vec![
         ("scope", format!("{:?}", a.scope)),
+        ("no-parent", a.no_parent.to_string()),
         ("include/exclude", format!("{:?}", a.filter)),
         ("max-depth", format!("{:?}", a.max_depth)),
         ("max-redirects", a.max_redirects.to_string()),
