@@ -16,14 +16,16 @@ pub struct Seed {
     /// The canonical seed URL.
     pub url: Url,
     /// True for bare hosts: tried as `https://HOST/` first, then `http://HOST/` if TLS cannot be
-    /// established.
+    /// established. A bare host with a port other than 443 and 8443 (`intranet:8080`) is
+    /// `http://` alone, as wget and curl read a URL without a scheme: such ports serve plain
+    /// HTTP, and a TLS handshake sent to one can wait out `--connect-timeout`.
     pub http_fallback: bool,
 }
 
 impl Seed {
     /// The socket addresses an IP-literal seed is fetched from (the SSRF guard allows them):
     /// its own, and port 80 too for a bare address without a port, which may fall back from
-    /// https (443) to http (80); one with a port falls back on the same port.
+    /// https (443) to http (80); one with a port is fetched (or falls back, on 8443) on it.
     pub fn socket_addrs(&self) -> Vec<std::net::SocketAddr> {
         let ip: std::net::IpAddr = match self.url.host() {
             Some(url::Host::Ipv4(ip)) => ip.into(),
@@ -62,6 +64,10 @@ impl std::fmt::Display for SeedProblem {
     }
 }
 
+/// Ports a bare `host:port` seed is tried on with https first (443 is the default, so it reads
+/// as no port); on any other port it is plain http.
+const TLS_PORTS: [u16; 1] = [8443];
+
 /// Parses one seed: a full http(s) URL, or a bare host (optionally with a path).
 pub fn parse_seed(text: &str) -> Result<Seed, String> {
     let text = text.trim();
@@ -88,7 +94,14 @@ pub fn parse_seed(text: &str) -> Result<Seed, String> {
             (format!("https://{text}"), true)
         }
     };
-    let url = Url::parse(&candidate).map_err(|e| format!("invalid URL: {e}"))?;
+    let mut url = Url::parse(&candidate).map_err(|e| format!("invalid URL: {e}"))?;
+    let http_fallback = match url.port() {
+        Some(port) if http_fallback && !TLS_PORTS.contains(&port) => {
+            let _ = url.set_scheme("http");
+            false
+        }
+        _ => http_fallback,
+    };
     let host = url.host_str().unwrap_or("");
     if host.is_empty() {
         return Err("no host".into());
@@ -342,8 +355,33 @@ mod tests {
         assert!(s.http_fallback);
         let s = parse_seed("www.ufmg.br/pt/").unwrap();
         assert_eq!(s.url.as_str(), "https://www.ufmg.br/pt/");
+        let s = parse_seed("ufmg.br:443/x").unwrap();
+        assert_eq!(
+            (s.url.as_str(), s.http_fallback),
+            ("https://ufmg.br/x", true)
+        );
+        let s = parse_seed("127.0.0.1:8443").unwrap();
+        assert_eq!(
+            (s.url.as_str(), s.http_fallback),
+            ("https://127.0.0.1:8443/", true)
+        );
+    }
+
+    #[test]
+    fn a_bare_host_on_another_port_is_plain_http() {
         let s = parse_seed("127.0.0.1:8080").unwrap();
-        assert_eq!(s.url.as_str(), "https://127.0.0.1:8080/");
+        assert_eq!(
+            (s.url.as_str(), s.http_fallback),
+            ("http://127.0.0.1:8080/", false)
+        );
+        let s = parse_seed("intranet.example:3000/wiki/").unwrap();
+        assert_eq!(s.url.as_str(), "http://intranet.example:3000/wiki/");
+        // `:80` is http's default: the URL has no port left.
+        let s = parse_seed("example.org:80").unwrap();
+        assert_eq!(
+            (s.url.as_str(), s.http_fallback),
+            ("http://example.org/", false)
+        );
     }
 
     #[test]
@@ -416,6 +454,10 @@ mod tests {
     #[test]
     fn dotless_bare_word_is_rejected() {
         assert!(parse_seed("intranet").is_err());
+        assert_eq!(
+            parse_seed("wiki:8080").map(|s| s.url.to_string()),
+            Ok("http://wiki:8080/".to_string())
+        );
         assert!(parse_seed("localhost").is_ok());
     }
 }

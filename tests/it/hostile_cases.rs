@@ -412,3 +412,16 @@ async fn chunk_lines_ending_in_a_bare_lf_still_give_the_pages_links() {
     let check = run_script("warc_check.py", args![dir.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bare_host_with_a_port_is_plain_http() {
+    // As wget and curl read `host:8080`: no TLS handshake sent to a plain port first.
+    let web = Web::default();
+    let h = web.host("127.0.0.57").await;
+    h.route("/", Route::html("<a href=/next>n</a>"));
+    h.route("/next", Route::html("<p>reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.addr.to_string(), out.path(), &[]).await;
+    assert_eq!(stats["errors"], serde_json::json!({}), "{stats}");
+    assert_eq!(stats["pages_archived"], 2, "{stats}");
+}
