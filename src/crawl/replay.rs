@@ -63,10 +63,7 @@ pub(super) fn replay(
                 "revisit" => true,
                 _ => continue,
             };
-            let Some(url) = record
-                .header("WARC-Target-URI")
-                .and_then(|u| Url::parse(u).ok())
-            else {
+            let Some(url) = record.target_uri().and_then(|u| Url::parse(u).ok()) else {
                 continue;
             };
             let Some(job) = ledger.frontier.take_queued(&url) else {
@@ -168,7 +165,7 @@ fn revisit_saved(dedup: Option<&DedupTable>, payload_digest: Option<&str>) -> u6
 fn capture_of(record: StoredRecord) -> Option<Capture> {
     let head = parse_response_head(&record.block)?;
     let exchange = Exchange {
-        target_uri: record.header("WARC-Target-URI")?.to_string(),
+        target_uri: record.target_uri()?.to_string(),
         ip: record
             .header("WARC-IP-Address")
             .and_then(|ip| ip.parse().ok()),

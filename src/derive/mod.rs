@@ -173,7 +173,7 @@ fn derivative_warcinfo(filename: &str, source: &str, info: &[(String, String)]) 
 /// robots.txt responses are archived, but their text is not the web's text.
 fn is_robots_txt(record: &StoredRecord) -> bool {
     record
-        .header("WARC-Target-URI")
+        .target_uri()
         .and_then(|u| url::Url::parse(u).ok())
         .is_some_and(|u| u.path() == "/robots.txt")
 }

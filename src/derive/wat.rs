@@ -186,7 +186,7 @@ pub fn wat_json(
 /// The WAT `metadata` record for `record` of the WARC file `c.filename`.
 pub fn wat_record(c: &Container, record: &StoredRecord, json: &Value) -> WarcRecord {
     let block = serde_json::to_vec(json).unwrap_or_default();
-    let target = match record.header("WARC-Target-URI") {
+    let target = match record.target_uri() {
         Some(uri) => uri,
         None => c.filename,
     };

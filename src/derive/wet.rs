@@ -17,7 +17,7 @@ pub fn wet_text(title: Option<&str>, text: &str) -> String {
 
 /// The WET record of `response` holding `text`.
 pub fn wet_record(response: &StoredRecord, text: &str, language: Option<&str>) -> WarcRecord {
-    let target = response.header("WARC-Target-URI").unwrap_or("");
+    let target = response.target_uri().unwrap_or("");
     let date = response.header("WARC-Date").unwrap_or("");
     let refers_to = response.header("WARC-Record-ID").unwrap_or("");
     let digest = sha1_digest(text.as_bytes());

@@ -190,7 +190,7 @@ fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
             };
             Some(sha1_digest(payload))
         });
-    let url = record.header("WARC-Target-URI").map(str::to_string);
+    let url = record.target_uri().map(str::to_string);
     let date = record.header("WARC-Date").map(str::to_string);
     let timestamp: String = date
         .as_deref()

@@ -303,7 +303,7 @@ impl SearchIndexer {
     /// The document of a response record whose page has text, as WET reads it.
     fn document(&self, record: &StoredRecord, warc_file: &str) -> Option<TantivyDocument> {
         let page = page_text(record, &self.limits)?;
-        let url = record.header("WARC-Target-URI")?;
+        let url = record.target_uri()?;
         let f = &self.fields;
         let mut doc = TantivyDocument::default();
         doc.add_text(f.url, url);

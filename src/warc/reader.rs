@@ -34,6 +34,17 @@ impl StoredRecord {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+
+    /// `WARC-Target-URI` without the angle brackets WARC/1.0's grammar put around it (GNU wget
+    /// still writes `<http://...>`; warcio and cdxj-indexer take them off too).
+    pub fn target_uri(&self) -> Option<&str> {
+        let uri = self.header("WARC-Target-URI")?;
+        Some(
+            uri.strip_prefix('<')
+                .and_then(|u| u.strip_suffix('>'))
+                .unwrap_or(uri),
+        )
+    }
 }
 
 /// Counts bytes consumed from the underlying buffered reader (gzip members end exactly where

@@ -13,6 +13,7 @@ mod derivatives;
 mod dns_records;
 mod durability;
 mod encodings;
+mod foreign_warcs;
 mod harness;
 mod hostile;
 mod hostile_cases;

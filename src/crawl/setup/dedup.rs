@@ -46,7 +46,7 @@ fn load_earlier_captures(table: &DedupTable, dirs: &[PathBuf]) -> Result<usize, 
             }
             let (Some(digest), Some(uri), Some(date)) = (
                 record.header("WARC-Payload-Digest"),
-                record.header("WARC-Target-URI"),
+                record.target_uri(),
                 record.header("WARC-Date"),
             ) else {
                 continue;

@@ -1,0 +1,176 @@
+//! WARC files other tools wrote, read by `trawl index`, `derive` and `search-index`: GNU wget
+//! writes WARC/1.0 with the target URI in angle brackets (`<http://...>`, the 1.0 grammar),
+//! which warcio and cdxj-indexer take off.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::args;
+use crate::harness::{python, text, trawl};
+
+/// One gzip member holding a WARC/1.0 record as wget writes it.
+fn wget_record(out: &mut Vec<u8>, warc_type: &str, fields: &[(&str, &str)], block: &[u8]) {
+    let mut head = format!("WARC/1.0\r\nWARC-Type: {warc_type}\r\n");
+    for (name, value) in fields {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", block.len()));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(head.as_bytes()).unwrap();
+    gz.write_all(block).unwrap();
+    gz.write_all(b"\r\n\r\n").unwrap();
+    out.extend(gz.finish().unwrap());
+}
+
+fn wget_warc(path: &Path) {
+    let url = "<http://site.test/docs/page.html>";
+    let page = "<title>A wget page</title><p>archived by another crawler</p>";
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{page}",
+        page.len()
+    );
+    let request = "GET /docs/page.html HTTP/1.1\r\nHost: site.test\r\n\r\n";
+    let mut warc = Vec::new();
+    let date = ("WARC-Date", "2024-05-01T10:00:00Z");
+    wget_record(
+        &mut warc,
+        "warcinfo",
+        &[
+            date,
+            (
+                "WARC-Record-ID",
+                "<urn:uuid:00000000-0000-4000-8000-000000000001>",
+            ),
+            ("WARC-Filename", "site.warc.gz"),
+            ("Content-Type", "application/warc-fields"),
+        ],
+        b"software: Wget/1.21.3 (linux-gnu)\r\nformat: WARC File Format 1.0\r\n",
+    );
+    wget_record(
+        &mut warc,
+        "request",
+        &[
+            ("WARC-Target-URI", url),
+            date,
+            (
+                "WARC-Record-ID",
+                "<urn:uuid:00000000-0000-4000-8000-000000000002>",
+            ),
+            ("Content-Type", "application/http;msgtype=request"),
+        ],
+        request.as_bytes(),
+    );
+    wget_record(
+        &mut warc,
+        "response",
+        &[
+            (
+                "WARC-Record-ID",
+                "<urn:uuid:00000000-0000-4000-8000-000000000003>",
+            ),
+            (
+                "WARC-Warcinfo-ID",
+                "<urn:uuid:00000000-0000-4000-8000-000000000001>",
+            ),
+            (
+                "WARC-Concurrent-To",
+                "<urn:uuid:00000000-0000-4000-8000-000000000002>",
+            ),
+            ("WARC-Target-URI", url),
+            date,
+            ("WARC-IP-Address", "127.0.0.1"),
+            ("Content-Type", "application/http;msgtype=response"),
+        ],
+        response.as_bytes(),
+    );
+    wget_record(
+        &mut warc,
+        "metadata",
+        &[
+            (
+                "WARC-Target-URI",
+                "<metadata://gnu.org/software/wget/warc/MANIFEST.txt>",
+            ),
+            date,
+            (
+                "WARC-Record-ID",
+                "<urn:uuid:00000000-0000-4000-8000-000000000004>",
+            ),
+            ("Content-Type", "text/plain"),
+        ],
+        b"<urn:uuid:00000000-0000-4000-8000-000000000001>\n",
+    );
+    std::fs::write(path, warc).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wget_warc_is_indexed_derived_and_searched_by_its_plain_urls() {
+    let dir = tempfile::tempdir().unwrap();
+    let warc = dir.path().join("site.warc.gz");
+    wget_warc(&warc);
+
+    let ours = trawl(args!["index", warc.display()]).await;
+    assert!(ours.status.success(), "{}", text(&ours));
+    let indexer = python().parent().unwrap().join("cdxj-indexer");
+    let theirs = tokio::task::spawn_blocking({
+        let warc = warc.clone();
+        move || {
+            std::process::Command::new(indexer)
+                .arg("-s")
+                .arg(warc)
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    assert!(theirs.status.success(), "{}", text(&theirs));
+    let ours = String::from_utf8_lossy(&ours.stdout).to_string();
+    assert_eq!(ours, String::from_utf8_lossy(&theirs.stdout));
+    assert!(
+        ours.lines().any(|l| {
+            l.starts_with(
+            "test,site)/docs/page.html 20240501100000 {\"url\": \"http://site.test/docs/page.html\""
+        )
+        }),
+        "{ours}"
+    );
+
+    let derived = dir.path().join("derived");
+    let result = trawl(args![
+        "derive",
+        "wet",
+        warc.display(),
+        "-o",
+        derived.display()
+    ])
+    .await;
+    assert!(result.status.success(), "{}", text(&result));
+    let wet = warc::WarcReader::from_path_gzip(derived.join("site.warc.wet.gz")).unwrap();
+    let targets: Vec<(String, String)> = wet
+        .iter_records()
+        .map(|r| {
+            let r = r.unwrap();
+            let target = r.header(warc::WarcHeader::TargetURI).unwrap_or_default();
+            (r.warc_type().to_string(), target.to_string())
+        })
+        .collect();
+    assert_eq!(
+        targets[1..],
+        [(
+            "conversion".to_string(),
+            "http://site.test/docs/page.html".to_string()
+        )]
+    );
+
+    let index = dir.path().join("search");
+    let result = trawl(args!["search-index", "-o", index.display(), warc.display()]).await;
+    assert!(result.status.success(), "{}", text(&result));
+    let found = trawl(args!["search", index.display(), "crawler", "--json"]).await;
+    assert!(found.status.success(), "{}", text(&found));
+    let found = String::from_utf8_lossy(&found.stdout);
+    assert!(
+        found.contains("\"http://site.test/docs/page.html\""),
+        "{found}"
+    );
+}
