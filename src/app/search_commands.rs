@@ -40,6 +40,13 @@ pub(super) fn run_search_index(args: SearchIndexArgs) -> ExitCode {
                 indexed += 1;
                 pages += o.pages;
                 damaged += o.damaged;
+                if let Some((offset, error)) = &o.first_damage {
+                    eprintln!(
+                        "trawl: warning: {}: {} damaged record(s) skipped, the first at offset {offset}: {error}",
+                        file.display(),
+                        o.damaged
+                    );
+                }
                 revisits += o.revisits;
                 dirty = true;
                 if indexer.uncommitted() >= args.commit_every {

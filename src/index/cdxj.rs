@@ -207,7 +207,7 @@ fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
         mime,
         status,
         digest,
-        length: record.length,
+        length: record.indexed_length(),
         offset: record.offset,
         filename: filename.to_string(),
         date,

@@ -43,7 +43,7 @@ struct Payload {
 }
 
 /// What indexing one file did.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct FileOutcome {
     /// It was indexed before (same name and size): nothing done.
     pub already: bool,
@@ -53,6 +53,8 @@ pub struct FileOutcome {
     pub revisits: u64,
     /// Damaged records skipped.
     pub damaged: u64,
+    /// Where the first damaged record began and why it could not be read.
+    pub first_damage: Option<(u64, String)>,
 }
 
 /// How much the writer may use.
@@ -219,6 +221,7 @@ impl SearchIndexer {
         let pages = AtomicU64::new(0);
         let failed: Mutex<Option<TantivyError>> = Mutex::new(None);
         let (mut revisits, mut damaged) = (0, 0);
+        let mut first_damage = None;
         let (tx, rx) = mpsc::sync_channel::<StoredRecord>(EXTRACT_QUEUE);
         let rx = Mutex::new(rx);
         std::thread::scope(|scope| {
@@ -251,6 +254,7 @@ impl SearchIndexer {
                             warc.display()
                         );
                         damaged += 1;
+                        first_damage.get_or_insert((offset, error));
                         continue;
                     }
                 };
@@ -273,6 +277,7 @@ impl SearchIndexer {
             pages: pages.into_inner(),
             revisits,
             damaged,
+            first_damage,
         })
     }
 

@@ -24,6 +24,8 @@ pub struct StoredRecord {
     pub header_len: u64,
     /// The record block.
     pub block: Vec<u8>,
+    /// True when the record is a gzip member; false in an uncompressed `.warc`.
+    pub compressed: bool,
 }
 
 impl StoredRecord {
@@ -33,6 +35,16 @@ impl StoredRecord {
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The length a CDX(J) index gives the record: its gzip member's, or in an uncompressed
+    /// file its header and block without the two CRLF that end it, as cdxj-indexer (warcio)
+    /// gives it; a replay tool reads the record whole either way.
+    pub fn indexed_length(&self) -> u64 {
+        match self.compressed {
+            true => self.length,
+            false => self.header_len + self.block.len() as u64,
+        }
     }
 
     /// `WARC-Target-URI` without the angle brackets WARC/1.0's grammar put around it (GNU wget
@@ -165,12 +177,21 @@ impl Records {
         let offset = self.reader.consumed;
         let (raw, member) = if self.gzipped {
             let header_len = gzip_header_len(self.reader.fill_buf()?);
-            let mut decoder = GzDecoder::new(&mut self.reader);
-            let mut raw = Vec::new();
-            decoder.read_to_end(&mut raw)?;
-            let member = decoder.header().map(|_| raw.len());
+            let mut decoder = BufReader::new(GzDecoder::new(&mut self.reader));
+            let raw = match self.first {
+                true => read_first_record(&mut decoder)?,
+                false => read_plain_record(&mut decoder)?,
+            };
+            let padding = member_ends_here(&mut decoder, offset)?;
+            let member = decoder
+                .get_ref()
+                .header()
+                .map(|_| raw.len() + padding.len());
             let length = self.reader.consumed - offset;
-            let crc = crc32fast::hash(&raw);
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(&raw);
+            crc.update(&padding);
+            let crc = crc.finalize();
             let info = member.map(|inflated| GzipMember {
                 header_len,
                 deflate_len: length.saturating_sub(header_len + 8),
@@ -186,7 +207,35 @@ impl Records {
         }
         self.first = false;
         let length = self.reader.consumed - offset;
-        Ok(Some((parse_record(&raw, offset, length)?, member)))
+        let mut record = parse_record(&raw, offset, length)?;
+        record.compressed = self.gzipped;
+        Ok(Some((record, member)))
+    }
+}
+
+/// The first record of a gzipped file, refused as "not a WARC file" when its member does not
+/// start like one (a gzipped file of something else).
+fn read_first_record(member: &mut impl BufRead) -> io::Result<Vec<u8>> {
+    if !member.fill_buf()?.starts_with(b"WARC/") {
+        return Err(not_warc());
+    }
+    read_plain_record(member)
+}
+
+/// Reads a gzip member past its one record to the member's end, returning the stray line ends
+/// some writers leave there: a member that holds more (a file compressed as a whole, not
+/// record by record) is an error, since no record in it past the first can be read at an
+/// offset, which is what indexes and replay do.
+fn member_ends_here(member: &mut impl BufRead, offset: u64) -> io::Result<Vec<u8>> {
+    let mut rest = Vec::new();
+    member.take(64).read_to_end(&mut rest)?;
+    match rest.iter().all(u8::is_ascii_whitespace) && rest.len() < 64 {
+        true => Ok(rest),
+        false => Err(invalid(&format!(
+            "the gzip member at offset {offset} holds more than one record: the file is \
+             compressed as a whole, not one gzip member per record as WARC 1.1 (Annex D) asks; \
+             `warcio recompress IN OUT` rewrites it record by record"
+        ))),
     }
 }
 
@@ -294,6 +343,7 @@ fn parse_record(raw: &[u8], offset: u64, length: u64) -> io::Result<StoredRecord
         headers,
         header_len: start as u64,
         block,
+        compressed: false,
     })
 }
 
@@ -333,6 +383,8 @@ mod tests {
         assert_eq!(recs[0].block, b"abc");
         assert_eq!(recs[1].header("warc-target-uri"), Some("http://x/"));
 
+        assert_eq!(recs[1].indexed_length(), gb.len() as u64);
+
         let plain = dir.path().join("t.warc");
         std::fs::write(&plain, [&a[..], &b[..]].concat()).unwrap();
         let recs = read_records(&plain).unwrap();
@@ -340,5 +392,22 @@ mod tests {
             (recs[1].offset, recs[1].length),
             (a.len() as u64, b.len() as u64)
         );
+        // An index gives an uncompressed record without the CRLFs that end it (cdxj-indexer).
+        assert_eq!(recs[0].indexed_length(), a.len() as u64 - 4);
+    }
+
+    #[test]
+    fn a_file_gzipped_as_a_whole_is_an_error_not_one_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n";
+        let b = b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://x/\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
+        let path = dir.path().join("whole.warc.gz");
+        std::fs::write(&path, gzip_member(&[&a[..], &b[..]].concat(), 6)).unwrap();
+        let err = read_records(&path).unwrap_err().to_string();
+        assert!(err.contains("holds more than one record"), "{err}");
+        // A member that ends in a few stray line ends still holds one record.
+        let padded = dir.path().join("padded.warc.gz");
+        std::fs::write(&padded, gzip_member(&[&a[..], b"\r\n"].concat(), 6)).unwrap();
+        assert_eq!(read_records(&padded).unwrap().len(), 1);
     }
 }

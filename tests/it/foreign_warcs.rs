@@ -1,6 +1,7 @@
 //! WARC files other tools wrote, read by `trawl index`, `derive` and `search-index`: GNU wget
 //! writes WARC/1.0 with the target URI in angle brackets (`<http://...>`, the 1.0 grammar),
-//! which warcio and cdxj-indexer take off.
+//! which warcio and cdxj-indexer take off; an uncompressed file is indexed as cdxj-indexer
+//! indexes it, and a file gzipped as a whole is refused with the way out.
 
 use std::io::Write;
 use std::path::Path;
@@ -103,17 +104,13 @@ fn wget_warc(path: &Path) {
     std::fs::write(path, warc).unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_wget_warc_is_indexed_derived_and_searched_by_its_plain_urls() {
-    let dir = tempfile::tempdir().unwrap();
-    let warc = dir.path().join("site.warc.gz");
-    wget_warc(&warc);
-
+/// `trawl index` of `warc`, asserted equal to cdxj-indexer's.
+async fn index_as_cdxj_indexer_does(warc: &Path) -> String {
     let ours = trawl(args!["index", warc.display()]).await;
     assert!(ours.status.success(), "{}", text(&ours));
     let indexer = python().parent().unwrap().join("cdxj-indexer");
     let theirs = tokio::task::spawn_blocking({
-        let warc = warc.clone();
+        let warc = warc.to_path_buf();
         move || {
             std::process::Command::new(indexer)
                 .arg("-s")
@@ -126,7 +123,22 @@ async fn a_wget_warc_is_indexed_derived_and_searched_by_its_plain_urls() {
     .unwrap();
     assert!(theirs.status.success(), "{}", text(&theirs));
     let ours = String::from_utf8_lossy(&ours.stdout).to_string();
-    assert_eq!(ours, String::from_utf8_lossy(&theirs.stdout));
+    assert_eq!(
+        ours,
+        String::from_utf8_lossy(&theirs.stdout),
+        "{}",
+        warc.display()
+    );
+    ours
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wget_warc_is_indexed_derived_and_searched_by_its_plain_urls() {
+    let dir = tempfile::tempdir().unwrap();
+    let warc = dir.path().join("site.warc.gz");
+    wget_warc(&warc);
+
+    let ours = index_as_cdxj_indexer_does(&warc).await;
     assert!(
         ours.lines().any(|l| {
             l.starts_with(
@@ -172,5 +184,34 @@ async fn a_wget_warc_is_indexed_derived_and_searched_by_its_plain_urls() {
     assert!(
         found.contains("\"http://site.test/docs/page.html\""),
         "{found}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uncompressed_and_whole_gzip_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let members = dir.path().join("site.warc.gz");
+    wget_warc(&members);
+    let mut plain = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(&members).unwrap()),
+        &mut plain,
+    )
+    .unwrap();
+    let uncompressed = dir.path().join("site.warc");
+    std::fs::write(&uncompressed, &plain).unwrap();
+    index_as_cdxj_indexer_does(&uncompressed).await;
+
+    // One gzip stream over the whole file: no record past the first can be read at an offset.
+    let whole = dir.path().join("whole.warc.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&plain).unwrap();
+    std::fs::write(&whole, gz.finish().unwrap()).unwrap();
+    let result = trawl(args!["index", whole.display()]).await;
+    assert_eq!(result.status.code(), Some(2), "{}", text(&result));
+    let said = text(&result);
+    assert!(
+        said.contains("compressed as a whole") && said.contains("warcio recompress"),
+        "{said}"
     );
 }
