@@ -301,7 +301,12 @@ fn parse_head(raw: &[u8]) -> io::Result<Vec<(String, String)>> {
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
         .ok_or_else(|| invalid("WARC header not terminated"))?;
-    let text = std::str::from_utf8(&raw[..end]).map_err(|_| invalid("WARC header is not UTF-8"))?;
+    // UTF-8 as WARC 1.1 writes it; a header that is not (a raw Latin-1 URL some writers leave)
+    // is read as ISO-8859-1, as warcio and so cdxj-indexer read it, rather than lost.
+    let text = match std::str::from_utf8(&raw[..end]) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => raw[..end].iter().map(|&b| char::from(b)).collect(),
+    };
     let mut lines = text.split("\r\n");
     let version = lines.next().unwrap_or("");
     if !version.starts_with("WARC/") {

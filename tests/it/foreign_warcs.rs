@@ -1,7 +1,8 @@
 //! WARC files other tools wrote, read by `trawl index`, `derive` and `search-index`: GNU wget
 //! writes WARC/1.0 with the target URI in angle brackets (`<http://...>`, the 1.0 grammar),
 //! which warcio and cdxj-indexer take off; an uncompressed file is indexed as cdxj-indexer
-//! indexes it, and a file gzipped as a whole is refused with the way out.
+//! indexes it, a header that is not UTF-8 is read as Latin-1, and a file gzipped as a whole
+//! is refused with the way out.
 
 use std::io::Write;
 use std::path::Path;
@@ -214,4 +215,33 @@ async fn uncompressed_and_whole_gzip_files() {
         said.contains("compressed as a whole") && said.contains("warcio recompress"),
         "{said}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_header_that_is_not_utf8_is_read_as_latin1() {
+    // A raw Latin-1 `é` in the target URI: warcio reads the header as ISO-8859-1.
+    let dir = tempfile::tempdir().unwrap();
+    let body = "<p>caf\u{e9}</p>";
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut head =
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://site.test/caf\xe9\r\n"
+            .to_vec();
+    head.extend_from_slice(
+        format!(
+            "WARC-Date: 2024-05-01T10:00:00Z\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000009>\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            response.len()
+        )
+        .as_bytes(),
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&head).unwrap();
+    gz.write_all(response.as_bytes()).unwrap();
+    gz.write_all(b"\r\n\r\n").unwrap();
+    let warc = dir.path().join("latin.warc.gz");
+    std::fs::write(&warc, gz.finish().unwrap()).unwrap();
+    let ours = index_as_cdxj_indexer_does(&warc).await;
+    assert!(ours.starts_with("test,site)/caf%c3%a9 "), "{ours}");
 }
