@@ -1,5 +1,6 @@
 //! Decodes an HTML body to text: BOM, then the Content-Type charset, then a `<meta charset>`
-//! prescan of the first 1024 bytes (HTML standard section 13.2.3), else UTF-8 with replacement.
+//! prescan of the first 1024 bytes (HTML standard section 13.2.3), else UTF-8, or
+//! windows-1252 for a document whose bytes hold no UTF-8 beyond ASCII and are not UTF-8.
 
 use std::borrow::Cow;
 
@@ -19,14 +20,35 @@ pub fn decode_html_with_encoding<'a>(
     body: &'a [u8],
     header_charset: Option<&str>,
 ) -> (Cow<'a, str>, &'static Encoding) {
-    let encoding = Encoding::for_bom(body)
+    let declared = Encoding::for_bom(body)
         .map(|(e, _)| e)
         .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
-        .or_else(|| prescan_meta_charset(&body[..body.len().min(PRESCAN_BYTES)]))
-        .unwrap_or(encoding_rs::UTF_8);
-    // Valid UTF-8 without a BOM is borrowed as it is: no copy of the page.
+        .or_else(|| prescan_meta_charset(&body[..body.len().min(PRESCAN_BYTES)]));
+    let encoding = match declared {
+        Some(encoding) => encoding,
+        None => {
+            match encoding_rs::UTF_8.decode_without_bom_handling_and_without_replacement(body) {
+                // Valid UTF-8 is borrowed as it is: no copy of the page, one pass over it.
+                Some(text) => return (text, encoding_rs::UTF_8),
+                None => undeclared_encoding(body),
+            }
+        }
+    };
     let (text, used, _) = encoding.decode(body);
     (text, used)
+}
+
+/// The encoding of a document that declares none and is not UTF-8: still UTF-8 (with
+/// replacement) when it holds any multi-byte UTF-8 character (a UTF-8 page with a stray
+/// byte), else windows-1252, the HTML standard's default for an undeclared document in most
+/// locales and what Chromium reads an undeclared Western legacy page as (checked: `café` in a
+/// page without a charset is windows-1252 there, its link's path `caf%C3%A9`, its query
+/// `%E9`). Before, such a page read `caf\u{fffd}` and its links asked for `%EF%BF%BD`.
+fn undeclared_encoding(body: &[u8]) -> &'static Encoding {
+    match body.utf8_chunks().any(|chunk| !chunk.valid().is_ascii()) {
+        true => encoding_rs::UTF_8,
+        false => encoding_rs::WINDOWS_1252,
+    }
 }
 
 /// Finds `charset=` in a `<meta>` tag in the first bytes of a document.
@@ -95,8 +117,23 @@ mod tests {
     }
 
     #[test]
-    fn bom_wins_and_invalid_utf8_is_replaced() {
+    fn bom_wins_and_invalid_utf8_with_utf8_in_it_is_replaced() {
         assert_eq!(decode_html(b"\xef\xbb\xbfok", Some("iso-8859-1")), "ok");
-        assert_eq!(decode_html(b"a\xffb", None), "a\u{fffd}b");
+        assert_eq!(
+            decode_html(b"na\xc3\xafve a\xffb", None),
+            "na\u{ef}ve a\u{fffd}b"
+        );
+        // A declared UTF-8 page is read as UTF-8 whatever its bytes.
+        assert_eq!(decode_html(b"caf\xe9", Some("utf-8")), "caf\u{fffd}");
+    }
+
+    #[test]
+    fn an_undeclared_page_that_is_not_utf8_is_windows_1252() {
+        let (text, used) = decode_html_with_encoding(b"Caf\xe9 cr\xe8me \x93quoted\x94", None);
+        assert_eq!(text, "Caf\u{e9} cr\u{e8}me \u{201c}quoted\u{201d}");
+        assert_eq!(used, encoding_rs::WINDOWS_1252);
+        let (text, used) = decode_html_with_encoding(b"plain ascii", None);
+        assert!(matches!(text, Cow::Borrowed("plain ascii")));
+        assert_eq!(used, encoding_rs::UTF_8);
     }
 }

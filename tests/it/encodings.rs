@@ -1,7 +1,7 @@
 //! Encodings servers get wrong or that a crawler must write as a browser does: gzip bodies with
 //! bytes after them or cut short, the query of a link in a Shift_JIS page, a Location holding
-//! Latin-1 bytes. Each case is one server on its own loopback address (helpers from
-//! `hostile_cases.rs`).
+//! Latin-1 bytes, a page in Latin-1 that declares no charset. Each case is one server on its
+//! own loopback address (helpers from `hostile_cases.rs`).
 
 use crate::harness::read_records;
 use crate::hostile_cases::{crawl, raw, responses};
@@ -125,4 +125,33 @@ async fn a_legacy_charset_page_has_its_query_links_requested_as_browsers_request
             .count();
         assert_eq!(archived, 1, "{target}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_undeclared_latin1_page_is_read_as_windows_1252() {
+    // No charset anywhere and bytes that are not UTF-8: headless Chromium read the same page as
+    // windows-1252 and went to the path in UTF-8 and the query in the page's encoding.
+    let web = Web::default();
+    let h = web.host("127.0.0.58").await;
+    let page = b"<p>Caf\xe9 cr\xe8me</p><a href=\"/caf\xe9.html?q=\xe9\">caf\xe9</a>";
+    h.route("/", Route::typed(200, "text/html", page));
+    let target = "/caf%C3%A9.html?q=%E9";
+    h.route(target, Route::html("<p>reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    crawl(h.url("/"), out.path(), &["--wet"]).await;
+    let paths = web.paths_of(&h);
+    assert!(paths.iter().any(|p| p == target), "{paths:?}");
+    // The page's text as WET has it: the letters, not replacement characters.
+    let wet = std::fs::read_dir(out.path().join("warcs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".wet.gz"))
+        .expect("a WET file");
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(wet).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    assert!(text.contains("Café crème"), "{text}");
 }
