@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::extract::decode_html;
+use crate::extract::{decode_html, decode_text};
 use crate::http_message::media_type::{charset, effective_content_type, is_html, media_type};
 use crate::http_message::sniff;
 use crate::http_message::{decode_content, parse_response_head};
@@ -137,15 +137,7 @@ pub fn decoded_text(message: &HttpMessage, max_decoded: usize) -> Option<(TextKi
     let header_charset = message.content_type().and_then(|v| charset(&v));
     let text = match kind {
         TextKind::Html => decode_html(&decoded, header_charset.as_deref()).into_owned(),
-        TextKind::Plain => {
-            let encoding = encoding_rs::Encoding::for_bom(&decoded)
-                .map(|(e, _)| e)
-                .or_else(|| {
-                    header_charset.and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes()))
-                })
-                .unwrap_or(encoding_rs::UTF_8);
-            encoding.decode(&decoded).0.into_owned()
-        }
+        TextKind::Plain => decode_text(&decoded, header_charset.as_deref()).into_owned(),
     };
     Some((kind, text))
 }

@@ -24,6 +24,22 @@ pub fn decode_html_with_encoding<'a>(
         .map(|(e, _)| e)
         .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
         .or_else(|| prescan_meta_charset(&body[..body.len().min(PRESCAN_BYTES)]));
+    decode_as(body, declared)
+}
+
+/// Decodes plain text: BOM, then the Content-Type charset, else as an undeclared HTML page.
+pub fn decode_text<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, str> {
+    let declared = Encoding::for_bom(body)
+        .map(|(e, _)| e)
+        .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())));
+    decode_as(body, declared).0
+}
+
+/// Decodes `body` in the `declared` encoding, or when there is none as UTF-8 or windows-1252.
+fn decode_as<'a>(
+    body: &'a [u8],
+    declared: Option<&'static Encoding>,
+) -> (Cow<'a, str>, &'static Encoding) {
     let encoding = match declared {
         Some(encoding) => encoding,
         None => {
@@ -132,6 +148,8 @@ mod tests {
         let (text, used) = decode_html_with_encoding(b"Caf\xe9 cr\xe8me \x93quoted\x94", None);
         assert_eq!(text, "Caf\u{e9} cr\u{e8}me \u{201c}quoted\u{201d}");
         assert_eq!(used, encoding_rs::WINDOWS_1252);
+        assert_eq!(decode_text(b"caf\xe9", None), "caf\u{e9}");
+        assert_eq!(decode_text(b"caf\xe9", Some("utf-8")), "caf\u{fffd}");
         let (text, used) = decode_html_with_encoding(b"plain ascii", None);
         assert!(matches!(text, Cow::Borrowed("plain ascii")));
         assert_eq!(used, encoding_rs::UTF_8);

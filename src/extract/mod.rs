@@ -14,7 +14,7 @@ pub mod sitemap;
 mod srcset;
 mod text_buffer;
 
-pub use charset::{decode_html, decode_html_with_encoding};
+pub use charset::{decode_html, decode_html_with_encoding, decode_text};
 pub use document::{read_document, Document, DocumentOptions, HtmlLink};
 pub use link_header::link_header_targets;
 pub use links::{extract_links, meta_refresh_url};
