@@ -51,6 +51,10 @@ pub struct SavedCrawl {
     /// How far the seeds file was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seeds: Option<SavedSeeds>,
+    /// Chunks of scope seeds saved (`ledger/scope_seeds.rs`): the scope the seeds read so far
+    /// and the targets of their redirects made, which a resumed crawl does not read again.
+    #[serde(default)]
+    pub scope_chunks: u64,
 }
 
 /// What lasts for a whole crawl, across resumes, beside the frontier and the counters: its
@@ -124,6 +128,7 @@ pub(super) async fn save(
         // The writer is gone (an output error, reported on its own); nothing to save against.
         return Ok(());
     }
+    let scope = ledger.scope_seeds.next_chunk();
     let saved = SavedCrawl {
         version: STATE_VERSION,
         tally: ledger.tally.clone(),
@@ -132,6 +137,7 @@ pub(super) async fn save(
         crawl_id: session.crawl_id.clone(),
         live: ledger.live.clone(),
         seeds: ledger.seeds.clone(),
+        scope_chunks: ledger.scope_seeds.chunks + u64::from(scope.is_some()),
     };
     let cookies = session.cookies.as_ref().and_then(|jar| jar.unsaved());
     // The commit writes and syncs the pages changed since the last one (about a second for
@@ -141,13 +147,20 @@ pub(super) async fn save(
     if let Some(jar) = &cookies {
         parts.push((COOKIES_META, jar.as_bytes()));
     }
-    let mut commit = || ledger.frontier.checkpoint(&parts);
+    if let Some((name, json)) = &scope {
+        parts.push((name, json));
+    }
+    let frontier = &mut ledger.frontier;
+    let mut commit = || frontier.checkpoint(&parts);
     let multi_thread = tokio::runtime::Handle::current().runtime_flavor()
         == tokio::runtime::RuntimeFlavor::MultiThread;
     if multi_thread {
         tokio::task::block_in_place(commit)?;
     } else {
         commit()?;
+    }
+    if scope.is_some() {
+        ledger.scope_seeds.chunk_saved();
     }
     Ok(())
 }
@@ -160,6 +173,7 @@ pub(super) fn save_final(
     replay_from: Option<u64>,
     session: &CrawlSession,
 ) -> Result<(), StateError> {
+    let scope = ledger.scope_seeds.next_chunk();
     let saved = SavedCrawl {
         version: STATE_VERSION,
         tally: ledger.tally.clone(),
@@ -168,6 +182,7 @@ pub(super) fn save_final(
         crawl_id: session.crawl_id.clone(),
         live: ledger.live.clone(),
         seeds: ledger.seeds.clone(),
+        scope_chunks: ledger.scope_seeds.chunks + u64::from(scope.is_some()),
     };
     let meta = saved.encode();
     let cookies = session.cookies.as_ref().and_then(|jar| jar.unsaved());
@@ -175,8 +190,14 @@ pub(super) fn save_final(
     if let Some(jar) = &cookies {
         parts.push((COOKIES_META, jar.as_bytes()));
     }
+    if let Some((name, json)) = &scope {
+        parts.push((name, json));
+    }
     // Jobs abandoned at a forced stop are still in flight: the checkpoint saves them as queued.
     ledger.frontier.checkpoint(&parts)?;
+    if scope.is_some() {
+        ledger.scope_seeds.chunk_saved();
+    }
     Ok(())
 }
 

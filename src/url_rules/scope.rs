@@ -72,18 +72,24 @@ impl Scope {
     }
 
     /// Puts the seed's host (or its registrable domain) in scope, and with `--no-parent` its
-    /// directory.
-    pub fn add_seed(&mut self, seed: &Url) {
-        if let Some(key) = self.key(seed) {
-            self.allowed.insert(key.into_owned());
+    /// directory; true when that widened the scope (the same scope is rebuilt from the seeds
+    /// that widened it).
+    pub fn add_seed(&mut self, seed: &Url) -> bool {
+        let mut widened = false;
+        if let (false, Some(key)) = (self.kind == ScopeKind::Any, self.key(seed)) {
+            if !self.allowed.contains(key.as_ref()) {
+                widened = self.allowed.insert(key.into_owned());
+            }
         }
         if let (Some(dirs), Some(host)) = (&mut self.seed_dirs, seed.host_str()) {
             let dir = SeedDir::of(seed);
             let of_host = dirs.entry(host.to_string()).or_default();
             if !of_host.contains(&dir) {
                 of_host.push(dir);
+                widened = true;
             }
         }
+        widened
     }
 
     /// True when a link to the URL may be followed.

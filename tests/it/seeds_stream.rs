@@ -140,3 +140,64 @@ async fn a_crawl_stopped_while_reading_its_seeds_resumes_each_seed_once() {
     let fetched = web.hits().iter().filter(|h| h.path == "/p/1").count();
     assert_eq!(fetched, 2, "fetched again by the crawl from standard input");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_crawl_keeps_the_scope_its_seeds_file_and_their_redirects_made() {
+    // The seeds file is read whole before the stop, so the resumed run does not read it again:
+    // its hosts, and the host a seed redirected to, must still be in scope.
+    let web = Web::default();
+    let a = web.host("127.0.46.2").await;
+    let moved = web.host("127.0.46.3").await;
+    let target = web.host("127.0.46.4").await;
+    a.route("/", Route::html("<a href=/next>n</a>"));
+    a.route("/next", Route::html("<p>a's next</p>"));
+    moved.route("/", Route::redirect(301, &target.url("/start")));
+    target.route("/start", Route::html("<a href=/next>n</a>"));
+    target.route("/next", Route::html("<p>the target's next</p>"));
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, format!("{}\n{}\n", a.url("/"), moved.url("/"))).unwrap();
+    let out = dir.path().join("out");
+    let crawl = |delay: &str| {
+        args![
+            "crawl",
+            "--seeds",
+            seeds.display(),
+            "--out",
+            out.display(),
+            "--scope",
+            "host",
+            "--allow-private",
+            "--delay",
+            delay,
+            "--stats",
+            dir.path().join("stats.json").display(),
+            "-q"
+        ]
+    };
+    // Stopped once the redirect is in (3 s between requests: the pages behind it wait).
+    let first = spawn_trawl(crawl("3s"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !web.paths_of(&moved).contains(&"/".to_string()) {
+        assert!(Instant::now() < deadline, "the seed was not fetched");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pid = first.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    let first = tokio::task::spawn_blocking(move || first.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(first.status.code(), Some(130), "{}", text(&first));
+    assert!(!web.paths_of(&target).contains(&"/next".to_string()));
+
+    let second = trawl(crawl("0ms")).await;
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second));
+    let stats = read_json(&dir.path().join("stats.json"));
+    assert_eq!(stats["filtered"]["scope"], 0, "{stats}");
+    assert!(web.paths_of(&a).contains(&"/next".to_string()), "{stats}");
+    assert!(
+        web.paths_of(&target).contains(&"/next".to_string()),
+        "{stats}"
+    );
+}

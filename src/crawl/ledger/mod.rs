@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 mod failed;
+pub(super) mod scope_seeds;
 
 use super::admission::{Admission, Rejection};
 use super::job::{JobResult, Outcome};
@@ -23,6 +24,7 @@ use crate::report::stats::Filtered;
 use crate::report::Tally;
 use crate::seeds::{SavedSeeds, Seed};
 use crate::url_rules::Scope;
+use scope_seeds::ScopeSeeds;
 
 /// The ledger's own settings.
 #[derive(Debug, Clone, Copy)]
@@ -53,9 +55,9 @@ pub(super) struct Ledger {
     pub(super) admission: Admission,
     /// https origins of bare-host seeds, with the http URL to fall back to.
     fallback: HashMap<String, Url>,
-    /// Scope seeds added here (redirects out of a seed's chain) that a shared crawl's other
-    /// workers must learn; `None` when the crawl is not shared.
-    scope_added: Option<Vec<String>>,
+    /// Scope seeds added here (seeds, redirects out of a seed's chain), for a shared crawl's
+    /// other workers and the crawl state.
+    pub(super) scope_seeds: ScopeSeeds,
     pub(super) rules: LedgerRules,
     /// What the operator changed through the console (crawl state).
     pub(super) live: LiveChanges,
@@ -76,7 +78,6 @@ impl Ledger {
         frontier: Frontier,
         tally: Tally,
         admission: &AdmissionConfig,
-        seeds: &[Seed],
         rules: LedgerRules,
     ) -> Self {
         let scope = match admission.no_parent {
@@ -92,32 +93,32 @@ impl Ledger {
             admission.limits.clone(),
         );
         let base_excludes = admission.filter().excludes().to_vec();
-        let mut ledger = Ledger {
+        Ledger {
             frontier,
             tally,
             admission,
             fallback: HashMap::new(),
-            scope_added: None,
+            scope_seeds: ScopeSeeds::default(),
             rules,
             live: LiveChanges::default(),
             base_excludes,
             live_filter: false,
             seeds: None,
-        };
-        let now = Instant::now();
-        for seed in seeds {
-            ledger.take_seed(seed, now);
         }
-        ledger
+    }
+
+    /// Takes the command line's seeds ([`Ledger::take_seed`]).
+    pub(super) fn take_seeds(&mut self, seeds: &[Seed], now: Instant) {
+        for seed in seeds {
+            self.take_seed(seed, now);
+        }
     }
 
     /// Widens the scope to a seed and queues it: its https URL, with the http one to fall
     /// back to for a bare host. A shared crawl's other workers learn the scope seed.
     pub(super) fn take_seed(&mut self, seed: &Seed, now: Instant) -> Admit {
-        self.admission.scope.add_seed(&seed.url);
-        if let Some(added) = &mut self.scope_added {
-            added.push(seed.url.to_string());
-        }
+        let widened = self.admission.scope.add_seed(&seed.url);
+        self.scope_seeds.added(&seed.url, widened);
         if seed.http_fallback {
             let mut http = seed.url.clone();
             if http.set_scheme("http").is_ok() {
@@ -138,18 +139,15 @@ impl Ledger {
     /// From now on, keeps the scope seeds this worker adds for the other workers of a shared
     /// crawl ([`Ledger::take_scope_added`]).
     pub(super) fn share_scope(&mut self) {
-        self.scope_added.get_or_insert_with(Vec::new);
+        self.scope_seeds.share();
     }
 
     /// The scope seeds added since the last call.
     pub(super) fn take_scope_added(&mut self) -> Vec<String> {
-        self.scope_added
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+        self.scope_seeds.take_shared()
     }
 
-    /// Adds the scope seeds other workers of a shared crawl brought.
+    /// Adds scope seeds other workers of a shared crawl brought, or an earlier run saved.
     pub(super) fn widen_scope(&mut self, seeds: &[String]) {
         for seed in seeds {
             if let Ok(url) = Url::parse(seed) {
@@ -385,10 +383,8 @@ impl Ledger {
     /// scope to their target, as a seed that moved is still what the user asked for.
     fn offer(&mut self, url: Url, depth: u32, redirects: u32, from_seed: bool, now: Instant) {
         if from_seed {
-            self.admission.scope.add_seed(&url);
-            if let Some(added) = &mut self.scope_added {
-                added.push(url.to_string());
-            }
+            let widened = self.admission.scope.add_seed(&url);
+            self.scope_seeds.added(&url, widened);
         }
         let candidate = admit(
             &self.rules,

@@ -17,7 +17,7 @@ use super::derivatives::Deriver;
 use super::existing_state::open_state;
 use super::handoff::Handoff;
 use super::job::{Budget, JobContext};
-use super::ledger::{Ledger, LedgerRules};
+use super::ledger::{scope_seeds, Ledger, LedgerRules};
 use super::replay::{replay, ReplayChain};
 use super::save_point::{CrawlSession, SavedCrawl, StateError, COOKIES_META, STATE_META};
 use super::seed_feed::SeedFeed;
@@ -203,19 +203,26 @@ fn finish_start(
         retries: config.run.retries,
         delay: config.frontier.delay,
     };
-    let (mut tally, live, saved_seeds) = saved
-        .map(|s| (s.tally, s.live, s.seeds))
+    let (mut tally, live, saved_seeds, scope_chunks) = saved
+        .map(|s| (s.tally, s.live, s.seeds, s.scope_chunks))
         .unwrap_or_default();
     for (host, pages) in host_pages {
         let known = tally.pages_per_host.entry(host).or_default();
         *known = (*known).max(pages);
     }
     let cookies = cookie_jar(config, &frontier)?;
-    let mut ledger = Ledger::new(frontier, tally, &config.admission, &config.seeds, rules);
+    let mut ledger = Ledger::new(frontier, tally, &config.admission, rules);
     ledger.restore_changes(live);
     ledger.widen_scope(&scope);
+    let now = Instant::now();
     if shared.is_some() {
+        ledger.take_seeds(&config.seeds, now);
         ledger.share_scope();
+    } else {
+        // Kept from here on, the command line's seeds included (a resumed run may not name
+        // them again).
+        restore_scope(&mut ledger, scope_chunks, &output.state_dir)?;
+        ledger.take_seeds(&config.seeds, now);
     }
     let seeds = open_seed_feed(config, &mut ledger, saved_seeds)?;
     if let Some(serial) = replay_from {
@@ -303,6 +310,30 @@ fn finish_start(
 
 /// The feed of the seeds file (`--seeds`), from where an earlier run of the crawl stopped
 /// reading it; none when it was read to its end.
+/// Widens the scope to the scope seeds earlier runs saved (a crawl of its own: a shared crawl's
+/// scope is in Redis), and keeps the ones this run adds.
+fn restore_scope(ledger: &mut Ledger, chunks: u64, dir: &Path) -> Result<(), CrawlError> {
+    for n in 0..chunks {
+        let name = scope_seeds::chunk_name(n);
+        let blob = ledger
+            .frontier
+            .saved_meta(&name)
+            .map_err(StateError::from)?;
+        let seeds = blob
+            .as_deref()
+            .map(scope_seeds::read_chunk)
+            .transpose()
+            .map_err(|e| StateError::Corrupt {
+                dir: dir.to_path_buf(),
+                detail: format!("{name}: {e}"),
+            })?
+            .unwrap_or_default();
+        ledger.widen_scope(&seeds);
+    }
+    ledger.scope_seeds.keep(chunks);
+    Ok(())
+}
+
 fn open_seed_feed(
     config: &Config,
     ledger: &mut Ledger,
