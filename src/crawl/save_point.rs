@@ -51,10 +51,11 @@ pub struct SavedCrawl {
     /// How far the seeds file was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seeds: Option<SavedSeeds>,
-    /// Chunks of scope seeds saved (`ledger/scope_seeds.rs`): the scope the seeds read so far
-    /// and the targets of their redirects made, which a resumed crawl does not read again.
+    /// Chunks of the seed journal saved (`ledger/seed_journal.rs`): the scope the seeds read
+    /// so far and their redirects made, and the fallbacks of bare-host seeds not reached yet,
+    /// which a resumed crawl does not read again.
     #[serde(default)]
-    pub scope_chunks: u64,
+    pub seed_chunks: u64,
 }
 
 /// What lasts for a whole crawl, across resumes, beside the frontier and the counters: its
@@ -128,7 +129,7 @@ pub(super) async fn save(
         // The writer is gone (an output error, reported on its own); nothing to save against.
         return Ok(());
     }
-    let scope = ledger.scope_seeds.next_chunk();
+    let scope = ledger.seed_journal.next_chunk();
     let saved = SavedCrawl {
         version: STATE_VERSION,
         tally: ledger.tally.clone(),
@@ -137,7 +138,7 @@ pub(super) async fn save(
         crawl_id: session.crawl_id.clone(),
         live: ledger.live.clone(),
         seeds: ledger.seeds.clone(),
-        scope_chunks: ledger.scope_seeds.chunks + u64::from(scope.is_some()),
+        seed_chunks: ledger.seed_journal.chunks + u64::from(scope.is_some()),
     };
     let cookies = session.cookies.as_ref().and_then(|jar| jar.unsaved());
     // The commit writes and syncs the pages changed since the last one (about a second for
@@ -160,7 +161,7 @@ pub(super) async fn save(
         commit()?;
     }
     if scope.is_some() {
-        ledger.scope_seeds.chunk_saved();
+        ledger.seed_journal.chunk_saved();
     }
     Ok(())
 }
@@ -173,7 +174,7 @@ pub(super) fn save_final(
     replay_from: Option<u64>,
     session: &CrawlSession,
 ) -> Result<(), StateError> {
-    let scope = ledger.scope_seeds.next_chunk();
+    let scope = ledger.seed_journal.next_chunk();
     let saved = SavedCrawl {
         version: STATE_VERSION,
         tally: ledger.tally.clone(),
@@ -182,7 +183,7 @@ pub(super) fn save_final(
         crawl_id: session.crawl_id.clone(),
         live: ledger.live.clone(),
         seeds: ledger.seeds.clone(),
-        scope_chunks: ledger.scope_seeds.chunks + u64::from(scope.is_some()),
+        seed_chunks: ledger.seed_journal.chunks + u64::from(scope.is_some()),
     };
     let meta = saved.encode();
     let cookies = session.cookies.as_ref().and_then(|jar| jar.unsaved());
@@ -196,7 +197,7 @@ pub(super) fn save_final(
     // Jobs abandoned at a forced stop are still in flight: the checkpoint saves them as queued.
     ledger.frontier.checkpoint(&parts)?;
     if scope.is_some() {
-        ledger.scope_seeds.chunk_saved();
+        ledger.seed_journal.chunk_saved();
     }
     Ok(())
 }

@@ -43,7 +43,7 @@ pub(super) struct SeedFeed {
 
 impl SeedFeed {
     /// Opens `source` where an earlier run of the crawl got to (`saved`, which the ledger
-    /// holds), allowing again the IP-literal seeds it had read.
+    /// holds; the IP-literal seeds it had read are allowed again by the caller).
     pub(super) fn open(
         source: SeedSource,
         saved: &SavedSeeds,
@@ -55,9 +55,6 @@ impl SeedFeed {
         let reader = SeedReader::open(&source, from)?;
         if from.line > 0 {
             tracing::warn!("seeds: going on from line {} of {source}", from.line);
-        }
-        for &addr in &saved.allowed {
-            guard.allow_seed_literal(addr);
         }
         Ok(SeedFeed {
             source,

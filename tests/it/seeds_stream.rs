@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::args;
 use crate::harness::{read_json, spawn_trawl, text, trawl};
-use crate::server::{Route, Web};
+use crate::server::{Behavior, Route, Web};
 
 const SEEDS: usize = 3000;
 /// Every 20th line is bad: 150 of them.
@@ -199,5 +199,80 @@ async fn a_resumed_crawl_keeps_the_scope_its_seeds_file_and_their_redirects_made
     assert!(
         web.paths_of(&target).contains(&"/next".to_string()),
         "{stats}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_crawl_still_falls_back_to_http_for_a_bare_host_read_before_the_stop() {
+    let web = Web::default();
+    // The first host holds the one fetch slot with a robots.txt sent a byte every 2 s.
+    let slow = web.host("127.0.46.6").await;
+    slow.behave(
+        "/robots.txt",
+        Behavior::Drip {
+            head: Vec::new(),
+            body: Route::typed(200, "text/plain", b"User-agent: *\n").wire_bytes(),
+            every: Duration::from_secs(2),
+        },
+    );
+    slow.route("/", Route::html("<p>slow</p>"));
+    // The bare host: nothing on 443, its site on 80.
+    let bare = web.host_on("127.0.46.5", 80).await;
+    bare.route("/", Route::html("<a href=/next>n</a>"));
+    bare.route("/next", Route::html("<p>reached over http</p>"));
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, format!("{}\n127.0.46.5\n", slow.url("/"))).unwrap();
+    let out = dir.path().join("out");
+    let crawl = |concurrency: u32| {
+        args![
+            "crawl",
+            "--seeds",
+            seeds.display(),
+            "--out",
+            out.display(),
+            "-c",
+            concurrency,
+            "--delay",
+            "0ms",
+            "--shutdown-timeout",
+            "1s",
+            "--fetch-timeout",
+            "2s",
+            "--stats",
+            dir.path().join("stats.json").display(),
+            "-q"
+        ]
+    };
+    let first = spawn_trawl(crawl(1));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !web.paths_of(&slow).contains(&"/robots.txt".to_string()) {
+        assert!(Instant::now() < deadline, "the first seed was not started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pid = first.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    let first = tokio::task::spawn_blocking(move || first.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(first.status.code(), Some(130), "{}", text(&first));
+    assert!(
+        web.paths_of(&bare).is_empty(),
+        "the bare host was tried before the stop"
+    );
+
+    // The resumed run finds the first host's robots.txt whole.
+    slow.route(
+        "/robots.txt",
+        Route::typed(200, "text/plain", b"User-agent: *\n"),
+    );
+    let second = trawl(crawl(2)).await;
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second));
+    let stats = read_json(&dir.path().join("stats.json"));
+    assert!(
+        web.paths_of(&bare).contains(&"/next".to_string()),
+        "{stats} {}",
+        text(&second)
     );
 }

@@ -179,7 +179,12 @@ pub struct Web {
 impl Web {
     /// Starts a host on `ip` (e.g. "127.0.0.2") on a free port.
     pub async fn host(&self, ip: &str) -> Host {
-        let listener = TcpListener::bind((ip, 0)).await.expect("bind loopback");
+        self.host_on(ip, 0).await
+    }
+
+    /// Starts a host on `ip` and `port` (port 80 for what a bare-host seed falls back to).
+    pub async fn host_on(&self, ip: &str, port: u16) -> Host {
+        let listener = TcpListener::bind((ip, port)).await.expect("bind loopback");
         let addr = listener.local_addr().unwrap();
         let routes: Arc<Mutex<HashMap<String, Behavior>>> = Arc::default();
         let (r, log, label) = (routes.clone(), self.log.clone(), addr.to_string());

@@ -32,6 +32,7 @@ impl Ledger {
         };
         if error.is_unreachable_origin() {
             if let Some(http) = self.fallback.remove(&origin) {
+                self.seed_journal.reached(&origin);
                 tracing::info!(%origin, "TLS not available; falling back to {http}");
                 self.frontier.abandon_origin(&job.host, &origin);
                 self.frontier.complete(&job.host, now);

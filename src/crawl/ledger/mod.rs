@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 mod failed;
-pub(super) mod scope_seeds;
+pub(super) mod seed_journal;
 
 use super::admission::{Admission, Rejection};
 use super::job::{JobResult, Outcome};
@@ -24,7 +24,7 @@ use crate::report::stats::Filtered;
 use crate::report::Tally;
 use crate::seeds::{SavedSeeds, Seed};
 use crate::url_rules::Scope;
-use scope_seeds::ScopeSeeds;
+use seed_journal::{Entry, SeedJournal};
 
 /// The ledger's own settings.
 #[derive(Debug, Clone, Copy)]
@@ -55,9 +55,9 @@ pub(super) struct Ledger {
     pub(super) admission: Admission,
     /// https origins of bare-host seeds, with the http URL to fall back to.
     fallback: HashMap<String, Url>,
-    /// Scope seeds added here (seeds, redirects out of a seed's chain), for a shared crawl's
-    /// other workers and the crawl state.
-    pub(super) scope_seeds: ScopeSeeds,
+    /// What seeds left here (scope, fallbacks), for a shared crawl's other workers and the
+    /// crawl state.
+    pub(super) seed_journal: SeedJournal,
     pub(super) rules: LedgerRules,
     /// What the operator changed through the console (crawl state).
     pub(super) live: LiveChanges,
@@ -98,7 +98,7 @@ impl Ledger {
             tally,
             admission,
             fallback: HashMap::new(),
-            scope_seeds: ScopeSeeds::default(),
+            seed_journal: SeedJournal::default(),
             rules,
             live: LiveChanges::default(),
             base_excludes,
@@ -118,12 +118,10 @@ impl Ledger {
     /// back to for a bare host. A shared crawl's other workers learn the scope seed.
     pub(super) fn take_seed(&mut self, seed: &Seed, now: Instant) -> Admit {
         let widened = self.admission.scope.add_seed(&seed.url);
-        self.scope_seeds.added(&seed.url, widened);
+        self.seed_journal
+            .scope_seed(&seed.url, widened, seed.http_fallback);
         if seed.http_fallback {
-            let mut http = seed.url.clone();
-            if http.set_scheme("http").is_ok() {
-                self.fallback.insert(origin_key(&seed.url), http);
-            }
+            self.add_fallback(&seed.url);
         }
         self.frontier.push(
             Candidate {
@@ -136,15 +134,54 @@ impl Ledger {
         )
     }
 
+    /// Falls back to http for the https origin of bare-host seed `url` if it cannot be
+    /// reached.
+    fn add_fallback(&mut self, url: &Url) {
+        let mut http = url.clone();
+        if http.set_scheme("http").is_ok() {
+            self.fallback.insert(origin_key(url), http);
+        }
+    }
+
+    /// A response came from the origin of `job`: a fallback to http it had is done (which
+    /// also keeps the map to the bare-host seeds not reached yet).
+    fn origin_reached(&mut self, job: &Job) {
+        let origin = match &job.kind {
+            JobKind::Robots { origin, .. } => origin.clone(),
+            _ => origin_key(&job.url),
+        };
+        if self.fallback.remove(&origin).is_some() {
+            self.seed_journal.reached(&origin);
+        }
+    }
+
+    /// Applies what an earlier run's seeds left (`seed_journal.rs`), in the order it happened.
+    pub(super) fn restore_seeds(&mut self, entries: Vec<Entry>) {
+        for entry in entries {
+            match entry {
+                Entry::Scope(url) => self.widen_scope(&[url]),
+                Entry::Fallback(url) => {
+                    if let Ok(url) = Url::parse(&url) {
+                        self.admission.scope.add_seed(&url);
+                        self.add_fallback(&url);
+                    }
+                }
+                Entry::Reached(origin) => {
+                    self.fallback.remove(&origin);
+                }
+            }
+        }
+    }
+
     /// From now on, keeps the scope seeds this worker adds for the other workers of a shared
     /// crawl ([`Ledger::take_scope_added`]).
     pub(super) fn share_scope(&mut self) {
-        self.scope_seeds.share();
+        self.seed_journal.share();
     }
 
     /// The scope seeds added since the last call.
     pub(super) fn take_scope_added(&mut self) -> Vec<String> {
-        self.scope_seeds.take_shared()
+        self.seed_journal.take_shared()
     }
 
     /// Adds scope seeds other workers of a shared crawl brought, or an earlier run saved.
@@ -173,6 +210,9 @@ impl Ledger {
             self.tally.request_time += elapsed;
             self.tally.bytes_downloaded += bytes;
             count_for_host(&mut self.tally.hosts_crawled, &job.host);
+            if !self.fallback.is_empty() {
+                self.origin_reached(&job);
+            }
         }
         match outcome {
             // A DNS lookup for --politeness ip: no request was made.
@@ -384,7 +424,7 @@ impl Ledger {
     fn offer(&mut self, url: Url, depth: u32, redirects: u32, from_seed: bool, now: Instant) {
         if from_seed {
             let widened = self.admission.scope.add_seed(&url);
-            self.scope_seeds.added(&url, widened);
+            self.seed_journal.scope_seed(&url, widened, false);
         }
         let candidate = admit(
             &self.rules,

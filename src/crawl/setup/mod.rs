@@ -17,7 +17,7 @@ use super::derivatives::Deriver;
 use super::existing_state::open_state;
 use super::handoff::Handoff;
 use super::job::{Budget, JobContext};
-use super::ledger::{scope_seeds, Ledger, LedgerRules};
+use super::ledger::{seed_journal, Ledger, LedgerRules};
 use super::replay::{replay, ReplayChain};
 use super::save_point::{CrawlSession, SavedCrawl, StateError, COOKIES_META, STATE_META};
 use super::seed_feed::SeedFeed;
@@ -203,8 +203,8 @@ fn finish_start(
         retries: config.run.retries,
         delay: config.frontier.delay,
     };
-    let (mut tally, live, saved_seeds, scope_chunks) = saved
-        .map(|s| (s.tally, s.live, s.seeds, s.scope_chunks))
+    let (mut tally, live, saved_seeds, seed_chunks) = saved
+        .map(|s| (s.tally, s.live, s.seeds, s.seed_chunks))
         .unwrap_or_default();
     for (host, pages) in host_pages {
         let known = tally.pages_per_host.entry(host).or_default();
@@ -221,7 +221,7 @@ fn finish_start(
     } else {
         // Kept from here on, the command line's seeds included (a resumed run may not name
         // them again).
-        restore_scope(&mut ledger, scope_chunks, &output.state_dir)?;
+        restore_seeds(&mut ledger, seed_chunks, &output.state_dir)?;
         ledger.take_seeds(&config.seeds, now);
     }
     let seeds = open_seed_feed(config, &mut ledger, saved_seeds)?;
@@ -310,27 +310,27 @@ fn finish_start(
 
 /// The feed of the seeds file (`--seeds`), from where an earlier run of the crawl stopped
 /// reading it; none when it was read to its end.
-/// Widens the scope to the scope seeds earlier runs saved (a crawl of its own: a shared crawl's
-/// scope is in Redis), and keeps the ones this run adds.
-fn restore_scope(ledger: &mut Ledger, chunks: u64, dir: &Path) -> Result<(), CrawlError> {
+/// Applies what the seeds of earlier runs left (a crawl of its own: a shared crawl's scope is in
+/// Redis), and keeps what this run's seeds leave.
+fn restore_seeds(ledger: &mut Ledger, chunks: u64, dir: &Path) -> Result<(), CrawlError> {
     for n in 0..chunks {
-        let name = scope_seeds::chunk_name(n);
+        let name = seed_journal::chunk_name(n);
         let blob = ledger
             .frontier
             .saved_meta(&name)
             .map_err(StateError::from)?;
-        let seeds = blob
+        let entries = blob
             .as_deref()
-            .map(scope_seeds::read_chunk)
+            .map(seed_journal::read_chunk)
             .transpose()
             .map_err(|e| StateError::Corrupt {
                 dir: dir.to_path_buf(),
                 detail: format!("{name}: {e}"),
             })?
             .unwrap_or_default();
-        ledger.widen_scope(&seeds);
+        ledger.restore_seeds(entries);
     }
-    ledger.scope_seeds.keep(chunks);
+    ledger.seed_journal.keep(chunks);
     Ok(())
 }
 
@@ -349,6 +349,10 @@ fn open_seed_feed(
     });
     let done = saved.position.done;
     let saved = ledger.seeds.insert(saved);
+    // The IP-literal seeds read so far are allowed again, the file read to its end or not.
+    for &addr in &saved.allowed {
+        config.fetch.guard.allow_seed_literal(addr);
+    }
     if done {
         return Ok(None);
     }
