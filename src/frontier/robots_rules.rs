@@ -5,6 +5,8 @@
 
 use texting_robots::Robot;
 
+use crate::url_rules::canonical::normalize_percent;
+
 /// Bytes of robots.txt that are parsed.
 pub const ROBOTS_PARSE_LIMIT: usize = 512 * 1024;
 
@@ -24,7 +26,7 @@ impl RobotsRules {
     pub fn parse(agent: &str, body: &[u8]) -> Self {
         // texting_robots fails only on input it cannot read at all; RFC 9309 says to use what
         // can be parsed, and nothing parseable means no rules.
-        let body = agents_as_product_tokens(parsed_part(body));
+        let body = lines_as_matched(parsed_part(body));
         RobotsRules {
             robot: Robot::new(agent, &body).ok(),
         }
@@ -69,11 +71,15 @@ pub fn parsed_part(body: &[u8]) -> &[u8] {
     cap_at_line(body, ROBOTS_PARSE_LIMIT)
 }
 
-/// `body` with each `User-agent:` value cut to its product token (its leading letters, `_` and
-/// `-`), as Google's robots.txt parser reads it, RFC 9309's reference: `User-agent:
-/// trawl/0.1` is a group for `trawl`, which `texting_robots` (exact match) would not see.
-/// Borrowed when no line needs it.
-fn agents_as_product_tokens(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+/// `body` with the lines `texting_robots` would misread rewritten, borrowed when there are none:
+/// - each `User-agent:` value cut to its product token (its leading letters, `_` and `-`), as
+///   Google's robots.txt parser reads it, RFC 9309's reference: `User-agent: trawl/0.1` is a
+///   group for `trawl`, which `texting_robots` (exact match) would not see;
+/// - each `Allow:`/`Disallow:` path with its percent-escapes in the form trawl's URLs have
+///   (hex digits upper-cased, unreserved characters decoded: `url_rules::canonical`), so that
+///   `Disallow: /wiki/Sp%c3%a9cial` or `/%7Euser` matches the URLs it names, as RFC 9309
+///   section 2.2.2 compares them (decoded unreserved octets, the rest as escapes).
+fn lines_as_matched(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let mut out: Option<Vec<u8>> = None;
     let mut start = 0;
     for line in body.split(|&b| b == b'\n' || b == b'\r') {
@@ -81,6 +87,9 @@ fn agents_as_product_tokens(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
         if let Some(cut) = product_token_cut(line) {
             let out = out.get_or_insert_with(|| body[..start].to_vec());
             out.extend_from_slice(&line[..cut]);
+        } else if let Some(rule) = rule_in_url_form(line) {
+            let out = out.get_or_insert_with(|| body[..start].to_vec());
+            out.extend_from_slice(&rule);
         } else if let Some(out) = &mut out {
             out.extend_from_slice(line);
         }
@@ -126,6 +135,24 @@ fn product_token_cut(line: &[u8]) -> Option<usize> {
     let next = line[value + token];
     let ends_there = token == 0 || next == b' ' || next == b'\t' || next == b'#';
     (!ends_there).then_some(value + token)
+}
+
+/// An `Allow:` or `Disallow:` line whose path has percent-escapes not in the form trawl's URLs
+/// have, rewritten in that form; `None` for any other line.
+fn rule_in_url_form(line: &[u8]) -> Option<Vec<u8>> {
+    if !line.contains(&b'%') {
+        return None;
+    }
+    let text = std::str::from_utf8(line).ok()?;
+    let (key, value) = text.split_once(':')?;
+    let key = key.trim().trim_start_matches('\u{feff}');
+    if !key.eq_ignore_ascii_case("allow") && !key.eq_ignore_ascii_case("disallow") {
+        return None;
+    }
+    match normalize_percent(value) {
+        std::borrow::Cow::Owned(value) => Some(format!("{key}:{value}").into_bytes()),
+        std::borrow::Cow::Borrowed(_) => None,
+    }
 }
 
 fn cap_at_line(body: &[u8], limit: usize) -> &[u8] {
@@ -193,7 +220,7 @@ mod tests {
         assert!(rules.allows("http://a.org/all"));
         let other = RobotsRules::parse("trawl_bot", body);
         assert!(!other.allows("http://a.org/other"));
-        let cut = agents_as_product_tokens(body);
+        let cut = lines_as_matched(body);
         assert_eq!(
             String::from_utf8_lossy(&cut),
             "User-agent: *\nDisallow: /all\n\nUser-Agent: Trawl\r\nDisallow: /versioned\n\nuser-agent:trawl_bot\rDisallow: /other\r"
@@ -202,9 +229,22 @@ mod tests {
         assert!(!bom.allows("http://a.org/x"));
         // Nothing to cut: the body is not copied.
         assert!(matches!(
-            agents_as_product_tokens(ROBOTS),
+            lines_as_matched(ROBOTS),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn rule_paths_are_compared_in_the_form_urls_have() {
+        let body = b"User-agent: *\nDisallow: /wiki/Sp%c3%a9cial\ndisallow : /%7Euser # home\nAllow: /%7euser/pub%2a\nDisallow: /%41%2F\n";
+        let r = RobotsRules::parse("trawl", body);
+        // What a link becomes (`url_rules::canonicalize`): upper-case escapes, `~` decoded.
+        assert!(!r.allows("http://a.org/wiki/Sp%C3%A9cial:Search"));
+        assert!(!r.allows("http://a.org/~user/private"));
+        assert!(r.allows("http://a.org/~user/pub%2A"));
+        assert!(!r.allows("http://a.org/A%2F"));
+        assert!(r.allows("http://a.org/A/"));
+        assert!(r.allows("http://a.org/wiki/Main"));
     }
 
     #[test]

@@ -152,7 +152,7 @@ fn is_unreserved(b: u8) -> bool {
 }
 
 /// Upper-cases the hex digits of percent-escapes and decodes escaped unreserved characters.
-fn normalize_percent(s: &str) -> Cow<'_, str> {
+pub fn normalize_percent(s: &str) -> Cow<'_, str> {
     let bytes = s.as_bytes();
     if !bytes.contains(&b'%') {
         return Cow::Borrowed(s);
