@@ -129,7 +129,7 @@ pub(super) async fn save(
         // The writer is gone (an output error, reported on its own); nothing to save against.
         return Ok(());
     }
-    let scope = ledger.seed_journal.next_chunk();
+    let journal = ledger.seed_journal.next_chunk();
     let saved = SavedCrawl {
         version: STATE_VERSION,
         tally: ledger.tally.clone(),
@@ -138,7 +138,7 @@ pub(super) async fn save(
         crawl_id: session.crawl_id.clone(),
         live: ledger.live.clone(),
         seeds: ledger.seeds.clone(),
-        seed_chunks: ledger.seed_journal.chunks + u64::from(scope.is_some()),
+        seed_chunks: ledger.seed_journal.chunks + u64::from(journal.is_some()),
     };
     let cookies = session.cookies.as_ref().and_then(|jar| jar.unsaved());
     // The commit writes and syncs the pages changed since the last one (about a second for
@@ -148,7 +148,7 @@ pub(super) async fn save(
     if let Some(jar) = &cookies {
         parts.push((COOKIES_META, jar.as_bytes()));
     }
-    if let Some((name, json)) = &scope {
+    if let Some((name, json)) = &journal {
         parts.push((name, json));
     }
     let frontier = &mut ledger.frontier;
@@ -160,7 +160,7 @@ pub(super) async fn save(
     } else {
         commit()?;
     }
-    if scope.is_some() {
+    if journal.is_some() {
         ledger.seed_journal.chunk_saved();
     }
     Ok(())
@@ -174,7 +174,7 @@ pub(super) fn save_final(
     replay_from: Option<u64>,
     session: &CrawlSession,
 ) -> Result<(), StateError> {
-    let scope = ledger.seed_journal.next_chunk();
+    let journal = ledger.seed_journal.next_chunk();
     let saved = SavedCrawl {
         version: STATE_VERSION,
         tally: ledger.tally.clone(),
@@ -183,7 +183,7 @@ pub(super) fn save_final(
         crawl_id: session.crawl_id.clone(),
         live: ledger.live.clone(),
         seeds: ledger.seeds.clone(),
-        seed_chunks: ledger.seed_journal.chunks + u64::from(scope.is_some()),
+        seed_chunks: ledger.seed_journal.chunks + u64::from(journal.is_some()),
     };
     let meta = saved.encode();
     let cookies = session.cookies.as_ref().and_then(|jar| jar.unsaved());
@@ -191,12 +191,12 @@ pub(super) fn save_final(
     if let Some(jar) = &cookies {
         parts.push((COOKIES_META, jar.as_bytes()));
     }
-    if let Some((name, json)) = &scope {
+    if let Some((name, json)) = &journal {
         parts.push((name, json));
     }
     // Jobs abandoned at a forced stop are still in flight: the checkpoint saves them as queued.
     ledger.frontier.checkpoint(&parts)?;
-    if scope.is_some() {
+    if journal.is_some() {
         ledger.seed_journal.chunk_saved();
     }
     Ok(())

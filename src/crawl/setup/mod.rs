@@ -308,8 +308,6 @@ fn finish_start(
     })
 }
 
-/// The feed of the seeds file (`--seeds`), from where an earlier run of the crawl stopped
-/// reading it; none when it was read to its end.
 /// Applies what the seeds of earlier runs left (a crawl of its own: a shared crawl's scope is in
 /// Redis), and keeps what this run's seeds leave.
 fn restore_seeds(ledger: &mut Ledger, chunks: u64, dir: &Path) -> Result<(), CrawlError> {
@@ -334,6 +332,8 @@ fn restore_seeds(ledger: &mut Ledger, chunks: u64, dir: &Path) -> Result<(), Cra
     Ok(())
 }
 
+/// The feed of the seeds file (`--seeds`), from where an earlier run of the crawl stopped
+/// reading it; none when it was read to its end.
 fn open_seed_feed(
     config: &Config,
     ledger: &mut Ledger,
