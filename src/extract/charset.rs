@@ -8,6 +8,10 @@ use encoding_rs::Encoding;
 
 /// How many bytes the meta prescan looks at, per the HTML standard.
 const PRESCAN_BYTES: usize = 1024;
+/// How far a page that is not UTF-8 and declared nothing in its first [`PRESCAN_BYTES`] is
+/// searched for a later `<meta charset>` (a browser's parser changes the encoding when it meets
+/// one in the head).
+const LATE_META_BYTES: usize = 64 * 1024;
 
 /// Decodes `body` to a string using the best-known encoding.
 pub fn decode_html<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, str> {
@@ -46,12 +50,27 @@ fn decode_as<'a>(
             match encoding_rs::UTF_8.decode_without_bom_handling_and_without_replacement(body) {
                 // Valid UTF-8 is borrowed as it is: no copy of the page, one pass over it.
                 Some(text) => return (text, encoding_rs::UTF_8),
-                None => undeclared_encoding(body),
+                None => late_meta_charset(body).unwrap_or_else(|| undeclared_encoding(body)),
             }
         }
     };
     let (text, used, _) = encoding.decode(body);
     (text, used)
+}
+
+/// A `<meta charset>` past the first [`PRESCAN_BYTES`], in the head (before `<body`) of the
+/// first [`LATE_META_BYTES`]: a browser's parser changes to the encoding it names (checked:
+/// headless Chromium read a page whose `<meta charset="windows-1251">` came after a 3,000-byte
+/// comment as windows-1251). Asked only of pages that are not UTF-8.
+fn late_meta_charset(body: &[u8]) -> Option<&'static Encoding> {
+    let head = &body[..body.len().min(LATE_META_BYTES)];
+    let end = head
+        .windows(5)
+        .position(|w| w.eq_ignore_ascii_case(b"<body"))
+        .unwrap_or(head.len());
+    (end > PRESCAN_BYTES)
+        .then(|| prescan_meta_charset(&head[..end]))
+        .flatten()
 }
 
 /// The encoding of a document that declares none and is not UTF-8: still UTF-8 (with
@@ -141,6 +160,27 @@ mod tests {
         );
         // A declared UTF-8 page is read as UTF-8 whatever its bytes.
         assert_eq!(decode_html(b"caf\xe9", Some("utf-8")), "caf\u{fffd}");
+    }
+
+    #[test]
+    fn a_meta_charset_after_the_first_kilobyte_still_counts_in_the_head() {
+        let late = |at_body: bool| {
+            let mut page = b"<html><head><!-- ".to_vec();
+            page.extend(std::iter::repeat_n(b'x', 3000));
+            page.extend_from_slice(b" -->");
+            if at_body {
+                page.extend_from_slice(b"<body>");
+            }
+            page.extend_from_slice(b"<meta charset=\"windows-1251\"><p>\xcf\xf0\xe8</p>");
+            page
+        };
+        let in_head = late(false);
+        let (text, used) = decode_html_with_encoding(&in_head, None);
+        assert_eq!(used, encoding_rs::WINDOWS_1251);
+        assert!(text.ends_with("<p>\u{41f}\u{440}\u{438}</p>"), "{text}");
+        // In the body it is no declaration.
+        let (_, used) = decode_html_with_encoding(&late(true), None);
+        assert_eq!(used, encoding_rs::WINDOWS_1252);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Encodings servers get wrong or that a crawler must write as a browser does: gzip bodies with
 //! bytes after them or cut short, the query of a link in a Shift_JIS page, a Location holding
-//! Latin-1 bytes, a page in Latin-1 that declares no charset. Each case is one server on its
-//! own loopback address (helpers from `hostile_cases.rs`).
+//! Latin-1 bytes, a page in Latin-1 that declares no charset, a charset declared past the first
+//! kilobyte. Each case is one server on its own loopback address (helpers from
+//! `hostile_cases.rs`).
 
 use crate::harness::read_records;
 use crate::hostile_cases::{crawl, raw, responses};
@@ -154,4 +155,23 @@ async fn an_undeclared_latin1_page_is_read_as_windows_1252() {
     )
     .unwrap();
     assert!(text.contains("Café crème"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_meta_charset_past_the_first_kilobyte_is_obeyed() {
+    // The page headless Chromium read as windows-1251 and went to `/%D0%BF?q=%EF` from.
+    let web = Web::default();
+    let h = web.host("127.0.0.59").await;
+    let mut page = b"<html><head><!-- ".to_vec();
+    page.extend(std::iter::repeat_n(b'x', 3000));
+    page.extend_from_slice(
+        b" --><meta charset=\"windows-1251\"></head><body><a href=\"/\xef?q=\xef\">x</a>",
+    );
+    h.route("/", Route::typed(200, "text/html", &page));
+    let target = "/%D0%BF?q=%EF";
+    h.route(target, Route::html("<p>reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    crawl(h.url("/"), out.path(), &[]).await;
+    let paths = web.paths_of(&h);
+    assert!(paths.iter().any(|p| p == target), "{paths:?}");
 }
