@@ -24,7 +24,7 @@ use crate::fault::FaultKind;
 use crate::frontier::{link_keys, JobKind};
 use crate::http_message::parse_response_head;
 use crate::warc::naming::{list_warc_files, serial_of};
-use crate::warc::reader::{read_records, StoredRecord};
+use crate::warc::reader::{each_record, StoredRecord};
 
 /// The stages replay runs, with their options.
 pub(super) struct ReplayChain<'a> {
@@ -56,7 +56,8 @@ pub(super) fn replay(
     files.sort();
     let mut applied = 0;
     for (_, path) in files {
-        for record in read_records(&path)? {
+        for record in each_record(&path)? {
+            let record = record?;
             let kind = record.header("WARC-Type").unwrap_or("");
             let revisit = match kind {
                 "response" => false,

@@ -9,7 +9,7 @@ use crate::http_message::media_type::{is_html, media_type_as_indexed};
 use crate::http_message::parse_response_head;
 use crate::http_message::sniff;
 use crate::record::sha1_digest;
-use crate::warc::reader::{read_records, StoredRecord};
+use crate::warc::reader::{each_record, StoredRecord};
 
 use super::surt::surt;
 
@@ -123,24 +123,26 @@ pub fn entries_with_titles(path: &Path) -> Result<Vec<CdxjEntry>, IndexError> {
 }
 
 fn entries(path: &Path, titles: bool) -> Result<Vec<CdxjEntry>, IndexError> {
-    let records = read_records(path).map_err(|source| IndexError {
+    let error = |source| IndexError {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
     let filename = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
-    Ok(records
-        .iter()
-        .filter_map(|r| {
-            let mut entry = entry_of(r, &filename)?;
+    // One record in memory at a time: a 1 GB WARC is indexed in a few MB.
+    let mut entries = Vec::new();
+    for record in each_record(path).map_err(error)? {
+        let record = record.map_err(error)?;
+        if let Some(mut entry) = entry_of(&record, &filename) {
             if titles && entry.page && entry.warc_type == "response" {
-                entry.title = title_of_response(&r.block, TITLE_DECODE_CAP);
+                entry.title = title_of_response(&record.block, TITLE_DECODE_CAP);
             }
-            Some(entry)
-        })
-        .collect())
+            entries.push(entry);
+        }
+    }
+    Ok(entries)
 }
 
 fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {

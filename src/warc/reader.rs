@@ -104,6 +104,12 @@ pub fn read_records(path: &Path) -> io::Result<Vec<StoredRecord>> {
         .collect()
 }
 
+/// The records of a WARC file one at a time, without their gzip members: memory holds one
+/// record, where [`read_records`] holds the whole file (a 1 GB WARC is several GB inflated).
+pub fn each_record(path: &Path) -> io::Result<impl Iterator<Item = io::Result<StoredRecord>>> {
+    Ok(records(path)?.map(|r| r.map(|(record, _)| record)))
+}
+
 /// Streams the records of a WARC file one at a time (memory is one record, not the file),
 /// with the gzip member of each when the file is gzipped.
 pub fn records(path: &Path) -> io::Result<Records> {

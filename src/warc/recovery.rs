@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use flate2::bufread::GzDecoder;
 
 use super::naming::{OPEN_SUFFIX, WARC_SUFFIX};
-use super::reader::{read_records, Counting};
+use super::reader::{each_record, Counting};
 
 /// What repairing one file did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,14 +100,18 @@ fn repair_file(open_path: &Path) -> io::Result<Repair> {
     file.sync_all()?;
     drop(file);
     // Verify by reading it back before giving it its final name.
-    let back = read_records(open_path)?;
-    if back.len() != records {
+    let mut back = 0;
+    for record in each_record(open_path)? {
+        record?;
+        back += 1;
+    }
+    if back != records {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
                 "{}: repaired file reads back {} records, expected {records}",
                 open_path.display(),
-                back.len()
+                back
             ),
         ));
     }

@@ -12,7 +12,7 @@ use crate::crawl::CrawlError;
 use crate::http_message::parse_response_head;
 use crate::record::Original;
 use crate::warc::naming::list_warc_files;
-use crate::warc::reader::read_records;
+use crate::warc::reader::each_record;
 
 /// The content-seen table for `--dedup`, if asked for.
 pub(super) fn load_dedup(config: &Config) -> Result<Option<Arc<DedupTable>>, CrawlError> {
@@ -34,11 +34,12 @@ fn load_earlier_captures(table: &DedupTable, dirs: &[PathBuf]) -> Result<usize, 
     let files = list_warc_files(dirs).unwrap_or_default();
     let mut added = 0;
     for path in files {
-        let records = read_records(&path).map_err(|source| SetupError::EarlierWarc {
+        let error = |source| SetupError::EarlierWarc {
             path: path.clone(),
             source,
-        })?;
-        for record in records {
+        };
+        for record in each_record(&path).map_err(error)? {
+            let record = record.map_err(error)?;
             if record.header("WARC-Type") != Some("response")
                 || record.header("WARC-Truncated").is_some()
             {
