@@ -304,7 +304,11 @@ impl SeedReader {
             let room = MAX_LINE.saturating_sub(self.line.len());
             self.line.extend_from_slice(&buf[..take.min(room)]);
             if let Some(record) = &mut self.record {
-                record.extend_from_slice(&buf[..take]);
+                // Capped as the line is (what is past the cap is never read), line end kept.
+                record.extend_from_slice(&buf[..take.min(room)]);
+                if end && take > room {
+                    record.push(b'\n');
+                }
             }
             self.input.consume(take);
             self.position.offset += take as u64;
@@ -449,6 +453,27 @@ mod tests {
         std::fs::write(&path, "http://z.org/\n").unwrap();
         let mut other = SeedReader::open(&source, end).unwrap();
         assert_eq!(other.next_batch(10, &Ok).unwrap().seeds.len(), 1);
+    }
+
+    #[test]
+    fn a_huge_line_is_kept_only_up_to_the_cap_and_the_next_line_is_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seeds.txt");
+        let long = format!("http://a.org/{}\nhttp://b.org/\n", "x".repeat(3 * MAX_LINE));
+        std::fs::write(&path, &long).unwrap();
+        let source = SeedSource::File(path);
+        let mut r = SeedReader::open(&source, SeedPosition::default())
+            .unwrap()
+            .recording();
+        let batch = r.next_batch(10, &Ok).unwrap();
+        assert_eq!(batch.problems[0].line, 1);
+        let urls: Vec<&str> = batch.seeds.iter().map(|s| s.url.as_str()).collect();
+        assert_eq!(urls, ["http://b.org/"]);
+        assert_eq!(r.position().offset, long.len() as u64);
+        // What is recorded (standard input's head) is the capped lines, line ends kept.
+        let recorded = r.into_read_bytes();
+        assert_eq!(recorded.len(), MAX_LINE + 1 + "http://b.org/\n".len());
+        assert!(recorded.ends_with(b"\nhttp://b.org/\n"));
     }
 
     #[test]

@@ -72,9 +72,12 @@ pub(super) fn collect_seeds(args: &CrawlArgs, limits: &Limits) -> Result<Collect
         path: arg.clone(),
         source,
     };
-    let mut reader = SeedReader::open(&source, SeedPosition::default())
-        .map_err(unreadable)?
-        .recording();
+    let reader = SeedReader::open(&source, SeedPosition::default()).map_err(unreadable)?;
+    // Only standard input's bytes are kept (a file is read again by the feed).
+    let mut reader = match source {
+        SeedSource::Stdin { .. } => reader.recording(),
+        _ => reader,
+    };
     if !seeds.is_empty() {
         return Ok(Collected {
             seeds,
