@@ -9,11 +9,32 @@ use std::time::{Duration, Instant};
 
 use crate::args;
 use crate::harness::{read_json, spawn_trawl, text, trawl};
-use crate::server::{Behavior, Route, Web};
+use crate::server::{Behavior, Host, Route, Web};
 
 const SEEDS: usize = 3000;
 /// Every 20th line is bad: 150 of them.
 const BAD_EVERY: usize = 20;
+
+/// Stops a crawl with SIGINT (resumable) and returns what it wrote; it must exit 130.
+async fn interrupt(crawl: std::process::Child) -> std::process::Output {
+    let pid = crawl.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    let out = tokio::task::spawn_blocking(move || crawl.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    out
+}
+
+/// Waits until `host` was asked for `path`, and 300 ms more for the crawl to take its answer in.
+async fn requested(web: &Web, host: &Host, path: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !web.paths_of(host).iter().any(|p| p == path) {
+        assert!(Instant::now() < deadline, "{path} was not requested");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crawl_stopped_while_reading_its_seeds_resumes_each_seed_once() {
@@ -69,12 +90,7 @@ async fn a_crawl_stopped_while_reading_its_seeds_resumes_each_seed_once() {
         assert!(Instant::now() < deadline, "the queue did not fill");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let pid = first.id().to_string();
-    Command::new("kill").args(["-INT", &pid]).status().unwrap();
-    let first = tokio::task::spawn_blocking(move || first.wait_with_output().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(first.status.code(), Some(130), "{}", text(&first));
+    let first = interrupt(first).await;
     let first_err = String::from_utf8_lossy(&first.stderr).to_string();
     // The bad lines read so far, with their numbers (line 21 is the first).
     assert!(
@@ -177,18 +193,8 @@ async fn a_resumed_crawl_keeps_the_scope_its_seeds_file_and_their_redirects_made
     };
     // Stopped once the redirect is in (3 s between requests: the pages behind it wait).
     let first = spawn_trawl(crawl("3s"));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !web.paths_of(&moved).contains(&"/".to_string()) {
-        assert!(Instant::now() < deadline, "the seed was not fetched");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let pid = first.id().to_string();
-    Command::new("kill").args(["-INT", &pid]).status().unwrap();
-    let first = tokio::task::spawn_blocking(move || first.wait_with_output().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(first.status.code(), Some(130), "{}", text(&first));
+    requested(&web, &moved, "/").await;
+    interrupt(first).await;
     assert!(!web.paths_of(&target).contains(&"/next".to_string()));
 
     let second = trawl(crawl("0ms")).await;
@@ -245,18 +251,8 @@ async fn a_resumed_crawl_still_falls_back_to_http_for_a_bare_host_read_before_th
         ]
     };
     let first = spawn_trawl(crawl(1));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !web.paths_of(&slow).contains(&"/robots.txt".to_string()) {
-        assert!(Instant::now() < deadline, "the first seed was not started");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let pid = first.id().to_string();
-    Command::new("kill").args(["-INT", &pid]).status().unwrap();
-    let first = tokio::task::spawn_blocking(move || first.wait_with_output().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(first.status.code(), Some(130), "{}", text(&first));
+    requested(&web, &slow, "/robots.txt").await;
+    interrupt(first).await;
     assert!(
         web.paths_of(&bare).is_empty(),
         "the bare host was tried before the stop"
