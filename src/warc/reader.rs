@@ -105,7 +105,7 @@ pub fn read_records(path: &Path) -> io::Result<Vec<StoredRecord>> {
 }
 
 /// The records of a WARC file one at a time, without their gzip members: memory holds one
-/// record, where [`read_records`] holds the whole file (a 1 GB WARC is several GB inflated).
+/// record, where [`read_records`] holds the whole file, blocks inflated.
 pub fn each_record(path: &Path) -> io::Result<impl Iterator<Item = io::Result<StoredRecord>>> {
     Ok(records(path)?.map(|r| r.map(|(record, _)| record)))
 }
