@@ -151,7 +151,9 @@ async fn trawl_exchange(
 ) -> (Vec<u8>, Option<Connection>) {
     let url = Url::parse(&format!("http://{host}/p/{p}.html")).expect("a valid URL");
     let (fetched, conn) = fetcher
-        .fetch(&url, idle, |_, _| BodyPlan::Read { max_body: 10 << 20 })
+        .fetch(&url, None, idle, |_, _| BodyPlan::Read {
+            max_body: 10 << 20,
+        })
         .await;
     let fetched = fetched.expect("the benchmark web answers");
     (fetched.capture.exchange.response, conn)

@@ -102,6 +102,7 @@ fn main() {
                 depth: 0,
                 redirects: 0,
                 requisite: 0,
+                referer: None,
             },
             now,
         );
@@ -125,12 +126,15 @@ fn main() {
     let mut checkpoint_s = Vec::new();
     for i in 0..n {
         for url in [url_of(i, hosts), url_of(i / 2, hosts)] {
+            // Found on its section's page, as a crawl's links mostly are.
+            let referer = format!("{}/section/{}/", &url[..url::Position::BeforePath], i % 97);
             frontier.push(
                 Candidate {
                     url,
                     depth: 1 + (i % 5) as u32,
                     redirects: 0,
                     requisite: 0,
+                    referer: Some(referer.into()),
                 },
                 now,
             );

@@ -60,6 +60,8 @@ async fn main() {
                     redirects: 0,
                     attempt: 0,
                     sitemap: 0,
+                    // Found on the section's index page, as most links are.
+                    referer: Some(format!("http://{host}/section-{}/", i % 17).into()),
                 };
                 call.arg(&host)
                     .arg(&fingerprint(&u)[..])

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::values::{parse_dns_server, parse_header};
+use super::values::{parse_dns_server, parse_header, parse_referer};
 use crate::fetch::proxy::Proxy;
 
 /// Flags of `trawl crawl` for what each request carries.
@@ -17,6 +17,19 @@ pub struct RequestArgs {
     /// Connection and User-Agent (use --user-agent) are refused.
     #[arg(long = "header", value_name = "HEADER", value_parser = parse_header)]
     pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
+
+    /// Send no Referer. By default a request carries the URL of the page, stylesheet or
+    /// sitemap its URL was found in, as wget and Heritrix send it, under browsers' default
+    /// policy: the whole URL within its origin, the origin alone to other origins, nothing
+    /// from https to http. Redirects keep the first request's. Servers that refuse images
+    /// without one (hotlink protection) then answer as they answer visitors.
+    #[arg(long, conflicts_with = "referer")]
+    pub no_referer: bool,
+
+    /// Send this Referer with the seeds (wget's name), e.g. for a start page that is only
+    /// served when reached from another page.
+    #[arg(long, value_name = "URL", value_parser = parse_referer)]
+    pub referer: Option<String>,
 
     /// Send no cookies and keep none (by default a cookie jar keeps what servers set, as
     /// wget and Heritrix do, and sends it back; RFC 6265).

@@ -67,6 +67,26 @@ pub fn parse_header(s: &str) -> Result<(http::HeaderName, http::HeaderValue), St
     Ok((name, value))
 }
 
+/// Parses `--referer`: an absolute http(s) URL of visible ASCII text, at most
+/// [`crate::url_rules::referrer::MAX_REFERER`] bytes, sent as given.
+pub fn parse_referer(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    let is_url = url::Url::parse(s).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
+    if !is_url || !s.bytes().all(|b| (0x21..0x7f).contains(&b)) {
+        return Err(format!(
+            "--referer {s:?} is not an http(s) URL in ASCII (example: --referer https://example.org/)"
+        ));
+    }
+    let max = crate::url_rules::referrer::MAX_REFERER;
+    if s.len() > max {
+        return Err(format!(
+            "--referer is {} bytes; at most {max} are sent",
+            s.len()
+        ));
+    }
+    Ok(s.to_string())
+}
+
 /// Parses one `--retry-status` code: a 4xx or 5xx status, or nothing (an empty value turns
 /// the retries on status off).
 pub fn parse_retry_status(s: &str) -> Result<Option<u16>, String> {
@@ -104,6 +124,24 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_referer_is_an_http_url() {
+        let ok = parse_referer(" https://example.org/start?x=1 ").unwrap();
+        assert_eq!(ok, "https://example.org/start?x=1");
+        for bad in [
+            "",
+            "example.org",
+            "/relative",
+            "ftp://a.org/",
+            "http://a.org/ä",
+            "http://a.org/\tx",
+        ] {
+            assert!(parse_referer(bad).is_err(), "{bad:?}");
+        }
+        let long = format!("http://a.org/{}", "x".repeat(5000));
+        assert!(parse_referer(&long).unwrap_err().contains("at most 4096"));
+    }
 
     #[test]
     fn durations() {

@@ -31,7 +31,7 @@ use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
 use crate::redis_crawl::SharedSettings;
 use crate::seeds::{Seed, SeedProblem, SeedSource};
-use crate::url_rules::{ExtensionFilter, ScopeKind, UrlFilter};
+use crate::url_rules::{ExtensionFilter, RefererPolicy, ScopeKind, UrlFilter};
 use crate::warc::Rotation;
 
 /// Largest robots.txt body read (more than the parse limit, which cuts at a line break).
@@ -73,6 +73,8 @@ pub struct AdmissionConfig {
     pub max_redirects: u32,
     /// Trap and hostile-URL limits.
     pub limits: Limits,
+    /// What `Referer` the URLs admitted carry (`--no-referer`, `--referer`).
+    pub referer: RefererPolicy,
 }
 
 /// What to do with each closed WARC file.
@@ -395,6 +397,10 @@ impl Config {
                 max_depth: args.max_depth,
                 max_redirects: args.max_redirects,
                 limits,
+                referer: RefererPolicy {
+                    enabled: !args.request.no_referer,
+                    seeds: args.request.referer.map(String::into_boxed_str),
+                },
             },
             chain: ChainConfig {
                 archive,

@@ -161,34 +161,39 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     let mut waiting = false;
     let (result, conn) = ctx
         .fetcher
-        .fetch(&job.url, idle, |head, identified| {
-            // Asked again once the first bytes of a body of unknown type are in: is it still
-            // wanted (a page, or HTML to read for links)?
-            // (Only `Skip` counts then; the cap set at first stays.)
-            if let Some(media) = identified {
-                return match ctx.archive.wants(head.status, media) {
-                    true => BodyPlan::Read { max_body: 0 },
-                    false => BodyPlan::Skip,
+        .fetch(
+            &job.url,
+            job.referer.as_deref(),
+            idle,
+            |head, identified| {
+                // Asked again once the first bytes of a body of unknown type are in: is it still
+                // wanted (a page, or HTML to read for links)?
+                // (Only `Skip` counts then; the cap set at first stays.)
+                if let Some(media) = identified {
+                    return match ctx.archive.wants(head.status, media) {
+                        true => BodyPlan::Read { max_body: 0 },
+                        false => BodyPlan::Skip,
+                    };
+                }
+                verdict = match &ctx.budget {
+                    _ if retryable && ctx.archive.retry_later(head.status, job.attempt) => {
+                        Verdict::RetryLater
+                    }
+                    _ if !support && ctx.archive.waits_for_body(head) => {
+                        waiting = true;
+                        Verdict::Other
+                    }
+                    Budget::Local(budget) => ctx.archive.decide(head, support, budget),
+                    // Claimed below, once the fetch is done (a Redis call).
+                    Budget::Shared(_) => ctx.archive.classify(head, support),
                 };
-            }
-            verdict = match &ctx.budget {
-                _ if retryable && ctx.archive.retry_later(head.status, job.attempt) => {
-                    Verdict::RetryLater
+                match ctx.archive.body_cap(verdict, robots) {
+                    Some(max_body) if waiting => BodyPlan::Identify { max_body },
+                    Some(max_body) => BodyPlan::Read { max_body },
+                    None => BodyPlan::Skip,
                 }
-                _ if !support && ctx.archive.waits_for_body(head) => {
-                    waiting = true;
-                    Verdict::Other
-                }
-                Budget::Local(budget) => ctx.archive.decide(head, support, budget),
-                // Claimed below, once the fetch is done (a Redis call).
-                Budget::Shared(_) => ctx.archive.classify(head, support),
-            };
-            match ctx.archive.body_cap(verdict, robots) {
-                Some(max_body) if waiting => BodyPlan::Identify { max_body },
-                Some(max_body) => BodyPlan::Read { max_body },
-                None => BodyPlan::Skip,
-            }
-        })
+            },
+        )
         .await;
     // Name resolutions made meanwhile (by this fetch or others) go in first.
     let lookups = ctx.fetcher.take_dns_lookups();

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::time::{Duration, UNIX_EPOCH};
 
 use crate::frontier::storage::{Fingerprint, QueuedUrl, SavedHost};
+use crate::url_rules::referrer::{on_origin, past_origin};
 
 /// A queue key: host id, depth, sequence number.
 pub type QueueKey = [u8; 16];
@@ -52,11 +53,25 @@ pub fn seen_key(host: u32, fp: &Fingerprint) -> SeenKey {
 
 /// Encodes a queue value: redirects, attempt (u32 LE each), URL (the depth is in the key).
 /// A URL on host `host_name` (the key's host id names it) is stored without its
-/// `scheme://host` prefix, after a marker byte for the scheme.
+/// `scheme://host` prefix, after a marker byte for the scheme. Optional parts go between,
+/// each after a marker byte no URL starts with: the `Referer` (its length as u16 LE, and
+/// without the URL's own origin when it shares it), the requisite hops, the depth.
 pub fn encode_queued(entry: &QueuedUrl, host_name: Option<&str>) -> Vec<u8> {
     let mut v = Vec::with_capacity(13 + entry.url.len());
     v.extend_from_slice(&entry.redirects.to_le_bytes());
     v.extend_from_slice(&entry.attempt.to_le_bytes());
+    if let Some(referer) = entry.referer.as_deref() {
+        let (marker, part) = match past_origin(referer, &entry.url) {
+            Some(rest) => (REFERER_ON_ORIGIN, rest),
+            None => (REFERER, referer),
+        };
+        // (A `Referer` is at most 4,096 bytes; a longer one is not kept.)
+        if let Ok(len) = u16::try_from(part.len()) {
+            v.push(marker);
+            v.extend_from_slice(&len.to_le_bytes());
+            v.extend_from_slice(part.as_bytes());
+        }
+    }
     if entry.requisite > 0 {
         v.push(REQUISITE);
         v.push(entry.requisite);
@@ -85,6 +100,37 @@ const REQUISITE: u8 = 0xfe;
 const HTTP_ON_HOST: u8 = 0xfd;
 /// Marks a URL stored without its `https://` and host name.
 const HTTPS_ON_HOST: u8 = 0xfc;
+/// Marks a `Referer`, before any other marker.
+const REFERER: u8 = 0xfb;
+/// Marks a `Referer` on the URL's own origin, stored without it.
+const REFERER_ON_ORIGIN: u8 = 0xfa;
+
+/// A queue value's `Referer` as stored: its marker and text.
+type StoredReferer<'b> = Option<(u8, &'b [u8])>;
+
+/// The `Referer` part of a queue value after its fixed 8 bytes, and the rest of the value.
+fn referer_part(rest: &[u8]) -> Option<(StoredReferer<'_>, &[u8])> {
+    match rest.first() {
+        Some(&marker @ (REFERER | REFERER_ON_ORIGIN)) => {
+            let len = usize::from(u16::from_le_bytes(rest.get(1..3)?.try_into().ok()?));
+            let text = rest.get(3..3 + len)?;
+            Some((Some((marker, text)), &rest[3 + len..]))
+        }
+        _ => Some((None, rest)),
+    }
+}
+
+/// The `Referer` of a queue value's `Referer` part, for its URL `url`.
+fn referer_of(part: StoredReferer<'_>, url: &str) -> Option<Option<Box<str>>> {
+    let Some((marker, text)) = part else {
+        return Some(None);
+    };
+    let text = std::str::from_utf8(text).ok()?;
+    Some(Some(match marker {
+        REFERER_ON_ORIGIN => on_origin(text, url)?,
+        _ => text.into(),
+    }))
+}
 
 /// The scheme marker and the rest of `url` when it starts with `http(s)://name` followed by a
 /// port, path, query or nothing. (No UTF-8 text holds the marker bytes.)
@@ -124,7 +170,8 @@ pub fn decode_queued(key: &QueueKey, bytes: &[u8], host_name: Option<&str>) -> O
         return None;
     }
     let rank = key_depth(key);
-    let (requisite, rest) = requisite_part(&bytes[8..])?;
+    let (referer, rest) = referer_part(&bytes[8..])?;
+    let (requisite, rest) = requisite_part(rest)?;
     let (depth, url) = match rest.first() {
         Some(&RANKED) => (
             u32::from_le_bytes(rest.get(1..5)?.try_into().ok()?),
@@ -132,8 +179,10 @@ pub fn decode_queued(key: &QueueKey, bytes: &[u8], host_name: Option<&str>) -> O
         ),
         _ => (rank, rest),
     };
+    let url = url_part(url, host_name)?.into_owned();
     Some(QueuedUrl {
-        url: url_part(url, host_name)?.into_owned(),
+        referer: referer_of(referer, &url)?,
+        url,
         depth,
         rank,
         requisite,
@@ -145,7 +194,7 @@ pub fn decode_queued(key: &QueueKey, bytes: &[u8], host_name: Option<&str>) -> O
 
 /// The URL of an encoded queue value, without decoding the rest; `None` when unreadable.
 pub fn queued_url<'b>(bytes: &'b [u8], host_name: Option<&str>) -> Option<Cow<'b, str>> {
-    let rest = bytes.get(8..)?;
+    let (_, rest) = referer_part(bytes.get(8..)?)?;
     let (_, rest) = requisite_part(rest)?;
     let part = match rest.first() {
         Some(&RANKED) => rest.get(5..)?,
@@ -286,6 +335,47 @@ mod tests {
     }
 
     #[test]
+    fn a_referer_is_kept_whole_or_without_the_urls_origin() {
+        let page = QueuedUrl {
+            url: "http://a.org:8080/p?x".into(),
+            rank: 4,
+            depth: 2,
+            requisite: 1,
+            ..QueuedUrl::default()
+        };
+        let key = queue_key(1, 4, 3);
+        for (referer, stored) in [
+            ("http://a.org:8080/docs/?q=1", "/docs/?q=1".len()),
+            ("http://a.org/", "http://a.org/".len()),
+            ("http://a.org:8080x/", "http://a.org:8080x/".len()),
+            ("https://b.org/", "https://b.org/".len()),
+            ("not a URL", "not a URL".len()),
+        ] {
+            let e = QueuedUrl {
+                referer: Some(referer.into()),
+                ..page.clone()
+            };
+            for name in [None, Some("a.org")] {
+                let bytes = encode_queued(&e, name);
+                assert_eq!(
+                    bytes.len(),
+                    encode_queued(&page, name).len() + 3 + stored,
+                    "{referer}"
+                );
+                assert_eq!(decode_queued(&key, &bytes, name), Some(e.clone()));
+                assert_eq!(queued_url(&bytes, name).unwrap(), e.url);
+            }
+        }
+        // A value cut inside its Referer is unreadable, not misread.
+        let e = QueuedUrl {
+            referer: Some("https://b.org/".into()),
+            ..page.clone()
+        };
+        let bytes = encode_queued(&e, None);
+        assert_eq!(decode_queued(&key, &bytes[..12], None), None);
+    }
+
+    #[test]
     fn rows_round_trip() {
         let v = QueuedUrl {
             url: "http://a.org/ü".into(),
@@ -295,6 +385,7 @@ mod tests {
             redirects: 2,
             attempt: 1,
             sitemap: 0,
+            referer: None,
         };
         let key = queue_key(1, 3, 9);
         assert_eq!(

@@ -160,13 +160,14 @@ impl Fetcher {
         addrs.first().map(|a| a.ip())
     }
 
-    /// GETs `url`, reusing `idle` when it is a live connection to the same origin. Returns the
-    /// result and the connection if it can be kept alive. `plan` is asked what to do with the
-    /// response, once with its head, and once more with the identified media type when it
-    /// answered [`BodyPlan::Identify`].
+    /// GETs `url` with the `Referer` field `referer`, reusing `idle` when it is a live
+    /// connection to the same origin. Returns the result and the connection if it can be kept
+    /// alive. `plan` is asked what to do with the response, once with its head, and once more
+    /// with the identified media type when it answered [`BodyPlan::Identify`].
     pub async fn fetch<F>(
         &self,
         url: &Url,
+        referer: Option<&str>,
         idle: Option<Connection>,
         plan: F,
     ) -> (Result<Fetched, FetchError>, Option<Connection>)
@@ -196,7 +197,7 @@ impl Fetcher {
                     }
                 }
             };
-            let mut request = match self.requests.request(url) {
+            let mut request = match self.requests.request(url, referer) {
                 Ok(r) => r,
                 Err(e) => return (Err(e), Some(c)),
             };

@@ -1,12 +1,12 @@
 //! The request trawl sends for a URL: a GET with `Host`, `User-Agent`, `Accept`,
-//! `Accept-Encoding` and `Connection: keep-alive` (title case on the wire, see
-//! connection.rs), then the operator's `--header` fields, an `Accept` or `Accept-Encoding`
-//! among them replacing trawl's own.
+//! `Accept-Encoding`, the `Referer` the crawl gives it and `Connection: keep-alive` (title
+//! case on the wire, see connection.rs), then the operator's `--header` fields, an `Accept`,
+//! `Accept-Encoding` or `Referer` among them replacing trawl's own.
 
 use bytes::Bytes;
 use http::header::{
     HeaderName, HeaderValue, InvalidHeaderValue, ACCEPT, ACCEPT_ENCODING, CONNECTION, HOST,
-    USER_AGENT,
+    REFERER, USER_AGENT,
 };
 use http_body_util::Empty;
 use url::Url;
@@ -29,8 +29,12 @@ impl RequestTemplate {
         }
     }
 
-    /// The GET request for `url`.
-    pub(super) fn request(&self, url: &Url) -> Result<http::Request<Empty<Bytes>>, FetchError> {
+    /// The GET request for `url`, sent with `referer` unless the operator's fields have one.
+    pub(super) fn request(
+        &self,
+        url: &Url,
+        referer: Option<&str>,
+    ) -> Result<http::Request<Empty<Bytes>>, FetchError> {
         let invalid = |e: &dyn std::fmt::Display| FetchError::Protocol {
             kind: FaultKind::InvalidUrl,
             detail: format!("cannot build request for {url}: {e}"),
@@ -44,7 +48,7 @@ impl RequestTemplate {
         let mut request = http::Request::new(Empty::new());
         *request.uri_mut() = target.parse().map_err(|e| invalid(&e))?;
         let fields = request.headers_mut();
-        fields.reserve(5 + self.extra.len());
+        fields.reserve(6 + self.extra.len());
         fields.insert(HOST, host);
         fields.insert(USER_AGENT, user_agent);
         fields.insert(
@@ -57,9 +61,13 @@ impl RequestTemplate {
             ACCEPT_ENCODING,
             HeaderValue::from_static("gzip, deflate, br"),
         );
+        // (A value that is no header value, which the crawl never makes, is not sent.)
+        if let Some(value) = referer.and_then(|r| HeaderValue::from_str(r).ok()) {
+            fields.insert(REFERER, value);
+        }
         fields.insert(CONNECTION, HeaderValue::from_static("keep-alive"));
         for (name, value) in &self.extra {
-            if *name == ACCEPT || *name == ACCEPT_ENCODING {
+            if *name == ACCEPT || *name == ACCEPT_ENCODING || *name == REFERER {
                 fields.insert(name, value.clone());
             } else {
                 fields.append(name, value.clone());
@@ -83,12 +91,33 @@ mod tests {
             "https://xn--bcher-kva.example/",
         ] {
             let url = Url::parse(u).unwrap();
-            let req = t.request(&url).unwrap_or_else(|e| panic!("{u}: {e}"));
+            let req = t.request(&url, None).unwrap_or_else(|e| panic!("{u}: {e}"));
             assert_eq!(
                 req.headers()["host"],
                 url[url::Position::BeforeHost..url::Position::AfterPort]
             );
         }
+    }
+
+    #[test]
+    fn the_referer_given_is_sent_unless_the_operator_sends_one() {
+        let url = Url::parse("http://a.org/i.png").unwrap();
+        let t = RequestTemplate::new("trawl-test/1", Vec::new());
+        let req = t.request(&url, Some("http://a.org/page")).unwrap();
+        assert_eq!(req.headers()[REFERER], "http://a.org/page");
+        assert!(!t
+            .request(&url, None)
+            .unwrap()
+            .headers()
+            .contains_key(REFERER));
+        let extra = vec![(
+            REFERER,
+            HeaderValue::from_static("http://operator.example/"),
+        )];
+        let t = RequestTemplate::new("trawl-test/1", extra);
+        let req = t.request(&url, Some("http://a.org/page")).unwrap();
+        let sent: Vec<_> = req.headers().get_all(REFERER).iter().collect();
+        assert_eq!(sent, ["http://operator.example/"]);
     }
 
     #[test]
@@ -101,7 +130,9 @@ mod tests {
             ),
         ];
         let t = RequestTemplate::new("trawl-test/1", extra);
-        let req = t.request(&Url::parse("http://a.org/").unwrap()).unwrap();
+        let req = t
+            .request(&Url::parse("http://a.org/").unwrap(), None)
+            .unwrap();
         let accepts: Vec<_> = req.headers().get_all(ACCEPT).iter().collect();
         assert_eq!(accepts, ["text/html"]);
         assert_eq!(req.headers()["x-contact"], "ops@example.org");

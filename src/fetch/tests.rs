@@ -74,7 +74,7 @@ async fn get(
     url: &Url,
     idle: Option<Connection>,
 ) -> (Result<Fetched, FetchError>, Option<Connection>) {
-    f.fetch(url, idle, |_, _| BodyPlan::Read { max_body: 1 << 20 })
+    f.fetch(url, None, idle, |_, _| BodyPlan::Read { max_body: 1 << 20 })
         .await
 }
 

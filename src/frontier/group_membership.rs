@@ -45,6 +45,7 @@ impl Frontier {
             depth: 0,
             redirects: 0,
             attempt: 0,
+            referer: None,
         })
     }
 

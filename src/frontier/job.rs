@@ -16,6 +16,8 @@ pub struct Candidate {
     pub redirects: u32,
     /// A page requisite this many transclusion hops from a page (0: an ordinary URL).
     pub requisite: u8,
+    /// The `Referer` its request sends ([`crate::url_rules::referrer`]).
+    pub referer: Option<Box<str>>,
 }
 
 /// What a job fetches.
@@ -59,6 +61,8 @@ pub struct Job {
     pub redirects: u32,
     /// Failed attempts before this one.
     pub attempt: u32,
+    /// The `Referer` its request sends.
+    pub referer: Option<Box<str>>,
 }
 
 /// The answer to "what next?".

@@ -226,6 +226,7 @@ impl Frontier {
             redirects: candidate.redirects,
             attempt: 0,
             sitemap: 0,
+            referer: candidate.referer,
         };
         let admitted = if link {
             self.storage.admit_link(id, &fp, &entry)
@@ -399,6 +400,7 @@ impl Frontier {
                         depth: entry.depth,
                         redirects: entry.redirects,
                         attempt: entry.attempt,
+                        referer: entry.referer,
                     });
                 }
                 Gate::Denied => {
@@ -489,6 +491,7 @@ fn robots_job(q: &HostState, origin: String, url: Url, hops: u32, attempt: u32) 
         depth: 0,
         redirects: 0,
         attempt,
+        referer: None,
     }
 }
 

@@ -128,6 +128,7 @@ impl Frontier {
             redirects: job.redirects,
             attempt,
             sitemap: 0,
+            referer: job.referer,
         };
         self.storage.finish(id);
         match self.storage.requeue(id, &entry) {

@@ -131,6 +131,7 @@ impl Frontier {
             depth: entry.depth,
             redirects: entry.redirects,
             attempt: entry.attempt,
+            referer: entry.referer,
         })
     }
 }

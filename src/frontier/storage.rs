@@ -42,6 +42,9 @@ pub struct QueuedUrl {
     /// A sitemap file `sitemap - 1` levels below robots.txt, queued in a storage that
     /// [`FrontierStorage::queues_sitemaps`]; 0 for any other URL.
     pub sitemap: u8,
+    /// The `Referer` its request sends: the document it was found in, under the policy of
+    /// [`crate::url_rules::referrer`].
+    pub referer: Option<Box<str>>,
 }
 
 /// What is saved of a host.

@@ -4,8 +4,10 @@
 
 pub mod canonical;
 pub mod filter;
+pub mod referrer;
 pub mod scope;
 
 pub use canonical::{canonicalize, origin_prefix, resolve_link, resolve_link_in};
 pub use filter::{ExtensionFilter, UrlFilter};
+pub use referrer::RefererPolicy;
 pub use scope::{Scope, ScopeKind};

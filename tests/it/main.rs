@@ -21,6 +21,7 @@ mod nightly;
 mod no_parent;
 mod proxies;
 mod redis_server;
+mod referer;
 mod robots_directives;
 mod search;
 mod seeds_stream;

@@ -125,6 +125,13 @@ pub enum Behavior {
         with: Route,
         without: Route,
     },
+    /// `with` to a request whose Referer starts with `referer` (hotlink protection), else
+    /// `without`.
+    Hotlinked {
+        referer: String,
+        with: Route,
+        without: Route,
+    },
     /// Send `head` at once, then `body` one byte every `every`.
     Drip {
         head: Vec<u8>,
@@ -267,6 +274,14 @@ impl Resettable for tokio_rustls::server::TlsStream<TcpStream> {
     }
 }
 
+/// Whether a field `name` of the request `head` has a value (trimmed) that `wanted` accepts.
+fn field_sent(head: &str, name: &str, wanted: impl Fn(&str) -> bool) -> bool {
+    head.lines().skip(1).any(|l| {
+        l.split_once(':')
+            .is_some_and(|(n, v)| n.eq_ignore_ascii_case(name) && wanted(v.trim()))
+    })
+}
+
 async fn serve<S: Resettable>(
     mut stream: S,
     routes: Arc<Mutex<HashMap<String, Behavior>>>,
@@ -304,12 +319,17 @@ async fn serve<S: Resettable>(
                 with,
                 without,
             }) => {
-                let sent = head.lines().any(|l| {
-                    l.split_once(':').is_some_and(|(n, v)| {
-                        n.eq_ignore_ascii_case("cookie")
-                            && v.split(';').any(|pair| pair.trim() == cookie.as_str())
-                    })
+                let sent = field_sent(&head, "cookie", |v| {
+                    v.split(';').any(|pair| pair.trim() == cookie.as_str())
                 });
+                Some(Behavior::Respond(if sent { with } else { without }.clone()))
+            }
+            Some(Behavior::Hotlinked {
+                referer,
+                with,
+                without,
+            }) => {
+                let sent = field_sent(&head, "referer", |v| v.starts_with(referer.as_str()));
                 Some(Behavior::Respond(if sent { with } else { without }.clone()))
             }
             other => other.cloned(),
@@ -338,7 +358,7 @@ async fn serve<S: Resettable>(
                 }
                 return;
             }
-            Behavior::Answers(_) | Behavior::Gated { .. } => {
+            Behavior::Answers(_) | Behavior::Gated { .. } | Behavior::Hotlinked { .. } => {
                 unreachable!("chosen above")
             }
             Behavior::Hang => {

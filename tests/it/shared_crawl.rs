@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::args;
 use crate::harness::{read_records, run_script, text, trawl};
 use crate::redis_server::{RedisCluster, RedisServer};
+use crate::referer::referer;
 use crate::server::{Host, Route, Web};
 
 /// `hosts` hosts on 127.0.0.(base+i). Host 0 asks for `Crawl-delay: 1` and has 3 pages; the
@@ -853,6 +854,11 @@ async fn a_shared_crawl_archives_page_requisites() {
         .collect();
     assert_eq!(got, expected);
     assert!(archived.values().all(|&n| n == 1), "{archived:?}");
+    // The Referer each URL was queued with went through Redis to whichever worker fetched it.
+    assert_eq!(referer(&web, &h, "/next"), Some(h.url("/")));
+    assert_eq!(referer(&web, &h, "/h1.png"), Some(h.url("/s.css")));
+    assert_eq!(referer(&web, &h, "/b.png"), Some(h.url("/next")));
+    assert_eq!(referer(&web, &cdn, "/lib.js"), Some(h.url("/")));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

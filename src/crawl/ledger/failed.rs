@@ -42,6 +42,7 @@ impl Ledger {
                         depth: 0,
                         redirects: 0,
                         requisite: 0,
+                        referer: self.referer.seed(),
                     },
                     now,
                 );

@@ -10,20 +10,20 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 mod failed;
+mod offers;
 pub(super) mod seed_journal;
 
-use super::admission::{Admission, Rejection};
+use super::admission::Admission;
 use super::job::{JobResult, Outcome};
 use super::operator_changes::LiveChanges;
 use crate::chain::filter::SkipReason;
-use crate::chain::outlinks::Declined;
 use crate::config::AdmissionConfig;
 use crate::fetch::origin_key;
-use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, LinkKey, RobotsOutcome};
-use crate::report::stats::Filtered;
+use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::Tally;
 use crate::seeds::{SavedSeeds, Seed};
-use crate::url_rules::Scope;
+use crate::url_rules::{RefererPolicy, Scope};
+use offers::{count_rejection, Via};
 use seed_journal::{Entry, SeedJournal};
 
 /// The ledger's own settings.
@@ -69,6 +69,8 @@ pub(super) struct Ledger {
     /// How far the seeds file was read, and the IP-literal seed addresses it allowed (crawl
     /// state; `seed_feed.rs` keeps it).
     pub(super) seeds: Option<SavedSeeds>,
+    /// What `Referer` the URLs offered get.
+    referer: RefererPolicy,
 }
 
 impl Ledger {
@@ -84,6 +86,7 @@ impl Ledger {
             true => Scope::new(admission.scope).no_parent(),
             false => Scope::new(admission.scope),
         };
+        let referer = admission.referer.clone();
         let admission = Admission::new(
             scope,
             admission.filter.clone(),
@@ -104,6 +107,7 @@ impl Ledger {
             base_excludes,
             live_filter: false,
             seeds: None,
+            referer,
         }
     }
 
@@ -129,6 +133,7 @@ impl Ledger {
                 depth: 0,
                 redirects: 0,
                 requisite: 0,
+                referer: self.referer.seed(),
             },
             now,
         )
@@ -309,7 +314,7 @@ impl Ledger {
                     s.invalid += u64::from(listed.invalid);
                     // Listed pages are one hop from the site's root, in scope or not.
                     for url in listed.pages {
-                        self.offer(url, 1, 0, false, now);
+                        self.offer(url, (1, 0), false, Via::Document(&job.url), now);
                     }
                     for url in listed.sitemaps {
                         if self.admission.scope.allows_host(&url) {
@@ -342,7 +347,7 @@ impl Ledger {
                     _ => 1,
                 };
                 for url in found.requisites {
-                    self.offer_requisite(url, hops, job.depth + 1, now);
+                    self.offer_requisite(url, hops, job.depth + 1, Via::Document(&job.url), now);
                 }
                 let cookie_check = found.location_sets_cookie;
                 match (found.location, &job.kind) {
@@ -359,10 +364,15 @@ impl Ledger {
                     }
                     // A moved image or stylesheet is still a requisite.
                     (Some(to), JobKind::Requisite { hops }) => {
-                        self.offer_requisite(to, *hops, job.depth, now)
+                        let via = Via::Redirect(job.referer.as_deref());
+                        self.offer_requisite(to, *hops, job.depth, via, now)
                     }
                     (Some(to), _) => {
-                        self.offer(to, job.depth, job.redirects + 1, job.depth == 0, now)
+                        let (hops, via) = (
+                            (job.depth, job.redirects + 1),
+                            Via::Redirect(job.referer.as_deref()),
+                        );
+                        self.offer(to, hops, job.depth == 0, via, now)
                     }
                     (None, _) => {}
                 }
@@ -370,105 +380,6 @@ impl Ledger {
             }
         }
         Handled::Done
-    }
-
-    /// Offers the links of `job`'s page to the frontier, one hop deeper, counting those its
-    /// extraction declined.
-    fn follow(
-        &mut self,
-        job: &Job,
-        declined: Declined,
-        links: Vec<Url>,
-        keys: Vec<LinkKey>,
-        now: Instant,
-    ) {
-        let filtered = &mut self.tally.filtered;
-        filtered.url_length += declined.too_long;
-        filtered.link_cap += declined.over_cap;
-        filtered.not_http += declined.not_http;
-        filtered.nofollow += declined.nofollow;
-        // A link seen moments ago is a duplicate before any admission rule is tried
-        // (most of a page's links are: navigation, footers).
-        let (rules, admission, tally) = (&self.rules, &self.admission, &mut self.tally);
-        let depth = job.depth + 1;
-        let seen = self
-            .frontier
-            .push_keyed_links(&job.host, links, keys, now, |link| {
-                admit(rules, admission, tally, link, depth, 0)
-            });
-        // And those found to be seen before only when their batch reached the disk.
-        self.tally.filtered.duplicate += seen as u64 + self.frontier.take_late_duplicates();
-    }
-
-    /// Offers a page requisite, `hops` transclusions from a page: from any host (scope does
-    /// not apply), but URL limits, ports, `--exclude` and robots do; not a page.
-    fn offer_requisite(&mut self, url: Url, hops: u8, depth: u32, now: Instant) {
-        if let Err(rejection) = self.admission.check_requisite(&url) {
-            count_rejection(&mut self.tally.filtered, rejection);
-            return;
-        }
-        let candidate = Candidate {
-            url,
-            depth,
-            redirects: 0,
-            requisite: hops,
-        };
-        match self.frontier.push(candidate, now) {
-            Admit::Seen => self.tally.filtered.duplicate += 1,
-            _ => self.tally.requisites.queued += 1,
-        }
-    }
-
-    /// Offers a discovered URL to the frontier. Redirects out of a seed's own chain extend the
-    /// scope to their target, as a seed that moved is still what the user asked for.
-    fn offer(&mut self, url: Url, depth: u32, redirects: u32, from_seed: bool, now: Instant) {
-        if from_seed {
-            let widened = self.admission.scope.add_seed(&url);
-            self.seed_journal.scope_seed(&url, widened, false);
-        }
-        let candidate = admit(
-            &self.rules,
-            &self.admission,
-            &mut self.tally,
-            url,
-            depth,
-            redirects,
-        );
-        if let Some(candidate) = candidate {
-            if self.frontier.push(candidate, now) == Admit::Seen {
-                self.tally.filtered.duplicate += 1;
-            }
-        }
-    }
-}
-
-/// `url`, found `depth` hops from a seed after `redirects` redirects, as a candidate for the
-/// frontier; `None` (counted in `tally`) when the host quota or the admission rules refuse it.
-fn admit(
-    rules: &LedgerRules,
-    admission: &Admission,
-    tally: &mut Tally,
-    url: Url,
-    depth: u32,
-    redirects: u32,
-) -> Option<Candidate> {
-    if let (Some(max), Some(host)) = (rules.max_pages_per_host, url.host_str()) {
-        if tally.pages_per_host.get(host).is_some_and(|&p| p >= max) {
-            tally.filtered.host_quota += 1;
-            return None;
-        }
-    }
-    match admission.check(&url, depth, redirects) {
-        Ok(()) => Some(Candidate {
-            url,
-            depth,
-            redirects,
-            requisite: 0,
-        }),
-        Err(r) => {
-            count_rejection(&mut tally.filtered, r);
-            None
-        }
     }
 }
 
@@ -481,17 +392,4 @@ fn count_for_host(counts: &mut HashMap<String, u64>, host: &str) -> u64 {
     };
     *n += 1;
     *n
-}
-
-fn count_rejection(f: &mut Filtered, r: Rejection) {
-    match r {
-        Rejection::Scope => f.scope += 1,
-        Rejection::Depth => f.depth += 1,
-        Rejection::Redirects => f.redirects += 1,
-        Rejection::Pattern => f.pattern += 1,
-        Rejection::Extension => f.extension += 1,
-        Rejection::UrlLength => f.url_length += 1,
-        Rejection::PathTrap => f.path_trap += 1,
-        Rejection::Port => f.port += 1,
-    }
 }

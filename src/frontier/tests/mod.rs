@@ -25,6 +25,7 @@ fn cand(s: &str, depth: u32) -> Candidate {
         depth,
         redirects: 0,
         requisite: 0,
+        referer: None,
     }
 }
 

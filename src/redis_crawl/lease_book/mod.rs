@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use crate::frontier::storage::{
     Admit, Fingerprint, FrontierStorage, QueuedUrl, RobotsVisitor, SavedHost, StoreError,
 };
+use crate::url_rules::referrer::{on_origin, past_origin};
 
 /// What an [`Outgoing`] item asks of Redis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,11 +170,18 @@ impl LeaseBook {
 }
 
 /// Encodes a queue entry: `url TAB depth TAB redirects TAB attempt`, then `TAB requisite TAB
-/// sitemap` when either is set (a canonical URL never holds a tab).
+/// sitemap` when either is set or a `Referer` follows, then `TAB referer`, from its `/` when
+/// it is on the URL's origin (a canonical URL never holds a tab, nor does a `Referer`, which
+/// is an absolute URL).
 pub fn encode_entry(e: &QueuedUrl) -> String {
     let mut s = format!("{}\t{}\t{}\t{}", e.url, e.depth, e.redirects, e.attempt);
-    if e.requisite > 0 || e.sitemap > 0 {
+    let referer = e.referer.as_deref().filter(|r| !r.contains('\t'));
+    if e.requisite > 0 || e.sitemap > 0 || referer.is_some() {
         s.push_str(&format!("\t{}\t{}", e.requisite, e.sitemap));
+    }
+    if let Some(referer) = referer {
+        s.push('\t');
+        s.push_str(past_origin(referer, &e.url).unwrap_or(referer));
     }
     s
 }
@@ -188,6 +196,12 @@ pub fn decode_entry(s: &str) -> Option<QueuedUrl> {
     let attempt = num().unwrap_or(0);
     let mut small = || num().and_then(|n| u8::try_from(n).ok()).unwrap_or(0);
     let requisite = small();
+    let sitemap = small();
+    let referer = match parts.next() {
+        Some(rest) if rest.starts_with('/') => Some(on_origin(rest, &url)?),
+        Some(whole) if !whole.is_empty() => Some(whole.into()),
+        _ => None,
+    };
     Some(QueuedUrl {
         url,
         depth,
@@ -195,7 +209,8 @@ pub fn decode_entry(s: &str) -> Option<QueuedUrl> {
         requisite,
         redirects,
         attempt,
-        sitemap: small(),
+        sitemap,
+        referer,
     })
 }
 

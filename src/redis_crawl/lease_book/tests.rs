@@ -12,6 +12,7 @@ fn entry(url: &str) -> QueuedUrl {
         redirects: 1,
         attempt: 0,
         sitemap: 0,
+        referer: None,
     }
 }
 
@@ -29,6 +30,25 @@ fn entries_round_trip() {
         };
         assert_eq!(decode_entry(&encode_entry(&e)), Some(e));
     }
+    // The Referer goes with a plain entry as with a requisite.
+    for requisite in [0, 1] {
+        let e = QueuedUrl {
+            requisite,
+            referer: Some("http://a.org/page?q=1".into()),
+            ..entry("http://b.org/i.png")
+        };
+        let encoded = encode_entry(&e);
+        assert!(encoded.ends_with("\thttp://a.org/page?q=1"), "{encoded}");
+        assert_eq!(decode_entry(&encoded), Some(e));
+    }
+    // On the URL's own origin it is kept from its path.
+    let e = QueuedUrl {
+        referer: Some("http://b.org/page".into()),
+        ..entry("http://b.org/i.png")
+    };
+    let encoded = encode_entry(&e);
+    assert!(encoded.ends_with("\t0\t0\t/page"), "{encoded}");
+    assert_eq!(decode_entry(&encoded), Some(e));
     // An entry an earlier version queued (four fields) is a page.
     let old = decode_entry("http://a.org/\t1\t0\t2").unwrap();
     assert_eq!((old.requisite, old.sitemap, old.attempt), (0, 0, 2));

@@ -1,0 +1,169 @@
+//! What a finished job offers the frontier: its page's links, the requisites it needs, its
+//! redirect target and a sitemap's entries, each through admission, and each with the
+//! `Referer` its request will send (`url_rules/referrer.rs`).
+
+use std::time::Instant;
+
+use url::Url;
+
+use super::{Ledger, LedgerRules};
+use crate::chain::outlinks::Declined;
+use crate::crawl::admission::{Admission, Rejection};
+use crate::frontier::{Admit, Candidate, Job, LinkKey};
+use crate::report::stats::Filtered;
+use crate::report::Tally;
+use crate::url_rules::RefererPolicy;
+
+/// Where an offered URL came from, for its `Referer`.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Via<'a> {
+    /// Found in the document at this URL (a page, a stylesheet, a sitemap).
+    Document(&'a Url),
+    /// The target of a redirect whose request sent this `Referer`.
+    Redirect(Option<&'a str>),
+}
+
+impl Via<'_> {
+    /// The `Referer` of `to` under `policy`.
+    fn referer(self, policy: &RefererPolicy, to: &Url) -> Option<Box<str>> {
+        match self {
+            Via::Document(from) => policy.found_in(from, to),
+            Via::Redirect(sent) => policy.redirected(sent, to),
+        }
+    }
+}
+
+impl Ledger {
+    /// Offers the links of `job`'s page to the frontier, one hop deeper, counting those its
+    /// extraction declined.
+    pub(super) fn follow(
+        &mut self,
+        job: &Job,
+        declined: Declined,
+        links: Vec<Url>,
+        keys: Vec<LinkKey>,
+        now: Instant,
+    ) {
+        let filtered = &mut self.tally.filtered;
+        filtered.url_length += declined.too_long;
+        filtered.link_cap += declined.over_cap;
+        filtered.not_http += declined.not_http;
+        filtered.nofollow += declined.nofollow;
+        // A link seen moments ago is a duplicate before any admission rule is tried
+        // (most of a page's links are: navigation, footers).
+        let (rules, admission, tally) = (&self.rules, &self.admission, &mut self.tally);
+        let (depth, referer) = (job.depth + 1, &self.referer);
+        let seen = self
+            .frontier
+            .push_keyed_links(&job.host, links, keys, now, |link| {
+                let mut candidate = admit(rules, admission, tally, link, depth, 0)?;
+                candidate.referer = referer.found_in(&job.url, &candidate.url);
+                Some(candidate)
+            });
+        // And those found to be seen before only when their batch reached the disk.
+        self.tally.filtered.duplicate += seen as u64 + self.frontier.take_late_duplicates();
+    }
+
+    /// Offers a page requisite, `hops` transclusions from a page: from any host (scope does
+    /// not apply), but URL limits, ports, `--exclude` and robots do; not a page.
+    pub(super) fn offer_requisite(
+        &mut self,
+        url: Url,
+        hops: u8,
+        depth: u32,
+        via: Via<'_>,
+        now: Instant,
+    ) {
+        if let Err(rejection) = self.admission.check_requisite(&url) {
+            count_rejection(&mut self.tally.filtered, rejection);
+            return;
+        }
+        let candidate = Candidate {
+            referer: via.referer(&self.referer, &url),
+            url,
+            depth,
+            redirects: 0,
+            requisite: hops,
+        };
+        match self.frontier.push(candidate, now) {
+            Admit::Seen => self.tally.filtered.duplicate += 1,
+            _ => self.tally.requisites.queued += 1,
+        }
+    }
+
+    /// Offers a discovered URL to the frontier. Redirects out of a seed's own chain extend the
+    /// scope to their target, as a seed that moved is still what the user asked for.
+    pub(super) fn offer(
+        &mut self,
+        url: Url,
+        (depth, redirects): (u32, u32),
+        from_seed: bool,
+        via: Via<'_>,
+        now: Instant,
+    ) {
+        if from_seed {
+            let widened = self.admission.scope.add_seed(&url);
+            self.seed_journal.scope_seed(&url, widened, false);
+        }
+        let candidate = admit(
+            &self.rules,
+            &self.admission,
+            &mut self.tally,
+            url,
+            depth,
+            redirects,
+        );
+        if let Some(mut candidate) = candidate {
+            candidate.referer = via.referer(&self.referer, &candidate.url);
+            if self.frontier.push(candidate, now) == Admit::Seen {
+                self.tally.filtered.duplicate += 1;
+            }
+        }
+    }
+}
+
+/// `url`, found `depth` hops from a seed after `redirects` redirects, as a candidate for the
+/// frontier (without a `Referer` yet); `None` (counted in `tally`) when the host quota or the
+/// admission rules refuse it.
+fn admit(
+    rules: &LedgerRules,
+    admission: &Admission,
+    tally: &mut Tally,
+    url: Url,
+    depth: u32,
+    redirects: u32,
+) -> Option<Candidate> {
+    if let (Some(max), Some(host)) = (rules.max_pages_per_host, url.host_str()) {
+        if tally.pages_per_host.get(host).is_some_and(|&p| p >= max) {
+            tally.filtered.host_quota += 1;
+            return None;
+        }
+    }
+    match admission.check(&url, depth, redirects) {
+        Ok(()) => Some(Candidate {
+            url,
+            depth,
+            redirects,
+            requisite: 0,
+            referer: None,
+        }),
+        Err(r) => {
+            count_rejection(&mut tally.filtered, r);
+            None
+        }
+    }
+}
+
+/// Counts a URL the admission rules refused, under the rule's name.
+pub(super) fn count_rejection(f: &mut Filtered, r: Rejection) {
+    match r {
+        Rejection::Scope => f.scope += 1,
+        Rejection::Depth => f.depth += 1,
+        Rejection::Redirects => f.redirects += 1,
+        Rejection::Pattern => f.pattern += 1,
+        Rejection::Extension => f.extension += 1,
+        Rejection::UrlLength => f.url_length += 1,
+        Rejection::PathTrap => f.path_trap += 1,
+        Rejection::Port => f.port += 1,
+    }
+}

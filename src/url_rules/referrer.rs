@@ -1,0 +1,238 @@
+//! The `Referer` a request carries: the URL of the document its URL was found in, as a
+//! browser sends it under its default policy (W3C Referrer Policy,
+//! `strict-origin-when-cross-origin`), or the operator's `--referer` for seeds.
+//!
+//! Within one origin the whole URL goes (without fragment or credentials); to another origin
+//! only the origin (`https://a.example/`); from https to http nothing. A URL over 4,096 bytes
+//! is cut to its origin, as Chromium cuts it. wget and Heritrix send the whole parent URL to
+//! every host; the browser's policy is what servers that check the header see from visitors,
+//! and it does not hand a page's query string (session ids, search terms) to other sites.
+
+use url::Url;
+
+/// Longest `Referer` sent whole; a longer one is cut to its origin (Chromium's limit).
+pub const MAX_REFERER: usize = 4096;
+
+/// What `Referer` a crawl sends (`--no-referer`, `--referer`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefererPolicy {
+    /// Links, requisites, redirects and sitemap entries carry one (off: `--no-referer`).
+    pub enabled: bool,
+    /// `--referer`: the field sent, as given, with the seeds.
+    pub seeds: Option<Box<str>>,
+}
+
+impl Default for RefererPolicy {
+    fn default() -> Self {
+        RefererPolicy {
+            enabled: true,
+            seeds: None,
+        }
+    }
+}
+
+impl RefererPolicy {
+    /// The `Referer` of `to`, found in the document at `from`.
+    pub fn found_in(&self, from: &Url, to: &Url) -> Option<Box<str>> {
+        self.enabled.then(|| referer(from, to)).flatten()
+    }
+
+    /// The `Referer` of `to`, a redirect target of a request that carried `sent`: the
+    /// original referrer, under the policy again for the new URL (as browsers do). A value
+    /// that is not a URL (an operator's `--referer`) is kept as it is.
+    pub fn redirected(&self, sent: Option<&str>, to: &Url) -> Option<Box<str>> {
+        let sent = sent.filter(|_| self.enabled)?;
+        match Url::parse(sent) {
+            Ok(from) => referer(&from, to),
+            Err(_) => Some(sent.into()),
+        }
+    }
+
+    /// The `Referer` of a seed.
+    pub fn seed(&self) -> Option<Box<str>> {
+        self.seeds.clone()
+    }
+}
+
+/// The part of `referer` after the origin of the canonical URL `url` (from its `/`), when it
+/// shares that origin: what a queue entry stores of it.
+pub fn past_origin<'r>(referer: &'r str, url: &str) -> Option<&'r str> {
+    referer
+        .strip_prefix(origin_of(url)?)
+        .filter(|rest| rest.starts_with('/'))
+}
+
+/// A `Referer` stored by [`past_origin`] for `url`, whole again.
+pub fn on_origin(rest: &str, url: &str) -> Option<Box<str>> {
+    Some(format!("{}{rest}", origin_of(url)?).into_boxed_str())
+}
+
+/// `scheme://authority` of a canonical URL, up to its path.
+fn origin_of(url: &str) -> Option<&str> {
+    let after = url.find("://")? + 3;
+    let end = url[after..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| after + i);
+    Some(&url[..end])
+}
+
+/// `from` as the `Referer` of a request for `to` under `strict-origin-when-cross-origin`.
+pub fn referer(from: &Url, to: &Url) -> Option<Box<str>> {
+    if !matches!(from.scheme(), "http" | "https") {
+        return None;
+    }
+    if from.scheme() == "https" && to.scheme() != "https" {
+        return None;
+    }
+    let bare = from.username().is_empty() && from.password().is_none();
+    let origin = || match bare {
+        true => format!("{}/", &from[..url::Position::BeforePath]).into_boxed_str(),
+        false => format!("{}/", from.origin().ascii_serialization()).into_boxed_str(),
+    };
+    // (Compared in place: `Url::origin` copies the host.)
+    let same_origin = from.scheme() == to.scheme()
+        && from.host_str() == to.host_str()
+        && from.port_or_known_default() == to.port_or_known_default();
+    if !same_origin {
+        return Some(origin());
+    }
+    let whole: Box<str> = match bare {
+        true => from[..url::Position::AfterQuery].into(),
+        false => {
+            let mut url = from.clone();
+            // Credentials can be removed from an http(s) URL, which `from` is.
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url[..url::Position::AfterQuery].into()
+        }
+    };
+    Some(match whole.len() > MAX_REFERER {
+        true => origin(),
+        false => whole,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    fn sent(from: &str, to: &str) -> Option<String> {
+        referer(&url(from), &url(to)).map(String::from)
+    }
+
+    #[test]
+    fn the_whole_url_goes_within_an_origin_and_the_origin_alone_elsewhere() {
+        let page = "http://a.org:8080/docs/p?q=1#top";
+        assert_eq!(
+            sent(page, "http://a.org:8080/x.png").as_deref(),
+            Some("http://a.org:8080/docs/p?q=1")
+        );
+        // Another port, scheme or host is another origin.
+        for other in [
+            "http://a.org/x",
+            "http://b.org:8080/x",
+            "https://a.org:8080/x",
+        ] {
+            assert_eq!(
+                sent(page, other).as_deref(),
+                Some("http://a.org:8080/"),
+                "{other}"
+            );
+        }
+        assert_eq!(
+            sent("https://a.org/p?s=secret", "https://cdn.org/i.png").as_deref(),
+            Some("https://a.org/")
+        );
+        assert_eq!(
+            sent("http://[::1]:8080/p", "http://[::2]:8080/").as_deref(),
+            Some("http://[::1]:8080/")
+        );
+        assert_eq!(
+            sent("https://bücher.example/p", "https://cdn.example/").as_deref(),
+            Some("https://xn--bcher-kva.example/")
+        );
+        assert_eq!(
+            sent("https://a.org:443/p", "https://a.org/x").as_deref(),
+            Some("https://a.org/p")
+        );
+    }
+
+    #[test]
+    fn a_referer_on_the_urls_origin_is_stored_without_it() {
+        let url = "http://a.org:8080/x?y";
+        assert_eq!(past_origin("http://a.org:8080/p?q", url), Some("/p?q"));
+        assert_eq!(
+            on_origin("/p?q", url).as_deref(),
+            Some("http://a.org:8080/p?q")
+        );
+        for other in [
+            "http://a.org/p",
+            "http://a.org:80800/",
+            "https://a.org:8080/",
+        ] {
+            assert_eq!(past_origin(other, url), None, "{other}");
+        }
+        assert_eq!(past_origin("http://a.org/", "http://a.org"), Some("/"));
+    }
+
+    #[test]
+    fn nothing_goes_from_https_to_http() {
+        assert_eq!(sent("https://a.org/p", "http://a.org/p2"), None);
+        assert_eq!(sent("https://a.org/p", "http://b.org/"), None);
+        assert_eq!(
+            sent("http://a.org/p", "https://a.org/p").as_deref(),
+            Some("http://a.org/")
+        );
+    }
+
+    #[test]
+    fn credentials_fragments_and_long_urls_are_not_sent() {
+        assert_eq!(
+            sent("http://u:pw@a.org/p#f", "http://a.org/x").as_deref(),
+            Some("http://a.org/p")
+        );
+        let long = format!("http://a.org/p?{}", "q".repeat(MAX_REFERER));
+        assert_eq!(
+            sent(&long, "http://a.org/x").as_deref(),
+            Some("http://a.org/")
+        );
+        let fits = format!("http://a.org/?{}", "q".repeat(MAX_REFERER - 14));
+        assert_eq!(fits.len(), MAX_REFERER);
+        assert_eq!(sent(&fits, "http://a.org/x"), Some(fits));
+    }
+
+    #[test]
+    fn a_redirect_keeps_the_original_referrer_under_the_policy() {
+        let policy = RefererPolicy::default();
+        let to = url("http://b.org/moved");
+        assert_eq!(
+            policy
+                .redirected(Some("http://a.org/page?x"), &url("http://a.org/y"))
+                .as_deref(),
+            Some("http://a.org/page?x")
+        );
+        assert_eq!(
+            policy
+                .redirected(Some("http://a.org/page?x"), &to)
+                .as_deref(),
+            Some("http://a.org/")
+        );
+        assert_eq!(policy.redirected(Some("https://a.org/"), &to), None);
+        assert_eq!(policy.redirected(None, &to), None);
+        // The operator's value for seeds, not a URL, is kept.
+        assert_eq!(
+            policy.redirected(Some("none"), &to).as_deref(),
+            Some("none")
+        );
+        let off = RefererPolicy {
+            enabled: false,
+            seeds: None,
+        };
+        assert_eq!(off.redirected(Some("http://a.org/"), &to), None);
+        assert_eq!(off.found_in(&url("http://a.org/"), &to), None);
+    }
+}
