@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::time::{Duration, UNIX_EPOCH};
 
 use crate::frontier::storage::{Fingerprint, QueuedUrl, SavedHost};
-use crate::url_rules::referrer::{on_origin, past_origin};
+use crate::url_rules::referrer::{restored, stored};
 
 /// A queue key: host id, depth, sequence number.
 pub type QueueKey = [u8; 16];
@@ -54,22 +54,21 @@ pub fn seen_key(host: u32, fp: &Fingerprint) -> SeenKey {
 /// Encodes a queue value: redirects, attempt (u32 LE each), URL (the depth is in the key).
 /// A URL on host `host_name` (the key's host id names it) is stored without its
 /// `scheme://host` prefix, after a marker byte for the scheme. Optional parts go between,
-/// each after a marker byte no URL starts with: the `Referer` (its length as u16 LE, and
-/// without the URL's own origin when it shares it), the requisite hops, the depth.
+/// each after a marker byte no URL starts with: the `Referer` (the length of the start it
+/// shares with the URL and the length of the rest, u16 LE each, then the rest), the requisite
+/// hops, the depth.
 pub fn encode_queued(entry: &QueuedUrl, host_name: Option<&str>) -> Vec<u8> {
     let mut v = Vec::with_capacity(13 + entry.url.len());
     v.extend_from_slice(&entry.redirects.to_le_bytes());
     v.extend_from_slice(&entry.attempt.to_le_bytes());
     if let Some(referer) = entry.referer.as_deref() {
-        let (marker, part) = match past_origin(referer, &entry.url) {
-            Some(rest) => (REFERER_ON_ORIGIN, rest),
-            None => (REFERER, referer),
-        };
+        let (shared, rest) = stored(referer, &entry.url);
         // (A `Referer` is at most 4,096 bytes; a longer one is not kept.)
-        if let Ok(len) = u16::try_from(part.len()) {
-            v.push(marker);
+        if let (Ok(shared), Ok(len)) = (u16::try_from(shared), u16::try_from(rest.len())) {
+            v.push(REFERER);
+            v.extend_from_slice(&shared.to_le_bytes());
             v.extend_from_slice(&len.to_le_bytes());
-            v.extend_from_slice(part.as_bytes());
+            v.extend_from_slice(rest.as_bytes());
         }
     }
     if entry.requisite > 0 {
@@ -102,34 +101,35 @@ const HTTP_ON_HOST: u8 = 0xfd;
 const HTTPS_ON_HOST: u8 = 0xfc;
 /// Marks a `Referer`, before any other marker.
 const REFERER: u8 = 0xfb;
-/// Marks a `Referer` on the URL's own origin, stored without it.
-const REFERER_ON_ORIGIN: u8 = 0xfa;
 
-/// A queue value's `Referer` as stored: its marker and text.
-type StoredReferer<'b> = Option<(u8, &'b [u8])>;
+/// A queue value's `Referer` as stored: the length it shares with the URL, and the rest.
+type StoredReferer<'b> = Option<(usize, &'b [u8])>;
 
 /// The `Referer` part of a queue value after its fixed 8 bytes, and the rest of the value.
 fn referer_part(rest: &[u8]) -> Option<(StoredReferer<'_>, &[u8])> {
-    match rest.first() {
-        Some(&marker @ (REFERER | REFERER_ON_ORIGIN)) => {
-            let len = usize::from(u16::from_le_bytes(rest.get(1..3)?.try_into().ok()?));
-            let text = rest.get(3..3 + len)?;
-            Some((Some((marker, text)), &rest[3 + len..]))
-        }
-        _ => Some((None, rest)),
+    if rest.first() != Some(&REFERER) {
+        return Some((None, rest));
     }
+    let number = |at: usize| {
+        Some(usize::from(u16::from_le_bytes(
+            rest.get(at..at + 2)?.try_into().ok()?,
+        )))
+    };
+    let (shared, len) = (number(1)?, number(3)?);
+    let text = rest.get(5..5 + len)?;
+    Some((Some((shared, text)), &rest[5 + len..]))
 }
 
 /// The `Referer` of a queue value's `Referer` part, for its URL `url`.
 fn referer_of(part: StoredReferer<'_>, url: &str) -> Option<Option<Box<str>>> {
-    let Some((marker, text)) = part else {
+    let Some((shared, text)) = part else {
         return Some(None);
     };
-    let text = std::str::from_utf8(text).ok()?;
-    Some(Some(match marker {
-        REFERER_ON_ORIGIN => on_origin(text, url)?,
-        _ => text.into(),
-    }))
+    Some(Some(restored(
+        url,
+        shared,
+        std::str::from_utf8(text).ok()?,
+    )?))
 }
 
 /// The scheme marker and the rest of `url` when it starts with `http(s)://name` followed by a
@@ -335,21 +335,20 @@ mod tests {
     }
 
     #[test]
-    fn a_referer_is_kept_whole_or_without_the_urls_origin() {
+    fn a_referer_is_kept_as_what_it_shares_with_the_url_and_the_rest() {
         let page = QueuedUrl {
-            url: "http://a.org:8080/p?x".into(),
+            url: "http://a.org:8080/docs/p?x".into(),
             rank: 4,
             depth: 2,
             requisite: 1,
             ..QueuedUrl::default()
         };
         let key = queue_key(1, 4, 3);
-        for (referer, stored) in [
-            ("http://a.org:8080/docs/?q=1", "/docs/?q=1".len()),
-            ("http://a.org/", "http://a.org/".len()),
-            ("http://a.org:8080x/", "http://a.org:8080x/".len()),
-            ("https://b.org/", "https://b.org/".len()),
-            ("not a URL", "not a URL".len()),
+        for (referer, kept) in [
+            ("http://a.org:8080/docs/", ""),
+            ("http://a.org:8080/docs/index.html?q=1", "index.html?q=1"),
+            ("http://a.org/", "/"),
+            ("https://b.org/", "s://b.org/"),
         ] {
             let e = QueuedUrl {
                 referer: Some(referer.into()),
@@ -359,7 +358,7 @@ mod tests {
                 let bytes = encode_queued(&e, name);
                 assert_eq!(
                     bytes.len(),
-                    encode_queued(&page, name).len() + 3 + stored,
+                    encode_queued(&page, name).len() + 5 + kept.len(),
                     "{referer}"
                 );
                 assert_eq!(decode_queued(&key, &bytes, name), Some(e.clone()));
@@ -372,7 +371,7 @@ mod tests {
             ..page.clone()
         };
         let bytes = encode_queued(&e, None);
-        assert_eq!(decode_queued(&key, &bytes[..12], None), None);
+        assert_eq!(decode_queued(&key, &bytes[..14], None), None);
     }
 
     #[test]

@@ -54,26 +54,25 @@ impl RefererPolicy {
     }
 }
 
-/// The part of `referer` after the origin of the canonical URL `url` (from its `/`), when it
-/// shares that origin: what a queue entry stores of it.
-pub fn past_origin<'r>(referer: &'r str, url: &str) -> Option<&'r str> {
-    referer
-        .strip_prefix(origin_of(url)?)
-        .filter(|rest| rest.starts_with('/'))
+/// How a queue entry stores the `Referer` of `url`: the length of the start it shares with
+/// `url`, and the rest. A page's links mostly share its origin and directory, so little is
+/// left (`/docs/v2/` linking `/docs/v2/api.html`: nothing at all).
+pub fn stored<'r>(referer: &'r str, url: &str) -> (usize, &'r str) {
+    let mut shared = referer
+        .bytes()
+        .zip(url.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !referer.is_char_boundary(shared) {
+        shared -= 1;
+    }
+    (shared, &referer[shared..])
 }
 
-/// A `Referer` stored by [`past_origin`] for `url`, whole again.
-pub fn on_origin(rest: &str, url: &str) -> Option<Box<str>> {
-    Some(format!("{}{rest}", origin_of(url)?).into_boxed_str())
-}
-
-/// `scheme://authority` of a canonical URL, up to its path.
-fn origin_of(url: &str) -> Option<&str> {
-    let after = url.find("://")? + 3;
-    let end = url[after..]
-        .find(['/', '?', '#'])
-        .map_or(url.len(), |i| after + i);
-    Some(&url[..end])
+/// A `Referer` stored by [`stored`] for `url`, whole again; `None` when `url` is shorter
+/// than what it was to share.
+pub fn restored(url: &str, shared: usize, rest: &str) -> Option<Box<str>> {
+    Some(format!("{}{rest}", url.get(..shared)?).into_boxed_str())
 }
 
 /// `from` as the `Referer` of a request for `to` under `strict-origin-when-cross-origin`.
@@ -162,21 +161,24 @@ mod tests {
     }
 
     #[test]
-    fn a_referer_on_the_urls_origin_is_stored_without_it() {
-        let url = "http://a.org:8080/x?y";
-        assert_eq!(past_origin("http://a.org:8080/p?q", url), Some("/p?q"));
-        assert_eq!(
-            on_origin("/p?q", url).as_deref(),
-            Some("http://a.org:8080/p?q")
-        );
-        for other in [
-            "http://a.org/p",
-            "http://a.org:80800/",
-            "https://a.org:8080/",
+    fn a_referer_is_stored_as_what_it_shares_with_the_url_and_the_rest() {
+        let url = "http://a.org:8080/docs/v2/api.html?y";
+        for (referer, kept) in [
+            ("http://a.org:8080/docs/v2/", ""),
+            ("http://a.org:8080/docs/v2/intro.html", "intro.html"),
+            ("http://a.org:8080/", ""),
+            ("http://a.org/", "/"),
+            ("https://b.org/", "s://b.org/"),
+            ("http://a.org:8080/docs/v2/api.html?y&more", "&more"),
         ] {
-            assert_eq!(past_origin(other, url), None, "{other}");
+            let (shared, rest) = stored(referer, url);
+            assert_eq!(rest, kept, "{referer}");
+            assert_eq!(restored(url, shared, rest).as_deref(), Some(referer));
         }
-        assert_eq!(past_origin("http://a.org/", "http://a.org"), Some("/"));
+        assert_eq!(restored("http://a.org/", 40, ""), None);
+        // A character is never split.
+        let (shared, rest) = stored("http://a.org/é", "http://a.org/è");
+        assert_eq!((shared, rest), ("http://a.org/".len(), "é"));
     }
 
     #[test]

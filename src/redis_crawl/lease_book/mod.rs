@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use crate::frontier::storage::{
     Admit, Fingerprint, FrontierStorage, QueuedUrl, RobotsVisitor, SavedHost, StoreError,
 };
-use crate::url_rules::referrer::{on_origin, past_origin};
+use crate::url_rules::referrer::{restored, stored};
 
 /// What an [`Outgoing`] item asks of Redis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,18 +170,19 @@ impl LeaseBook {
 }
 
 /// Encodes a queue entry: `url TAB depth TAB redirects TAB attempt`, then `TAB requisite TAB
-/// sitemap` when either is set or a `Referer` follows, then `TAB referer`, from its `/` when
-/// it is on the URL's origin (a canonical URL never holds a tab, nor does a `Referer`, which
-/// is an absolute URL).
+/// sitemap` when either is set or a `Referer` follows, then `TAB shared SPACE rest` for the
+/// `Referer`: the length of the start it shares with the URL, and the rest (a canonical URL
+/// never holds a tab or a space, nor does a `Referer`, which is one or `--referer`'s ASCII).
 pub fn encode_entry(e: &QueuedUrl) -> String {
     let mut s = format!("{}\t{}\t{}\t{}", e.url, e.depth, e.redirects, e.attempt);
-    let referer = e.referer.as_deref().filter(|r| !r.contains('\t'));
+    let referer = e.referer.as_deref().filter(|r| !r.contains(['\t', ' ']));
     if e.requisite > 0 || e.sitemap > 0 || referer.is_some() {
         s.push_str(&format!("\t{}\t{}", e.requisite, e.sitemap));
     }
     if let Some(referer) = referer {
         s.push('\t');
-        s.push_str(past_origin(referer, &e.url).unwrap_or(referer));
+        let (shared, rest) = stored(referer, &e.url);
+        s.push_str(&format!("{shared} {rest}"));
     }
     s
 }
@@ -197,11 +198,11 @@ pub fn decode_entry(s: &str) -> Option<QueuedUrl> {
     let mut small = || num().and_then(|n| u8::try_from(n).ok()).unwrap_or(0);
     let requisite = small();
     let sitemap = small();
-    let referer = match parts.next() {
-        Some(rest) if rest.starts_with('/') => Some(on_origin(rest, &url)?),
-        Some(whole) if !whole.is_empty() => Some(whole.into()),
-        _ => None,
-    };
+    // (A `Referer` that cannot be read is not sent; the URL is kept.)
+    let referer = parts.next().and_then(|field| {
+        let (shared, rest) = field.split_once(' ')?;
+        restored(&url, shared.parse().ok()?, rest)
+    });
     Some(QueuedUrl {
         url,
         depth,

@@ -38,17 +38,20 @@ fn entries_round_trip() {
             ..entry("http://b.org/i.png")
         };
         let encoded = encode_entry(&e);
-        assert!(encoded.ends_with("\thttp://a.org/page?q=1"), "{encoded}");
+        assert!(encoded.ends_with("\t7 a.org/page?q=1"), "{encoded}");
         assert_eq!(decode_entry(&encoded), Some(e));
     }
-    // On the URL's own origin it is kept from its path.
+    // On the URL's own site it is mostly what it shares with the URL.
     let e = QueuedUrl {
-        referer: Some("http://b.org/page".into()),
-        ..entry("http://b.org/i.png")
+        referer: Some("http://b.org/img/".into()),
+        ..entry("http://b.org/img/i.png")
     };
     let encoded = encode_entry(&e);
-    assert!(encoded.ends_with("\t0\t0\t/page"), "{encoded}");
+    assert!(encoded.ends_with("\t0\t0\t17 "), "{encoded}");
     assert_eq!(decode_entry(&encoded), Some(e));
+    // A Referer field that cannot be read is dropped, not the URL.
+    let odd = decode_entry("http://b.org/x\t1\t0\t0\t0\t0\t99 y").unwrap();
+    assert_eq!((odd.url.as_str(), odd.referer), ("http://b.org/x", None));
     // An entry an earlier version queued (four fields) is a page.
     let old = decode_entry("http://a.org/\t1\t0\t2").unwrap();
     assert_eq!((old.requisite, old.sitemap, old.attempt), (0, 0, 2));
