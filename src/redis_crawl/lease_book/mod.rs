@@ -169,38 +169,49 @@ impl LeaseBook {
     }
 }
 
-/// Encodes a queue entry: `url TAB depth TAB redirects TAB attempt`, then `TAB requisite TAB
-/// sitemap` when either is set or a `Referer` follows, then `TAB shared SPACE rest` for the
-/// `Referer`: the length of the start it shares with the URL, and the rest (a canonical URL
-/// never holds a tab or a space, nor does a `Referer`, which is one or `--referer`'s ASCII).
+/// Encodes a queue entry: `url TAB depth`, then `TAB redirects TAB attempt TAB requisite TAB
+/// sitemap` as far as the last of them that is not 0 (earlier versions wrote the first two
+/// always), then `TAB shared > rest` for a `Referer`: the length of the start it shares with
+/// the URL, and the rest. A canonical URL never holds a tab or `>`, nor does a `Referer`,
+/// which is one, or `--referer`'s ASCII without a tab. A link found in its own directory's
+/// page takes no more room than an entry of an earlier version without one.
 pub fn encode_entry(e: &QueuedUrl) -> String {
-    let mut s = format!("{}\t{}\t{}\t{}", e.url, e.depth, e.redirects, e.attempt);
-    let referer = e.referer.as_deref().filter(|r| !r.contains(['\t', ' ']));
-    if e.requisite > 0 || e.sitemap > 0 || referer.is_some() {
-        s.push_str(&format!("\t{}\t{}", e.requisite, e.sitemap));
+    let mut s = format!("{}\t{}", e.url, e.depth);
+    let counts = [
+        e.redirects,
+        e.attempt,
+        u32::from(e.requisite),
+        u32::from(e.sitemap),
+    ];
+    let written = counts.iter().rposition(|&n| n > 0).map_or(0, |i| i + 1);
+    for n in &counts[..written] {
+        s.push_str(&format!("\t{n}"));
     }
-    if let Some(referer) = referer {
-        s.push('\t');
+    if let Some(referer) = e.referer.as_deref().filter(|r| !r.contains('\t')) {
         let (shared, rest) = stored(referer, &e.url);
-        s.push_str(&format!("{shared} {rest}"));
+        s.push_str(&format!("\t{shared}>{rest}"));
     }
     s
 }
 
 /// Decodes a queue entry; `None` for one this version cannot read.
 pub fn decode_entry(s: &str) -> Option<QueuedUrl> {
+    let (s, referer_field) = match s.rsplit_once('\t') {
+        Some((before, last)) if last.contains('>') => (before, Some(last)),
+        _ => (s, None),
+    };
     let mut parts = s.split('\t');
     let url = parts.next()?.to_string();
     let mut num = || parts.next().and_then(|p| p.parse::<u32>().ok());
     let depth = num()?;
-    let redirects = num()?;
+    let redirects = num().unwrap_or(0);
     let attempt = num().unwrap_or(0);
     let mut small = || num().and_then(|n| u8::try_from(n).ok()).unwrap_or(0);
     let requisite = small();
     let sitemap = small();
     // (A `Referer` that cannot be read is not sent; the URL is kept.)
-    let referer = parts.next().and_then(|field| {
-        let (shared, rest) = field.split_once(' ')?;
+    let referer = referer_field.and_then(|field| {
+        let (shared, rest) = field.split_once('>')?;
         restored(&url, shared.parse().ok()?, rest)
     });
     Some(QueuedUrl {

@@ -19,8 +19,23 @@ fn entry(url: &str) -> QueuedUrl {
 #[test]
 fn entries_round_trip() {
     let e = entry("http://a.org/x?y=1");
-    assert_eq!(decode_entry(&encode_entry(&e)), Some(e));
+    assert_eq!(decode_entry(&encode_entry(&e)), Some(e.clone()));
     assert_eq!(decode_entry("http://a.org/\tx"), None);
+    // Counts that are 0 at the end are not written.
+    assert_eq!(
+        encode_entry(&QueuedUrl {
+            redirects: 0,
+            ..e.clone()
+        }),
+        "http://a.org/x?y=1\t2"
+    );
+    let retried = QueuedUrl {
+        redirects: 0,
+        attempt: 2,
+        ..e.clone()
+    };
+    assert_eq!(encode_entry(&retried), "http://a.org/x?y=1\t2\t0\t2");
+    assert_eq!(decode_entry(&encode_entry(&retried)), Some(retried));
     // Page requisites and sitemap files keep their kind through Redis.
     for (requisite, sitemap) in [(2, 0), (0, 3)] {
         let e = QueuedUrl {
@@ -38,7 +53,7 @@ fn entries_round_trip() {
             ..entry("http://b.org/i.png")
         };
         let encoded = encode_entry(&e);
-        assert!(encoded.ends_with("\t7 a.org/page?q=1"), "{encoded}");
+        assert!(encoded.ends_with("\t7>a.org/page?q=1"), "{encoded}");
         assert_eq!(decode_entry(&encoded), Some(e));
     }
     // On the URL's own site it is mostly what it shares with the URL.
@@ -47,10 +62,16 @@ fn entries_round_trip() {
         ..entry("http://b.org/img/i.png")
     };
     let encoded = encode_entry(&e);
-    assert!(encoded.ends_with("\t0\t0\t17 "), "{encoded}");
+    assert_eq!(encoded, "http://b.org/img/i.png\t2\t1\t17>");
     assert_eq!(decode_entry(&encoded), Some(e));
+    // An operator's --referer may hold a `>`.
+    let e = QueuedUrl {
+        referer: Some("http://portal.example/?a>b".into()),
+        ..entry("http://b.org/x")
+    };
+    assert_eq!(decode_entry(&encode_entry(&e)), Some(e));
     // A Referer field that cannot be read is dropped, not the URL.
-    let odd = decode_entry("http://b.org/x\t1\t0\t0\t0\t0\t99 y").unwrap();
+    let odd = decode_entry("http://b.org/x\t1\t0\t0\t99>y").unwrap();
     assert_eq!((odd.url.as_str(), odd.referer), ("http://b.org/x", None));
     // An entry an earlier version queued (four fields) is a page.
     let old = decode_entry("http://a.org/\t1\t0\t2").unwrap();
