@@ -137,6 +137,7 @@ fn trawl_fetcher() -> Fetcher {
         proxy: None,
         dns_servers: Vec::new(),
         dns_records: false,
+        login: None,
     })
     .with_cookies(jar)
 }

@@ -20,6 +20,9 @@ pub struct Seed {
     /// `http://` alone, as wget and curl read a URL without a scheme: such ports serve plain
     /// HTTP, and a TLS handshake sent to one can wait out `--connect-timeout`.
     pub http_fallback: bool,
+    /// The seed as given held a user name or password, which its canonical URL does not
+    /// (`--http-user` gives credentials).
+    pub credentials: bool,
 }
 
 impl Seed {
@@ -109,8 +112,13 @@ pub fn parse_seed(text: &str) -> Result<Seed, String> {
     if http_fallback && url.domain().is_some() && !host.contains('.') && host != "localhost" {
         return Err("bare host has no dot; write a full URL if this is intended".into());
     }
+    let credentials = !url.username().is_empty() || url.password().is_some();
     let url = canonicalize(&url).ok_or_else(|| "not a crawlable http(s) URL".to_string())?;
-    Ok(Seed { url, http_fallback })
+    Ok(Seed {
+        url,
+        http_fallback,
+        credentials,
+    })
 }
 
 /// A seed line's verdict: `None` for a blank line or a `#` comment.
@@ -356,7 +364,9 @@ mod tests {
     fn bare_hosts_become_https_with_fallback() {
         let s = parse_seed("ufmg.br").unwrap();
         assert_eq!(s.url.as_str(), "https://ufmg.br/");
-        assert!(s.http_fallback);
+        assert!(s.http_fallback && !s.credentials);
+        let s = parse_seed("http://bob:pw@ufmg.br/").unwrap();
+        assert_eq!((s.url.as_str(), s.credentials), ("http://ufmg.br/", true));
         let s = parse_seed("www.ufmg.br/pt/").unwrap();
         assert_eq!(s.url.as_str(), "https://www.ufmg.br/pt/");
         let s = parse_seed("ufmg.br:443/x").unwrap();

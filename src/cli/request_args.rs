@@ -31,6 +31,23 @@ pub struct RequestArgs {
     #[arg(long, value_name = "URL", value_parser = parse_referer)]
     pub referer: Option<String>,
 
+    /// HTTP Basic credentials (wget's name) for sites that ask for them: a host in the crawl's
+    /// scope that answers 401 with a Basic challenge gets them, its URL is fetched again, and
+    /// every later request to that host carries them. Other hosts never see them. The request
+    /// records hold them (base64), as wget's and Heritrix's do.
+    #[arg(long, value_name = "USER")]
+    pub http_user: Option<String>,
+
+    /// The password of --http-user (empty when not given); a config file (--config) keeps it
+    /// out of the process list.
+    #[arg(
+        long,
+        value_name = "PASSWORD",
+        requires = "http_user",
+        alias = "http-passwd"
+    )]
+    pub http_password: Option<String>,
+
     /// Send no cookies and keep none (by default a cookie jar keeps what servers set, as
     /// wget and Heritrix do, and sends it back; RFC 6265).
     #[arg(long, conflicts_with_all = ["load_cookies", "save_cookies"])]

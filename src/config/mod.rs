@@ -26,7 +26,7 @@ use crate::chain::build_records::RecordOptions;
 use crate::chain::filter::ArchiveRules;
 use crate::chain::outlinks::LinkRules;
 use crate::cli::CrawlArgs;
-use crate::fetch::{AddressClass, AddressGuard, FetchOptions};
+use crate::fetch::{AddressClass, AddressGuard, FetchOptions, SiteLogin};
 use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
 use crate::redis_crawl::SharedSettings;
@@ -349,6 +349,18 @@ impl Config {
         }
         let max_decoded_size = usize::try_from(args.max_decoded_size).unwrap_or(usize::MAX);
         let cookies = CookieConfig::from_args(&args.request)?;
+        let login = match &args.request.http_user {
+            Some(user) => {
+                let password = args.request.http_password.as_deref().unwrap_or("");
+                let login = SiteLogin::new(user, password).ok_or_else(|| {
+                    ConfigError::BadArgument(
+                        "--http-user must hold no colon, and neither it nor --http-password a control character (RFC 7617)".into(),
+                    )
+                })?;
+                Some(std::sync::Arc::new(login))
+            }
+            None => None,
+        };
         Ok(Config {
             seeds,
             seeds_source,
@@ -369,6 +381,7 @@ impl Config {
                 proxy: args.request.proxy.clone(),
                 dns_servers: args.request.dns_server.clone(),
                 dns_records: args.request.dns_records,
+                login,
             },
             frontier: FrontierConfig {
                 delay: args.delay,

@@ -29,6 +29,7 @@ pub fn unlock_shared_seeds(guard: &AddressGuard, seeds: &[String]) {
         let seed = Seed {
             url,
             http_fallback: false,
+            credentials: false,
         };
         for addr in seed.socket_addrs() {
             guard.allow_seed_literal(addr);

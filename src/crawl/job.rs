@@ -129,6 +129,8 @@ pub struct JobResult {
     pub bytes: u64,
     /// Fetch time.
     pub elapsed: Duration,
+    /// A 401 asked for the `--http-user` credentials, which were not sent (`site_login.rs`).
+    pub login_asked: bool,
 }
 
 /// Runs one job.
@@ -142,6 +144,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
             outcome: Outcome::Resolved(address),
             bytes: 0,
             elapsed: Duration::ZERO,
+            login_asked: false,
         };
     }
     let robots = matches!(job.kind, JobKind::Robots { .. });
@@ -212,6 +215,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
             outcome: Outcome::OutputClosed,
             bytes: 0,
             elapsed: Duration::ZERO,
+            login_asked: false,
         };
     }
     let fetched = match result {
@@ -223,10 +227,11 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
                 outcome: Outcome::Failed(e),
                 bytes: 0,
                 elapsed: Duration::ZERO,
+                login_asked: false,
             }
         }
     };
-    let cookies_changed = fetched.cookies_changed;
+    let (cookies_changed, login_asked) = (fetched.cookies_changed, fetched.login_asked);
     let capture = fetched.capture;
     if waiting {
         verdict = match &ctx.budget {
@@ -243,6 +248,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         outcome,
         bytes,
         elapsed,
+        login_asked,
     };
     if let (Verdict::Page, Budget::Shared(budget)) = (verdict, &ctx.budget) {
         if !budget.reserve(job.url.as_str()).await {

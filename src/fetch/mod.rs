@@ -17,6 +17,7 @@ pub mod pins;
 pub mod proxy;
 pub mod recorder;
 mod request;
+pub mod site_login;
 pub mod tls;
 
 use std::sync::Arc;
@@ -39,6 +40,7 @@ pub use cookie_jar::CookieJar;
 pub use dns::Dns;
 pub use error::{FetchError, HeadLimits};
 use request::RequestTemplate;
+pub use site_login::SiteLogin;
 
 /// Limits and identity for every fetch.
 #[derive(Debug, Clone)]
@@ -69,6 +71,9 @@ pub struct FetchOptions {
     pub dns_servers: Vec<std::net::SocketAddr>,
     /// `--dns-records`: note every lookup for the archive.
     pub dns_records: bool,
+    /// `--http-user`, `--http-password`: the credentials, shared with the crawl loop, which
+    /// names the hosts that get them.
+    pub login: Option<Arc<SiteLogin>>,
 }
 
 /// A received response (possibly truncated) as a [`Capture`].
@@ -83,6 +88,8 @@ pub struct Fetched {
     /// A redirect whose cookies change what the next request to its URL sends (a site's
     /// cookie check, redirecting to itself, is then worth following once more).
     pub cookies_changed: bool,
+    /// A 401 asking for Basic credentials, which a `--http-user` crawl has and did not send.
+    pub login_asked: bool,
 }
 
 /// Raw body bytes read before a body of unknown type is judged by what they identify.
@@ -117,6 +124,8 @@ pub struct Fetcher {
     requests: RequestTemplate,
     /// The cookie jar (none with `--no-cookies`).
     cookies: Option<Arc<CookieJar>>,
+    /// `--http-user`: the credentials and the hosts that get them.
+    login: Option<Arc<SiteLogin>>,
     options: FetchOptions,
 }
 
@@ -129,6 +138,7 @@ impl Fetcher {
             http1: connection::http1_builder(options.max_head_bytes, options.max_headers),
             requests: RequestTemplate::new(&options.user_agent, options.headers.clone()),
             cookies: None,
+            login: options.login.clone(),
             options,
         }
     }
@@ -201,8 +211,8 @@ impl Fetcher {
                 Ok(r) => r,
                 Err(e) => return (Err(e), Some(c)),
             };
-            if c.absolute_form {
-                self.to_http_proxy(url, &mut request);
+            if let (true, Some(proxy)) = (c.absolute_form, &self.options.proxy) {
+                proxy.to_absolute_form(url, &mut request);
             }
             // The operator's `Cookie` (`--header`) and the one sent: a redirect is asked below
             // whether its cookies changed it.
@@ -215,6 +225,10 @@ impl Fetcher {
                 }
                 cookies = (operator, fields.get(http::header::COOKIE).cloned());
             }
+            let signed = self
+                .login
+                .as_ref()
+                .is_some_and(|l| l.sign(url, &mut request));
             let mut sender = match c.activate(&self.http1).await {
                 Ok(sender) => sender,
                 Err(e) => return (Err(e), None),
@@ -251,6 +265,9 @@ impl Fetcher {
                     let result = result.map(|f| Fetched {
                         elapsed: start.elapsed(),
                         cookies_changed: self.cookies_changed(url, &f.capture, cookies),
+                        login_asked: self.login.is_some()
+                            && !signed
+                            && site_login::asks_for_basic(&f.capture.head),
                         ..f
                     });
                     return (result, keep);
@@ -434,26 +451,6 @@ impl Fetcher {
         }
     }
 
-    /// `request` as an HTTP proxy takes it: the URL in absolute form, and the proxy's
-    /// credentials.
-    fn to_http_proxy(&self, url: &Url, request: &mut http::Request<Empty<Bytes>>) {
-        // No user:password@ (hyper writes the URI as it is).
-        let absolute = format!(
-            "{}://{}{}",
-            url.scheme(),
-            &url[url::Position::BeforeHost..url::Position::AfterPort],
-            &url[url::Position::BeforePath..url::Position::AfterQuery]
-        );
-        if let Ok(uri) = absolute.parse::<http::Uri>() {
-            *request.uri_mut() = uri;
-        }
-        if let Some(auth) = self.options.proxy.as_ref().and_then(|p| p.authorization()) {
-            request
-                .headers_mut()
-                .insert(http::header::PROXY_AUTHORIZATION, auth);
-        }
-    }
-
     /// The limits hyper reads a response head under (its buffer is never below 8 KiB, see
     /// connection.rs).
     fn head_limits(&self) -> HeadLimits {
@@ -487,6 +484,7 @@ fn fetched(capture: Capture, body_fault: Option<FaultKind>) -> Fetched {
         elapsed: Duration::ZERO,
         body_fault,
         cookies_changed: false,
+        login_asked: false,
     }
 }
 

@@ -149,6 +149,26 @@ impl Proxy {
         self.kind == ProxyKind::Http && url.scheme() == "http"
     }
 
+    /// `request` as this HTTP proxy takes it: the URL in absolute form, and the proxy's
+    /// credentials.
+    pub fn to_absolute_form<B>(&self, url: &Url, request: &mut http::Request<B>) {
+        // No user:password@ (hyper writes the URI as it is).
+        let absolute = format!(
+            "{}://{}{}",
+            url.scheme(),
+            &url[url::Position::BeforeHost..url::Position::AfterPort],
+            &url[url::Position::BeforePath..url::Position::AfterQuery]
+        );
+        if let Ok(uri) = absolute.parse::<http::Uri>() {
+            *request.uri_mut() = uri;
+        }
+        if let Some(auth) = self.authorization() {
+            request
+                .headers_mut()
+                .insert(http::header::PROXY_AUTHORIZATION, auth);
+        }
+    }
+
     /// `Proxy-Authorization` for an HTTP proxy with credentials.
     pub fn authorization(&self) -> Option<HeaderValue> {
         let (user, pass) = self.auth.as_ref()?;

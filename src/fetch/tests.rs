@@ -17,6 +17,7 @@ fn fetcher() -> Fetcher {
         proxy: None,
         dns_servers: Vec::new(),
         dns_records: false,
+        login: None,
     })
 }
 

@@ -30,5 +30,6 @@ mod shared_balance;
 mod shared_console;
 mod shared_crawl;
 mod shared_order;
+mod site_login;
 mod third_party;
 mod unattended;

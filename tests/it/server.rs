@@ -125,6 +125,9 @@ pub enum Behavior {
         with: Route,
         without: Route,
     },
+    /// `with` to a request whose Authorization is `authorization`, else a 401 asking for
+    /// Basic credentials.
+    Login { authorization: String, with: Route },
     /// `with` to a request whose Referer starts with `referer` (hotlink protection), else
     /// `without`.
     Hotlinked {
@@ -324,6 +327,18 @@ async fn serve<S: Resettable>(
                 });
                 Some(Behavior::Respond(if sent { with } else { without }.clone()))
             }
+            Some(Behavior::Login {
+                authorization,
+                with,
+            }) => {
+                let sent = field_sent(&head, "authorization", |v| v == authorization.as_str());
+                let mut refused = Route::typed(401, "text/html", b"<p>log in</p>");
+                refused.headers.push((
+                    "WWW-Authenticate".into(),
+                    r#"Basic realm="staff", charset="UTF-8""#.into(),
+                ));
+                Some(Behavior::Respond(if sent { with.clone() } else { refused }))
+            }
             Some(Behavior::Hotlinked {
                 referer,
                 with,
@@ -358,7 +373,10 @@ async fn serve<S: Resettable>(
                 }
                 return;
             }
-            Behavior::Answers(_) | Behavior::Gated { .. } | Behavior::Hotlinked { .. } => {
+            Behavior::Answers(_)
+            | Behavior::Gated { .. }
+            | Behavior::Hotlinked { .. }
+            | Behavior::Login { .. } => {
                 unreachable!("chosen above")
             }
             Behavior::Hang => {

@@ -5,11 +5,13 @@
 //! failed fetch changes is `failed.rs`.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use url::Url;
 
 mod failed;
+mod login;
 mod offers;
 pub(super) mod seed_journal;
 
@@ -18,7 +20,7 @@ use super::job::{JobResult, Outcome};
 use super::operator_changes::LiveChanges;
 use crate::chain::filter::SkipReason;
 use crate::config::AdmissionConfig;
-use crate::fetch::origin_key;
+use crate::fetch::{origin_key, SiteLogin};
 use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::Tally;
 use crate::seeds::{SavedSeeds, Seed};
@@ -71,6 +73,8 @@ pub(super) struct Ledger {
     pub(super) seeds: Option<SavedSeeds>,
     /// What `Referer` the URLs offered get.
     referer: RefererPolicy,
+    /// `--http-user`: the credentials, and the hosts that get them.
+    pub(super) login: Option<Arc<SiteLogin>>,
 }
 
 impl Ledger {
@@ -108,6 +112,7 @@ impl Ledger {
             live_filter: false,
             seeds: None,
             referer,
+            login: None,
         }
     }
 
@@ -121,6 +126,13 @@ impl Ledger {
     /// Widens the scope to a seed and queues it: its https URL, with the http one to fall
     /// back to for a bare host. A shared crawl's other workers learn the scope seed.
     pub(super) fn take_seed(&mut self, seed: &Seed, now: Instant) -> Admit {
+        if seed.credentials {
+            // (Its canonical URL holds no password.)
+            tracing::warn!(
+                "seed {}: the user name and password in it are not sent; give them with --http-user and --http-password",
+                seed.url
+            );
+        }
         let widened = self.admission.scope.add_seed(&seed.url);
         self.seed_journal
             .scope_seed(&seed.url, widened, seed.http_fallback);
@@ -205,6 +217,7 @@ impl Ledger {
             outcome,
             bytes,
             elapsed,
+            login_asked,
             ..
         } = result;
         if !matches!(
@@ -218,6 +231,9 @@ impl Ledger {
             if !self.fallback.is_empty() {
                 self.origin_reached(&job);
             }
+        }
+        if login_asked && self.log_in(&job, now) {
+            return Handled::Done;
         }
         match outcome {
             // A DNS lookup for --politeness ip: no request was made.

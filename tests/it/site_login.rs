@@ -1,0 +1,145 @@
+//! `--http-user` and `--http-password` (wget's names): a host in the crawl's scope that
+//! answers 401 with a Basic challenge gets the credentials, the refused URL is fetched again
+//! with them, and every later request to that host carries them; hosts out of scope and hosts
+//! that never asked see nothing; wrong credentials cost one more request, not a loop.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::args;
+use crate::harness::{read_records, text, trawl, Rec};
+use crate::server::{Behavior, Host, Route, Web};
+
+/// `Basic` and the base64 of `staff:s3cret`.
+const STAFF: &str = "Basic c3RhZmY6czNjcmV0";
+
+/// The Authorization field of each request the server saw for `path` on `host`, in order.
+fn authorizations(web: &Web, host: &Host, path: &str) -> Vec<Option<String>> {
+    let label = host.addr.to_string();
+    web.hits()
+        .into_iter()
+        .filter(|h| h.host == label && h.path == path)
+        .map(|h| {
+            h.head.lines().find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("authorization")
+                    .then(|| value.trim().to_string())
+            })
+        })
+        .collect()
+}
+
+fn statuses(records: &[Rec], url: &str) -> Vec<u16> {
+    records
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.target_uri.as_deref() == Some(url))
+        .filter_map(Rec::status)
+        .collect()
+}
+
+/// A site whose `/private/` part asks for `staff:s3cret`, with an image on `cdn`, another
+/// site (out of the default scope), that asks for credentials too.
+fn site(a: &Host, cdn: &Host) {
+    a.route(
+        "/",
+        Route::html(&format!(
+            r#"<a href="/private/">members</a><img src="{}">"#,
+            cdn.url("/logo.png")
+        )),
+    );
+    let login = |with: Route| Behavior::Login {
+        authorization: STAFF.into(),
+        with,
+    };
+    a.behave(
+        "/private/",
+        login(Route::html(r#"<a href="/private/doc.html">doc</a>"#)),
+    );
+    a.behave("/private/doc.html", login(Route::html("<p>the doc</p>")));
+    cdn.behave(
+        "/logo.png",
+        login(Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\n")),
+    );
+}
+
+async fn crawl(seed: &str, out: &Path, flags: &[&str]) -> Output {
+    let mut args = args![
+        "crawl",
+        seed,
+        "--allow-private",
+        "--page-requisites",
+        "--delay",
+        "0ms",
+        "--out",
+        out.display()
+    ];
+    args.extend(flags.iter().map(|f| f.to_string()));
+    trawl(args).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hosts_in_scope_that_ask_get_the_credentials_and_no_other_host_does() {
+    let web = Web::default();
+    let a = web.host("127.0.0.87").await;
+    let cdn = web.host("127.0.0.88").await;
+    site(&a, &cdn);
+    let out = tempfile::tempdir().unwrap();
+    let flags = ["--http-user", "staff", "--http-password", "s3cret"];
+    let result = crawl(&a.url("/"), out.path(), &flags).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+
+    // Asked first without, then again with the credentials; afterwards sent at once.
+    assert_eq!(authorizations(&web, &a, "/"), [None]);
+    assert_eq!(
+        authorizations(&web, &a, "/private/"),
+        [None, Some(STAFF.to_string())]
+    );
+    assert_eq!(
+        authorizations(&web, &a, "/private/doc.html"),
+        [Some(STAFF.to_string())]
+    );
+    // The image's host is not in the crawl's scope: it asked, and got nothing.
+    assert_eq!(authorizations(&web, &cdn, "/logo.png"), [None]);
+    assert!(web
+        .hits()
+        .iter()
+        .filter(|h| h.host == cdn.addr.to_string() || h.path == "/robots.txt")
+        .all(|h| !h.head.to_ascii_lowercase().contains("authorization")));
+
+    let records = read_records(out.path());
+    assert_eq!(statuses(&records, &a.url("/private/")), [401, 200]);
+    assert_eq!(statuses(&records, &a.url("/private/doc.html")), [200]);
+    assert_eq!(statuses(&records, &cdn.url("/logo.png")), [401]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_or_no_credentials_leave_the_401_after_one_more_request_at_most() {
+    let web = Web::default();
+    let a = web.host("127.0.0.87").await;
+    let cdn = web.host("127.0.0.88").await;
+    site(&a, &cdn);
+    let out = tempfile::tempdir().unwrap();
+    let wrong = ["--http-user", "staff", "--http-password", "guess"];
+    let result = crawl(&a.url("/"), &out.path().join("wrong"), &wrong).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    assert_eq!(
+        authorizations(&web, &a, "/private/"),
+        [None, Some("Basic c3RhZmY6Z3Vlc3M=".to_string())]
+    );
+    let records = read_records(&out.path().join("wrong"));
+    assert_eq!(statuses(&records, &a.url("/private/")), [401, 401]);
+
+    web.log.lock().unwrap().clear();
+    let result = crawl(&a.url("/"), &out.path().join("none"), &[]).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    assert_eq!(authorizations(&web, &a, "/private/"), [None]);
+
+    // A password without a user is refused before anything is fetched.
+    let refused = crawl(
+        &a.url("/"),
+        &out.path().join("bad"),
+        &["--http-password", "x"],
+    )
+    .await;
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+}
