@@ -27,7 +27,7 @@ pub(crate) fn referer(web: &Web, host: &Host, path: &str) -> Option<String> {
 }
 
 /// Crawls from `seed` into `out` with no delay and `flags`; loopback addresses allowed.
-async fn crawl(seed: &str, out: &Path, flags: &[&str]) -> Output {
+pub(crate) async fn crawl(seed: &str, out: &Path, flags: &[&str]) -> Output {
     let mut args = args![
         "crawl",
         seed,

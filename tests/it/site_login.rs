@@ -3,11 +3,8 @@
 //! with them, and every later request to that host carries them; hosts out of scope and hosts
 //! that never asked see nothing; wrong credentials cost one more request, not a loop.
 
-use std::path::Path;
-use std::process::Output;
-
-use crate::args;
-use crate::harness::{read_records, text, trawl, Rec};
+use crate::harness::{read_records, text, Rec};
+use crate::referer::crawl;
 use crate::server::{Behavior, Host, Route, Web};
 
 /// `Basic` and the base64 of `staff:s3cret`.
@@ -62,21 +59,6 @@ fn site(a: &Host, cdn: &Host) {
     );
 }
 
-async fn crawl(seed: &str, out: &Path, flags: &[&str]) -> Output {
-    let mut args = args![
-        "crawl",
-        seed,
-        "--allow-private",
-        "--page-requisites",
-        "--delay",
-        "0ms",
-        "--out",
-        out.display()
-    ];
-    args.extend(flags.iter().map(|f| f.to_string()));
-    trawl(args).await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hosts_in_scope_that_ask_get_the_credentials_and_no_other_host_does() {
     let web = Web::default();
@@ -84,7 +66,13 @@ async fn hosts_in_scope_that_ask_get_the_credentials_and_no_other_host_does() {
     let cdn = web.host("127.0.0.88").await;
     site(&a, &cdn);
     let out = tempfile::tempdir().unwrap();
-    let flags = ["--http-user", "staff", "--http-password", "s3cret"];
+    let flags = [
+        "--page-requisites",
+        "--http-user",
+        "staff",
+        "--http-password",
+        "s3cret",
+    ];
     let result = crawl(&a.url("/"), out.path(), &flags).await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
 
@@ -119,7 +107,13 @@ async fn wrong_or_no_credentials_leave_the_401_after_one_more_request_at_most() 
     let cdn = web.host("127.0.0.88").await;
     site(&a, &cdn);
     let out = tempfile::tempdir().unwrap();
-    let wrong = ["--http-user", "staff", "--http-password", "guess"];
+    let wrong = [
+        "--page-requisites",
+        "--http-user",
+        "staff",
+        "--http-password",
+        "guess",
+    ];
     let result = crawl(&a.url("/"), &out.path().join("wrong"), &wrong).await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
     assert_eq!(
