@@ -363,6 +363,12 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "TEXT")]
     pub operator: Option<String>,
 
+    /// Add "name: value" to the warcinfo record of every WARC file (repeatable; wget's flag),
+    /// such as a description of the collection; a name trawl writes too (isPartOf, operator)
+    /// takes this value instead.
+    #[arg(long, value_name = "FIELD", value_parser = parse_warc_field)]
+    pub warc_header: Vec<(String, String)>,
+
     /// Content-seen test: a 2xx response whose payload digest was already archived is
     /// written as a revisit record (HTTP headers kept, body omitted).
     #[arg(long)]

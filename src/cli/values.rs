@@ -87,6 +87,25 @@ pub fn parse_referer(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
+/// Parses one `--warc-header`: `name: value`, the name a WARC field name (an HTTP token),
+/// the value one line of text.
+pub fn parse_warc_field(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s.split_once(':').ok_or_else(|| {
+        format!("{s:?} is not \"name: value\" (example: --warc-header 'description: news sites, weekly')")
+    })?;
+    let name = name.trim();
+    if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+        return Err(format!("{name:?} is not a WARC field name"));
+    }
+    let value = value.trim();
+    if value.is_empty() || value.chars().any(char::is_control) {
+        return Err(format!(
+            "the value of --warc-header {name} must be one line of text"
+        ));
+    }
+    Ok((name.to_string(), value.to_string()))
+}
+
 /// Parses one `--retry-status` code: a 4xx or 5xx status, or nothing (an empty value turns
 /// the retries on status off).
 pub fn parse_retry_status(s: &str) -> Result<Option<u16>, String> {
@@ -124,6 +143,18 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warc_fields_are_a_name_and_one_line() {
+        let (name, value) = parse_warc_field("description: Weekly news, v2 ").unwrap();
+        assert_eq!(
+            (name.as_str(), value.as_str()),
+            ("description", "Weekly news, v2")
+        );
+        for bad in ["description", "two words: x", ": x", "x:", "x: a\nb"] {
+            assert!(parse_warc_field(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn a_referer_is_an_http_url() {

@@ -131,6 +131,8 @@ pub struct OutputConfig {
     pub gzip_level: u32,
     /// Operator contact for warcinfo.
     pub operator: Option<String>,
+    /// `--warc-header`: warcinfo fields added, or put in place of trawl's own.
+    pub warc_headers: Vec<(String, String)>,
     /// Write OUT/index.cdxj at the end.
     pub cdxj: bool,
     /// Derivatives written beside each WARC as it closes (`--wet`, `--wat`).
@@ -441,6 +443,7 @@ impl Config {
                 },
                 gzip_level: args.gzip_level,
                 operator: args.operator,
+                warc_headers: args.warc_header,
                 cdxj: args.cdxj,
                 handoff: HandoffConfig {
                     finished_dir: args.finished_dir.clone(),

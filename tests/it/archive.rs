@@ -222,3 +222,53 @@ async fn dedup_index_wacz_metadata_and_replay() {
     let check2 = run_script("warc_check.py", args![dir2.display()]).await;
     assert!(check2.status.success(), "{}", text(&check2));
 }
+
+/// `--warc-header` (wget's flag): fields added to the warcinfo record of every file, or put in
+/// place of trawl's own; the files stay valid for warcio.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warc_headers_go_into_every_warcinfo_record() {
+    let web = Web::default();
+    let h = web.host("127.0.0.89").await;
+    h.route("/", Route::html(r#"<a href="/a">a</a><a href="/b">b</a>"#));
+    h.route("/a", Route::html("<p>a</p>"));
+    h.route("/b", Route::html("<p>b</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let result = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--allow-private",
+        "--delay",
+        "0ms",
+        "--records-per-file",
+        "2",
+        "--operator",
+        "ops@example.org",
+        "--warc-header",
+        "description: Weekly news crawl, v2",
+        "--warc-header",
+        "ISPARTOF: news-2026",
+        "--out",
+        out.path().display()
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let records = read_records(out.path());
+    let infos = by_type(&records, "warcinfo");
+    assert!(infos.len() >= 2, "one warcinfo per file");
+    for info in infos {
+        let block = String::from_utf8_lossy(&info.block);
+        let lines: Vec<&str> = block.lines().collect();
+        assert!(
+            lines.contains(&"description: Weekly news crawl, v2"),
+            "{block}"
+        );
+        assert!(lines.contains(&"isPartOf: news-2026"), "{block}");
+        assert!(lines.contains(&"operator: ops@example.org"), "{block}");
+        assert_eq!(
+            block.to_lowercase().matches("ispartof").count(),
+            1,
+            "{block}"
+        );
+    }
+    crate::harness::assert_valid(out.path()).await;
+}

@@ -452,5 +452,13 @@ fn warcinfo_fields(config: &Config, crawl_id: &str) -> Vec<(String, String)> {
         info.push(("operator", op.clone()));
     }
     info.retain(|(_, v)| !v.is_empty());
-    info.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    let mut info: Vec<(String, String)> =
+        info.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    for (name, value) in &config.output.warc_headers {
+        match info.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(name)) {
+            Some((_, own)) => *own = value.clone(),
+            None => info.push((name.clone(), value.clone())),
+        }
+    }
+    info
 }
