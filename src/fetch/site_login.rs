@@ -43,11 +43,12 @@ impl SiteLogin {
     }
 
     /// Adds the credentials to `request` for `url` when its host gets them and the operator
-    /// gave no `Authorization` (`--header`). Returns whether they were added.
+    /// gave no `Authorization` (`--header`). Returns whether the request carries credentials
+    /// (these or the operator's: a 401 to it is then not a question this login answers).
     pub fn sign<B>(&self, url: &Url, request: &mut http::Request<B>) -> bool {
         let fields = request.headers_mut();
         if fields.contains_key(AUTHORIZATION) {
-            return false;
+            return true;
         }
         let hosts = self.hosts.read().unwrap_or_else(|e| e.into_inner());
         if !url.host_str().is_some_and(|h| hosts.contains(h)) {
@@ -131,7 +132,7 @@ mod tests {
         let mut own = http::Request::new(());
         own.headers_mut()
             .insert(AUTHORIZATION, HeaderValue::from_static("Bearer t"));
-        assert!(!login.sign(&url, &mut own));
+        assert!(login.sign(&url, &mut own));
         assert_eq!(own.headers()[AUTHORIZATION], "Bearer t");
         for (user, password) in [("a\r\nb", "x"), ("a:b", "x"), ("a", "x\ty")] {
             assert!(

@@ -100,8 +100,9 @@ impl Frontier {
         self.requeue_job(job, attempt, now, Duration::ZERO);
     }
 
-    /// Puts a page job whose response was not archived because the page target was met back
-    /// in its queue, as it was: a crawl run again with a higher target fetches it then.
+    /// Puts a job back in its queue as it was: a page whose response was not archived because
+    /// the page target was met (a crawl run again with a higher target fetches it then), or
+    /// a URL whose host has just been given credentials (`--http-user`).
     pub fn put_back(&mut self, job: Job, now: Instant) {
         let attempt = job.attempt;
         self.requeue_job(job, attempt, now, Duration::ZERO);
