@@ -138,6 +138,7 @@ fn trawl_fetcher() -> Fetcher {
         dns_servers: Vec::new(),
         dns_records: false,
         login: None,
+        rate: None,
     })
     .with_cookies(jar)
 }

@@ -171,6 +171,12 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub max_delay: Duration,
 
+    /// Read at most this many bytes per second from the network, over all connections at once
+    /// (wget's name; e.g. 500k, 2M): for a crawl that must leave room on a shared link. Bodies
+    /// are paced as they arrive; one that takes longer than --fetch-timeout is cut there.
+    #[arg(long, value_name = "SIZE", value_parser = parse_rate)]
+    pub limit_rate: Option<u64>,
+
     /// Most link hops from a seed (0 = seeds only); unlimited when not given.
     #[arg(long, value_name = "N")]
     pub max_depth: Option<u32>,

@@ -106,6 +106,15 @@ pub fn parse_warc_field(s: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value.to_string()))
 }
 
+/// Parses `--limit-rate`: a size per second, at least 1 KB (`500k`, `2M`, `1MiB`).
+pub fn parse_rate(s: &str) -> Result<u64, String> {
+    let rate = parse_size(s.trim().trim_end_matches("/s"))?;
+    if rate < 1000 {
+        return Err(format!("--limit-rate {s} is below 1 KB per second"));
+    }
+    Ok(rate)
+}
+
 /// Parses one `--retry-status` code: a 4xx or 5xx status, or nothing (an empty value turns
 /// the retries on status off).
 pub fn parse_retry_status(s: &str) -> Result<Option<u16>, String> {
@@ -143,6 +152,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_are_sizes_per_second() {
+        assert_eq!(parse_rate("500k").unwrap(), parse_size("500k").unwrap());
+        assert_eq!(parse_rate("2M/s").unwrap(), parse_size("2M").unwrap());
+        assert!(parse_rate("10").is_err());
+        assert!(parse_rate("fast").is_err());
+    }
 
     #[test]
     fn warc_fields_are_a_name_and_one_line() {

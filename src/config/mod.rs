@@ -26,6 +26,7 @@ use crate::chain::build_records::RecordOptions;
 use crate::chain::filter::ArchiveRules;
 use crate::chain::outlinks::LinkRules;
 use crate::cli::CrawlArgs;
+use crate::fetch::rate_limit::RateLimit;
 use crate::fetch::{AddressClass, AddressGuard, FetchOptions, SiteLogin};
 use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
@@ -384,6 +385,9 @@ impl Config {
                 dns_servers: args.request.dns_server.clone(),
                 dns_records: args.request.dns_records,
                 login,
+                rate: args
+                    .limit_rate
+                    .map(|r| std::sync::Arc::new(RateLimit::new(r))),
             },
             frontier: FrontierConfig {
                 delay: args.delay,

@@ -15,6 +15,7 @@ pub mod dns;
 pub mod error;
 pub mod pins;
 pub mod proxy;
+pub mod rate_limit;
 pub mod recorder;
 mod request;
 pub mod site_login;
@@ -74,6 +75,8 @@ pub struct FetchOptions {
     /// `--http-user`, `--http-password`: the credentials, shared with the crawl loop, which
     /// names the hosts that get them.
     pub login: Option<Arc<SiteLogin>>,
+    /// `--limit-rate`: the crawl's bytes per second, shared by its fetches.
+    pub rate: Option<Arc<rate_limit::RateLimit>>,
 }
 
 /// A received response (possibly truncated) as a [`Capture`].
@@ -368,6 +371,9 @@ impl Fetcher {
                 Ok(Some(Ok(frame))) => {
                     if let Some(data) = frame.data_ref() {
                         received += data.len() as u64;
+                        if let Some(rate) = &self.options.rate {
+                            rate.pace(data.len()).await;
+                        }
                         if received > max_body {
                             truncated = Some(Truncation::Length);
                             break;

@@ -18,6 +18,7 @@ fn fetcher() -> Fetcher {
         dns_servers: Vec::new(),
         dns_records: false,
         login: None,
+        rate: None,
     })
 }
 
