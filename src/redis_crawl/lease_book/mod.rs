@@ -169,20 +169,15 @@ impl LeaseBook {
     }
 }
 
-/// Encodes a queue entry: `url TAB depth`, then `TAB redirects TAB attempt TAB requisite TAB
-/// sitemap` as far as the last of them that is not 0 (earlier versions wrote the first two
-/// always), then `TAB shared > rest` for a `Referer`: the length of the start it shares with
-/// the URL, and the rest. A canonical URL never holds a tab or `>`, nor does a `Referer`,
-/// which is one, or `--referer`'s ASCII without a tab. A link found in its own directory's
-/// page takes no more room than an entry of an earlier version without one.
+/// Encodes a queue entry: `url TAB depth TAB redirects`, then `TAB attempt TAB requisite TAB
+/// sitemap` as far as the last of them that is not 0, then `TAB shared > rest` for a
+/// `Referer`: the length of the start it shares with the URL, and the rest. A canonical URL
+/// never holds a tab or `>`, nor does a `Referer`, which is one, or `--referer`'s ASCII
+/// without a tab. Workers of an earlier version read such an entry without its `Referer`
+/// (they need the first three fields, and read a field they cannot parse as 0).
 pub fn encode_entry(e: &QueuedUrl) -> String {
-    let mut s = format!("{}\t{}", e.url, e.depth);
-    let counts = [
-        e.redirects,
-        e.attempt,
-        u32::from(e.requisite),
-        u32::from(e.sitemap),
-    ];
+    let mut s = format!("{}\t{}\t{}", e.url, e.depth, e.redirects);
+    let counts = [e.attempt, u32::from(e.requisite), u32::from(e.sitemap)];
     let written = counts.iter().rposition(|&n| n > 0).map_or(0, |i| i + 1);
     for n in &counts[..written] {
         s.push_str(&format!("\t{n}"));
@@ -204,7 +199,7 @@ pub fn decode_entry(s: &str) -> Option<QueuedUrl> {
     let url = parts.next()?.to_string();
     let mut num = || parts.next().and_then(|p| p.parse::<u32>().ok());
     let depth = num()?;
-    let redirects = num().unwrap_or(0);
+    let redirects = num()?;
     let attempt = num().unwrap_or(0);
     let mut small = || num().and_then(|n| u8::try_from(n).ok()).unwrap_or(0);
     let requisite = small();

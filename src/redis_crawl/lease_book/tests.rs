@@ -27,7 +27,7 @@ fn entries_round_trip() {
             redirects: 0,
             ..e.clone()
         }),
-        "http://a.org/x?y=1\t2"
+        "http://a.org/x?y=1\t2\t0"
     );
     let retried = QueuedUrl {
         redirects: 0,
@@ -63,6 +63,11 @@ fn entries_round_trip() {
     };
     let encoded = encode_entry(&e);
     assert_eq!(encoded, "http://b.org/img/i.png\t2\t1\t17>");
+    // What an earlier version reads of it: URL, depth and redirects (its `?`), the attempt
+    // as 0 when the field does not parse.
+    let fields: Vec<&str> = encoded.split('\t').collect();
+    assert!(fields[1].parse::<u32>().is_ok() && fields[2].parse::<u32>().is_ok());
+    assert_eq!(fields[3].parse::<u32>().unwrap_or(0), 0);
     assert_eq!(decode_entry(&encoded), Some(e));
     // An operator's --referer may hold a `>`.
     let e = QueuedUrl {
