@@ -34,7 +34,7 @@ pub struct RequestArgs {
     /// HTTP Basic credentials (wget's name) for sites that ask for them: a host in the crawl's
     /// scope that answers 401 with a Basic challenge gets them, its URL is fetched again, and
     /// every later request to that host carries them. Other hosts never see them. The request
-    /// records hold them (base64), as wget's and Heritrix's do.
+    /// records hold them (base64), as wget's WARCs do.
     #[arg(long, value_name = "USER")]
     pub http_user: Option<String>,
 

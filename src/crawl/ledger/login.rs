@@ -1,6 +1,6 @@
 //! What a 401 asking for the `--http-user` credentials changes: a host in the crawl's scope
 //! gets them (`fetch/site_login.rs`), and the page or requisite that was refused is fetched
-//! again with them. The 401 stays in the archive, as wget and Heritrix keep it.
+//! again with them. The 401 stays in the archive, as in wget's.
 
 use std::time::Instant;
 
