@@ -98,6 +98,9 @@ async fn hosts_in_scope_that_ask_get_the_credentials_and_no_other_host_does() {
     assert_eq!(statuses(&records, &a.url("/private/")), [401, 200]);
     assert_eq!(statuses(&records, &a.url("/private/doc.html")), [200]);
     assert_eq!(statuses(&records, &cdn.url("/logo.png")), [401]);
+    // pywb replays the page the credentials opened, not the 401 before it.
+    let page = r#"<a href="/private/doc.html">doc</a>"#;
+    crate::harness::assert_replays(out.path(), &a.url("/private/"), page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
