@@ -19,7 +19,7 @@ pub struct RequestArgs {
     pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
 
     /// Send no Referer. By default a request carries the URL of the page, stylesheet or
-    /// sitemap its URL was found in, as wget and Heritrix send it, under browsers' default
+    /// sitemap its URL was found in, as wget sends one, under browsers' default
     /// policy: the whole URL within its origin, the origin alone to other origins, nothing
     /// from https to http. Redirects keep the first request's. Servers that refuse images
     /// without one (hotlink protection) then answer as they answer visitors.
