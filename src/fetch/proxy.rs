@@ -172,8 +172,7 @@ impl Proxy {
     /// `Proxy-Authorization` for an HTTP proxy with credentials.
     pub fn authorization(&self) -> Option<HeaderValue> {
         let (user, pass) = self.auth.as_ref()?;
-        let token = data_encoding::BASE64.encode(format!("{user}:{pass}").as_bytes());
-        HeaderValue::from_str(&format!("Basic {token}")).ok()
+        super::site_login::basic_credentials(user, pass)
     }
 
     /// A TCP connection to the proxy itself.

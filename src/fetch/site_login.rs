@@ -27,9 +27,7 @@ impl SiteLogin {
         if user.contains(':') || format!("{user}{password}").chars().any(char::is_control) {
             return None;
         }
-        let token = data_encoding::BASE64.encode(format!("{user}:{password}").as_bytes());
-        let mut header = HeaderValue::from_str(&format!("Basic {token}")).ok()?;
-        header.set_sensitive(true);
+        let header = basic_credentials(user, password)?;
         Some(SiteLogin {
             header,
             hosts: RwLock::default(),
@@ -57,6 +55,15 @@ impl SiteLogin {
         fields.insert(AUTHORIZATION, self.header.clone());
         true
     }
+}
+
+/// The value of an `Authorization` (or `Proxy-Authorization`) field with Basic credentials
+/// (RFC 7617), marked sensitive so that it is never shown in debug output.
+pub fn basic_credentials(user: &str, password: &str) -> Option<HeaderValue> {
+    let token = data_encoding::BASE64.encode(format!("{user}:{password}").as_bytes());
+    let mut header = HeaderValue::from_str(&format!("Basic {token}")).ok()?;
+    header.set_sensitive(true);
+    Some(header)
 }
 
 /// Whether a response asks for Basic credentials: a 401 with a `Basic` challenge among its
