@@ -12,18 +12,9 @@ use crate::server::{Behavior, Host, Route, Web};
 
 /// The Referer field of the one request the server saw for `path` on `host`.
 pub(crate) fn referer(web: &Web, host: &Host, path: &str) -> Option<String> {
-    let label = host.addr.to_string();
-    let hits: Vec<_> = web
-        .hits()
-        .into_iter()
-        .filter(|h| h.host == label && h.path == path)
-        .collect();
-    assert_eq!(hits.len(), 1, "requests for {path}");
-    hits[0].head.lines().find_map(|l| {
-        let (name, value) = l.split_once(':')?;
-        name.eq_ignore_ascii_case("referer")
-            .then(|| value.trim().to_string())
-    })
+    let mut sent = web.field_of_requests(host, path, "referer");
+    assert_eq!(sent.len(), 1, "requests for {path}");
+    sent.pop().flatten()
 }
 
 /// Crawls from `seed` into `out` with no delay and `flags`; loopback addresses allowed.

@@ -248,6 +248,16 @@ impl Web {
         self.log.lock().unwrap().clone()
     }
 
+    /// The field `name` of each request `host` saw for `path`, in order (`None`: not sent).
+    pub fn field_of_requests(&self, host: &Host, path: &str, name: &str) -> Vec<Option<String>> {
+        let label = host.addr.to_string();
+        self.hits()
+            .iter()
+            .filter(|h| h.host == label && h.path == path)
+            .map(|h| field_values(&h.head, name).next().map(str::to_string))
+            .collect()
+    }
+
     pub fn paths_of(&self, host: &Host) -> Vec<String> {
         let label = host.addr.to_string();
         self.hits()
@@ -277,12 +287,17 @@ impl Resettable for tokio_rustls::server::TlsStream<TcpStream> {
     }
 }
 
-/// Whether a field `name` of the request `head` has a value (trimmed) that `wanted` accepts.
-fn field_sent(head: &str, name: &str, wanted: impl Fn(&str) -> bool) -> bool {
-    head.lines().skip(1).any(|l| {
-        l.split_once(':')
-            .is_some_and(|(n, v)| n.eq_ignore_ascii_case(name) && wanted(v.trim()))
+/// The values (trimmed) of the fields `name` of the request `head`, in order.
+fn field_values<'h>(head: &'h str, name: &'h str) -> impl Iterator<Item = &'h str> {
+    head.lines().skip(1).filter_map(move |l| {
+        let (n, v) = l.split_once(':')?;
+        n.eq_ignore_ascii_case(name).then_some(v.trim())
     })
+}
+
+/// Whether a field `name` of the request `head` has a value that `wanted` accepts.
+fn field_sent(head: &str, name: &str, wanted: impl Fn(&str) -> bool) -> bool {
+    field_values(head, name).any(wanted)
 }
 
 async fn serve<S: Resettable>(

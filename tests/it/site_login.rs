@@ -10,22 +10,6 @@ use crate::server::{Behavior, Host, Route, Web};
 /// `Basic` and the base64 of `staff:s3cret`.
 const STAFF: &str = "Basic c3RhZmY6czNjcmV0";
 
-/// The Authorization field of each request the server saw for `path` on `host`, in order.
-fn authorizations(web: &Web, host: &Host, path: &str) -> Vec<Option<String>> {
-    let label = host.addr.to_string();
-    web.hits()
-        .into_iter()
-        .filter(|h| h.host == label && h.path == path)
-        .map(|h| {
-            h.head.lines().find_map(|l| {
-                let (name, value) = l.split_once(':')?;
-                name.eq_ignore_ascii_case("authorization")
-                    .then(|| value.trim().to_string())
-            })
-        })
-        .collect()
-}
-
 fn statuses(records: &[Rec], url: &str) -> Vec<u16> {
     records
         .iter()
@@ -77,17 +61,20 @@ async fn hosts_in_scope_that_ask_get_the_credentials_and_no_other_host_does() {
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
 
     // Asked first without, then again with the credentials; afterwards sent at once.
-    assert_eq!(authorizations(&web, &a, "/"), [None]);
+    assert_eq!(web.field_of_requests(&a, "/", "authorization"), [None]);
     assert_eq!(
-        authorizations(&web, &a, "/private/"),
+        web.field_of_requests(&a, "/private/", "authorization"),
         [None, Some(STAFF.to_string())]
     );
     assert_eq!(
-        authorizations(&web, &a, "/private/doc.html"),
+        web.field_of_requests(&a, "/private/doc.html", "authorization"),
         [Some(STAFF.to_string())]
     );
     // The image's host is not in the crawl's scope: it asked, and got nothing.
-    assert_eq!(authorizations(&web, &cdn, "/logo.png"), [None]);
+    assert_eq!(
+        web.field_of_requests(&cdn, "/logo.png", "authorization"),
+        [None]
+    );
     assert!(web
         .hits()
         .iter()
@@ -120,7 +107,7 @@ async fn wrong_or_no_credentials_leave_the_401_after_one_more_request_at_most() 
     let result = crawl(&a.url("/"), &out.path().join("wrong"), &wrong).await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
     assert_eq!(
-        authorizations(&web, &a, "/private/"),
+        web.field_of_requests(&a, "/private/", "authorization"),
         [None, Some("Basic c3RhZmY6Z3Vlc3M=".to_string())]
     );
     let records = read_records(&out.path().join("wrong"));
@@ -129,7 +116,10 @@ async fn wrong_or_no_credentials_leave_the_401_after_one_more_request_at_most() 
     web.log.lock().unwrap().clear();
     let result = crawl(&a.url("/"), &out.path().join("none"), &[]).await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
-    assert_eq!(authorizations(&web, &a, "/private/"), [None]);
+    assert_eq!(
+        web.field_of_requests(&a, "/private/", "authorization"),
+        [None]
+    );
 
     // A password without a user is refused before anything is fetched.
     let refused = crawl(
