@@ -173,7 +173,7 @@ pub struct CrawlArgs {
 
     /// Read at most this many bytes per second from the network, over all connections at once
     /// (wget's name; e.g. 500k, 2M): for a crawl that must leave room on a shared link. Bodies
-    /// are paced as they arrive; one that takes longer than --fetch-timeout is cut there.
+    /// are paced as they arrive; the waits do not count toward --fetch-timeout.
     #[arg(long, value_name = "SIZE", value_parser = parse_rate)]
     pub limit_rate: Option<u64>,
 

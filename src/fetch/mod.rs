@@ -302,7 +302,7 @@ impl Fetcher {
         (mut conn, sender): (Connection, SendRequest<Empty<Bytes>>),
         response: hyper::Response<hyper::body::Incoming>,
         date: SystemTime,
-        deadline: tokio::time::Instant,
+        mut deadline: tokio::time::Instant,
         mut plan: F,
     ) -> (Result<Fetched, FetchError>, Option<Connection>)
     where
@@ -372,7 +372,8 @@ impl Fetcher {
                     if let Some(data) = frame.data_ref() {
                         received += data.len() as u64;
                         if let Some(rate) = &self.options.rate {
-                            rate.pace(data.len()).await;
+                            // The crawl's own pacing is not the server's time.
+                            deadline += rate.pace(data.len()).await;
                         }
                         if received > max_body {
                             truncated = Some(Truncation::Length);

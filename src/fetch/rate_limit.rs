@@ -1,8 +1,9 @@
 //! `--limit-rate` (wget's name): the bytes per second the crawl as a whole reads from the
 //! network, over all its connections at once. Each body's bytes are paced as they arrive: a
-//! fetch that has read ahead of the rate waits until the crawl's budget catches up, and TCP's
-//! flow control slows the server meanwhile. Up to a quarter of a second's bytes may arrive at
-//! once (a burst), so small responses are not delayed one by one.
+//! fetch that has read ahead of the rate waits until the crawl's budget catches up (the
+//! server's bytes wait in the socket meanwhile), and that wait does not count toward the
+//! fetch's time limit. Up to a quarter of a second's bytes may arrive at once (a burst), so
+//! small responses are not delayed one by one.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -39,12 +40,13 @@ impl RateLimit {
         until.saturating_duration_since(now + BURST)
     }
 
-    /// Takes `bytes` from the budget and waits as long as that asks.
-    pub async fn pace(&self, bytes: usize) {
+    /// Takes `bytes` from the budget and waits as long as that asks; returns the wait.
+    pub async fn pace(&self, bytes: usize) -> Duration {
         let wait = self.take(bytes, Instant::now());
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;
         }
+        wait
     }
 }
 

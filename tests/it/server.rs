@@ -135,6 +135,11 @@ pub enum Behavior {
         with: Route,
         without: Route,
     },
+    /// Send `head` at once, then each part after its delay (counted from the one before).
+    Parts {
+        head: Vec<u8>,
+        parts: Vec<(std::time::Duration, Vec<u8>)>,
+    },
     /// Send `head` at once, then `body` one byte every `every`.
     Drip {
         head: Vec<u8>,
@@ -397,6 +402,18 @@ async fn serve<S: Resettable>(
             Behavior::Hang => {
                 let mut sink = [0u8; 1024];
                 while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+                return;
+            }
+            Behavior::Parts { head, parts } => {
+                if stream.write_all(&head).await.is_err() {
+                    return;
+                }
+                for (delay, part) in parts {
+                    tokio::time::sleep(delay).await;
+                    if stream.write_all(&part).await.is_err() {
+                        return;
+                    }
+                }
                 return;
             }
             Behavior::Drip { head, body, every } => {
