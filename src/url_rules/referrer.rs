@@ -39,7 +39,8 @@ impl RefererPolicy {
 
     /// The `Referer` of `to`, a redirect target of a request that carried `sent`: the
     /// original referrer, under the policy again for the new URL (as browsers do). A value
-    /// that is not a URL (an operator's `--referer`) is kept as it is.
+    /// that does not parse as a URL (none the crawl makes: `--referer` must be one) is kept
+    /// as it is.
     pub fn redirected(&self, sent: Option<&str>, to: &Url) -> Option<Box<str>> {
         let sent = sent.filter(|_| self.enabled)?;
         match Url::parse(sent) {
