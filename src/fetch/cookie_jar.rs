@@ -215,6 +215,7 @@ mod tests {
         ResponseHead {
             status: 200,
             len: 0,
+            http10: false,
             headers: set_cookies
                 .iter()
                 .map(|v| ("Set-Cookie".to_string(), v.as_bytes().to_vec()))

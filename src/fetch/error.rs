@@ -203,9 +203,6 @@ fn framing_fault(response: &httparse::Response<'_, '_>) -> FaultKind {
             .iter()
             .any(|h| h.name.eq_ignore_ascii_case(name))
     };
-    if response.version == Some(0) && has("transfer-encoding") {
-        return FaultKind::InvalidTransferEncoding;
-    }
     let numbers: Option<Vec<u64>> = response
         .headers
         .iter()
@@ -254,7 +251,7 @@ mod tests {
 
     #[test]
     fn refused_heads_are_classified_from_their_bytes() {
-        let cases: [(&[u8], FaultKind); 7] = [
+        let cases: [(&[u8], FaultKind); 6] = [
             (b"SSH-2.0-OpenSSH\r\n\r\n", FaultKind::NotHttp),
             (b"HTTP/1.1 abc Bogus\r\n\r\n", FaultKind::InvalidStatusLine),
             (
@@ -268,10 +265,6 @@ mod tests {
             (
                 b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
                 FaultKind::InvalidContentLength,
-            ),
-            (
-                b"HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
-                FaultKind::InvalidTransferEncoding,
             ),
             (b"HTTP/1.1 200 OK\r\nX-A: 1\r\n", FaultKind::Protocol),
         ];

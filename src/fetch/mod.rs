@@ -407,6 +407,7 @@ impl Fetcher {
             && declared_end.is_none()
             && read_ahead == 0
             && !sender.is_closed()
+            && head.keeps_alive()
             && conn.is_reusable();
         if truncated == Some(Truncation::Length) {
             // hyper may have read past the cap; store exactly head + cap bytes as transferred.

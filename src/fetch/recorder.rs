@@ -9,6 +9,8 @@
 //! room for, and hyper is handed its share from there: hyper asks for 8 KiB at a time at first,
 //! so a 13 KB page took two system calls, and the tape grew by copying once it learned the
 //! body's length (docs/PERFORMANCE.md).
+//!
+//! hyper reads an `HTTP/1.0` status line as `HTTP/1.1` (see [`HTTP10`]); the tape keeps it.
 
 use std::future::Future;
 use std::io;
@@ -23,6 +25,13 @@ pub const MAX_BODY_RESERVE: usize = 1 << 20;
 /// Room past the body cap (or the declared length) for what the last read brings in beyond it
 /// (hyper reads ahead up to its buffer, ~400 KiB).
 const READ_AHEAD: usize = 512 << 10;
+/// A response's status line that hyper is handed as `HTTP/1.1`: hyper refuses every HTTP/1.0
+/// response with a `Transfer-Encoding`, where GNU wget and warcio de-chunk a `chunked` one and
+/// Chromium shows it, so such a page was lost (and a whole site with such a robots.txt). The
+/// tape keeps the bytes as received, the fetcher decides from them whether the connection is
+/// kept (an HTTP/1.0 response without `Connection: keep-alive` ends it), and otherwise hyper
+/// frames a 1.0 response as it would a 1.1 one: by Content-Length, or to the close.
+const HTTP10: &[u8] = b"HTTP/1.0";
 /// The room a read from the socket has when the tape is full and small: a response head and a
 /// small page arrive in one read.
 const FIRST_READ: usize = 16 << 10;
@@ -206,8 +215,13 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
         }
         let start = tape.served;
         let n = buf.remaining().min(tape.received.len() - start);
+        let before = buf.filled().len();
         buf.put_slice(&tape.received[start..start + n]);
         tape.served += n;
+        let minor = HTTP10.len() - 1;
+        if (start..start + n).contains(&minor) && tape.received.starts_with(HTTP10) {
+            buf.filled_mut()[before + minor - start] = b'1';
+        }
         Poll::Ready(Ok(()))
     }
 }

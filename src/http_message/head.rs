@@ -14,6 +14,8 @@ pub struct ResponseHead {
     pub status: u16,
     /// Length of the head including the blank line that ends it; the body starts here.
     pub len: usize,
+    /// The status line says `HTTP/1.0`.
+    pub http10: bool,
     /// Header fields in received order, names as received.
     pub headers: Vec<(String, Vec<u8>)>,
 }
@@ -72,6 +74,18 @@ impl ResponseHead {
     /// reading would ask for U+FFFD instead.
     pub fn header_url(&self, name: &str) -> Option<String> {
         self.header(name).map(url_text)
+    }
+
+    /// True when the server lets the connection take another request after this response, as
+    /// far as its HTTP version says: an HTTP/1.0 response only with `Connection: keep-alive`
+    /// (RFC 9112 section 9.3; a `Connection: close` on any version is hyper's to see).
+    pub fn keeps_alive(&self) -> bool {
+        !self.http10
+            || self.headers.iter().any(|(n, v)| {
+                n.eq_ignore_ascii_case("connection")
+                    && v.split(|&b| b == b',')
+                        .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"keep-alive"))
+            })
     }
 
     /// True when the body is sent with chunked transfer coding.
@@ -234,6 +248,7 @@ fn parse_into<'b>(
     Ok(response.code.map(|status| ResponseHead {
         status,
         len,
+        http10: response.version == Some(0),
         headers,
     }))
 }
@@ -296,6 +311,17 @@ mod tests {
         assert_eq!(head.charset().as_deref(), Some("ISO-8859-1"));
         assert!(head.is_chunked());
         assert_eq!(head.headers[0].0, "Content-Type");
+    }
+
+    #[test]
+    fn an_http10_response_keeps_the_connection_only_when_it_says_so() {
+        let keeps = |raw: &[u8]| parse_response_head(raw).unwrap().keeps_alive();
+        assert!(keeps(b"HTTP/1.1 200 OK\r\n\r\n"));
+        assert!(!keeps(b"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n"));
+        assert!(keeps(
+            b"HTTP/1.0 200 OK\r\nConnection: Upgrade, Keep-Alive\r\n\r\n"
+        ));
+        assert!(!keeps(b"HTTP/1.0 200 OK\r\nConnection: close\r\n\r\n"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod foreign_warcs;
 mod harness;
 mod hostile;
 mod hostile_cases;
+mod http10;
 mod limit_rate;
 mod nightly;
 mod no_parent;

@@ -156,6 +156,8 @@ pub struct Hit {
     pub at: Instant,
     /// The request head as received.
     pub head: String,
+    /// The connection it came on, numbered from 1 per host in the order they were accepted.
+    pub conn: u64,
 }
 
 /// One host: an address on loopback with its routes.
@@ -204,11 +206,11 @@ impl Web {
         let routes: Arc<Mutex<HashMap<String, Behavior>>> = Arc::default();
         let (r, log, label) = (routes.clone(), self.log.clone(), addr.to_string());
         tokio::spawn(async move {
-            loop {
+            for conn in 1.. {
                 let Ok((stream, _)) = listener.accept().await else {
                     return;
                 };
-                tokio::spawn(serve(stream, r.clone(), log.clone(), label.clone()));
+                tokio::spawn(serve(stream, r.clone(), log.clone(), (label.clone(), conn)));
             }
         });
         Host { addr, routes }
@@ -233,7 +235,7 @@ impl Web {
         let routes: Arc<Mutex<HashMap<String, Behavior>>> = Arc::default();
         let (r, log, label) = (routes.clone(), self.log.clone(), addr.to_string());
         tokio::spawn(async move {
-            loop {
+            for conn in 1.. {
                 let Ok((stream, _)) = listener.accept().await else {
                     return;
                 };
@@ -241,7 +243,7 @@ impl Web {
                     (acceptor.clone(), r.clone(), log.clone(), label.clone());
                 tokio::spawn(async move {
                     if let Ok(tls) = acceptor.accept(stream).await {
-                        serve(tls, r, log, label).await;
+                        serve(tls, r, log, (label, conn)).await;
                     }
                 });
             }
@@ -309,7 +311,7 @@ async fn serve<S: Resettable>(
     mut stream: S,
     routes: Arc<Mutex<HashMap<String, Behavior>>>,
     log: Arc<Mutex<Vec<Hit>>>,
-    label: String,
+    (label, conn): (String, u64),
 ) {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
@@ -331,6 +333,7 @@ async fn serve<S: Resettable>(
             path: path.clone(),
             at: Instant::now(),
             head: head.clone(),
+            conn,
         });
         let behavior = match routes.lock().unwrap().get_mut(&path) {
             Some(Behavior::Answers(list)) if list.len() > 1 => {
