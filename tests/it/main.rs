@@ -17,10 +17,11 @@ mod foreign_warcs;
 mod harness;
 mod hostile;
 mod hostile_cases;
-mod http10;
+
 mod limit_rate;
 mod nightly;
 mod no_parent;
+mod old_servers;
 mod proxies;
 mod redis_server;
 mod referer;

@@ -1,7 +1,8 @@
-//! Servers that answer in HTTP/1.0: a `chunked` body (which hyper refuses in a 1.0 response)
-//! archived as received and read de-chunked, as GNU wget and warcio read it, robots.txt
-//! included; and a 1.0 connection kept for the next request only when the server says
-//! `Connection: keep-alive`.
+//! Servers of older habits. HTTP/1.0 ones: a `chunked` body (which hyper refuses in a 1.0
+//! response) archived as received and read de-chunked, as GNU wget and warcio read it,
+//! robots.txt included; a 1.0 connection kept for the next request only when the server says
+//! `Connection: keep-alive`. And TLS servers that close without `close_notify`: a body that
+//! ends at the close is whole, as Chromium and curl read it.
 
 use crate::args;
 use crate::harness::{assert_replays, read_records, run_script, text};
@@ -76,4 +77,46 @@ async fn http10_servers_are_read_as_wget_reads_them() {
     let check = run_script("warc_check.py", args![dir.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
     assert_replays(&dir, &h.url("/"), home).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tls_close_without_close_notify_ends_a_body_read_to_the_close() {
+    // The test server drops its TLS streams without close_notify, as many servers do.
+    let web = Web::default();
+    let tls = web.tls_host("127.0.0.101").await;
+    let page = "<p>to the close</p><a href=/next>n</a><a href=/cut>c</a>";
+    let to_close = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{page}");
+    tls.behave("/", raw(to_close.as_bytes()));
+    tls.route("/next", Route::html("<p>reached</p>"));
+    // A body framed by its length that stops at the close is still cut.
+    let cut =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100\r\n\r\n<p>only</p>";
+    tls.behave("/cut", raw(cut.as_bytes()));
+    let out = tempfile::tempdir().unwrap();
+    let seed = format!("https://{}/", tls.addr);
+    let stats = crawl(seed, out.path(), &["--insecure"]).await;
+
+    assert_eq!(
+        stats["truncated"],
+        serde_json::json!({"disconnect": 1}),
+        "{stats}"
+    );
+    assert_eq!(
+        stats["errors"],
+        serde_json::json!({"body_incomplete": 1}),
+        "{stats}"
+    );
+    let dir = out.path().join("warcs");
+    let records = read_records(&dir);
+    let home = responses(&records, "/");
+    assert_eq!(home.len(), 1);
+    assert_eq!(home[0].block, to_close.as_bytes());
+    assert_eq!(home[0].truncated, None);
+    assert_eq!(responses(&records, "/next").len(), 1, "{stats}");
+    assert_eq!(
+        responses(&records, "/cut")[0].truncated.as_deref(),
+        Some("disconnect")
+    );
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
 }
