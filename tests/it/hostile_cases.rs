@@ -341,23 +341,23 @@ async fn a_transfer_coding_that_frames_nothing_leaves_the_body_to_its_content_le
     let out = tempfile::tempdir().unwrap();
     let stats = crawl(h.url("/"), out.path(), &["--timeout", "3s"]).await;
     // Only the body that stopped short of its length is cut, as any such body.
-    assert_eq!(
-        stats["truncated"],
-        serde_json::json!({"disconnect": 1}),
-        "{stats}"
-    );
-    assert_eq!(
-        stats["errors"],
-        serde_json::json!({"body_incomplete": 1}),
-        "{stats}"
-    );
-    let dir = out.path().join("warcs");
+    only_cut_is_cut(out.path(), &stats, ("/identity", identity.as_bytes())).await;
+}
+
+/// Asserts that of a crawl into `out` (its `stats`), only `/cut` was cut (by a close before its
+/// Content-Length), that the response for `whole.0` holds `whole.1` uncut, that `/next` was
+/// archived, and that the WARCs pass warc_check.
+pub(crate) async fn only_cut_is_cut(out: &Path, stats: &serde_json::Value, whole: (&str, &[u8])) {
+    let (cut, errors) = (stats["truncated"].clone(), stats["errors"].clone());
+    assert_eq!(cut, serde_json::json!({"disconnect": 1}), "{stats}");
+    assert_eq!(errors, serde_json::json!({"body_incomplete": 1}), "{stats}");
+    let dir = out.join("warcs");
     let records = read_records(&dir);
-    let rec = responses(&records, "/identity");
+    let rec = responses(&records, whole.0);
     assert_eq!(rec.len(), 1);
-    assert_eq!(rec[0].block, identity.as_bytes());
+    assert_eq!(rec[0].block, whole.1);
     assert_eq!(rec[0].truncated, None);
-    assert_eq!(responses(&records, "/next").len(), 1);
+    assert_eq!(responses(&records, "/next").len(), 1, "{stats}");
     let cut_rec = responses(&records, "/cut");
     assert_eq!(cut_rec[0].truncated.as_deref(), Some("disconnect"));
     let check = run_script("warc_check.py", args![dir.display()]).await;
