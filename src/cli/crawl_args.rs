@@ -356,8 +356,8 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "N", default_value_t = 5000)]
     pub max_links_per_page: usize,
 
-    /// First wait before fetching a 5xx/unreachable robots.txt again (doubles per attempt; the
-    /// origin is given up after 3 attempts).
+    /// First wait before fetching a 429/5xx/unreachable robots.txt again (doubles per attempt;
+    /// the origin is given up after 3 attempts).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub robots_retry: Duration,
 

@@ -1,9 +1,9 @@
 //! The robots.txt state machine of one origin (RFC 9309): the states, what a queued URL may
 //! do in each, and the transition a robots.txt fetch result causes.
 //!
-//! 2xx: the rules apply. 4xx: no rules, everything allowed. 5xx or unreachable: everything
-//! disallowed for now and retried later, up to [`MAX_ROBOTS_ATTEMPTS`] times, then the origin is
-//! given up. Redirects are followed up to [`MAX_ROBOTS_REDIRECTS`] hops, after which the file
+//! 2xx: the rules apply. 4xx but 429: no rules, everything allowed. 429, 5xx or unreachable:
+//! everything disallowed for now and retried later, up to [`MAX_ROBOTS_ATTEMPTS`] times, then
+//! the origin is given up. Redirects are followed up to [`MAX_ROBOTS_REDIRECTS`] hops, after which the file
 //! counts as unavailable (like a 4xx). A fetch refused for a lasting reason (blocked address,
 //! unknown host, bad certificate) gives the origin up at once.
 
@@ -16,7 +16,7 @@ use super::robots_rules::{parsed_part, RobotsRules};
 
 /// Redirect hops followed for robots.txt (RFC 9309 section 2.3.1.2: at least five).
 pub const MAX_ROBOTS_REDIRECTS: u32 = 5;
-/// Fetch attempts for a robots.txt that is 5xx/unreachable before its origin is given up.
+/// Fetch attempts for a robots.txt that is 429/5xx/unreachable before its origin is given up.
 pub const MAX_ROBOTS_ATTEMPTS: u32 = 3;
 
 /// What fetching robots.txt produced, as reported by the crawl loop.
@@ -178,7 +178,9 @@ pub fn transition(
         RobotsOutcome::Redirect(_) => {
             settled(RobotsState::Known(RobotsRules::allow_all()), Some(None))
         }
-        RobotsOutcome::Fetched { status, .. } if status < 500 => {
+        // 429 asks the crawl to come back later, as a 5xx does (Google's reading): allowing
+        // all would crawl what the rules, once the server answers, forbid.
+        RobotsOutcome::Fetched { status, .. } if status < 500 && status != 429 => {
             settled(RobotsState::Known(RobotsRules::allow_all()), Some(None))
         }
         RobotsOutcome::Refused => settled(RobotsState::GaveUp, None),
@@ -241,6 +243,11 @@ mod tests {
         let mut state = t.state;
         assert_eq!(state.gate("http://a.org/", now), Gate::Wait(Some(now + S)));
         assert_eq!(state.gate("http://a.org/", now + S), Gate::FetchRobots(1));
+        let t = transition(fetched(429, b""), 0, 0, "trawl", S, now);
+        assert!(matches!(
+            t.state,
+            RobotsState::Unavailable { attempts: 1, .. }
+        ));
         let t = transition(RobotsOutcome::Unreachable, 2, 0, "trawl", S, now);
         assert!(matches!(t.state, RobotsState::GaveUp));
         let t = transition(RobotsOutcome::Refused, 0, 0, "trawl", S, now);

@@ -1,9 +1,10 @@
 //! What a site says to robots beyond the basics the full crawl checks: a page's
 //! `<meta name="robots" content="nofollow">`, obeyed as wget and Heritrix obey it (and not with
-//! `--ignore-robots`), and a robots.txt group named with a version (`User-agent: trawl/0.1`).
+//! `--ignore-robots`), a robots.txt group named with a version (`User-agent: trawl/0.1`), and a
+//! robots.txt first answered with 429 (waited for, as a 5xx, not read as "allow all").
 
 use crate::hostile_cases::crawl;
-use crate::server::{Route, Web};
+use crate::server::{Behavior, Route, Web};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_robots_meta_nofollow_keeps_the_pages_links_unfollowed() {
@@ -61,6 +62,40 @@ async fn a_robots_group_named_with_a_version_is_trawls() {
     let out = tempfile::tempdir().unwrap();
     let stats = crawl(h.url("/"), out.path(), &[]).await;
     let fetched = web.paths_of(&h);
+    assert!(fetched.contains(&"/public".to_string()), "{fetched:?}");
+    assert!(
+        !fetched.iter().any(|p| p.starts_with("/private")),
+        "{fetched:?}"
+    );
+    assert_eq!(stats["filtered"]["robots"], 1, "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_robots_txt_answered_429_is_waited_for_not_taken_as_allow_all() {
+    let web = Web::default();
+    let h = web.host("127.0.0.102").await;
+    let rules = b"User-agent: *\nDisallow: /private\n";
+    h.behave(
+        "/robots.txt",
+        Behavior::Answers(vec![
+            Route::typed(429, "text/plain", b"slow down"),
+            Route::typed(200, "text/plain", rules),
+        ]),
+    );
+    h.route(
+        "/",
+        Route::html("<a href=/private/x>p</a><a href=/public>o</a>"),
+    );
+    h.route("/public", Route::html("<p>public</p>"));
+    h.route("/private/x", Route::html("<p>private</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &["--robots-retry", "200ms"]).await;
+    let fetched = web.paths_of(&h);
+    assert_eq!(
+        fetched.iter().filter(|p| *p == "/robots.txt").count(),
+        2,
+        "{fetched:?}"
+    );
     assert!(fetched.contains(&"/public".to_string()), "{fetched:?}");
     assert!(
         !fetched.iter().any(|p| p.starts_with("/private")),
