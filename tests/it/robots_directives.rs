@@ -4,7 +4,7 @@
 //! robots.txt first answered with 429 (waited for, as a 5xx, not read as "allow all").
 
 use crate::hostile_cases::crawl;
-use crate::server::{Behavior, Route, Web};
+use crate::server::{Behavior, Host, Route, Web};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_robots_meta_nofollow_keeps_the_pages_links_unfollowed() {
@@ -53,21 +53,10 @@ async fn a_robots_group_named_with_a_version_is_trawls() {
             b"User-agent: *\nAllow: /\n\nUser-agent: Trawl/0.1 (+https://example.org/bot)\nDisallow: /private\n",
         ),
     );
-    h.route(
-        "/",
-        Route::html("<a href=/private/x>p</a><a href=/public>o</a>"),
-    );
-    h.route("/public", Route::html("<p>public</p>"));
-    h.route("/private/x", Route::html("<p>private</p>"));
+    public_and_private(&h);
     let out = tempfile::tempdir().unwrap();
     let stats = crawl(h.url("/"), out.path(), &[]).await;
-    let fetched = web.paths_of(&h);
-    assert!(fetched.contains(&"/public".to_string()), "{fetched:?}");
-    assert!(
-        !fetched.iter().any(|p| p.starts_with("/private")),
-        "{fetched:?}"
-    );
-    assert_eq!(stats["filtered"]["robots"], 1, "{stats}");
+    only_public_fetched(&web, &h, &stats);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -82,20 +71,31 @@ async fn a_robots_txt_answered_429_is_waited_for_not_taken_as_allow_all() {
             Route::typed(200, "text/plain", rules),
         ]),
     );
+    public_and_private(&h);
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &["--robots-retry", "200ms"]).await;
+    let robots = web
+        .paths_of(&h)
+        .iter()
+        .filter(|p| *p == "/robots.txt")
+        .count();
+    assert_eq!(robots, 2, "{stats}");
+    only_public_fetched(&web, &h, &stats);
+}
+
+/// A home page linking to `/public` and to `/private/x`, the path the tests' rules disallow.
+fn public_and_private(h: &Host) {
     h.route(
         "/",
         Route::html("<a href=/private/x>p</a><a href=/public>o</a>"),
     );
     h.route("/public", Route::html("<p>public</p>"));
     h.route("/private/x", Route::html("<p>private</p>"));
-    let out = tempfile::tempdir().unwrap();
-    let stats = crawl(h.url("/"), out.path(), &["--robots-retry", "200ms"]).await;
-    let fetched = web.paths_of(&h);
-    assert_eq!(
-        fetched.iter().filter(|p| *p == "/robots.txt").count(),
-        2,
-        "{fetched:?}"
-    );
+}
+
+/// Asserts that the crawl fetched `/public` and nothing under `/private`, which it counted.
+fn only_public_fetched(web: &Web, h: &Host, stats: &serde_json::Value) {
+    let fetched = web.paths_of(h);
     assert!(fetched.contains(&"/public".to_string()), "{fetched:?}");
     assert!(
         !fetched.iter().any(|p| p.starts_with("/private")),
