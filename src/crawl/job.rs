@@ -84,6 +84,8 @@ pub enum Outcome {
         body_fault: Option<FaultKind>,
         /// Body bytes not stored because the capture was written as a revisit.
         bytes_saved: u64,
+        /// The media type its Content-Type declares.
+        media: Option<String>,
     },
     /// An HTML page of a type `--accept` does not take: read for its links, not archived.
     Traversed {
@@ -301,6 +303,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     seen.remember(dedup, &capture, &built.response_id);
     let truncated = capture.exchange.truncated;
     let bytes_saved = seen.bytes_saved(&capture);
+    let media = capture.head.media_type();
     // The response's bytes are let go before the wait for the writer (only a sitemap's are
     // read again): a job that waits holds its gzip members, not the page as well.
     let capture = sitemap.then_some(capture);
@@ -330,6 +333,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         truncated,
         body_fault: fetched.body_fault,
         bytes_saved,
+        media,
         found,
         keys,
     };

@@ -138,6 +138,7 @@ fn examine(
         truncated: capture.exchange.truncated,
         body_fault: replayed_body_fault(capture.exchange.truncated),
         bytes_saved,
+        media: capture.head.media_type(),
     }
 }
 

@@ -1,5 +1,6 @@
 //! What the crawl tells its user: live progress, the final report table, and JSON stats.
 
+pub mod content_types;
 pub mod progress;
 pub mod stats;
 pub mod status_file;

@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::content_types::ContentTypes;
+
 /// Why the crawl ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -136,6 +138,9 @@ pub struct Tally {
     /// Page requisites (`--page-requisites`).
     #[serde(default)]
     pub requisites: RequisiteTally,
+    /// Archived responses by declared media type.
+    #[serde(default)]
+    pub content_types: ContentTypes,
 }
 
 /// Page requisites (`--page-requisites`): not pages, counted apart.
@@ -228,6 +233,8 @@ pub struct CrawlStats {
     pub sitemaps: SitemapTally,
     /// Page requisites queued and archived.
     pub requisites: RequisiteTally,
+    /// Archived responses (and the bytes received for them) by declared media type.
+    pub content_types: ContentTypes,
     /// URLs still queued at the end.
     pub queued_at_end: usize,
     /// Seed lines that were skipped (the first ones of each run).
@@ -315,6 +322,7 @@ impl CrawlStats {
             bytes_saved: tally.bytes_saved,
             sitemaps: tally.sitemaps.clone(),
             requisites: tally.requisites.clone(),
+            content_types: tally.content_types.clone(),
             queued_at_end: totals.queued_at_end,
             seed_problems: totals.seed_problems,
             seed_lines_skipped: tally.seed_lines_skipped,

@@ -110,6 +110,17 @@ pub fn render_table(s: &CrawlStats) -> String {
             ),
         );
     }
+    let (types, total) = s.content_types.top(6);
+    if !types.is_empty() {
+        let mut listed: Vec<String> = types
+            .iter()
+            .map(|(t, c)| format!("{t} {} ({})", c.responses, human_bytes(c.bytes)))
+            .collect();
+        if total > types.len() {
+            listed.push(format!("{} more types", total - types.len()));
+        }
+        row("content types", listed.join(", "));
+    }
     if let Some(rss) = s.peak_rss_bytes {
         row("peak memory (RSS)", human_bytes(rss));
     }

@@ -1,7 +1,7 @@
 //! Crawls of a small multi-host site on 127.0.0.x: what is archived, what is never fetched,
 //! rotation, politeness and the page target.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use crate::args;
@@ -276,6 +276,26 @@ async fn full_crawl_archives_each_page_once_and_obeys_rules() {
     assert_eq!(stats["status_codes"]["301"], 1);
     assert_eq!(stats["stop_reason"], "frontier_exhausted");
     assert_eq!(stats["warc_files"].as_array().unwrap().len(), files.len());
+    // Each response record under its declared media type, with the bytes received for it.
+    let mut types: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for r in responses(&records) {
+        let media = r.http_header("content-type").map_or("none".into(), |t| {
+            t.split(';').next().unwrap().trim().to_ascii_lowercase()
+        });
+        let entry = types.entry(media).or_default();
+        *entry = (entry.0 + 1, entry.1 + r.block.len() as u64);
+    }
+    assert!(types.len() >= 2, "{types:?}");
+    let reported: BTreeMap<String, (u64, u64)> = stats["content_types"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| {
+            let n = |f: &str| v[f].as_u64().unwrap();
+            (k.clone(), (n("responses"), n("bytes")))
+        })
+        .collect();
+    assert_eq!(reported, types);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -293,7 +293,9 @@ impl Ledger {
                 truncated,
                 body_fault,
                 bytes_saved,
+                media,
             } => {
+                self.tally.content_types.count(media.as_deref(), bytes);
                 if bytes_saved > 0 {
                     self.tally.revisits += 1;
                     self.tally.bytes_saved += bytes_saved;
