@@ -41,6 +41,7 @@ fn mb(kb: u64) -> f64 {
 
 fn config() -> FrontierConfig {
     FrontierConfig {
+        delay_factor: 0.0,
         delay: Duration::from_millis(100),
         max_delay: Duration::from_secs(30),
         robots_agent: "trawl".into(),

@@ -171,6 +171,12 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub max_delay: Duration,
 
+    /// After each answer, a host also waits this many times as long as the fetch took
+    /// (Heritrix's delayFactor, 5 there): a server that slows down is asked less often. Up to
+    /// --max-delay; 0 (the default) leaves the wait to --delay and the site.
+    #[arg(long, value_name = "F", default_value_t = 0.0, value_parser = parse_delay_factor)]
+    pub delay_factor: f64,
+
     /// Read at most this many bytes per second from the network, over all connections at once
     /// (wget's name; e.g. 500k, 2M): for a crawl that must leave room on a shared link. Bodies
     /// are paced as they arrive; the waits do not count toward --fetch-timeout.

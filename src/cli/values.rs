@@ -115,6 +115,16 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     Ok(rate)
 }
 
+/// Parses `--delay-factor`: a number from 0 (off) to 1000.
+pub fn parse_delay_factor(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(f) if (0.0..=1000.0).contains(&f) => Ok(f),
+        _ => Err(format!(
+            "--delay-factor {s} is not a number from 0 to 1000 (Heritrix's default is 5)"
+        )),
+    }
+}
+
 /// Parses one `--retry-status` code: a 4xx or 5xx status, or nothing (an empty value turns
 /// the retries on status off).
 pub fn parse_retry_status(s: &str) -> Result<Option<u16>, String> {

@@ -391,6 +391,7 @@ impl Config {
             },
             frontier: FrontierConfig {
                 delay: args.delay,
+                delay_factor: args.delay_factor,
                 max_delay: args.max_delay,
                 robots_agent,
                 obey_robots: !args.ignore_robots,

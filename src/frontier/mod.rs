@@ -9,6 +9,7 @@
 //! |---|---|
 //! | ready and waiting hosts, shuffle | `scheduler.rs` |
 //! | one host's counts, clock, robots states | `host.rs` |
+//! | its settings, and the counts it reports | `settings.rs` |
 //! | delays and backoff | `politeness.rs` |
 //! | the order of a host's queue (`--order`) | `order.rs` |
 //! | backlink counts and re-rank passes (`--order backlinks`) | `backlinks.rs` |
@@ -45,11 +46,12 @@ pub mod robots_rules;
 pub mod robots_state;
 pub mod scheduler;
 pub mod seen_cache;
+mod settings;
 pub mod sitemaps;
 pub mod storage;
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use url::Url;
 
@@ -68,44 +70,12 @@ use robots_state::Gate;
 pub use robots_state::{RobotsOutcome, RobotsState};
 use scheduler::{Pick, Placement, Scheduler, TURN};
 use seen_cache::SeenCache;
+pub use settings::{FrontierConfig, FrontierCounters};
 pub use storage::Admit;
 use storage::{fingerprint, Fingerprint, FrontierStorage, QueuedUrl, StoreError};
 
 /// Fingerprints per generation of the seen cache (two tables of 524,288 slots: ~18 MB at most).
 const SEEN_CACHE_GENERATION: usize = 450_000;
-
-/// Settings of the frontier.
-#[derive(Debug, Clone)]
-pub struct FrontierConfig {
-    /// Configured per-host delay.
-    pub delay: Duration,
-    /// Ceiling for Crawl-delay.
-    pub max_delay: Duration,
-    /// Product token matched against robots.txt groups.
-    pub robots_agent: String,
-    /// False to ignore robots.txt.
-    pub obey_robots: bool,
-    /// First wait after a robots.txt could not be fetched; doubles per attempt.
-    pub robots_retry: Duration,
-    /// What politeness is keyed by (`--politeness`).
-    pub politeness: PolitenessKey,
-    /// Fetch the sitemaps robots.txt lists, else /sitemap.xml (`--sitemaps`).
-    pub sitemaps: bool,
-    /// The order of each host's queue (`--order`).
-    pub order: CrawlOrder,
-}
-
-/// URLs dropped inside the frontier, for the report.
-#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
-pub struct FrontierCounters {
-    /// Disallowed by robots.txt.
-    pub robots_denied: u64,
-    /// Dropped because robots.txt stayed unavailable.
-    pub robots_unavailable: u64,
-    /// Origins given up because their robots.txt stayed unreachable or was refused.
-    #[serde(default)]
-    pub origins_given_up: u64,
-}
 
 /// The crawl frontier.
 pub struct Frontier {
@@ -457,7 +427,7 @@ impl Frontier {
 
     /// The current delay of a host (configured delay raised by Crawl-delay).
     #[cfg(test)]
-    pub fn host_delay(&self, host: &str) -> Option<Duration> {
+    pub fn host_delay(&self, host: &str) -> Option<std::time::Duration> {
         self.ids.get(host).map(|&id| self.hosts[id as usize].delay)
     }
 }

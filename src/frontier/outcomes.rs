@@ -14,8 +14,9 @@ use super::{politeness, Frontier, Job, JobKind, PendingRobots, RobotsOutcome, Ro
 /// How a job ended, for its host's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Ended {
-    /// A request was answered: the host rests for its delay (or back-off, which shrinks).
-    Answered,
+    /// A request was answered after the time given: the host rests for its delay (or
+    /// back-off, which shrinks; or `--delay-factor` times that time).
+    Answered(Duration),
     /// Its URL was queued again (a retry, a slow-down, the page target): the host rests,
     /// its back-off kept.
     Requeued,
@@ -26,7 +27,13 @@ pub(super) enum Ended {
 impl Frontier {
     /// Records that a fetch for `host` finished at `now`; the host may run again after its delay.
     pub fn complete(&mut self, host: &str, now: Instant) {
-        self.end_job(host, now, Ended::Answered);
+        self.end_job(host, now, Ended::Answered(Duration::ZERO));
+    }
+
+    /// As [`Frontier::complete`], for a fetch that took `took`: with `--delay-factor`, a slow
+    /// server gets a longer rest.
+    pub fn answered(&mut self, host: &str, now: Instant, took: Duration) {
+        self.end_job(host, now, Ended::Answered(took));
     }
 
     /// Ends the job of `host` at `now`, the host's clock set as `ended` says.
@@ -40,7 +47,7 @@ impl Frontier {
             q.in_flight = false;
             self.in_flight -= 1;
         }
-        if ended == Ended::Answered {
+        if let Ended::Answered(_) = ended {
             // Any answer but "slow down" lets a slowed-down host recover a step.
             q.backoff /= 2;
             if q.backoff <= q.delay {
@@ -48,7 +55,12 @@ impl Frontier {
             }
         }
         let delay = match ended {
-            Ended::Answered | Ended::Requeued => q.delay.max(q.backoff),
+            Ended::Answered(took) => q.delay.max(q.backoff).max(politeness::in_proportion(
+                took,
+                self.config.delay_factor,
+                self.config.max_delay,
+            )),
+            Ended::Requeued => q.delay.max(q.backoff),
             Ended::NoRequest => Duration::ZERO,
         };
         q.next_allowed = q.next_allowed.max(now + delay);

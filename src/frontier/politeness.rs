@@ -12,6 +12,15 @@ pub fn host_delay(base: Duration, crawl_delay: Option<f32>, max: Duration) -> Du
     base.max(requested).min(max.max(base))
 }
 
+/// The rest a host takes in proportion to how long its last fetch took (`--delay-factor`,
+/// Heritrix's `delayFactor`): `factor` times `took`, at most `max`. A factor of 0 asks for none.
+pub fn in_proportion(took: Duration, factor: f64, max: Duration) -> Duration {
+    match factor > 0.0 {
+        true => took.mul_f64(factor.min(1000.0)).min(max),
+        false => Duration::ZERO,
+    }
+}
+
 /// How long to wait before retry number `attempt` (1-based) of a failed fetch: doubling from
 /// `base`, capped at five minutes.
 pub fn retry_backoff(base: Duration, attempt: u32) -> Duration {
@@ -24,6 +33,15 @@ mod tests {
     use super::*;
 
     const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    #[test]
+    fn a_slow_fetch_rests_in_proportion_up_to_the_ceiling() {
+        let max = Duration::from_secs(30);
+        assert_eq!(in_proportion(MS(400), 0.0, max), Duration::ZERO);
+        assert_eq!(in_proportion(MS(400), 5.0, max), MS(2000));
+        assert_eq!(in_proportion(MS(400), 0.5, max), MS(200));
+        assert_eq!(in_proportion(Duration::from_secs(20), 5.0, max), max);
+    }
 
     #[test]
     fn crawl_delay_raises_but_never_lowers_or_exceeds_max() {

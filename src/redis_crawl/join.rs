@@ -158,6 +158,7 @@ pub async fn join(
     let earlier = |k: &str| match k {
         "order" => Some(serde_json::Value::String("Bfs".into())),
         "no-parent" => Some(serde_json::Value::String("false".into())),
+        "delay-factor" => Some(serde_json::Value::String("0".into())),
         _ => None,
     };
     let theirs_of = |k: &str| saved.get(k).cloned().or_else(|| earlier(k));

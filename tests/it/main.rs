@@ -9,6 +9,7 @@ mod content_types;
 mod cookies;
 mod crawl_site;
 mod daemons;
+mod delay_factor;
 mod derivatives;
 mod dns_records;
 mod durability;

@@ -269,14 +269,14 @@ impl Ledger {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 self.tally.filtered.content_type += 1;
                 self.follow(&job, found.declined, found.links, keys, now);
-                self.frontier.complete(&job.host, now);
+                self.frontier.answered(&job.host, now, elapsed);
             }
             Outcome::Skipped { status, reason } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 match reason {
                     SkipReason::ContentType => {
                         self.tally.filtered.content_type += 1;
-                        self.frontier.complete(&job.host, now);
+                        self.frontier.answered(&job.host, now, elapsed);
                     }
                     // Kept for a run with a higher target (`--max-pages` raised resumes).
                     SkipReason::TargetReached => {
@@ -343,7 +343,7 @@ impl Ledger {
                     if let Some(to) = found.location {
                         self.frontier.queue_sitemap(to, *nesting, now);
                     }
-                    self.frontier.complete(&job.host, now);
+                    self.frontier.answered(&job.host, now, elapsed);
                     return Handled::Done;
                 }
                 if page {
@@ -375,7 +375,7 @@ impl Ledger {
                             Ok(()) => self.frontier.again_with_cookie(job, now),
                             Err(rejection) => {
                                 count_rejection(&mut self.tally.filtered, rejection);
-                                self.frontier.complete(&job.host, now);
+                                self.frontier.answered(&job.host, now, elapsed);
                             }
                         }
                         return Handled::Done;
@@ -394,7 +394,7 @@ impl Ledger {
                     }
                     (None, _) => {}
                 }
-                self.frontier.complete(&job.host, now);
+                self.frontier.answered(&job.host, now, elapsed);
             }
         }
         Handled::Done

@@ -88,6 +88,7 @@ pub(super) fn shared_options(config: &Config) -> Vec<(&'static str, String)> {
         ("url limits", format!("{:?}", a.limits)),
         ("delay", format!("{:?}", f.delay)),
         ("max-delay", format!("{:?}", f.max_delay)),
+        ("delay-factor", f.delay_factor.to_string()),
         ("robots", format!("{} {}", f.obey_robots, f.robots_agent)),
         ("accept", config.chain.archive.accept.join(",")),
         (

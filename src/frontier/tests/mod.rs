@@ -3,6 +3,7 @@
 
 use super::*;
 use std::collections::HashSet;
+use std::time::Duration;
 
 use crate::crawl_db::CrawlDb;
 use crate::frontier::robots_state::{MAX_ROBOTS_ATTEMPTS, MAX_ROBOTS_REDIRECTS};
@@ -38,6 +39,7 @@ fn job(n: Next) -> Job {
 
 fn config(obey: bool) -> FrontierConfig {
     FrontierConfig {
+        delay_factor: 0.0,
         delay: DELAY,
         max_delay: Duration::from_secs(30),
         robots_agent: "trawl".into(),

@@ -72,6 +72,35 @@ fn one_in_flight_per_host_and_delay_between_requests() {
 }
 
 #[test]
+fn a_slow_answer_rests_its_host_in_proportion_with_a_delay_factor() {
+    let config = FrontierConfig {
+        delay_factor: 4.0,
+        ..config(false)
+    };
+    let mut f = Frontier::open(config, Box::new(CrawlDb::in_memory()), Instant::now()).unwrap();
+    let t0 = Instant::now();
+    for path in ["/1", "/2", "/3"] {
+        f.push(cand(&format!("http://a.org{path}"), 0), t0);
+    }
+    let wait_after = |f: &mut Frontier, took: Duration, done: Instant| {
+        let j = job(f.next(done - took));
+        f.answered(&j.host, done, took);
+        match f.next(done) {
+            Next::Wait(at) => at - done,
+            other => panic!("{other:?}"),
+        }
+    };
+    // 4 x 300 ms, then the configured delay when 4 x the time is shorter.
+    let t1 = t0 + Duration::from_millis(300);
+    assert_eq!(
+        wait_after(&mut f, Duration::from_millis(300), t1),
+        Duration::from_millis(1200)
+    );
+    let t2 = t1 + Duration::from_millis(1201);
+    assert_eq!(wait_after(&mut f, Duration::from_millis(1), t2), DELAY);
+}
+
+#[test]
 fn breadth_first_within_a_host() {
     let mut f = frontier(false);
     let mut t = Instant::now();

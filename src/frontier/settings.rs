@@ -1,0 +1,42 @@
+//! The frontier's settings ([`FrontierConfig`]) and the URLs it drops, counted for the report
+//! ([`FrontierCounters`]).
+
+use std::time::Duration;
+
+use super::{CrawlOrder, PolitenessKey};
+
+/// Settings of the frontier.
+#[derive(Debug, Clone)]
+pub struct FrontierConfig {
+    /// Configured per-host delay.
+    pub delay: Duration,
+    /// A host waits at least this many times as long as its last fetch took (`--delay-factor`,
+    /// Heritrix's `delayFactor`; 0: off), up to `max_delay`.
+    pub delay_factor: f64,
+    /// Ceiling for Crawl-delay.
+    pub max_delay: Duration,
+    /// Product token matched against robots.txt groups.
+    pub robots_agent: String,
+    /// False to ignore robots.txt.
+    pub obey_robots: bool,
+    /// First wait after a robots.txt could not be fetched; doubles per attempt.
+    pub robots_retry: Duration,
+    /// What politeness is keyed by (`--politeness`).
+    pub politeness: PolitenessKey,
+    /// Fetch the sitemaps robots.txt lists, else /sitemap.xml (`--sitemaps`).
+    pub sitemaps: bool,
+    /// The order of each host's queue (`--order`).
+    pub order: CrawlOrder,
+}
+
+/// URLs dropped inside the frontier, for the report.
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+pub struct FrontierCounters {
+    /// Disallowed by robots.txt.
+    pub robots_denied: u64,
+    /// Dropped because robots.txt stayed unavailable.
+    pub robots_unavailable: u64,
+    /// Origins given up because their robots.txt stayed unreachable or was refused.
+    #[serde(default)]
+    pub origins_given_up: u64,
+}
