@@ -121,12 +121,31 @@ pub fn parse_seed(text: &str) -> Result<Seed, String> {
     })
 }
 
+/// Why a line with NUL bytes is refused.
+const UTF16: &str = "holds NUL bytes: the file looks like UTF-16, and seeds are read as UTF-8 \
+                     (convert it, e.g. iconv -f UTF-16 -t UTF-8)";
+
 /// A seed line's verdict: `None` for a blank line or a `#` comment.
 fn parse_line(
     number: usize,
     raw: &str,
     check: &dyn Fn(Seed) -> Result<Seed, String>,
 ) -> Option<Result<Seed, SeedProblem>> {
+    if raw.contains('\0') {
+        // A file saved as UTF-16 (spreadsheets' "Unicode text"): every other byte is NUL.
+        let text: String = raw
+            .chars()
+            .filter(|c| !matches!(c, '\0' | '\u{fffd}'))
+            .collect();
+        let text = text.trim();
+        return (!text.is_empty()).then(|| {
+            Err(SeedProblem {
+                line: number,
+                text: text.chars().take(200).collect(),
+                reason: UTF16.to_string(),
+            })
+        });
+    }
     let line = raw.trim().trim_start_matches('\u{feff}');
     if line.is_empty() || line.starts_with('#') {
         return None;
@@ -357,142 +376,4 @@ impl SeedReader {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bare_hosts_become_https_with_fallback() {
-        let s = parse_seed("ufmg.br").unwrap();
-        assert_eq!(s.url.as_str(), "https://ufmg.br/");
-        assert!(s.http_fallback && !s.credentials);
-        let s = parse_seed("http://bob:pw@ufmg.br/").unwrap();
-        assert_eq!((s.url.as_str(), s.credentials), ("http://ufmg.br/", true));
-        let s = parse_seed("www.ufmg.br/pt/").unwrap();
-        assert_eq!(s.url.as_str(), "https://www.ufmg.br/pt/");
-        let s = parse_seed("ufmg.br:443/x").unwrap();
-        assert_eq!(
-            (s.url.as_str(), s.http_fallback),
-            ("https://ufmg.br/x", true)
-        );
-        let s = parse_seed("127.0.0.1:8443").unwrap();
-        assert_eq!(
-            (s.url.as_str(), s.http_fallback),
-            ("https://127.0.0.1:8443/", true)
-        );
-    }
-
-    #[test]
-    fn a_bare_host_on_another_port_is_plain_http() {
-        let s = parse_seed("127.0.0.1:8080").unwrap();
-        assert_eq!(
-            (s.url.as_str(), s.http_fallback),
-            ("http://127.0.0.1:8080/", false)
-        );
-        let s = parse_seed("intranet.example:3000/wiki/").unwrap();
-        assert_eq!(s.url.as_str(), "http://intranet.example:3000/wiki/");
-        // `:80` is http's default: the URL has no port left.
-        let s = parse_seed("example.org:80").unwrap();
-        assert_eq!(
-            (s.url.as_str(), s.http_fallback),
-            ("http://example.org/", false)
-        );
-    }
-
-    #[test]
-    fn full_urls_are_kept_without_fallback() {
-        let s = parse_seed("HTTP://Example.org/a#x").unwrap();
-        assert_eq!(s.url.as_str(), "http://example.org/a");
-        assert!(!s.http_fallback);
-    }
-
-    #[test]
-    fn a_bare_address_unlocks_port_80_only_when_it_has_no_port() {
-        let addrs = |text: &str| {
-            let seed = parse_seed(text).unwrap();
-            seed.socket_addrs()
-                .iter()
-                .map(|a| a.to_string())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(addrs("127.0.0.9"), ["127.0.0.9:443", "127.0.0.9:80"]);
-        assert_eq!(addrs("127.0.0.9:8099/x"), ["127.0.0.9:8099"]);
-        assert_eq!(addrs("http://127.0.0.9:8099/"), ["127.0.0.9:8099"]);
-        assert!(addrs("example.org").is_empty());
-    }
-
-    #[test]
-    fn file_parsing_reports_line_numbers_and_skips_comments() {
-        let content = "# seeds\n\nhttp://a.org/\nftp://b.org/\n  c.org  \nnot a url\nhttp://\nhttp://d.org/x y\n";
-        let (seeds, problems) = parse_seed_lines(content, &Ok);
-        let urls: Vec<&str> = seeds.iter().map(|s| s.url.as_str()).collect();
-        assert_eq!(urls, ["http://a.org/", "https://c.org/"]);
-        let lines: Vec<usize> = problems.iter().map(|p| p.line).collect();
-        assert_eq!(lines, [4, 6, 7, 8]);
-        assert!(problems[0].reason.contains("scheme"));
-    }
-
-    #[test]
-    fn a_stream_reads_batches_with_line_numbers_and_resumes_where_it_stopped() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("seeds.txt");
-        let content = "# seeds\nhttp://a.org/\nftp://b.org/\nc.org\n\nhttp://d.org/\ne.org";
-        std::fs::write(&path, content).unwrap();
-        let source = SeedSource::File(path.clone());
-        let mut r = SeedReader::open(&source, SeedPosition::default()).unwrap();
-        let first = r.next_batch(3, &Ok).unwrap();
-        let urls: Vec<&str> = first.seeds.iter().map(|s| s.url.as_str()).collect();
-        assert_eq!(urls, ["http://a.org/"]);
-        assert_eq!(first.problems[0].line, 3);
-        let at = r.position();
-        assert_eq!((at.line, at.done), (3, false));
-        // A second reader from the saved position reads the rest, the last line too.
-        let mut again = SeedReader::open(&source, at).unwrap();
-        let rest = again.next_batch(100, &Ok).unwrap();
-        let urls: Vec<&str> = rest.seeds.iter().map(|s| s.url.as_str()).collect();
-        assert_eq!(urls, ["https://c.org/", "http://d.org/", "https://e.org/"]);
-        let end = again.position();
-        assert_eq!(
-            (end.line, end.offset, end.done),
-            (7, content.len() as u64, true)
-        );
-        // The same lines as the whole-file parser.
-        let (all, problems) = parse_seed_lines(content, &Ok);
-        assert_eq!(all.len(), 4);
-        assert_eq!(problems.len(), 1);
-        // A shorter file than the saved position is read from its start.
-        std::fs::write(&path, "http://z.org/\n").unwrap();
-        let mut other = SeedReader::open(&source, end).unwrap();
-        assert_eq!(other.next_batch(10, &Ok).unwrap().seeds.len(), 1);
-    }
-
-    #[test]
-    fn a_huge_line_is_kept_only_up_to_the_cap_and_the_next_line_is_read_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("seeds.txt");
-        let long = format!("http://a.org/{}\nhttp://b.org/\n", "x".repeat(3 * MAX_LINE));
-        std::fs::write(&path, &long).unwrap();
-        let source = SeedSource::File(path);
-        let mut r = SeedReader::open(&source, SeedPosition::default())
-            .unwrap()
-            .recording();
-        let batch = r.next_batch(10, &Ok).unwrap();
-        assert_eq!(batch.problems[0].line, 1);
-        let urls: Vec<&str> = batch.seeds.iter().map(|s| s.url.as_str()).collect();
-        assert_eq!(urls, ["http://b.org/"]);
-        assert_eq!(r.position().offset, long.len() as u64);
-        // What is recorded (standard input's head) is the capped lines, line ends kept.
-        let recorded = r.into_read_bytes();
-        assert_eq!(recorded.len(), MAX_LINE + 1 + "http://b.org/\n".len());
-        assert!(recorded.ends_with(b"\nhttp://b.org/\n"));
-    }
-
-    #[test]
-    fn dotless_bare_word_is_rejected() {
-        assert!(parse_seed("intranet").is_err());
-        assert_eq!(
-            parse_seed("wiki:8080").map(|s| s.url.to_string()),
-            Ok("http://wiki:8080/".to_string())
-        );
-        assert!(parse_seed("localhost").is_ok());
-    }
-}
+mod tests;
