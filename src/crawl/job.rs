@@ -14,6 +14,7 @@ use crate::chain::outlinks::{outlinks, sitemap_links, stylesheet_requisites, Lin
 use crate::chain::write::write;
 use crate::exchange::Truncation;
 use crate::fault::FaultKind;
+use crate::fetch::site_login::LoginAsk;
 use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
 use crate::frontier::{link_keys, Job, JobKind, LinkKey};
 use crate::http_message::retry_after::retry_after;
@@ -131,8 +132,8 @@ pub struct JobResult {
     pub bytes: u64,
     /// Fetch time.
     pub elapsed: Duration,
-    /// A 401 asked for the `--http-user` credentials, which were not sent (`site_login.rs`).
-    pub login_asked: bool,
+    /// What a 401 asked of the `--http-user` credentials (`site_login.rs`).
+    pub login_asked: LoginAsk,
 }
 
 /// Runs one job.
@@ -146,7 +147,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
             outcome: Outcome::Resolved(address),
             bytes: 0,
             elapsed: Duration::ZERO,
-            login_asked: false,
+            login_asked: LoginAsk::Nothing,
         };
     }
     let robots = matches!(job.kind, JobKind::Robots { .. });
@@ -217,7 +218,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
             outcome: Outcome::OutputClosed,
             bytes: 0,
             elapsed: Duration::ZERO,
-            login_asked: false,
+            login_asked: LoginAsk::Nothing,
         };
     }
     let fetched = match result {
@@ -229,7 +230,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
                 outcome: Outcome::Failed(e),
                 bytes: 0,
                 elapsed: Duration::ZERO,
-                login_asked: false,
+                login_asked: LoginAsk::Nothing,
             }
         }
     };

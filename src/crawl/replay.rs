@@ -87,7 +87,7 @@ pub(super) fn replay(
                 outcome,
                 bytes: capture.exchange.response.len() as u64,
                 elapsed: Duration::ZERO,
-                login_asked: false,
+                login_asked: crate::fetch::site_login::LoginAsk::Nothing,
             };
             // Replay never writes, so the writer cannot have closed.
             let _ = ledger.handle(result, std::time::Instant::now());

@@ -91,8 +91,8 @@ pub struct Fetched {
     /// A redirect whose cookies change what the next request to its URL sends (a site's
     /// cookie check, redirecting to itself, is then worth following once more).
     pub cookies_changed: bool,
-    /// A 401 asking for Basic credentials, which a `--http-user` crawl has and did not send.
-    pub login_asked: bool,
+    /// What a 401 asks of a `--http-user` crawl's credentials.
+    pub login_asked: site_login::LoginAsk,
 }
 
 /// Raw body bytes read before a body of unknown type is judged by what they identify.
@@ -228,10 +228,7 @@ impl Fetcher {
                 }
                 cookies = (operator, fields.get(http::header::COOKIE).cloned());
             }
-            let signed = self
-                .login
-                .as_ref()
-                .is_some_and(|l| l.sign(url, &mut request));
+            let signed = self.login.as_ref().map(|l| l.sign(url, &mut request));
             let mut sender = match c.activate(&self.http1).await {
                 Ok(sender) => sender,
                 Err(e) => return (Err(e), None),
@@ -268,9 +265,10 @@ impl Fetcher {
                     let result = result.map(|f| Fetched {
                         elapsed: start.elapsed(),
                         cookies_changed: self.cookies_changed(url, &f.capture, cookies),
-                        login_asked: self.login.is_some()
-                            && !signed
-                            && site_login::asks_for_basic(&f.capture.head),
+                        login_asked: match (&self.login, signed) {
+                            (Some(login), Some(s)) => login.ask(url, s, &f.capture.head),
+                            _ => site_login::LoginAsk::Nothing,
+                        },
                         ..f
                     });
                     return (result, keep);
@@ -492,7 +490,7 @@ fn fetched(capture: Capture, body_fault: Option<FaultKind>) -> Fetched {
         elapsed: Duration::ZERO,
         body_fault,
         cookies_changed: false,
-        login_asked: false,
+        login_asked: site_login::LoginAsk::Nothing,
     }
 }
 

@@ -1,23 +1,67 @@
-//! `--http-user` and `--http-password` (wget's names): HTTP Basic credentials (RFC 7617)
-//! for sites that ask for them. A host gets them once it has asked (a 401 whose
-//! `WWW-Authenticate` offers `Basic`) and the crawl loop has let it (the host is in the
+//! `--http-user` and `--http-password` (wget's names): credentials for sites that ask for
+//! them, by HTTP Basic (RFC 7617) or Digest (RFC 7616, by the http-auth crate; chosen when a
+//! site offers both, as it does not send the password). A host gets them once it has asked (a 401
+//! whose `WWW-Authenticate` offers either) and the crawl loop has let it (the host is in the
 //! crawl's scope), then with every request after; a host that never asked never sees them.
-//! This is wget's rule, kept to the crawl's scope; Digest and other schemes are not answered.
+//! This is wget's rule, kept to the crawl's scope. A Digest answer whose nonce the server
+//! calls stale is made again with the fresh one.
 
-use std::collections::HashSet;
-use std::sync::RwLock;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, RwLock};
 
 use http::header::AUTHORIZATION;
 use http::HeaderValue;
 use url::Url;
 
+use http_auth::digest::DigestClient;
+use http_auth::{PasswordClient, PasswordParams};
+
 use crate::http_message::ResponseHead;
 
+/// Most hosts whose Digest challenge is kept (a hostile web can send one per host).
+const MAX_CHALLENGES: usize = 10_000;
+
 /// The credentials and the hosts they go to.
-#[derive(Debug)]
 pub struct SiteLogin {
-    header: HeaderValue,
+    user: String,
+    password: String,
+    basic: HeaderValue,
     hosts: RwLock<HashSet<String>>,
+    /// The last Digest challenge of each host that sent one, with its nonce count.
+    digests: Mutex<HashMap<String, DigestClient>>,
+}
+
+impl std::fmt::Debug for SiteLogin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SiteLogin")
+            .field("user", &self.user)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What credentials a request carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signed {
+    /// None.
+    No,
+    /// The operator's own `Authorization` (`--header`).
+    Operator,
+    /// Basic credentials.
+    Basic,
+    /// A Digest answer.
+    Digest,
+}
+
+/// What a response asks of the login.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LoginAsk {
+    /// Nothing.
+    #[default]
+    Nothing,
+    /// A 401 asked for credentials the request did not carry.
+    Credentials,
+    /// A 401 said the Digest answer's nonce was stale, and brought a fresh one.
+    FreshNonce,
 }
 
 impl SiteLogin {
@@ -27,10 +71,13 @@ impl SiteLogin {
         if user.contains(':') || format!("{user}{password}").chars().any(char::is_control) {
             return None;
         }
-        let header = basic_credentials(user, password)?;
+        let basic = basic_credentials(user, password)?;
         Some(SiteLogin {
-            header,
+            user: user.to_string(),
+            password: password.to_string(),
+            basic,
             hosts: RwLock::default(),
+            digests: Mutex::default(),
         })
     }
 
@@ -41,19 +88,69 @@ impl SiteLogin {
     }
 
     /// Adds the credentials to `request` for `url` when its host gets them and the operator
-    /// gave no `Authorization` (`--header`). Returns whether the request carries credentials
-    /// (these or the operator's: a 401 to it is then not a question this login answers).
-    pub fn sign<B>(&self, url: &Url, request: &mut http::Request<B>) -> bool {
-        let fields = request.headers_mut();
-        if fields.contains_key(AUTHORIZATION) {
-            return true;
+    /// gave no `Authorization` (`--header`): a Digest answer to the host's last challenge,
+    /// else Basic credentials.
+    pub fn sign<B>(&self, url: &Url, request: &mut http::Request<B>) -> Signed {
+        if request.headers().contains_key(AUTHORIZATION) {
+            return Signed::Operator;
         }
-        let hosts = self.hosts.read().unwrap_or_else(|e| e.into_inner());
-        if !url.host_str().is_some_and(|h| hosts.contains(h)) {
-            return false;
+        let Some(host) = url.host_str() else {
+            return Signed::No;
+        };
+        if !self
+            .hosts
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(host)
+        {
+            return Signed::No;
         }
-        fields.insert(AUTHORIZATION, self.header.clone());
-        true
+        let mut digests = self.digests.lock().unwrap_or_else(|e| e.into_inner());
+        let (value, signed) = match digests.get_mut(host) {
+            Some(challenge) => {
+                let target = request.uri().to_string();
+                let params = PasswordParams {
+                    username: &self.user,
+                    password: &self.password,
+                    uri: &target,
+                    method: request.method().as_str(),
+                    body: Some(&[]),
+                };
+                let answer = challenge.respond(&params).ok();
+                match answer.and_then(|a| HeaderValue::from_bytes(a.as_bytes()).ok()) {
+                    Some(mut value) => {
+                        value.set_sensitive(true);
+                        (value, Signed::Digest)
+                    }
+                    None => return Signed::No,
+                }
+            }
+            None => (self.basic.clone(), Signed::Basic),
+        };
+        request.headers_mut().insert(AUTHORIZATION, value);
+        signed
+    }
+
+    /// What the response `head` to a request for `url` that carried `signed` asks: keeps the
+    /// Digest challenge of a 401 for the host's next requests.
+    pub fn ask(&self, url: &Url, signed: Signed, head: &ResponseHead) -> LoginAsk {
+        let Some(host) = url.host_str().filter(|_| head.status == 401) else {
+            return LoginAsk::Nothing;
+        };
+        let mut fresh = false;
+        if let Ok(PasswordClient::Digest(challenge)) = challenge(head) {
+            let mut digests = self.digests.lock().unwrap_or_else(|e| e.into_inner());
+            let known = digests.get(host);
+            fresh = challenge.stale() && known.is_some_and(|k| k.nonce() != challenge.nonce());
+            if known.is_some() || digests.len() < MAX_CHALLENGES {
+                digests.insert(host.to_string(), challenge);
+            }
+        }
+        match signed {
+            Signed::No if asks_for_credentials(head) => LoginAsk::Credentials,
+            Signed::Digest if fresh => LoginAsk::FreshNonce,
+            _ => LoginAsk::Nothing,
+        }
     }
 }
 
@@ -66,21 +163,32 @@ pub fn basic_credentials(user: &str, password: &str) -> Option<HeaderValue> {
     Some(header)
 }
 
-/// Whether a response asks for Basic credentials: a 401 with a `Basic` challenge among its
-/// `WWW-Authenticate` fields (several challenges may share one field, RFC 9110 11.6.1).
-pub fn asks_for_basic(head: &ResponseHead) -> bool {
-    head.status == 401
-        && head
-            .headers
-            .iter()
-            .filter(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
-            .filter_map(|(_, value)| std::str::from_utf8(value).ok())
-            .flat_map(|value| value.split(','))
-            .any(|challenge| {
-                // A challenge starts with its scheme; its parameters (`realm="x"`) follow.
-                let scheme = challenge.split_whitespace().next().unwrap_or("");
-                scheme.eq_ignore_ascii_case("basic")
-            })
+/// The `WWW-Authenticate` values of `head` that are text.
+fn authenticate_values(head: &ResponseHead) -> impl Iterator<Item = &str> {
+    head.headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
+        .filter_map(|(_, value)| std::str::from_utf8(value).ok())
+}
+
+/// The challenge of a 401 that trawl answers: Digest if offered (an algorithm and `qop` that
+/// http-auth knows), else Basic, among its `WWW-Authenticate` fields (several challenges may
+/// share one field, RFC 9110 11.6.1).
+fn challenge(head: &ResponseHead) -> Result<PasswordClient, String> {
+    authenticate_values(head)
+        .fold(PasswordClient::builder(), |b, value| b.challenges(value))
+        .build()
+}
+
+/// Whether a response asks for credentials trawl can give: a 401 with a `Basic` challenge
+/// (with or without the realm RFC 7617 requires, as wget answers both), or a `Digest` one it
+/// can answer.
+pub fn asks_for_credentials(head: &ResponseHead) -> bool {
+    let basic = |value: &str| {
+        http_auth::parse_challenges(value)
+            .is_ok_and(|all| all.iter().any(|c| c.scheme.eq_ignore_ascii_case("basic")))
+    };
+    head.status == 401 && (challenge(head).is_ok() || authenticate_values(head).any(basic))
 }
 
 #[cfg(test)]
@@ -99,24 +207,27 @@ mod tests {
     }
 
     #[test]
-    fn a_basic_challenge_is_found_among_others() {
-        assert!(asks_for_basic(&head(401, &[r#"Basic realm="staff""#])));
-        assert!(asks_for_basic(&head(401, &["basic"])));
-        assert!(asks_for_basic(&head(
+    fn a_challenge_trawl_can_answer_is_found_among_others() {
+        let asks = |status, challenges: &[&str]| asks_for_credentials(&head(status, challenges));
+        assert!(asks(401, &[r#"Basic realm="staff""#]));
+        assert!(asks(401, &["basic"]));
+        assert!(asks(
             401,
             &[r#"Digest realm="x", nonce="n", Basic realm="x", charset="UTF-8""#]
-        )));
-        assert!(asks_for_basic(&head(
+        ));
+        assert!(asks(401, &["Negotiate", r#"Basic realm="y""#]));
+        assert!(asks(401, &[r#"Digest realm="x", nonce="n""#]));
+        assert!(asks(
             401,
-            &["Negotiate", r#"Basic realm="y""#]
-        )));
-        assert!(!asks_for_basic(&head(
+            &[r#"Digest realm="x", nonce="n", algorithm=SHA-256-sess"#]
+        ));
+        assert!(!asks(
             401,
-            &[r#"Digest realm="x", nonce="n""#]
-        )));
-        assert!(!asks_for_basic(&head(401, &[r#"Bearer realm="basic""#])));
-        assert!(!asks_for_basic(&head(401, &[])));
-        assert!(!asks_for_basic(&head(403, &[r#"Basic realm="x""#])));
+            &[r#"Digest realm="x", nonce="n", algorithm=MD4"#]
+        ));
+        assert!(!asks(401, &[r#"Bearer realm="basic""#]));
+        assert!(!asks(401, &[]));
+        assert!(!asks(403, &[r#"Basic realm="x""#]));
     }
 
     #[test]
@@ -124,22 +235,22 @@ mod tests {
         let login = SiteLogin::new("Aladdin", "open sesame").unwrap();
         let url = Url::parse("http://intranet.example/docs/").unwrap();
         let mut request = http::Request::new(());
-        assert!(!login.sign(&url, &mut request));
+        assert_eq!(login.sign(&url, &mut request), Signed::No);
         assert!(login.accept("intranet.example"));
         assert!(!login.accept("intranet.example"));
-        assert!(login.sign(&url, &mut request));
+        assert_eq!(login.sign(&url, &mut request), Signed::Basic);
         // RFC 7617's example.
         assert_eq!(
             request.headers()[AUTHORIZATION],
             "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
         );
         let other = Url::parse("http://elsewhere.example/").unwrap();
-        assert!(!login.sign(&other, &mut http::Request::new(())));
+        assert_eq!(login.sign(&other, &mut http::Request::new(())), Signed::No);
         // The operator's own field is left alone.
         let mut own = http::Request::new(());
         own.headers_mut()
             .insert(AUTHORIZATION, HeaderValue::from_static("Bearer t"));
-        assert!(login.sign(&url, &mut own));
+        assert_eq!(login.sign(&url, &mut own), Signed::Operator);
         assert_eq!(own.headers()[AUTHORIZATION], "Bearer t");
         for (user, password) in [("a\r\nb", "x"), ("a:b", "x"), ("a", "x\ty")] {
             assert!(
@@ -148,5 +259,50 @@ mod tests {
             );
         }
         assert!(SiteLogin::new("ä", "p:ss wörd").is_some());
+        assert!(!format!("{login:?}").contains("sesame"));
+    }
+
+    #[test]
+    fn a_digest_challenge_is_answered_and_a_stale_nonce_renewed() {
+        let login = SiteLogin::new("Mufasa", "Circle Of Life").unwrap();
+        let url = Url::parse("http://intranet.example/dir/index.html?a=1").unwrap();
+        let first = head(
+            401,
+            &[r#"Digest realm="r", qop="auth", nonce="n1", Basic realm="r""#],
+        );
+        assert_eq!(login.ask(&url, Signed::No, &first), LoginAsk::Credentials);
+        login.accept("intranet.example");
+        let mut request = http::Request::get("/dir/index.html?a=1").body(()).unwrap();
+        assert_eq!(login.sign(&url, &mut request), Signed::Digest);
+        let sent = request.headers()[AUTHORIZATION]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(sent.starts_with("Digest username=\"Mufasa\""), "{sent}");
+        assert!(sent.contains(r#"uri="/dir/index.html?a=1""#), "{sent}");
+        assert!(
+            sent.contains(r#"nonce="n1""#) && sent.contains("nc=00000001"),
+            "{sent}"
+        );
+        // Wrong credentials: a new nonce without `stale` asks nothing more.
+        let refused = head(401, &[r#"Digest realm="r", qop="auth", nonce="n2""#]);
+        assert_eq!(login.ask(&url, Signed::Digest, &refused), LoginAsk::Nothing);
+        let stale = head(
+            401,
+            &[r#"Digest realm="r", qop="auth", nonce="n3", stale=true"#],
+        );
+        assert_eq!(
+            login.ask(&url, Signed::Digest, &stale),
+            LoginAsk::FreshNonce
+        );
+        let mut again = http::Request::get("/dir/index.html?a=1").body(()).unwrap();
+        login.sign(&url, &mut again);
+        let sent = again.headers()[AUTHORIZATION].to_str().unwrap();
+        assert!(
+            sent.contains(r#"nonce="n3""#) && sent.contains("nc=00000001"),
+            "{sent}"
+        );
+        // The same stale nonce again is not news.
+        assert_eq!(login.ask(&url, Signed::Digest, &stale), LoginAsk::Nothing);
     }
 }

@@ -11,6 +11,7 @@ mod crawl_site;
 mod daemons;
 mod delay_factor;
 mod derivatives;
+mod digest_login;
 mod dns_records;
 mod durability;
 mod encodings;

@@ -128,6 +128,13 @@ pub enum Behavior {
     /// `with` to a request whose Authorization is `authorization`, else a 401 asking for
     /// Basic credentials.
     Login { authorization: String, with: Route },
+    /// `with` to a request whose Digest `Authorization` answers the host's current nonce for
+    /// `account` (`digest_login.rs`), else a 401 with a Digest (and a Basic) challenge.
+    DigestLogin {
+        account: (String, String),
+        with: Route,
+        nonces: Arc<Mutex<crate::digest_login::Nonces>>,
+    },
     /// `with` to a request whose Referer starts with `referer` (hotlink protection), else
     /// `without`.
     Hotlinked {
@@ -362,6 +369,23 @@ async fn serve<S: Resettable>(
                 ));
                 Some(Behavior::Respond(if sent { with.clone() } else { refused }))
             }
+            Some(Behavior::DigestLogin {
+                account,
+                with,
+                nonces,
+            }) => {
+                let account = (account.0.as_str(), account.1.as_str());
+                Some(Behavior::Respond(
+                    match crate::digest_login::verdict(&head, account, nonces) {
+                        Ok(()) => with.clone(),
+                        Err(challenge) => {
+                            let mut refused = Route::typed(401, "text/html", b"<p>log in</p>");
+                            refused.headers.push(("WWW-Authenticate".into(), challenge));
+                            refused
+                        }
+                    },
+                ))
+            }
             Some(Behavior::Hotlinked {
                 referer,
                 with,
@@ -399,7 +423,8 @@ async fn serve<S: Resettable>(
             Behavior::Answers(_)
             | Behavior::Gated { .. }
             | Behavior::Hotlinked { .. }
-            | Behavior::Login { .. } => {
+            | Behavior::Login { .. }
+            | Behavior::DigestLogin { .. } => {
                 unreachable!("chosen above")
             }
             Behavior::Hang => {

@@ -1,10 +1,14 @@
 //! `--http-user` and `--http-password` (wget's names): a host in the crawl's scope that
 //! answers 401 with a Basic challenge gets the credentials, the refused URL is fetched again
 //! with them, and every later request to that host carries them; hosts out of scope and hosts
-//! that never asked see nothing; wrong credentials cost one more request, not a loop.
+//! that never asked see nothing; wrong credentials cost one more request, not a loop. A host
+//! that asks by Digest gets Digest answers, and a nonce it calls stale is answered again.
 
 use crate::harness::{read_records, text, Rec};
 use crate::referer::crawl;
+use std::sync::Arc;
+
+use crate::digest_login::Nonces;
 use crate::server::{Behavior, Host, Route, Web};
 
 /// `Basic` and the base64 of `staff:s3cret`.
@@ -129,4 +133,55 @@ async fn wrong_or_no_credentials_leave_the_401_after_one_more_request_at_most() 
     )
     .await;
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_digest_host_gets_digest_answers_and_a_stale_nonce_is_answered_again() {
+    let web = Web::default();
+    let a = web.host("127.0.0.104").await;
+    // Each nonce takes two answers, then the server calls it stale.
+    let nonces = Arc::new(Nonces::new(2));
+    let login = |with: Route| Behavior::DigestLogin {
+        account: ("staff".into(), "s3cret".into()),
+        with,
+        nonces: nonces.clone(),
+    };
+    a.route("/", Route::html(r#"<a href="/private/">members</a>"#));
+    let links: String = (1..=3)
+        .map(|i| format!(r#"<a href="/private/doc{i}.html">{i}</a>"#))
+        .collect();
+    a.behave("/private/", login(Route::html(&links)));
+    for i in 1..=3 {
+        let page = format!("/private/doc{i}.html");
+        a.behave(&page, login(Route::html(&format!("<p>doc {i}</p>"))));
+    }
+    let out = tempfile::tempdir().unwrap();
+    let flags = ["--http-user", "staff", "--http-password", "s3cret"];
+    let result = crawl(&a.url("/"), &out.path().join("right"), &flags).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let sent = web.field_of_requests(&a, "/private/", "authorization");
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(sent[0].is_none());
+    assert!(
+        sent[1].as_deref().is_some_and(|v| v.starts_with("Digest ")),
+        "{sent:?}"
+    );
+
+    let records = read_records(&out.path().join("right"));
+    assert_eq!(statuses(&records, &a.url("/private/")), [401, 200]);
+    // Four answers to nonces of two answers each: one page met a stale nonce, was archived as
+    // that 401, and fetched again with the fresh nonce.
+    let mut pages: Vec<Vec<u16>> = (1..=3)
+        .map(|i| statuses(&records, &a.url(&format!("/private/doc{i}.html"))))
+        .collect();
+    pages.sort();
+    assert_eq!(pages, [vec![200], vec![200], vec![401, 200]]);
+
+    // Wrong credentials: one more request, not a loop.
+    web.log.lock().unwrap().clear();
+    let wrong = ["--http-user", "staff", "--http-password", "guess"];
+    let result = crawl(&a.url("/"), &out.path().join("wrong"), &wrong).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let records = read_records(&out.path().join("wrong"));
+    assert_eq!(statuses(&records, &a.url("/private/")), [401, 401]);
 }

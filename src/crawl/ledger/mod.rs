@@ -232,7 +232,7 @@ impl Ledger {
                 self.origin_reached(&job);
             }
         }
-        if login_asked && self.log_in(&job, now) {
+        if self.log_in(&job, login_asked, now) {
             return Handled::Done;
         }
         match outcome {
