@@ -131,7 +131,7 @@ fn trawl_fetcher() -> Fetcher {
         total_timeout: Duration::from_secs(120),
         max_head_bytes: 64 << 10,
         max_headers: 200,
-        insecure: false,
+        trust: trawl::fetch::tls::Trust::Roots(Vec::new()),
         guard: AddressGuard::new(true),
         pins: Vec::new(),
         proxy: None,

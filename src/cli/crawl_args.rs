@@ -327,8 +327,13 @@ pub struct CrawlArgs {
     pub resolve: Vec<String>,
 
     /// Accept invalid TLS certificates (expired, self-signed, wrong name).
-    #[arg(long)]
+    #[arg(long, visible_alias = "no-check-certificate")]
     pub insecure: bool,
+
+    /// Also trust the certificate authorities in this PEM file (wget's name), beside the
+    /// compiled-in Mozilla roots: an intranet's own authority, without --insecure.
+    #[arg(long, value_name = "FILE")]
+    pub ca_certificate: Option<PathBuf>,
 
     /// Content types archived (comma-separated or repeated; 'text/*' style wildcards allowed).
     /// Links whose extension has an accepted type are queued (.pdf with application/pdf); HTML

@@ -27,6 +27,7 @@ use crate::chain::filter::ArchiveRules;
 use crate::chain::outlinks::LinkRules;
 use crate::cli::CrawlArgs;
 use crate::fetch::rate_limit::RateLimit;
+use crate::fetch::tls::Trust;
 use crate::fetch::{AddressClass, AddressGuard, FetchOptions, SiteLogin};
 use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
@@ -378,7 +379,8 @@ impl Config {
                 total_timeout: args.fetch_timeout,
                 max_head_bytes: usize::try_from(args.max_header_size).unwrap_or(usize::MAX),
                 max_headers: args.max_headers,
-                insecure: args.insecure,
+                trust: Trust::from_args(args.insecure, args.ca_certificate.as_deref())
+                    .map_err(ConfigError::BadArgument)?,
                 guard,
                 pins,
                 proxy: args.request.proxy.clone(),

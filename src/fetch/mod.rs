@@ -60,8 +60,8 @@ pub struct FetchOptions {
     pub max_head_bytes: usize,
     /// Most header fields in a response.
     pub max_headers: usize,
-    /// Accept any TLS certificate.
-    pub insecure: bool,
+    /// Which TLS certificates are accepted (`--insecure`, `--ca-certificate`).
+    pub trust: tls::Trust,
     /// Which addresses may be connected to.
     pub guard: AddressGuard,
     /// Names pinned to addresses (`--resolve`).
@@ -137,7 +137,7 @@ impl Fetcher {
     pub fn new(options: FetchOptions) -> Self {
         Fetcher {
             dns: dns_of(&options),
-            tls: tls::client_config(options.insecure),
+            tls: tls::client_config(&options.trust),
             http1: connection::http1_builder(options.max_head_bytes, options.max_headers),
             requests: RequestTemplate::new(&options.user_agent, options.headers.clone()),
             cookies: None,

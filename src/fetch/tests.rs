@@ -11,7 +11,7 @@ fn fetcher() -> Fetcher {
         total_timeout: Duration::from_secs(1),
         max_head_bytes: 65536,
         max_headers: 100,
-        insecure: false,
+        trust: super::tls::Trust::Roots(Vec::new()),
         guard: AddressGuard::new(false),
         pins: Vec::new(),
         proxy: None,

@@ -1,15 +1,17 @@
-//! The rustls client configuration: Mozilla's root store (webpki-roots), HTTP/1.1 ALPN, and an
-//! `--insecure` mode that accepts any certificate; and the names of a session's protocol and
-//! cipher suite for the WARC records.
+//! The rustls client configuration: Mozilla's root store (webpki-roots) with the authorities
+//! of `--ca-certificate`, HTTP/1.1 ALPN, and an `--insecure` mode that accepts any
+//! certificate; and the names of a session's protocol and cipher suite for the WARC records.
 //!
 //! Roots are compiled in so a crawl behaves the same on every machine, whatever its system
-//! store holds. Archivists often need `--insecure`: expired and self-signed certificates are
-//! part of the web they are preserving. Even then, handshake signatures are still verified.
+//! store holds; an intranet's own authority is added with `--ca-certificate` (wget's name).
+//! Archivists often need `--insecure`: expired and self-signed certificates are part of the
+//! web they are preserving. Even then, handshake signatures are still verified.
 
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CipherSuite, ClientConfig, DigitallySignedStruct, ProtocolVersion, SignatureScheme};
 
@@ -45,22 +47,57 @@ fn iana_name(suite: CipherSuite) -> &'static str {
     }
 }
 
+/// Which server certificates a crawl accepts.
+#[derive(Debug, Clone)]
+pub enum Trust {
+    /// Any (`--insecure`).
+    Any,
+    /// Those that chain to Mozilla's roots or to these authorities (`--ca-certificate`).
+    Roots(Vec<CertificateDer<'static>>),
+}
+
+impl Trust {
+    /// The trust `--insecure` and `--ca-certificate FILE` ask for; an error names a file that
+    /// cannot be read or holds no certificate usable as an authority.
+    pub fn from_args(insecure: bool, ca_file: Option<&std::path::Path>) -> Result<Self, String> {
+        let Some(path) = ca_file.filter(|_| !insecure) else {
+            return Ok(if insecure {
+                Trust::Any
+            } else {
+                Trust::Roots(Vec::new())
+            });
+        };
+        let problem = |what: String| format!("--ca-certificate {}: {what}", path.display());
+        let certs = CertificateDer::pem_file_iter(path)
+            .map_err(|e| problem(e.to_string()))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| problem(e.to_string()))?;
+        let (usable, _) = rustls::RootCertStore::empty().add_parsable_certificates(certs.clone());
+        if usable == 0 {
+            return Err(problem("no PEM certificate usable as an authority".into()));
+        }
+        Ok(Trust::Roots(certs))
+    }
+}
+
 /// Builds the shared TLS configuration.
-pub fn client_config(insecure: bool) -> Arc<ClientConfig> {
+pub fn client_config(trust: &Trust) -> Arc<ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .expect("ring supports the default TLS versions");
-    let mut config = if insecure {
-        builder
+    let mut config = match trust {
+        Trust::Any => builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
-            .with_no_client_auth()
-    } else {
-        let roots = rustls::RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        };
-        builder.with_root_certificates(roots).with_no_client_auth()
+            .with_no_client_auth(),
+        Trust::Roots(extra) => {
+            let mut roots = rustls::RootCertStore {
+                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+            };
+            roots.add_parsable_certificates(extra.iter().cloned());
+            builder.with_root_certificates(roots).with_no_client_auth()
+        }
     };
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Arc::new(config)

@@ -37,4 +37,5 @@ mod shared_crawl;
 mod shared_order;
 mod site_login;
 mod third_party;
+mod tls_trust;
 mod unattended;

@@ -227,8 +227,38 @@ impl Web {
     pub async fn tls_host(&self, ip: &str) -> Host {
         let key = rcgen::generate_simple_self_signed(vec![ip.to_string()]).unwrap();
         let cert = key.cert.der().clone();
-        let private =
-            rustls::pki_types::PrivateKeyDer::Pkcs8(key.signing_key.serialize_der().into());
+        self.tls_host_with(ip, cert, key.signing_key.serialize_der())
+            .await
+    }
+
+    /// Starts an https host on `ip` whose certificate an authority of its own issued, and
+    /// returns it with that authority's certificate (PEM).
+    pub async fn tls_host_with_authority(&self, ip: &str) -> (Host, String) {
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca.distinguished_name
+            .push(rcgen::DnType::CommonName, "trawl test authority");
+        let ca_cert = ca.self_signed(&ca_key).unwrap();
+        let issuer = rcgen::Issuer::new(ca, ca_key);
+        let key = rcgen::KeyPair::generate().unwrap();
+        let leaf = rcgen::CertificateParams::new(vec![ip.to_string()])
+            .unwrap()
+            .signed_by(&key, &issuer)
+            .unwrap();
+        let host = self
+            .tls_host_with(ip, leaf.der().clone(), key.serialize_der())
+            .await;
+        (host, ca_cert.pem())
+    }
+
+    async fn tls_host_with(
+        &self,
+        ip: &str,
+        cert: rustls::pki_types::CertificateDer<'static>,
+        pkcs8: Vec<u8>,
+    ) -> Host {
+        let private = rustls::pki_types::PrivateKeyDer::Pkcs8(pkcs8.into());
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()

@@ -1,0 +1,60 @@
+//! Which certificates a crawl trusts: an intranet's own authority with `--ca-certificate`
+//! (wget's name) beside the compiled-in roots, a file that holds none refused at the start,
+//! and wget's `--no-check-certificate` as a name of `--insecure`.
+
+use crate::args;
+use crate::harness::{read_records, text, trawl};
+use crate::server::{Route, Web};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_intranet_authority_is_trusted_with_ca_certificate() {
+    let web = Web::default();
+    let (tls, authority) = web.tls_host_with_authority("127.0.0.105").await;
+    tls.route("/", Route::html("<p>behind a private authority</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let ca = out.path().join("intranet-ca.pem");
+    std::fs::write(&ca, &authority).unwrap();
+    let seed = format!("https://{}/", tls.addr);
+    let crawl = |dir: &str, extra: &[&str]| {
+        let mut a = args![
+            "crawl",
+            seed.clone(),
+            "--out",
+            out.path().join(dir).display(),
+            "-q"
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        trawl(a)
+    };
+    let archived = |dir: &str| {
+        read_records(&out.path().join(dir))
+            .iter()
+            .any(|r| r.warc_type == "response" && r.path() == "/" && r.status() == Some(200))
+    };
+
+    // Unknown to the compiled-in roots: the origin is given up.
+    let result = crawl("plain", &[]).await;
+    assert_eq!(result.status.code(), Some(4), "{}", text(&result));
+    assert!(!archived("plain"));
+
+    let ca_arg = ca.display().to_string();
+    let result = crawl("trusted", &["--ca-certificate", &ca_arg]).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    assert!(archived("trusted"));
+
+    let result = crawl("unchecked", &["--no-check-certificate"]).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    assert!(archived("unchecked"));
+
+    // A file without a certificate is refused before anything is fetched.
+    let bad = out.path().join("not-a-cert.pem");
+    std::fs::write(&bad, "hello\n").unwrap();
+    let bad_arg = bad.display().to_string();
+    let result = crawl("bad", &["--ca-certificate", &bad_arg]).await;
+    assert_eq!(result.status.code(), Some(2), "{}", text(&result));
+    assert!(
+        text(&result).contains("--ca-certificate"),
+        "{}",
+        text(&result)
+    );
+}
