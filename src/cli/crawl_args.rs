@@ -75,7 +75,7 @@ pub struct CrawlArgs {
 
     /// File of seeds ('-': standard input): one URL or host per line; blank lines and '#'
     /// comments ignored. Read as the crawl runs, from where a resumed crawl stopped.
-    #[arg(long = "seeds", visible_alias = "seeds-file", value_name = "FILE")]
+    #[arg(long = "seeds", short = 'i', visible_aliases = ["seeds-file", "input-file"], value_name = "FILE")]
     pub seeds_file: Option<PathBuf>,
 
     /// Read more of the seeds file while fewer than N URLs are queued.
@@ -199,15 +199,15 @@ pub struct CrawlArgs {
     pub no_parent: bool,
 
     /// Only follow URLs matching this regex (repeatable; any may match).
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, visible_alias = "accept-regex", value_name = "REGEX")]
     pub include: Vec<String>,
 
     /// Never follow URLs matching this regex (repeatable).
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, visible_alias = "reject-regex", value_name = "REGEX")]
     pub exclude: Vec<String>,
 
     /// User-Agent header; its first word is the robots.txt agent name.
-    #[arg(long, value_name = "UA", default_value = concat!("trawl/", env!("CARGO_PKG_VERSION"), " (+https://github.com/trawl-crawler/trawl)"))]
+    #[arg(long, short = 'U', value_name = "UA", default_value = concat!("trawl/", env!("CARGO_PKG_VERSION"), " (+https://github.com/trawl-crawler/trawl)"))]
     pub user_agent: String,
 
     /// Content records per WARC file before rotating (the warcinfo record is not counted).
@@ -272,7 +272,12 @@ pub struct CrawlArgs {
     pub max_path_repeats: usize,
 
     /// Most redirect hops followed from one URL.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(
+        long,
+        visible_alias = "max-redirect",
+        value_name = "N",
+        default_value_t = 10
+    )]
     pub max_redirects: u32,
 
     /// Allow connections to loopback, private, link-local and other non-public addresses, for
@@ -308,7 +313,7 @@ pub struct CrawlArgs {
     /// Also archive what each archived page needs to render in replay (wget's name): images
     /// (src, srcset), stylesheets and what they import or url(), icons, preloads, scripts,
     /// media. From any host, under robots.txt and politeness; not counted as pages.
-    #[arg(long)]
+    #[arg(long, short = 'p')]
     pub page_requisites: bool,
 
     /// Fetch and archive the sitemaps each site's robots.txt lists (else its /sitemap.xml),

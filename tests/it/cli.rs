@@ -258,3 +258,48 @@ async fn custom_headers_reach_the_server_and_reserved_ones_are_refused() {
         assert!(text(&refused).contains("--header"), "{}", text(&refused));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wget_names_of_the_flags_work_as_trawls() {
+    let web = Web::default();
+    let host = web.host("127.0.0.106").await;
+    host.route(
+        "/",
+        Route::html(r#"<img src="/logo.png"><a href="/keep">k</a><a href="/skip-me">s</a>"#),
+    );
+    host.route(
+        "/logo.png",
+        Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\n"),
+    );
+    host.route("/keep", Route::html("<p>kept</p>"));
+    host.route("/skip-me", Route::html("<p>skipped</p>"));
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("urls.txt");
+    std::fs::write(&seeds, format!("{}\n", host.url("/"))).unwrap();
+    let out = trawl(args![
+        "crawl",
+        "-i",
+        seeds.display(),
+        "-p",
+        "-U",
+        "archive-bot/1.0",
+        "--reject-regex",
+        "skip",
+        "--accept-regex",
+        "127\\.0\\.0\\.106",
+        "--max-redirect",
+        "3",
+        "--no-check-certificate",
+        "--out",
+        dir.path().join("o").display(),
+        "-q"
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let paths = web.paths_of(&host);
+    assert!(paths.contains(&"/logo.png".to_string()), "{paths:?}");
+    assert!(paths.contains(&"/keep".to_string()), "{paths:?}");
+    assert!(!paths.contains(&"/skip-me".to_string()), "{paths:?}");
+    let agents = web.field_of_requests(&host, "/", "user-agent");
+    assert_eq!(agents, [Some("archive-bot/1.0".to_string())]);
+}
