@@ -20,6 +20,9 @@ use crate::http_message::ResponseHead;
 
 /// Most hosts whose Digest challenge is kept (a hostile web can send one per host).
 const MAX_CHALLENGES: usize = 10_000;
+/// Longest `WWW-Authenticate` value read for a challenge: with [`MAX_CHALLENGES`], at most
+/// ~40 MB of kept challenges however long the nonces a hostile web sends.
+const MAX_CHALLENGE_BYTES: usize = 4096;
 
 /// The credentials and the hosts they go to.
 pub struct SiteLogin {
@@ -163,11 +166,13 @@ pub fn basic_credentials(user: &str, password: &str) -> Option<HeaderValue> {
     Some(header)
 }
 
-/// The `WWW-Authenticate` values of `head` that are text.
+/// The `WWW-Authenticate` values of `head` that are text, up to [`MAX_CHALLENGE_BYTES`] each.
 fn authenticate_values(head: &ResponseHead) -> impl Iterator<Item = &str> {
     head.headers
         .iter()
-        .filter(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
+        .filter(|(name, value)| {
+            name.eq_ignore_ascii_case("www-authenticate") && value.len() <= MAX_CHALLENGE_BYTES
+        })
         .filter_map(|(_, value)| std::str::from_utf8(value).ok())
 }
 
@@ -226,6 +231,11 @@ mod tests {
             &[r#"Digest realm="x", nonce="n", algorithm=MD4"#]
         ));
         assert!(!asks(401, &[r#"Bearer realm="basic""#]));
+        let huge = format!(
+            r#"Digest realm="x", nonce="{}""#,
+            "n".repeat(MAX_CHALLENGE_BYTES)
+        );
+        assert!(!asks(401, &[&huge]));
         assert!(!asks(401, &[]));
         assert!(!asks(403, &[r#"Basic realm="x""#]));
     }
