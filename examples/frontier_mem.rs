@@ -47,6 +47,7 @@ fn config() -> FrontierConfig {
         robots_agent: "trawl".into(),
         obey_robots: true,
         robots_retry: Duration::from_secs(10),
+        robots_attempts: 3,
         politeness: trawl::frontier::PolitenessKey::Host,
         sitemaps: false,
         order: trawl::frontier::CrawlOrder::Bfs,

@@ -373,9 +373,14 @@ pub struct CrawlArgs {
     pub max_links_per_page: usize,
 
     /// First wait before fetching a 429/5xx/unreachable robots.txt again (doubles per attempt;
-    /// the origin is given up after 3 attempts).
+    /// the origin is given up after --robots-attempts attempts).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub robots_retry: Duration,
+
+    /// Fetches of a 429/5xx/unreachable robots.txt before its origin is given up (with the
+    /// default --robots-retry: 3 give up after 30 s; 10 after 25 min, as no wait is over 5 min).
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=30))]
+    pub robots_attempts: u32,
 
     /// Do not fetch or obey robots.txt (recorded in the warcinfo record).
     #[arg(long)]

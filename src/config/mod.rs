@@ -398,6 +398,7 @@ impl Config {
                 robots_agent,
                 obey_robots: !args.ignore_robots,
                 robots_retry: args.robots_retry,
+                robots_attempts: args.robots_attempts,
                 sitemaps: !args.no_sitemaps,
                 order: match args.order {
                     crate::cli::Order::Bfs => CrawlOrder::Bfs,

@@ -167,7 +167,7 @@ impl Frontier {
             attempts,
             *hops,
             &self.config.robots_agent,
-            self.config.robots_retry,
+            (self.config.robots_retry, self.config.robots_attempts),
             now,
         );
         if let (true, RobotsState::Known(rules)) = (t.parsed, &t.state) {

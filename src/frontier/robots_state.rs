@@ -2,7 +2,7 @@
 //! do in each, and the transition a robots.txt fetch result causes.
 //!
 //! 2xx: the rules apply. 4xx but 429: no rules, everything allowed. 429, 5xx or unreachable:
-//! everything disallowed for now and retried later, up to [`MAX_ROBOTS_ATTEMPTS`] times, then
+//! everything disallowed for now and retried later, up to `--robots-attempts` times, then
 //! the origin is given up. Redirects are followed up to [`MAX_ROBOTS_REDIRECTS`] hops, after which the file
 //! counts as unavailable (like a 4xx). A fetch refused for a lasting reason (blocked address,
 //! unknown host, bad certificate) gives the origin up at once.
@@ -16,7 +16,8 @@ use super::robots_rules::{parsed_part, RobotsRules};
 
 /// Redirect hops followed for robots.txt (RFC 9309 section 2.3.1.2: at least five).
 pub const MAX_ROBOTS_REDIRECTS: u32 = 5;
-/// Fetch attempts for a robots.txt that is 429/5xx/unreachable before its origin is given up.
+/// Fetch attempts for a robots.txt that is 429/5xx/unreachable before its origin is given up,
+/// unless `--robots-attempts` says otherwise.
 pub const MAX_ROBOTS_ATTEMPTS: u32 = 3;
 
 /// What fetching robots.txt produced, as reported by the crawl loop.
@@ -146,13 +147,14 @@ impl RobotsState {
 
 /// The transition caused by `outcome` of a robots.txt fetch that was `hops` redirects in,
 /// after `attempts` earlier failed attempts. `agent` is our product token; failed fetches are
-/// retried after a backoff doubling from `retry_base`.
+/// retried after a backoff doubling from `retry_base`, the origin given up after `max_attempts`
+/// (`--robots-retry`, `--robots-attempts`).
 pub fn transition(
     outcome: RobotsOutcome,
     attempts: u32,
     hops: u32,
     agent: &str,
-    retry_base: Duration,
+    (retry_base, max_attempts): (Duration, u32),
     now: Instant,
 ) -> Transition {
     let settled = |state, save| Transition {
@@ -186,7 +188,7 @@ pub fn transition(
         RobotsOutcome::Refused => settled(RobotsState::GaveUp, None),
         RobotsOutcome::Fetched { .. } | RobotsOutcome::Unreachable => {
             let attempts = attempts + 1;
-            let state = if attempts >= MAX_ROBOTS_ATTEMPTS {
+            let state = if attempts >= max_attempts {
                 RobotsState::GaveUp
             } else {
                 RobotsState::Unavailable {
@@ -223,7 +225,7 @@ mod tests {
             0,
             0,
             "trawl",
-            S,
+            (S, MAX_ROBOTS_ATTEMPTS),
             now,
         );
         assert!(t.parsed && t.save.is_some());
@@ -239,20 +241,55 @@ mod tests {
     #[test]
     fn failures_back_off_then_give_up_and_4xx_allows_all() {
         let now = Instant::now();
-        let t = transition(fetched(503, b""), 0, 0, "trawl", S, now);
+        let t = transition(
+            fetched(503, b""),
+            0,
+            0,
+            "trawl",
+            (S, MAX_ROBOTS_ATTEMPTS),
+            now,
+        );
         let mut state = t.state;
         assert_eq!(state.gate("http://a.org/", now), Gate::Wait(Some(now + S)));
         assert_eq!(state.gate("http://a.org/", now + S), Gate::FetchRobots(1));
-        let t = transition(fetched(429, b""), 0, 0, "trawl", S, now);
+        let t = transition(
+            fetched(429, b""),
+            0,
+            0,
+            "trawl",
+            (S, MAX_ROBOTS_ATTEMPTS),
+            now,
+        );
         assert!(matches!(
             t.state,
             RobotsState::Unavailable { attempts: 1, .. }
         ));
-        let t = transition(RobotsOutcome::Unreachable, 2, 0, "trawl", S, now);
+        let t = transition(
+            RobotsOutcome::Unreachable,
+            2,
+            0,
+            "trawl",
+            (S, MAX_ROBOTS_ATTEMPTS),
+            now,
+        );
         assert!(matches!(t.state, RobotsState::GaveUp));
-        let t = transition(RobotsOutcome::Refused, 0, 0, "trawl", S, now);
+        let t = transition(
+            RobotsOutcome::Refused,
+            0,
+            0,
+            "trawl",
+            (S, MAX_ROBOTS_ATTEMPTS),
+            now,
+        );
         assert!(matches!(t.state, RobotsState::GaveUp));
-        let mut t = transition(fetched(404, b""), 0, 0, "trawl", S, now);
+        let mut t = transition(
+            fetched(404, b""),
+            0,
+            0,
+            "trawl",
+            (S, MAX_ROBOTS_ATTEMPTS),
+            now,
+        );
         assert_eq!(t.save, Some(None));
         assert_eq!(t.state.gate("http://a.org/x", now), Gate::Allowed);
     }
@@ -261,7 +298,14 @@ mod tests {
     fn redirects_are_followed_up_to_the_limit() {
         let now = Instant::now();
         let to = Url::parse("http://b.org/robots.txt").unwrap();
-        let t = transition(RobotsOutcome::Redirect(to.clone()), 1, 0, "trawl", S, now);
+        let t = transition(
+            RobotsOutcome::Redirect(to.clone()),
+            1,
+            0,
+            "trawl",
+            (S, MAX_ROBOTS_ATTEMPTS),
+            now,
+        );
         assert_eq!(t.follow, Some((to.clone(), 1)));
         assert!(matches!(t.state, RobotsState::Fetching { attempts: 1 }));
         let mut t = transition(
@@ -269,7 +313,7 @@ mod tests {
             0,
             MAX_ROBOTS_REDIRECTS,
             "trawl",
-            S,
+            (S, MAX_ROBOTS_ATTEMPTS),
             now,
         );
         assert!(t.follow.is_none());

@@ -21,6 +21,8 @@ pub struct FrontierConfig {
     pub obey_robots: bool,
     /// First wait after a robots.txt could not be fetched; doubles per attempt.
     pub robots_retry: Duration,
+    /// Fetches of a robots.txt that failed or asked to wait before its origin is given up.
+    pub robots_attempts: u32,
     /// What politeness is keyed by (`--politeness`).
     pub politeness: PolitenessKey,
     /// Fetch the sitemaps robots.txt lists, else /sitemap.xml (`--sitemaps`).

@@ -159,6 +159,7 @@ pub async fn join(
         "order" => Some(serde_json::Value::String("Bfs".into())),
         "no-parent" => Some(serde_json::Value::String("false".into())),
         "delay-factor" => Some(serde_json::Value::String("0".into())),
+        "robots-attempts" => Some(serde_json::Value::String("3".into())),
         _ => None,
     };
     let theirs_of = |k: &str| saved.get(k).cloned().or_else(|| earlier(k));

@@ -1,7 +1,8 @@
 //! What a site says to robots beyond the basics the full crawl checks: a page's
 //! `<meta name="robots" content="nofollow">`, obeyed as wget and Heritrix obey it (and not with
 //! `--ignore-robots`), a robots.txt group named with a version (`User-agent: trawl/0.1`), and a
-//! robots.txt first answered with 429 (waited for, as a 5xx, not read as "allow all").
+//! robots.txt first answered with 429 (waited for, as a 5xx, not read as "allow all"), and one
+//! that fails longer than `--robots-attempts` allows.
 
 use crate::hostile_cases::crawl;
 use crate::server::{Behavior, Host, Route, Web};
@@ -102,4 +103,32 @@ fn only_public_fetched(web: &Web, h: &Host, stats: &serde_json::Value) {
         "{fetched:?}"
     );
     assert_eq!(stats["filtered"]["robots"], 1, "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_attempts_sets_how_long_a_failing_robots_txt_is_waited_for() {
+    let web = Web::default();
+    let h = web.host("127.0.0.107").await;
+    let busy = || Route::typed(503, "text/plain", b"maintenance");
+    let rules = Route::typed(200, "text/plain", b"User-agent: *\nDisallow: /private\n");
+    public_and_private(&h);
+    let out = tempfile::tempdir().unwrap();
+    // Three 503s, then the file: the default three attempts give the site up.
+    h.behave(
+        "/robots.txt",
+        Behavior::Answers(vec![busy(), busy(), busy(), rules.clone()]),
+    );
+    let flags = ["--robots-retry", "100ms"];
+    let stats = crawl(h.url("/"), &out.path().join("default"), &flags).await;
+    assert_eq!(stats["pages_archived"], 0, "{stats}");
+    assert_eq!(stats["origins_given_up"], 1, "{stats}");
+    // Four attempts reach it, and its rules hold.
+    web.log.lock().unwrap().clear();
+    h.behave(
+        "/robots.txt",
+        Behavior::Answers(vec![busy(), busy(), busy(), rules]),
+    );
+    let flags = ["--robots-retry", "100ms", "--robots-attempts", "4"];
+    let stats = crawl(h.url("/"), &out.path().join("patient"), &flags).await;
+    only_public_fetched(&web, &h, &stats);
 }

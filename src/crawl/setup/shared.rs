@@ -90,6 +90,7 @@ pub(super) fn shared_options(config: &Config) -> Vec<(&'static str, String)> {
         ("max-delay", format!("{:?}", f.max_delay)),
         ("delay-factor", f.delay_factor.to_string()),
         ("robots", format!("{} {}", f.obey_robots, f.robots_agent)),
+        ("robots-attempts", f.robots_attempts.to_string()),
         ("accept", config.chain.archive.accept.join(",")),
         (
             "max-body-size",

@@ -45,6 +45,7 @@ fn config(obey: bool) -> FrontierConfig {
         robots_agent: "trawl".into(),
         obey_robots: obey,
         robots_retry: Duration::from_secs(5),
+        robots_attempts: MAX_ROBOTS_ATTEMPTS,
         politeness: PolitenessKey::Host,
         sitemaps: false,
         order: CrawlOrder::Bfs,
