@@ -19,6 +19,7 @@ use crate::fault::FaultKind;
 use crate::http_message::media_type::is_html;
 use crate::http_message::{decode_content, url_text};
 use crate::url_rules::canonical::{unresolved, Unresolved};
+use crate::url_rules::referrer::PagePolicy;
 use crate::url_rules::resolve_link;
 
 /// The stage's options.
@@ -72,6 +73,9 @@ pub struct Outlinks {
     pub sitemap: Option<Box<SitemapLinks>>,
     /// What the page (or stylesheet) needs to render (`--page-requisites`).
     pub requisites: Vec<Url>,
+    /// The referrer policy its links and requisites are requested under: a page's
+    /// `<meta name="referrer">`, else the response's `Referrer-Policy`, else the default.
+    pub referrer: PagePolicy,
 }
 
 /// The URLs a sitemap file lists, resolved against it (scope is the crawl's business).
@@ -132,6 +136,10 @@ pub fn outlinks(
 ) -> Outlinks {
     let mut out = Outlinks::default();
     out.location = location(capture, url, &mut out.declined);
+    if let Some(policy) = capture.head.header("referrer-policy") {
+        let policy = PagePolicy::from_header(&String::from_utf8_lossy(policy));
+        out.referrer = policy.unwrap_or_default();
+    }
     if robots {
         out.robots_body =
             Some(decoded_body(capture, rules.robots_max_decoded, &mut out.faults).into_owned());
@@ -146,6 +154,7 @@ pub fn outlinks(
             encoding,
         );
         out.requisites = links.requisites.clone();
+        out.referrer = links.referrer.unwrap_or(out.referrer);
         if links.dropped > 0 {
             out.faults.push(FaultKind::LinksCapped);
         }

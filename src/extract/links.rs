@@ -25,6 +25,7 @@ use html5ever::tokenizer::{
 use url::Url;
 
 use crate::url_rules::canonical::{unresolved, Unresolved};
+use crate::url_rules::referrer::PagePolicy;
 use crate::url_rules::resolve_link_in;
 
 /// The links of one page.
@@ -44,6 +45,8 @@ pub struct Links {
     /// The page asks robots not to follow its links: `<meta name="robots">` with `nofollow`
     /// or `none` (whether to obey is the caller's choice).
     pub nofollow: bool,
+    /// The referrer policy a `<meta name="referrer">` sets (the last one known).
+    pub referrer: Option<PagePolicy>,
 }
 
 #[derive(Default)]
@@ -57,6 +60,7 @@ struct Collected {
     base_href: Option<String>,
     /// A `<meta name="robots">` said `nofollow` or `none`.
     nofollow: bool,
+    referrer: Option<PagePolicy>,
 }
 
 impl Collected {
@@ -219,10 +223,17 @@ impl LinkSink {
                         self.collected.borrow_mut().push(target, self.max_raw);
                     }
                 }
-                let robots = Self::attr(tag, "name")
-                    .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"));
-                if robots && Self::attr(tag, "content").is_some_and(says_nofollow) {
+                let name = Self::attr(tag, "name").map(str::trim).unwrap_or_default();
+                if name.eq_ignore_ascii_case("robots")
+                    && Self::attr(tag, "content").is_some_and(says_nofollow)
+                {
                     self.collected.borrow_mut().nofollow = true;
+                }
+                if name.eq_ignore_ascii_case("referrer") {
+                    if let Some(policy) = Self::attr(tag, "content").and_then(PagePolicy::from_meta)
+                    {
+                        self.collected.borrow_mut().referrer = Some(policy);
+                    }
                 }
             }
             "script" => return TokenSinkResult::RawData(RawKind::ScriptData),
@@ -321,6 +332,7 @@ pub fn extract_links_and_requisites(
     let mut links = Links {
         dropped: collected.over_raw,
         nofollow: collected.nofollow,
+        referrer: collected.referrer,
         ..Links::default()
     };
     for href in &collected.hrefs {

@@ -1,6 +1,7 @@
 //! The `Referer` a request carries: the URL of the document its URL was found in, as a
 //! browser sends it under its default policy (W3C Referrer Policy,
-//! `strict-origin-when-cross-origin`), or the operator's `--referer` for seeds.
+//! `strict-origin-when-cross-origin`) or the document's own (a `Referrer-Policy` header or a
+//! `<meta name="referrer">`: [`PagePolicy`]), or the operator's `--referer` for seeds.
 //!
 //! Within one origin the whole URL goes (without fragment or credentials); to another origin
 //! only the origin (`https://a.example/`); from https to http nothing. A URL over 4,096 bytes
@@ -31,10 +32,72 @@ impl Default for RefererPolicy {
     }
 }
 
+/// A document's own referrer policy (W3C Referrer Policy, section 3), which its links and
+/// requisites are requested under instead of the default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PagePolicy {
+    /// No `Referer`.
+    NoReferrer,
+    /// The whole URL, but none from https to http.
+    NoReferrerWhenDowngrade,
+    /// The whole URL within the origin, none elsewhere.
+    SameOrigin,
+    /// The origin alone.
+    Origin,
+    /// The origin alone, none from https to http.
+    StrictOrigin,
+    /// The whole URL within the origin, the origin elsewhere.
+    OriginWhenCrossOrigin,
+    /// The browsers' default (and the crawl's).
+    #[default]
+    StrictOriginWhenCrossOrigin,
+    /// The whole URL everywhere.
+    UnsafeUrl,
+}
+
+impl PagePolicy {
+    /// The policy a `Referrer-Policy` field names: the last token known, since a list lets
+    /// newer values fall back on older ones; `None` when none is known.
+    pub fn from_header(value: &str) -> Option<Self> {
+        value.rsplit(',').find_map(|t| Self::token(t.trim()))
+    }
+
+    /// The policy a `<meta name="referrer" content>` names, with the legacy values HTML still
+    /// maps (`never`, `always`, `default`, `origin-when-crossorigin`).
+    pub fn from_meta(content: &str) -> Option<Self> {
+        let content = content.trim();
+        let legacy = |name: &str| content.eq_ignore_ascii_case(name);
+        match () {
+            _ if legacy("never") => Some(PagePolicy::NoReferrer),
+            _ if legacy("always") => Some(PagePolicy::UnsafeUrl),
+            _ if legacy("default") => Some(PagePolicy::StrictOriginWhenCrossOrigin),
+            _ if legacy("origin-when-crossorigin") => Some(PagePolicy::OriginWhenCrossOrigin),
+            _ => Self::token(content),
+        }
+    }
+
+    fn token(token: &str) -> Option<Self> {
+        let is = |name: &str| token.eq_ignore_ascii_case(name);
+        Some(match () {
+            _ if is("no-referrer") => PagePolicy::NoReferrer,
+            _ if is("no-referrer-when-downgrade") => PagePolicy::NoReferrerWhenDowngrade,
+            _ if is("same-origin") => PagePolicy::SameOrigin,
+            _ if is("origin") => PagePolicy::Origin,
+            _ if is("strict-origin") => PagePolicy::StrictOrigin,
+            _ if is("origin-when-cross-origin") => PagePolicy::OriginWhenCrossOrigin,
+            _ if is("strict-origin-when-cross-origin") => PagePolicy::StrictOriginWhenCrossOrigin,
+            _ if is("unsafe-url") => PagePolicy::UnsafeUrl,
+            _ => return None,
+        })
+    }
+}
+
 impl RefererPolicy {
-    /// The `Referer` of `to`, found in the document at `from`.
-    pub fn found_in(&self, from: &Url, to: &Url) -> Option<Box<str>> {
-        self.enabled.then(|| referer(from, to)).flatten()
+    /// The `Referer` of `to`, found in the document at `from`, whose own policy is `page`.
+    pub fn found_in(&self, from: &Url, page: PagePolicy, to: &Url) -> Option<Box<str>> {
+        self.enabled
+            .then(|| referer_under(page, from, to))
+            .flatten()
     }
 
     /// The `Referer` of `to`, a redirect target of a request that carried `sent`: the
@@ -78,12 +141,15 @@ pub fn restored(url: &str, shared: usize, rest: &str) -> Option<Box<str>> {
 
 /// `from` as the `Referer` of a request for `to` under `strict-origin-when-cross-origin`.
 pub fn referer(from: &Url, to: &Url) -> Option<Box<str>> {
+    referer_under(PagePolicy::StrictOriginWhenCrossOrigin, from, to)
+}
+
+/// `from` as the `Referer` of a request for `to` under `policy`.
+pub fn referer_under(policy: PagePolicy, from: &Url, to: &Url) -> Option<Box<str>> {
     if !matches!(from.scheme(), "http" | "https") {
         return None;
     }
-    if from.scheme() == "https" && to.scheme() != "https" {
-        return None;
-    }
+    let downgrade = from.scheme() == "https" && to.scheme() != "https";
     let bare = from.username().is_empty() && from.password().is_none();
     let origin = || match bare {
         true => format!("{}/", &from[..url::Position::BeforePath]).into_boxed_str(),
@@ -93,7 +159,21 @@ pub fn referer(from: &Url, to: &Url) -> Option<Box<str>> {
     let same_origin = from.scheme() == to.scheme()
         && from.host_str() == to.host_str()
         && from.port_or_known_default() == to.port_or_known_default();
-    if !same_origin {
+    let whole_url = match policy {
+        PagePolicy::NoReferrer => return None,
+        PagePolicy::UnsafeUrl => true,
+        PagePolicy::NoReferrerWhenDowngrade if downgrade => return None,
+        PagePolicy::NoReferrerWhenDowngrade => true,
+        PagePolicy::SameOrigin if !same_origin => return None,
+        PagePolicy::SameOrigin => true,
+        PagePolicy::Origin => false,
+        PagePolicy::StrictOrigin if downgrade => return None,
+        PagePolicy::StrictOrigin => false,
+        PagePolicy::OriginWhenCrossOrigin => same_origin,
+        PagePolicy::StrictOriginWhenCrossOrigin if downgrade => return None,
+        PagePolicy::StrictOriginWhenCrossOrigin => same_origin,
+    };
+    if !whole_url {
         return Some(origin());
     }
     let whole: Box<str> = match bare {
@@ -122,6 +202,55 @@ mod tests {
 
     fn sent(from: &str, to: &str) -> Option<String> {
         referer(&url(from), &url(to)).map(String::from)
+    }
+
+    #[test]
+    fn a_pages_own_policy_decides_what_its_links_carry() {
+        let page = url("https://a.org/docs/page.html?q=1");
+        let (same, other, plain) = (
+            url("https://a.org/img.png"),
+            url("https://b.org/x"),
+            url("http://c.org/"),
+        );
+        let sent = |policy: PagePolicy, to: &Url| referer_under(policy, &page, to);
+        let whole = Some("https://a.org/docs/page.html?q=1".into());
+        let origin = Some("https://a.org/".into());
+        use PagePolicy::*;
+        for to in [&same, &other, &plain] {
+            assert_eq!(sent(NoReferrer, to), None);
+            assert_eq!(sent(UnsafeUrl, to), whole);
+        }
+        assert_eq!(sent(SameOrigin, &same), whole);
+        assert_eq!(sent(SameOrigin, &other), None);
+        assert_eq!(sent(Origin, &same), origin);
+        assert_eq!(sent(Origin, &plain), origin);
+        assert_eq!(sent(StrictOrigin, &other), origin);
+        assert_eq!(sent(StrictOrigin, &plain), None);
+        assert_eq!(sent(NoReferrerWhenDowngrade, &other), whole);
+        assert_eq!(sent(NoReferrerWhenDowngrade, &plain), None);
+        assert_eq!(sent(OriginWhenCrossOrigin, &same), whole);
+        assert_eq!(sent(OriginWhenCrossOrigin, &plain), origin);
+        assert_eq!(
+            sent(StrictOriginWhenCrossOrigin, &other),
+            referer(&page, &other)
+        );
+        // How pages name them.
+        assert_eq!(
+            PagePolicy::from_header("no-referrer, bogus"),
+            Some(NoReferrer)
+        );
+        assert_eq!(
+            PagePolicy::from_header("origin, Same-Origin"),
+            Some(SameOrigin)
+        );
+        assert_eq!(PagePolicy::from_header("bogus"), None);
+        assert_eq!(PagePolicy::from_meta(" never "), Some(NoReferrer));
+        assert_eq!(PagePolicy::from_meta("always"), Some(UnsafeUrl));
+        assert_eq!(
+            PagePolicy::from_meta("origin-when-crossorigin"),
+            Some(OriginWhenCrossOrigin)
+        );
+        assert_eq!(PagePolicy::from_meta("no-referrer, origin"), None);
     }
 
     #[test]
@@ -236,6 +365,9 @@ mod tests {
             seeds: None,
         };
         assert_eq!(off.redirected(Some("http://a.org/"), &to), None);
-        assert_eq!(off.found_in(&url("http://a.org/"), &to), None);
+        assert_eq!(
+            off.found_in(&url("http://a.org/"), PagePolicy::UnsafeUrl, &to),
+            None
+        );
     }
 }

@@ -1,7 +1,9 @@
 //! The `Referer` each request carries: the document its URL was found in, under browsers'
 //! default policy (the whole URL within its origin, the origin alone elsewhere, nothing from
 //! https to http), kept through redirects and resumes; `--referer` for the seeds and
-//! `--no-referer` to send none. Checked on the server's side and in the request records.
+//! `--no-referer` to send none; a page's own policy (`<meta name="referrer">`, the
+//! `Referrer-Policy` header) for its links. Checked on the server's side and in the request
+//! records.
 
 use std::path::Path;
 use std::process::Output;
@@ -238,4 +240,33 @@ async fn a_resumed_crawl_sends_the_referer_its_queue_was_given() {
         referer(&web, &b, "/b").as_deref(),
         Some(a.url("/").as_str())
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pages_own_referrer_policy_is_followed() {
+    let web = Web::default();
+    let a = web.host("127.0.0.108").await;
+    a.route(
+        "/",
+        Route::html(r#"<a href="/quiet.html">q</a><a href="/origin-only.html">o</a>"#),
+    );
+    // A meta element and a header, each for the links of its page.
+    a.route(
+        "/quiet.html",
+        Route::html(r#"<meta name="referrer" content="no-referrer"><a href="/from-quiet">x</a>"#),
+    );
+    let mut origin_only = Route::html(r#"<a href="/from-origin-only?q=1">x</a>"#);
+    origin_only
+        .headers
+        .push(("Referrer-Policy".into(), "bogus, origin".into()));
+    a.route("/origin-only.html", origin_only);
+    a.route("/from-quiet", Route::html("<p>leaf</p>"));
+    a.route("/from-origin-only", Route::html("<p>leaf</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let result = crawl(&a.url("/"), out.path(), &[]).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    // The default within the origin: the whole URL.
+    assert_eq!(referer(&web, &a, "/quiet.html"), Some(a.url("/")));
+    assert_eq!(referer(&web, &a, "/from-quiet"), None);
+    assert_eq!(referer(&web, &a, "/from-origin-only?q=1"), Some(a.url("/")));
 }

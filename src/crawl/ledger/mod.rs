@@ -268,7 +268,13 @@ impl Ledger {
             } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 self.tally.filtered.content_type += 1;
-                self.follow(&job, found.declined, found.links, keys, now);
+                self.follow(
+                    &job,
+                    (found.declined, found.referrer),
+                    found.links,
+                    keys,
+                    now,
+                );
                 self.frontier.answered(&job.host, now, elapsed);
             }
             Outcome::Skipped { status, reason } => {
@@ -332,7 +338,13 @@ impl Ledger {
                     s.invalid += u64::from(listed.invalid);
                     // Listed pages are one hop from the site's root, in scope or not.
                     for url in listed.pages {
-                        self.offer(url, (1, 0), false, Via::Document(&job.url), now);
+                        self.offer(
+                            url,
+                            (1, 0),
+                            false,
+                            Via::Document(&job.url, found.referrer),
+                            now,
+                        );
                     }
                     for url in listed.sitemaps {
                         if self.admission.scope.allows_host(&url) {
@@ -355,7 +367,13 @@ impl Ledger {
                         self.tally.filtered.host_quota += dropped as u64;
                     }
                 }
-                self.follow(&job, found.declined, found.links, keys, now);
+                self.follow(
+                    &job,
+                    (found.declined, found.referrer),
+                    found.links,
+                    keys,
+                    now,
+                );
                 // What a page (or a stylesheet it needs) needs to render: one hop beyond scope.
                 let hops = match job.kind {
                     JobKind::Requisite { hops } => {
@@ -365,7 +383,13 @@ impl Ledger {
                     _ => 1,
                 };
                 for url in found.requisites {
-                    self.offer_requisite(url, hops, job.depth + 1, Via::Document(&job.url), now);
+                    self.offer_requisite(
+                        url,
+                        hops,
+                        job.depth + 1,
+                        Via::Document(&job.url, found.referrer),
+                        now,
+                    );
                 }
                 let cookie_check = found.location_sets_cookie;
                 match (found.location, &job.kind) {

@@ -12,13 +12,15 @@ use crate::crawl::admission::{Admission, Rejection};
 use crate::frontier::{Admit, Candidate, Job, LinkKey};
 use crate::report::stats::Filtered;
 use crate::report::Tally;
+use crate::url_rules::referrer::PagePolicy;
 use crate::url_rules::RefererPolicy;
 
 /// Where an offered URL came from, for its `Referer`.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Via<'a> {
-    /// Found in the document at this URL (a page, a stylesheet, a sitemap).
-    Document(&'a Url),
+    /// Found in the document at this URL (a page, a stylesheet, a sitemap), under its
+    /// referrer policy.
+    Document(&'a Url, PagePolicy),
     /// The target of a redirect whose request sent this `Referer`.
     Redirect(Option<&'a str>),
 }
@@ -27,7 +29,7 @@ impl Via<'_> {
     /// The `Referer` of `to` under `policy`.
     fn referer(self, policy: &RefererPolicy, to: &Url) -> Option<Box<str>> {
         match self {
-            Via::Document(from) => policy.found_in(from, to),
+            Via::Document(from, page) => policy.found_in(from, page, to),
             Via::Redirect(sent) => policy.redirected(sent, to),
         }
     }
@@ -35,11 +37,11 @@ impl Via<'_> {
 
 impl Ledger {
     /// Offers the links of `job`'s page to the frontier, one hop deeper, counting those its
-    /// extraction declined.
+    /// extraction declined; their `Referer` follows the page's referrer policy.
     pub(super) fn follow(
         &mut self,
         job: &Job,
-        declined: Declined,
+        (declined, page): (Declined, PagePolicy),
         links: Vec<Url>,
         keys: Vec<LinkKey>,
         now: Instant,
@@ -57,7 +59,7 @@ impl Ledger {
             .frontier
             .push_keyed_links(&job.host, links, keys, now, |link| {
                 let mut candidate = admit(rules, admission, tally, link, depth, 0)?;
-                candidate.referer = referer.found_in(&job.url, &candidate.url);
+                candidate.referer = referer.found_in(&job.url, page, &candidate.url);
                 Some(candidate)
             });
         // And those found to be seen before only when their batch reached the disk.
