@@ -263,18 +263,12 @@ impl Ledger {
             // HTML of a type not accepted: its links are followed, it is not archived.
             Outcome::Traversed {
                 status,
-                found,
+                mut found,
                 keys,
             } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 self.tally.filtered.content_type += 1;
-                self.follow(
-                    &job,
-                    (found.declined, found.referrer),
-                    found.links,
-                    keys,
-                    now,
-                );
+                self.follow(&job, &mut found, keys, now);
                 self.frontier.answered(&job.host, now, elapsed);
             }
             Outcome::Skipped { status, reason } => {
@@ -294,7 +288,7 @@ impl Ledger {
             Outcome::Archived {
                 status,
                 page,
-                found,
+                mut found,
                 keys,
                 truncated,
                 body_fault,
@@ -329,7 +323,9 @@ impl Ledger {
                     }
                     return Handled::Done;
                 }
-                if let (JobKind::Sitemap { nesting }, Some(listed)) = (&job.kind, found.sitemap) {
+                if let (JobKind::Sitemap { nesting }, Some(listed)) =
+                    (&job.kind, found.sitemap.take())
+                {
                     let s = &mut self.tally.sitemaps;
                     s.fetched += u64::from((200..300).contains(&status));
                     s.urls += listed.pages.len() as u64;
@@ -367,13 +363,7 @@ impl Ledger {
                         self.tally.filtered.host_quota += dropped as u64;
                     }
                 }
-                self.follow(
-                    &job,
-                    (found.declined, found.referrer),
-                    found.links,
-                    keys,
-                    now,
-                );
+                self.follow(&job, &mut found, keys, now);
                 // What a page (or a stylesheet it needs) needs to render: one hop beyond scope.
                 let hops = match job.kind {
                     JobKind::Requisite { hops } => {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use url::Url;
 
 use super::{Ledger, LedgerRules};
-use crate::chain::outlinks::Declined;
+use crate::chain::outlinks::Outlinks;
 use crate::crawl::admission::{Admission, Rejection};
 use crate::frontier::{Admit, Candidate, Job, LinkKey};
 use crate::report::stats::Filtered;
@@ -36,16 +36,18 @@ impl Via<'_> {
 }
 
 impl Ledger {
-    /// Offers the links of `job`'s page to the frontier, one hop deeper, counting those its
-    /// extraction declined; their `Referer` follows the page's referrer policy.
+    /// Offers the links `found` in `job`'s page to the frontier (taking them), one hop deeper,
+    /// counting those its extraction declined; their `Referer` follows the page's referrer
+    /// policy.
     pub(super) fn follow(
         &mut self,
         job: &Job,
-        (declined, page): (Declined, PagePolicy),
-        links: Vec<Url>,
+        found: &mut Outlinks,
         keys: Vec<LinkKey>,
         now: Instant,
     ) {
+        let (declined, page) = (found.declined, found.referrer);
+        let links = std::mem::take(&mut found.links);
         let filtered = &mut self.tally.filtered;
         filtered.url_length += declined.too_long;
         filtered.link_cap += declined.over_cap;
