@@ -140,17 +140,21 @@ impl SiteLogin {
         let Some(host) = url.host_str().filter(|_| head.status == 401) else {
             return LoginAsk::Nothing;
         };
-        let mut fresh = false;
-        if let Ok(PasswordClient::Digest(challenge)) = challenge(head) {
-            let mut digests = self.digests.lock().unwrap_or_else(|e| e.into_inner());
-            let known = digests.get(host);
-            fresh = challenge.stale() && known.is_some_and(|k| k.nonce() != challenge.nonce());
-            if known.is_some() || digests.len() < MAX_CHALLENGES {
-                digests.insert(host.to_string(), challenge);
+        let (mut fresh, mut offered) = (false, true);
+        match challenge(head) {
+            Ok(PasswordClient::Digest(challenge)) => {
+                let mut digests = self.digests.lock().unwrap_or_else(|e| e.into_inner());
+                let known = digests.get(host);
+                fresh = challenge.stale() && known.is_some_and(|k| k.nonce() != challenge.nonce());
+                if known.is_some() || digests.len() < MAX_CHALLENGES {
+                    digests.insert(host.to_string(), challenge);
+                }
             }
+            Ok(_) => {}
+            Err(_) => offered = offers_basic(head),
         }
         match signed {
-            Signed::No if asks_for_credentials(head) => LoginAsk::Credentials,
+            Signed::No if offered => LoginAsk::Credentials,
             Signed::Digest if fresh => LoginAsk::FreshNonce,
             _ => LoginAsk::Nothing,
         }
@@ -160,8 +164,8 @@ impl SiteLogin {
 /// The value of an `Authorization` (or `Proxy-Authorization`) field with Basic credentials
 /// (RFC 7617), marked sensitive so that it is never shown in debug output.
 pub fn basic_credentials(user: &str, password: &str) -> Option<HeaderValue> {
-    let token = data_encoding::BASE64.encode(format!("{user}:{password}").as_bytes());
-    let mut header = HeaderValue::from_str(&format!("Basic {token}")).ok()?;
+    let value = http_auth::basic::encode_credentials(user, password);
+    let mut header = HeaderValue::from_str(&value).ok()?;
     header.set_sensitive(true);
     Some(header)
 }
@@ -185,15 +189,12 @@ fn challenge(head: &ResponseHead) -> Result<PasswordClient, String> {
         .build()
 }
 
-/// Whether a response asks for credentials trawl can give: a 401 with a `Basic` challenge
-/// (with or without the realm RFC 7617 requires, as wget answers both), or a `Digest` one it
-/// can answer.
-pub fn asks_for_credentials(head: &ResponseHead) -> bool {
-    let basic = |value: &str| {
+/// Whether `head` offers a `Basic` challenge, with or without the realm http-auth wants.
+fn offers_basic(head: &ResponseHead) -> bool {
+    authenticate_values(head).any(|value| {
         http_auth::parse_challenges(value)
             .is_ok_and(|all| all.iter().any(|c| c.scheme.eq_ignore_ascii_case("basic")))
-    };
-    head.status == 401 && (challenge(head).is_ok() || authenticate_values(head).any(basic))
+    })
 }
 
 #[cfg(test)]
@@ -213,7 +214,11 @@ mod tests {
 
     #[test]
     fn a_challenge_trawl_can_answer_is_found_among_others() {
-        let asks = |status, challenges: &[&str]| asks_for_credentials(&head(status, challenges));
+        let login = SiteLogin::new("u", "p").unwrap();
+        let url = Url::parse("http://a.example/").unwrap();
+        let asks = |status, challenges: &[&str]| {
+            login.ask(&url, Signed::No, &head(status, challenges)) == LoginAsk::Credentials
+        };
         assert!(asks(401, &[r#"Basic realm="staff""#]));
         assert!(asks(401, &["basic"]));
         assert!(asks(
