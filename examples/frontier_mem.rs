@@ -116,7 +116,15 @@ fn main() {
                 .parse()
                 .expect("host number");
             let body = robots_txt(h);
-            frontier.robots_result(&job, RobotsOutcome::Fetched { status: 200, body }, now);
+            frontier.robots_result(
+                &job,
+                RobotsOutcome::Fetched {
+                    status: 200,
+                    body,
+                    retry_after: None,
+                },
+                now,
+            );
             robots += 1;
         } else {
             frontier.complete(&job.host, now);

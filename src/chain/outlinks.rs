@@ -65,6 +65,9 @@ pub struct Outlinks {
     pub location_sets_cookie: bool,
     /// The decoded body of a robots.txt response.
     pub robots_body: Option<Vec<u8>>,
+    /// The wait a robots.txt response's `Retry-After` asks for (set by the caller, which
+    /// knows the time).
+    pub robots_retry_after: Option<std::time::Duration>,
     /// Links declined here, by reason (each must be counted somewhere).
     pub declined: Declined,
     /// Faults met while decoding or extracting.

@@ -373,7 +373,8 @@ pub struct CrawlArgs {
     pub max_links_per_page: usize,
 
     /// First wait before fetching a 429/5xx/unreachable robots.txt again (doubles per attempt;
-    /// the origin is given up after --robots-attempts attempts).
+    /// a longer Retry-After is obeyed up to --max-delay; the origin is given up after
+    /// --robots-attempts attempts).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub robots_retry: Duration,
 

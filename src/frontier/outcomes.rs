@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
-use super::robots_state::transition;
+use super::robots_state::{transition, RobotsRetry};
 use super::storage::{QueuedUrl, StoreError};
 use super::{politeness, Frontier, Job, JobKind, PendingRobots, RobotsOutcome, RobotsState};
 
@@ -167,7 +167,11 @@ impl Frontier {
             attempts,
             *hops,
             &self.config.robots_agent,
-            (self.config.robots_retry, self.config.robots_attempts),
+            RobotsRetry {
+                first: self.config.robots_retry,
+                attempts: self.config.robots_attempts,
+                max_retry_after: self.config.max_delay,
+            },
             now,
         );
         if let (true, RobotsState::Known(rules)) = (t.parsed, &t.state) {

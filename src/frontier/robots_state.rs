@@ -2,8 +2,9 @@
 //! do in each, and the transition a robots.txt fetch result causes.
 //!
 //! 2xx: the rules apply. 4xx but 429: no rules, everything allowed. 429, 5xx or unreachable:
-//! everything disallowed for now and retried later, up to `--robots-attempts` times, then
-//! the origin is given up. Redirects are followed up to [`MAX_ROBOTS_REDIRECTS`] hops, after which the file
+//! everything disallowed for now and retried later (after the server's `Retry-After` when it
+//! asks for longer than the back-off), up to `--robots-attempts` times, then the origin is
+//! given up. Redirects are followed up to [`MAX_ROBOTS_REDIRECTS`] hops, after which the file
 //! counts as unavailable (like a 4xx). A fetch refused for a lasting reason (blocked address,
 //! unknown host, bad certificate) gives the origin up at once.
 
@@ -29,6 +30,8 @@ pub enum RobotsOutcome {
         status: u16,
         /// Body, de-chunked and decoded.
         body: Vec<u8>,
+        /// The wait its `Retry-After` asks for (read on a 429 or 5xx).
+        retry_after: Option<Duration>,
     },
     /// A 3xx with a usable Location.
     Redirect(url::Url),
@@ -40,18 +43,25 @@ pub enum RobotsOutcome {
 }
 
 impl RobotsOutcome {
-    /// The outcome of an archived robots.txt response: a redirect, or the final status and
-    /// body (a 3xx without a usable Location counts as missing, like a 404).
-    pub fn of_response(status: u16, location: Option<url::Url>, body: Option<Vec<u8>>) -> Self {
+    /// The outcome of an archived robots.txt response: a redirect, or the final status,
+    /// body and `Retry-After` (a 3xx without a usable Location counts as missing, like a 404).
+    pub fn of_response(
+        status: u16,
+        location: Option<url::Url>,
+        body: Option<Vec<u8>>,
+        retry_after: Option<Duration>,
+    ) -> Self {
         match location {
             Some(to) => RobotsOutcome::Redirect(to),
             None if (300..400).contains(&status) => RobotsOutcome::Fetched {
                 status: 404,
                 body: Vec::new(),
+                retry_after: None,
             },
             None => RobotsOutcome::Fetched {
                 status,
                 body: body.unwrap_or_default(),
+                retry_after,
             },
         }
     }
@@ -94,6 +104,27 @@ pub enum Gate {
     FetchRobots(u32),
     /// Keep it queued: robots.txt is being fetched, or may be retried at the given time.
     Wait(Option<Instant>),
+}
+
+/// When a robots.txt that failed or asked to wait is fetched again (`--robots-retry`,
+/// `--robots-attempts`, and `--max-delay` for the server's `Retry-After`).
+#[derive(Debug, Clone, Copy)]
+pub struct RobotsRetry {
+    /// The first wait; it doubles per attempt, up to 5 minutes.
+    pub first: Duration,
+    /// Attempts before the origin is given up.
+    pub attempts: u32,
+    /// The longest `Retry-After` obeyed: a longer one is cut to it.
+    pub max_retry_after: Duration,
+}
+
+impl RobotsRetry {
+    /// The wait after failed attempt number `attempt` (1-based): the back-off, or the
+    /// server's `Retry-After` (up to `max_retry_after`) when that is longer.
+    fn wait(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+        let asked = retry_after.unwrap_or_default().min(self.max_retry_after);
+        retry_backoff(self.first, attempt).max(asked)
+    }
 }
 
 /// What a robots.txt result changes.
@@ -147,14 +178,13 @@ impl RobotsState {
 
 /// The transition caused by `outcome` of a robots.txt fetch that was `hops` redirects in,
 /// after `attempts` earlier failed attempts. `agent` is our product token; failed fetches are
-/// retried after a backoff doubling from `retry_base`, the origin given up after `max_attempts`
-/// (`--robots-retry`, `--robots-attempts`).
+/// retried as `retry` says.
 pub fn transition(
     outcome: RobotsOutcome,
     attempts: u32,
     hops: u32,
     agent: &str,
-    (retry_base, max_attempts): (Duration, u32),
+    retry: RobotsRetry,
     now: Instant,
 ) -> Transition {
     let settled = |state, save| Transition {
@@ -164,7 +194,7 @@ pub fn transition(
         follow: None,
     };
     match outcome {
-        RobotsOutcome::Fetched { status, body } if (200..300).contains(&status) => Transition {
+        RobotsOutcome::Fetched { status, body, .. } if (200..300).contains(&status) => Transition {
             state: RobotsState::Known(RobotsRules::parse(agent, &body)),
             save: Some(Some(parsed_part(&body).to_vec())),
             parsed: true,
@@ -186,17 +216,26 @@ pub fn transition(
             settled(RobotsState::Known(RobotsRules::allow_all()), Some(None))
         }
         RobotsOutcome::Refused => settled(RobotsState::GaveUp, None),
-        RobotsOutcome::Fetched { .. } | RobotsOutcome::Unreachable => {
-            let attempts = attempts + 1;
-            let state = if attempts >= max_attempts {
-                RobotsState::GaveUp
-            } else {
-                RobotsState::Unavailable {
-                    attempts,
-                    retry_at: now + retry_backoff(retry_base, attempts),
-                }
-            };
-            settled(state, None)
+        RobotsOutcome::Fetched { retry_after, .. } => {
+            settled(unavailable(attempts + 1, retry, retry_after, now), None)
+        }
+        RobotsOutcome::Unreachable => settled(unavailable(attempts + 1, retry, None, now), None),
+    }
+}
+
+/// The state after failed attempt number `attempts`: retried later, or given up.
+fn unavailable(
+    attempts: u32,
+    retry: RobotsRetry,
+    retry_after: Option<Duration>,
+    now: Instant,
+) -> RobotsState {
+    if attempts >= retry.attempts {
+        RobotsState::GaveUp
+    } else {
+        RobotsState::Unavailable {
+            attempts,
+            retry_at: now + retry.wait(attempts, retry_after),
         }
     }
 }
@@ -206,11 +245,17 @@ mod tests {
     use super::*;
 
     const S: Duration = Duration::from_secs(1);
+    const RETRY: RobotsRetry = RobotsRetry {
+        first: S,
+        attempts: MAX_ROBOTS_ATTEMPTS,
+        max_retry_after: Duration::from_secs(30),
+    };
 
     fn fetched(status: u16, body: &[u8]) -> RobotsOutcome {
         RobotsOutcome::Fetched {
             status,
             body: body.to_vec(),
+            retry_after: None,
         }
     }
 
@@ -225,7 +270,7 @@ mod tests {
             0,
             0,
             "trawl",
-            (S, MAX_ROBOTS_ATTEMPTS),
+            RETRY,
             now,
         );
         assert!(t.parsed && t.save.is_some());
@@ -241,57 +286,45 @@ mod tests {
     #[test]
     fn failures_back_off_then_give_up_and_4xx_allows_all() {
         let now = Instant::now();
-        let t = transition(
-            fetched(503, b""),
-            0,
-            0,
-            "trawl",
-            (S, MAX_ROBOTS_ATTEMPTS),
-            now,
-        );
+        let t = transition(fetched(503, b""), 0, 0, "trawl", RETRY, now);
         let mut state = t.state;
         assert_eq!(state.gate("http://a.org/", now), Gate::Wait(Some(now + S)));
         assert_eq!(state.gate("http://a.org/", now + S), Gate::FetchRobots(1));
-        let t = transition(
-            fetched(429, b""),
-            0,
-            0,
-            "trawl",
-            (S, MAX_ROBOTS_ATTEMPTS),
-            now,
-        );
+        let t = transition(fetched(429, b""), 0, 0, "trawl", RETRY, now);
         assert!(matches!(
             t.state,
             RobotsState::Unavailable { attempts: 1, .. }
         ));
-        let t = transition(
-            RobotsOutcome::Unreachable,
-            2,
-            0,
-            "trawl",
-            (S, MAX_ROBOTS_ATTEMPTS),
-            now,
-        );
+        let t = transition(RobotsOutcome::Unreachable, 2, 0, "trawl", RETRY, now);
         assert!(matches!(t.state, RobotsState::GaveUp));
-        let t = transition(
-            RobotsOutcome::Refused,
-            0,
-            0,
-            "trawl",
-            (S, MAX_ROBOTS_ATTEMPTS),
-            now,
-        );
+        let t = transition(RobotsOutcome::Refused, 0, 0, "trawl", RETRY, now);
         assert!(matches!(t.state, RobotsState::GaveUp));
-        let mut t = transition(
-            fetched(404, b""),
-            0,
-            0,
-            "trawl",
-            (S, MAX_ROBOTS_ATTEMPTS),
-            now,
-        );
+        let mut t = transition(fetched(404, b""), 0, 0, "trawl", RETRY, now);
         assert_eq!(t.save, Some(None));
         assert_eq!(t.state.gate("http://a.org/x", now), Gate::Allowed);
+    }
+
+    #[test]
+    fn a_retry_after_longer_than_the_back_off_is_waited_up_to_the_ceiling() {
+        let now = Instant::now();
+        let asked = |status, secs| RobotsOutcome::Fetched {
+            status,
+            body: Vec::new(),
+            retry_after: Some(Duration::from_secs(secs)),
+        };
+        let retry_at =
+            |outcome, attempts| match transition(outcome, attempts, 0, "t", RETRY, now).state {
+                RobotsState::Unavailable { retry_at, .. } => retry_at - now,
+                other => panic!("{other:?}"),
+            };
+        assert_eq!(retry_at(asked(503, 20), 0), Duration::from_secs(20));
+        assert_eq!(retry_at(asked(429, 3600), 0), Duration::from_secs(30));
+        // A shorter one than the back-off does not hurry the retry.
+        assert_eq!(retry_at(asked(503, 0), 1), 2 * S);
+        assert!(matches!(
+            transition(asked(503, 20), 2, 0, "t", RETRY, now).state,
+            RobotsState::GaveUp
+        ));
     }
 
     #[test]
@@ -303,7 +336,7 @@ mod tests {
             1,
             0,
             "trawl",
-            (S, MAX_ROBOTS_ATTEMPTS),
+            RETRY,
             now,
         );
         assert_eq!(t.follow, Some((to.clone(), 1)));
@@ -313,7 +346,7 @@ mod tests {
             0,
             MAX_ROBOTS_REDIRECTS,
             "trawl",
-            (S, MAX_ROBOTS_ATTEMPTS),
+            RETRY,
             now,
         );
         assert!(t.follow.is_none());

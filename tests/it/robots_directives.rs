@@ -2,7 +2,10 @@
 //! `<meta name="robots" content="nofollow">`, obeyed as wget and Heritrix obey it (and not with
 //! `--ignore-robots`), a robots.txt group named with a version (`User-agent: trawl/0.1`), and a
 //! robots.txt first answered with 429 (waited for, as a 5xx, not read as "allow all"), and one
-//! that fails longer than `--robots-attempts` allows.
+//! that fails longer than `--robots-attempts` allows or asks, by `Retry-After`, for a longer
+//! wait than the back-off.
+
+use std::time::Duration;
 
 use crate::hostile_cases::crawl;
 use crate::server::{Behavior, Host, Route, Web};
@@ -130,5 +133,31 @@ async fn robots_attempts_sets_how_long_a_failing_robots_txt_is_waited_for() {
     );
     let flags = ["--robots-retry", "100ms", "--robots-attempts", "4"];
     let stats = crawl(h.url("/"), &out.path().join("patient"), &flags).await;
+    only_public_fetched(&web, &h, &stats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_robots_txt_retry_after_is_waited_up_to_max_delay() {
+    let web = Web::default();
+    let h = web.host("127.0.0.109").await;
+    let mut busy = Route::typed(503, "text/plain", b"maintenance");
+    busy.headers.push(("Retry-After".into(), "3600".into()));
+    let rules = Route::typed(200, "text/plain", b"User-agent: *\nDisallow: /private\n");
+    h.behave("/robots.txt", Behavior::Answers(vec![busy, rules]));
+    public_and_private(&h);
+    let out = tempfile::tempdir().unwrap();
+    let flags = ["--robots-retry", "100ms", "--max-delay", "1500ms"];
+    let stats = crawl(h.url("/"), out.path(), &flags).await;
+    let tries: Vec<_> = web
+        .hits()
+        .into_iter()
+        .filter(|hit| hit.path == "/robots.txt")
+        .map(|hit| hit.at)
+        .collect();
+    assert_eq!(tries.len(), 2, "{stats}");
+    // Not the 100 ms back-off: the server's hour, cut to --max-delay.
+    let waited = tries[1] - tries[0];
+    assert!(waited >= Duration::from_millis(1450), "{waited:?}");
+    assert!(waited < Duration::from_secs(10), "{waited:?}");
     only_public_fetched(&web, &h, &stats);
 }

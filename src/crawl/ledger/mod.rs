@@ -313,8 +313,12 @@ impl Ledger {
                 }
                 tracing::info!(status, url = %job.url, "archived");
                 if let JobKind::Robots { origin, .. } = &job.kind {
-                    let outcome =
-                        RobotsOutcome::of_response(status, found.location, found.robots_body);
+                    let outcome = RobotsOutcome::of_response(
+                        status,
+                        found.location,
+                        found.robots_body,
+                        found.robots_retry_after,
+                    );
                     if self.frontier.robots_result(&job, outcome, now) {
                         // Visible without -v: a whole host is dropped.
                         tracing::warn!(

@@ -14,6 +14,15 @@ mod robots_and_sitemaps;
 mod saved_state;
 mod scheduling;
 
+/// A robots.txt answered 200 with `body`.
+fn robots_file(body: Vec<u8>) -> RobotsOutcome {
+    RobotsOutcome::Fetched {
+        status: 200,
+        body,
+        retry_after: None,
+    }
+}
+
 fn frontier(obey: bool) -> Frontier {
     Frontier::open(config(obey), Box::new(CrawlDb::in_memory()), Instant::now())
         .unwrap()
@@ -120,7 +129,7 @@ fn run_slots(f: &mut Frontier, slots: usize, took: Duration, pages: usize) -> Ve
         t = t.max(end);
         if matches!(j.kind, JobKind::Robots { .. }) {
             let body = Vec::new();
-            f.robots_result(&j, RobotsOutcome::Fetched { status: 200, body }, t);
+            f.robots_result(&j, robots_file(body), t);
         } else {
             f.complete(&j.host, t);
             done += 1;

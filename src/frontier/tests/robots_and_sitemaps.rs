@@ -13,7 +13,7 @@ fn robots_first_then_rules_and_crawl_delay() {
     assert_eq!(r.url.as_str(), "http://a.org/robots.txt");
     assert!(matches!(r.kind, JobKind::Robots { .. }));
     let body = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\n".to_vec();
-    f.robots_result(&r, RobotsOutcome::Fetched { status: 200, body }, t);
+    f.robots_result(&r, robots_file(body), t);
     assert_eq!(f.host_delay("a.org"), Some(Duration::from_secs(2)));
     assert!(matches!(f.next(t + DELAY), Next::Wait(_)));
     let p = job(f.next(t + Duration::from_secs(2)));
@@ -34,6 +34,7 @@ fn robots_4xx_allows_all_and_5xx_disallows_then_gives_up() {
         RobotsOutcome::Fetched {
             status: 404,
             body: vec![],
+            retry_after: None,
         },
         t,
     );
@@ -42,6 +43,7 @@ fn robots_4xx_allows_all_and_5xx_disallows_then_gives_up() {
         RobotsOutcome::Fetched {
             status: 503,
             body: vec![],
+            retry_after: None,
         },
         t,
     );

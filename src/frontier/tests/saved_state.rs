@@ -15,7 +15,7 @@ fn a_checkpoint_keeps_queue_seen_set_robots_and_in_flight_pages() {
         let r = job(f.next(t));
         assert_eq!(r.url.as_str(), "http://a.org/robots.txt");
         let body = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 3\n".to_vec();
-        f.robots_result(&r, RobotsOutcome::Fetched { status: 200, body }, t);
+        f.robots_result(&r, robots_file(body), t);
         let later = t + Duration::from_secs(3);
         let page = job(f.next(later));
         assert_eq!(page.url.as_str(), "http://a.org/2");
