@@ -13,8 +13,8 @@ pub enum ExitCode {
     /// No usable seed.
     NoSeeds = 3,
     /// The crawl finished, but some URLs failed after their retries (network or protocol
-    /// errors, or a robots.txt that stayed unreachable); HTTP error statuses are archived
-    /// data, not failures.
+    /// errors, or a host given up: unresolvable, or its robots.txt unavailable); HTTP error
+    /// statuses are archived data, not failures.
     FetchErrors = 4,
     /// Writing the output failed (disk full, permissions); the files written are valid.
     OutputError = 5,

@@ -143,7 +143,7 @@ pub fn render_table(s: &CrawlStats) -> String {
         }
         if f.robots_unavailable > 0 {
             why.push(format!(
-                "{} URL(s) dropped because robots.txt stayed unreachable ({} host(s) given up)",
+                "{} URL(s) dropped because their host or its robots.txt could not be reached ({} host(s) given up; the log says why)",
                 f.robots_unavailable, s.origins_given_up
             ));
         }

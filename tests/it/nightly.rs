@@ -299,7 +299,7 @@ async fn the_report_names_what_made_the_exit_code_and_speaks_words() {
     assert_eq!(run.status.code(), Some(4), "{}", text(&run));
     let err = stderr(&run);
     assert!(err.contains("exit code 4 because"), "{err}");
-    assert!(err.contains("robots.txt stayed unreachable"), "{err}");
+    assert!(err.contains("robots.txt could not be reached"), "{err}");
     assert!(err.contains("giving up http://127.0.0.54"), "{err}");
     assert!(!err.contains("status codes"), "empty line printed: {err}");
     assert!(!err.contains("top hosts"), "empty line printed: {err}");
