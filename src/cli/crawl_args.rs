@@ -368,8 +368,8 @@ pub struct CrawlArgs {
     )]
     pub retry_status: Vec<Option<u16>>,
 
-    /// Most links taken from one page.
-    #[arg(long, value_name = "N", default_value_t = 5000)]
+    /// Most distinct links taken from one page (API indexes list tens of thousands).
+    #[arg(long, value_name = "N", default_value_t = 50_000)]
     pub max_links_per_page: usize,
 
     /// First wait before fetching a 429/5xx/unreachable robots.txt again (doubles per attempt;

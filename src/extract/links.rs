@@ -16,6 +16,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 
 use foldhash::fast::RandomState;
+use indexmap::IndexSet;
 
 use super::feed::feed_document;
 use html5ever::tokenizer::states::RawKind;
@@ -34,7 +35,7 @@ pub struct Links {
     /// Absolute, canonical, deduplicated http(s) URLs in document order.
     pub urls: Vec<Url>,
     /// How many links were dropped because of the per-page cap (distinct ones past the cap,
-    /// plus raw ones past the bound on collected hrefs).
+    /// plus distinct hrefs past the bound on collected ones).
     pub dropped: usize,
     /// Links longer than the longest URL trawl handles (16 KiB).
     pub too_long: usize,
@@ -51,7 +52,8 @@ pub struct Links {
 
 #[derive(Default)]
 struct Collected {
-    hrefs: Vec<String>,
+    /// Distinct hrefs without their fragments, in document order.
+    hrefs: IndexSet<String, RandomState>,
     requisites: Vec<String>,
     /// Inside a `<style>` element whose text is read for requisites.
     in_style: bool,
@@ -64,12 +66,29 @@ struct Collected {
 }
 
 impl Collected {
+    /// Collects `href` unless it is one collected before: a menu repeated, or another
+    /// fragment of a page (an API index's thousands of `#method.x` links), each of which would
+    /// resolve to the same URL.
     fn push(&mut self, href: &str, max_raw: usize) {
+        let href = without_fragment(href);
+        if self.hrefs.contains(href) {
+            return;
+        }
         if self.hrefs.len() < max_raw {
-            self.hrefs.push(href.to_string());
+            self.hrefs.insert(href.to_string());
         } else {
             self.over_raw += 1;
         }
+    }
+}
+
+/// `href` without its fragment, which resolving drops anyway (`a.html#x` is `a.html`); a
+/// fragment alone (`#top`, the document itself) is `#`.
+fn without_fragment(href: &str) -> &str {
+    match href.find('#') {
+        Some(i) if href[..i].trim().is_empty() => &href[i..=i],
+        Some(i) => &href[..i],
+        None => href,
     }
 }
 
@@ -309,8 +328,9 @@ pub fn extract_links_and_requisites(
 ) -> Links {
     let sink = LinkSink {
         collected: RefCell::new(Collected::default()),
-        // Raw hrefs before dedup; bounded so a page of a million anchors cannot exhaust memory.
-        max_raw: max_links.saturating_mul(4).max(1024),
+        // Distinct hrefs, bounded so a page of a million anchors cannot exhaust memory; twice
+        // the links, as a page may write one URL in two forms (`a.html`, `/dir/a.html`).
+        max_raw: max_links.saturating_mul(2).max(1024),
         requisites,
     };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
@@ -323,24 +343,27 @@ pub fn extract_links_and_requisites(
         .and_then(|b| page_url.join(b.trim()).ok())
         .filter(|b| matches!(b.scheme(), "http" | "https"))
         .unwrap_or_else(|| page_url.clone());
-    // An href repeated on a page (menus, pagers) resolves the same way every time: it is
-    // parsed and counted once. The page's hrefs are chosen by its server, so the sets hash
-    // with a per-process random seed (foldhash: far cheaper than SipHash on short keys).
-    let mut raw_seen: HashSet<&str, RandomState> =
-        HashSet::with_capacity_and_hasher(collected.hrefs.len(), RandomState::default());
-    let mut resolved = Vec::with_capacity(collected.hrefs.len());
     let mut links = Links {
         dropped: collected.over_raw,
         nofollow: collected.nofollow,
         referrer: collected.referrer,
         ..Links::default()
     };
+    // Different hrefs can resolve to one URL (`a.html`, `./a.html`): kept once, in document
+    // order. Past the cap a link is resolved only to be counted, not kept, so a page of many
+    // links holds no more than `max_links` URLs at once. The page's hrefs are chosen by its
+    // server, so the sets hash with a per-process random seed (foldhash: far cheaper than
+    // SipHash on short keys).
+    let mut kept: IndexSet<Url, RandomState> = IndexSet::with_capacity_and_hasher(
+        collected.hrefs.len().min(max_links),
+        RandomState::default(),
+    );
     for href in &collected.hrefs {
-        if !raw_seen.insert(href.as_str()) {
-            continue;
-        }
         match resolve_link_in(&base, href, encoding) {
-            Some(url) => resolved.push(url),
+            Some(url) if kept.len() < max_links => {
+                kept.insert(url);
+            }
+            Some(url) => links.dropped += usize::from(!kept.contains(&url)),
             None => match unresolved(&base, href) {
                 Some(Unresolved::TooLong) => links.too_long += 1,
                 Some(Unresolved::NotHttp) => links.unusable += 1,
@@ -348,22 +371,7 @@ pub fn extract_links_and_requisites(
             },
         }
     }
-    // Different hrefs can resolve to one URL ("a.html", "./a.html"): kept once, in document
-    // order, without copying any URL.
-    let mut seen: HashSet<&str, RandomState> =
-        HashSet::with_capacity_and_hasher(resolved.len(), RandomState::default());
-    let first: Vec<bool> = resolved.iter().map(|u| seen.insert(u.as_str())).collect();
-    drop(seen);
-    for (url, first) in resolved.into_iter().zip(first) {
-        if !first {
-            continue;
-        }
-        if links.urls.len() < max_links {
-            links.urls.push(url);
-        } else {
-            links.dropped += 1;
-        }
-    }
+    links.urls = kept.into_iter().collect();
     let mut seen_req = HashSet::new();
     for href in &collected.requisites {
         if let Some(url) = resolve_link_in(&base, href, encoding) {

@@ -200,6 +200,22 @@ fn cap_on_links_per_page() {
 }
 
 #[test]
+fn an_api_pages_thousands_of_fragments_do_not_crowd_out_its_links() {
+    // An API page: every method anchored (`#method.x`, in two forms), its links to other
+    // pages after them. Each fragment is the page itself: one href, not thousands.
+    let mut html: String = (0..3000)
+        .map(|i| format!("<a href=#method.m{i}>m</a><a href=\"#method.m{i}\">s</a>"))
+        .collect();
+    html.extend((0..10).map(|i| format!("<a href=struct.S{i}.html#impl>S</a>")));
+    let page = Url::parse("http://a.org/core/").unwrap();
+    let l = extract_links(&html, &page, 11);
+    assert_eq!(l.urls.len(), 11, "{:?}", l.urls);
+    assert_eq!(l.urls[0].as_str(), "http://a.org/core/");
+    assert_eq!(l.urls[10].as_str(), "http://a.org/core/struct.S9.html");
+    assert_eq!(l.dropped, 0);
+}
+
+#[test]
 fn nul_bytes_and_a_10_mb_attribute_do_not_panic() {
     let html = format!("<a href=\"{}\">\0<a href=ok>\0</a>", "x".repeat(10_000_000));
     let got = links(&html);
