@@ -2,7 +2,8 @@
 //! interim responses before the final one, links too long to handle, folded header lines, heads
 //! as some servers send them (bare LF, a space before a colon, a line that is no field), a
 //! transfer coding that frames nothing, chunk lines ending in a bare LF, and a crawled page
-//! that points at other local services. Encodings are in `encodings.rs`, Content-Types as
+//! that points at other local services, and an API index whose thousands of links the default
+//! cap must not cut. Encodings are in `encodings.rs`, Content-Types as
 //! servers send them in `content_types.rs`.
 
 use std::path::Path;
@@ -424,4 +425,20 @@ async fn a_bare_host_with_a_port_is_plain_http() {
     let stats = crawl(h.addr.to_string(), out.path(), &[]).await;
     assert_eq!(stats["errors"], serde_json::json!({}), "{stats}");
     assert_eq!(stats["pages_archived"], 2, "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_index_of_thousands_of_pages_loses_none_to_the_default_cap() {
+    // rustdoc's `core::arch::x86_64` index links 6,660 pages, each by its name and anchors.
+    let web = Web::default();
+    let h = web.host("127.0.0.110").await;
+    let index: String = (0..6000)
+        .map(|i| format!("<a href=fn.f{i}.html>f{i}</a><a href=\"fn.f{i}.html#args\">#</a>"))
+        .collect();
+    h.route("/", Route::html(&index));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &["--max-pages", "1"]).await;
+    assert_eq!(stats["pages_archived"], 1, "{stats}");
+    assert_eq!(stats["queued_at_end"], 6000, "{stats}");
+    assert_eq!(stats["filtered"]["link_cap"], 0, "{stats}");
 }
