@@ -60,7 +60,9 @@ RECORD_ID_RE = re.compile(
     re.IGNORECASE,
 )
 WARC_DATE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d{1,9})?Z$")
-HTTP_STATUS_RE = re.compile(rb"^HTTP/\d\.\d (\d{3})(?: .*)?$")
+# The protocol name in any case and several spaces between the parts are as servers sent
+# them; warcio and pywb read both (src/http_message/status_line.rs).
+HTTP_STATUS_RE = re.compile(rb"^HTTP/\d\.\d +(\d{3})(?: .*)?$", re.IGNORECASE)
 HTTP_REQUEST_RE = re.compile(rb"^[A-Z]+ \S+ HTTP/\d\.\d$")
 CHUNK_SIZE_RE = re.compile(rb"^([0-9A-Fa-f]+)[ \t]*(?:;.*)?$")
 

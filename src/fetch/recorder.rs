@@ -10,7 +10,8 @@
 //! so a 13 KB page took two system calls, and the tape grew by copying once it learned the
 //! body's length (docs/PERFORMANCE.md).
 //!
-//! hyper reads an `HTTP/1.0` status line as `HTTP/1.1` (see [`HTTP10`]); the tape keeps it.
+//! hyper reads an `HTTP/1.0` status line as `HTTP/1.1` (see [`HTTP10`]), and a status line
+//! outside the grammar as `http_message::status_line` rewrites it; the tape keeps both.
 
 use std::future::Future;
 use std::io;
@@ -19,6 +20,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
+
+use crate::http_message::status_line;
 
 /// The most room [`SharedTape::reserve_body`] makes for a body before any of it arrived.
 pub const MAX_BODY_RESERVE: usize = 1 << 20;
@@ -224,9 +227,18 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
         let before = buf.filled().len();
         buf.put_slice(&tape.received[start..start + n]);
         tape.served += n;
+        let handed = &mut buf.filled_mut()[before..];
+        let mut line_start = &tape.received[..];
+        if start == 0 {
+            if let Some(line) = status_line::lenient(&tape.received) {
+                let k = line.len().min(n);
+                handed[..k].copy_from_slice(&line[..k]);
+                line_start = &*handed;
+            }
+        }
         let minor = HTTP10.len() - 1;
-        if (start..start + n).contains(&minor) && tape.received.starts_with(HTTP10) {
-            buf.filled_mut()[before + minor - start] = b'1';
+        if (start..start + n).contains(&minor) && line_start.starts_with(HTTP10) {
+            handed[minor - start] = b'1';
         }
         Poll::Ready(Ok(()))
     }

@@ -196,6 +196,14 @@ pub fn parse_response_head(bytes: &[u8]) -> Option<ResponseHead> {
 /// As [`parse_response_head`], with room for `max_headers` header fields (at least the
 /// default), so a head that the fetcher's own limit allowed always parses.
 pub fn parse_response_head_with_limit(bytes: &[u8], max_headers: usize) -> Option<ResponseHead> {
+    match super::status_line::with_lenient_line(bytes) {
+        Some(head) => parse_grammatical(&head, max_headers),
+        None => parse_grammatical(bytes, max_headers),
+    }
+}
+
+/// [`parse_response_head_with_limit`] of a head whose status line httparse reads as it is.
+fn parse_grammatical(bytes: &[u8], max_headers: usize) -> Option<ResponseHead> {
     // Most heads have a few dozen fields: room for them on the stack first, and the full
     // room (8 KiB at the default limit, zeroed) only for a head with more.
     let mut few = [httparse::EMPTY_HEADER; FEW_HEADERS];

@@ -12,6 +12,7 @@ pub mod head;
 pub mod media_type;
 pub mod retry_after;
 pub mod sniff;
+pub mod status_line;
 
 pub use content_encoding::decode_content;
 pub use head::{
