@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::capture::Capture;
 use crate::http_message::media_type::is_html;
 use crate::http_message::ResponseHead;
+use crate::url_rules::filter::usual_types;
 
 /// What the filter decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,11 +60,54 @@ pub struct ArchiveRules {
 }
 
 impl ArchiveRules {
-    /// True when `media_type` (lower-case, no parameters) is archived.
+    /// The `--accept` values as the filter reads them, lower-case: media types (`type/subtype`),
+    /// `type/*`, or `*/*` (also `*`). Anything else is refused with a hint: wget's `--accept`
+    /// takes file extensions, so `--accept pdf` would otherwise archive nothing, silently.
+    pub fn accept_list(values: &[String]) -> Result<Vec<String>, String> {
+        let mut accept = Vec::new();
+        for value in values {
+            let value = value.trim().to_ascii_lowercase();
+            if value.is_empty() {
+                continue;
+            }
+            let token = |s: &str| {
+                s == "*"
+                    || !s.is_empty()
+                        && s.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"!#$&-^_.+".contains(&b))
+            };
+            let is_type = value == "*"
+                || value.split_once('/').is_some_and(|(major, minor)| {
+                    token(major) && token(minor) && (major != "*" || minor == "*")
+                });
+            if !is_type {
+                let ext = value.trim_start_matches('.');
+                let hint = usual_types(ext)
+                    .map(|types| format!("; for .{ext} files: {}", types.join(",")))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "--accept takes media types (application/pdf, image/*, */*), not {value:?}{hint}"
+                ));
+            }
+            accept.push(value);
+        }
+        if accept.is_empty() {
+            return Err("--accept needs at least one content type".into());
+        }
+        Ok(accept)
+    }
+
+    /// True when `media_type` (lower-case, no parameters; empty when the response has none)
+    /// is archived. `*/*` (or `*`) takes every response, one without a type too.
     pub fn accepts(&self, media_type: &str) -> bool {
-        self.accept.iter().any(|a| match a.strip_suffix("/*") {
-            Some(major) => media_type.split('/').next() == Some(major),
-            None => a == media_type || a == "*/*",
+        self.accept.iter().any(|a| {
+            if a == "*/*" || a == "*" {
+                return true;
+            }
+            match a.strip_suffix("/*") {
+                Some(major) => media_type.split('/').next() == Some(major),
+                None => a == media_type,
+            }
         })
     }
 
@@ -212,6 +256,65 @@ mod tests {
     fn head(status: u16, ct: &str) -> ResponseHead {
         let raw = format!("HTTP/1.1 {status} X\r\nContent-Type: {ct}\r\n\r\n");
         parse_response_head(raw.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn accept_values_are_media_types_and_an_extension_gets_a_hint() {
+        let list = |v: &[&str]| {
+            ArchiveRules::accept_list(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            list(&[
+                " Text/HTML ",
+                "image/*",
+                "*/*",
+                "*",
+                "application/vnd.ms-excel"
+            ])
+            .unwrap(),
+            [
+                "text/html",
+                "image/*",
+                "*/*",
+                "*",
+                "application/vnd.ms-excel"
+            ]
+        );
+        let err = list(&["text/html", "pdf"]).unwrap_err();
+        assert!(
+            err.contains("not \"pdf\"") && err.contains("application/pdf"),
+            "{err}"
+        );
+        assert!(list(&[".JPG"]).unwrap_err().contains("image/jpeg"));
+        for bad in [
+            "html",
+            "text/",
+            "/html",
+            "*/html",
+            "text/html/x",
+            "text html",
+        ] {
+            assert!(list(&[bad]).is_err(), "{bad}");
+        }
+        assert!(list(&["", " "]).is_err());
+    }
+
+    #[test]
+    fn every_type_is_accepted_by_the_wildcard_of_all() {
+        for all in ["*/*", "*"] {
+            let r = ArchiveRules {
+                accept: vec![all.into()],
+                ..rules()
+            };
+            for media in ["text/html", "text/x-python", "application/octet-stream", ""] {
+                assert!(r.accepts(media), "{all} {media}");
+            }
+            assert_eq!(
+                r.classify(&head(200, "text/x-python"), false),
+                Verdict::Page
+            );
+        }
+        assert!(!rules().accepts("text/x-python"));
     }
 
     #[test]

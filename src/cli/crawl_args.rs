@@ -340,9 +340,10 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "FILE")]
     pub ca_certificate: Option<PathBuf>,
 
-    /// Content types archived (comma-separated or repeated; 'text/*' style wildcards allowed).
-    /// Links whose extension has an accepted type are queued (.pdf with application/pdf); HTML
-    /// of a type not accepted is read for links, not archived.
+    /// Content types archived (comma-separated or repeated; 'text/*' style wildcards allowed,
+    /// '*/*' for everything; media types, not wget's file extensions). Links whose extension
+    /// has an accepted type are queued (.pdf with application/pdf); HTML of a type not
+    /// accepted is read for links, not archived.
     #[arg(
         long,
         value_name = "TYPES",

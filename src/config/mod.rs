@@ -283,15 +283,7 @@ impl Config {
         }
         let filter = UrlFilter::new(&args.include, &args.exclude)
             .map_err(|e| bad(format!("bad --include/--exclude regex: {e}")))?;
-        let accept: Vec<String> = args
-            .accept
-            .iter()
-            .map(|a| a.trim().to_ascii_lowercase())
-            .filter(|a| !a.is_empty())
-            .collect();
-        if accept.is_empty() {
-            return Err(bad("--accept needs at least one content type".into()));
-        }
+        let accept = ArchiveRules::accept_list(&args.accept).map_err(bad)?;
 
         let archive = ArchiveRules {
             accept,

@@ -104,6 +104,14 @@ fn ext_key(ext: &[u8]) -> u64 {
     })
 }
 
+/// The media types servers usually give files ending in `.ext` (any case), if trawl knows it.
+pub fn usual_types(ext: &str) -> Option<&'static [&'static str]> {
+    USUAL_TYPES
+        .iter()
+        .find(|(e, _)| e.eq_ignore_ascii_case(ext))
+        .map(|(_, types)| *types)
+}
+
 /// The extension pre-filter: keeps links whose extension says "not a page of an accepted
 /// type" out of the queue, so they are never fetched only to be skipped by Content-Type.
 #[derive(Debug, Clone)]

@@ -1,6 +1,7 @@
 //! Unattended crawls: `--accept` and the extension pre-filter, back-off on 429/503 with
 //! Retry-After, the hand-off of finished files, and the disk guard.
 
+use std::path::Path;
 use std::time::Duration;
 
 use crate::args;
@@ -39,18 +40,7 @@ async fn accept_pdf_archives_linked_pdfs_and_reads_html_for_links_only() {
     );
     a.route("/pic.jpg", Route::typed(200, "image/jpeg", b"jpeg"));
     let out = tempfile::tempdir().unwrap();
-    let result = trawl(args![
-        "crawl",
-        a.url("/"),
-        "--out",
-        out.path().display(),
-        "--delay",
-        "0ms",
-        "--accept",
-        "application/pdf",
-        "-q"
-    ])
-    .await;
+    let result = crawl_accepting(a.url("/"), out.path(), "application/pdf").await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
     let records = read_records(out.path());
     let mut archived: Vec<String> = records
@@ -68,6 +58,59 @@ async fn accept_pdf_archives_linked_pdfs_and_reads_html_for_links_only() {
     let fetched: Vec<String> = web.hits().into_iter().map(|h| h.path).collect();
     assert!(fetched.contains(&"/docs/".to_string()), "{fetched:?}");
     assert!(!fetched.contains(&"/pic.jpg".to_string()), "{fetched:?}");
+}
+
+/// `--accept '*/*'` archives every type (it archived nothing before: the wildcard of all was
+/// never matched), and a value that is no media type, as wget's `--accept pdf` is written, is
+/// refused with the type to use.
+#[tokio::test]
+async fn accept_all_archives_every_type_and_an_extension_is_refused_with_a_hint() {
+    let web = Web::default();
+    let a = web.host("127.0.0.111").await;
+    a.route(
+        "/",
+        Route::html(r#"<a href="/example.py">e</a> <a href="/pic.jpg">p</a>"#),
+    );
+    a.route(
+        "/example.py",
+        Route::typed(200, "text/x-python", b"print(1)"),
+    );
+    a.route("/pic.jpg", Route::typed(200, "image/jpeg", b"jpeg"));
+    let out = tempfile::tempdir().unwrap();
+    let crawl = |accept| crawl_accepting(a.url("/"), out.path(), accept);
+    let refused = crawl("pdf").await;
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("application/pdf"),
+        "{}",
+        text(&refused)
+    );
+    assert!(web.hits().is_empty());
+    let result = crawl("*/*").await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let mut archived: Vec<String> = read_records(out.path())
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .map(|r| r.path())
+        .collect();
+    archived.sort();
+    assert_eq!(archived, ["/", "/example.py", "/pic.jpg"]);
+}
+
+/// A crawl from `url` into `out` with no delay that archives the `accept` types.
+async fn crawl_accepting(url: String, out: &Path, accept: &str) -> std::process::Output {
+    trawl(args![
+        "crawl",
+        url,
+        "--out",
+        out.display(),
+        "--delay",
+        "0ms",
+        "--accept",
+        accept,
+        "-q"
+    ])
+    .await
 }
 
 fn slow_down(status: u16, retry_after: &str) -> Route {
