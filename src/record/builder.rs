@@ -265,7 +265,12 @@ fn push_connection<'a>(fields: &mut Vec<(&str, &'a str)>, ip: Option<&'a str>, e
     if let Some(ip) = ip {
         fields.push(("WARC-IP-Address", ip));
     }
-    let http = if ex.response.starts_with(b"HTTP/1.0 ") {
+    // The name in any case: a status line is read so too (`http_message::status_line`).
+    let http = if ex
+        .response
+        .get(..9)
+        .is_some_and(|v| v.eq_ignore_ascii_case(b"HTTP/1.0 "))
+    {
         "http/1.0"
     } else {
         "http/1.1"

@@ -76,6 +76,13 @@ fn protocols_and_cipher_suite_on_both_records() {
         assert_eq!(headers(r, "WARC-Protocol"), ["http/1.0", "tls/1.3"]);
         assert_eq!(headers(r, "WARC-Cipher-Suite"), ["TLS_AES_256_GCM_SHA384"]);
     }
+    // A status line in lower case, read as it is (`http_message::status_line`).
+    ex.response = b"http/1.0 200 OK\r\n\r\nold".to_vec();
+    let (_, resp) = exchange_records(&ex);
+    assert_eq!(
+        headers(&resp.bytes, "WARC-Protocol"),
+        ["http/1.0", "tls/1.3"]
+    );
 }
 
 #[test]
