@@ -214,7 +214,7 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub records_per_file: u64,
 
-    /// WARC file size before rotating (e.g. 1GB, 500MiB).
+    /// WARC file size before rotating (e.g. 1GB, 500MiB; 0: no size rotation, as wget's 0).
     #[arg(long, value_name = "SIZE", default_value = "1GB", value_parser = parse_size)]
     pub warc_max_size: u64,
 

@@ -7,6 +7,7 @@
 
 mod cookies;
 mod limits;
+mod nonzero;
 mod seed_args;
 mod shared_args;
 
@@ -237,24 +238,7 @@ impl Config {
     /// an error when no seed at all is usable.
     pub fn from_args(args: CrawlArgs) -> Result<Config, ConfigError> {
         let bad = |m: String| ConfigError::BadArgument(m);
-        if args.concurrency == 0 {
-            return Err(bad("--concurrency must be at least 1".into()));
-        }
-        if args.max_pages == Some(0) {
-            return Err(bad(
-                "--max-pages must be at least 1 (leave it out for no page limit)".into(),
-            ));
-        }
-        if args.max_bytes == Some(0) {
-            return Err(bad(
-                "--max-bytes must be more than 0 (leave it out for no byte limit)".into(),
-            ));
-        }
-        if args.time_limit == Some(Duration::ZERO) {
-            return Err(bad(
-                "--time-limit must be longer than 0 (leave it out for no time limit)".into(),
-            ));
-        }
+        nonzero::check(&args).map_err(bad)?;
         if let Some(finished) = &args.finished_dir {
             let same = std::path::absolute(finished).ok() == std::path::absolute(&args.out).ok();
             if same {
@@ -269,9 +253,6 @@ impl Config {
             .is_some_and(|c| c.trim().is_empty())
         {
             return Err(bad("--on-close needs a command".into()));
-        }
-        if args.records_per_file == 0 {
-            return Err(bad("--records-per-file must be at least 1".into()));
         }
         if args.warc_prefix.is_empty() || args.warc_prefix.contains(['/', '\\']) {
             return Err(bad(
@@ -439,7 +420,11 @@ impl Config {
                 warc_prefix,
                 rotation: Rotation {
                     records_per_file: args.records_per_file,
-                    max_file_size: args.warc_max_size,
+                    // 0: no size rotation, as wget reads its `--warc-max-size 0`.
+                    max_file_size: match args.warc_max_size {
+                        0 => u64::MAX,
+                        size => size,
+                    },
                 },
                 gzip_level: args.gzip_level,
                 operator: args.operator,

@@ -1,7 +1,8 @@
 //! The command line: seeds, exit codes, messages.
 
 use crate::args;
-use crate::harness::{closed_port, read_json, read_records, text, trawl};
+use crate::harness::{closed_port, read_json, read_records, text, trawl, warc_files};
+use crate::hostile_cases::crawl;
 use crate::server::{Route, Web};
 
 #[tokio::test]
@@ -33,6 +34,17 @@ async fn bad_arguments_exit_2() {
     ] {
         let out = trawl(bad.clone()).await;
         assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", text(&out));
+    }
+    // A zero that would stop or hollow out the whole crawl is named before it starts.
+    for (flag, zero) in [
+        ("--fetch-timeout", "0s"),
+        ("--timeout", "0ms"),
+        ("--max-headers", "0"),
+        ("--max-pages", "0"),
+    ] {
+        let out = trawl(args!["crawl", "http://127.0.0.1:1/", flag, zero]).await;
+        assert_eq!(out.status.code(), Some(2), "{flag}: {}", text(&out));
+        assert!(text(&out).contains(flag), "{flag}: {}", text(&out));
     }
 }
 
@@ -302,4 +314,19 @@ async fn wget_names_of_the_flags_work_as_trawls() {
     assert!(!paths.contains(&"/skip-me".to_string()), "{paths:?}");
     let agents = web.field_of_requests(&host, "/", "user-agent");
     assert_eq!(agents, [Some("archive-bot/1.0".to_string())]);
+}
+
+/// `--warc-max-size 0` is no size rotation, as wget reads its own `--warc-max-size 0` (it
+/// rotated after every record batch).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warc_max_size_0_rotates_by_records_only() {
+    let web = Web::default();
+    let a = web.host("127.0.0.112").await;
+    a.route("/", Route::html(r#"<a href="/a">a</a> <a href="/b">b</a>"#));
+    a.route("/a", Route::html("<p>a</p>"));
+    a.route("/b", Route::html("<p>b</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(a.url("/"), out.path(), &["--warc-max-size", "0"]).await;
+    assert_eq!(stats["pages_archived"], 3, "{stats}");
+    assert_eq!(warc_files(&out.path().join("warcs")).len(), 1);
 }

@@ -1,0 +1,41 @@
+//! Counts, sizes and durations a crawl cannot run with at zero, refused before it starts with
+//! the flag named: a zero there would otherwise stop, or silently hollow out, a whole crawl
+//! (`--fetch-timeout 0s` cut nearly every body, `--max-headers 0` gave every host up).
+
+use std::time::Duration;
+
+use crate::cli::CrawlArgs;
+
+/// The first value in `args` that must not be zero, as the message to print.
+pub fn check(args: &CrawlArgs) -> Result<(), String> {
+    let unlimited = |flag: &str, what: &str| {
+        format!("{flag} must be more than 0 (leave it out for no {what} limit)")
+    };
+    if args.concurrency == 0 {
+        return Err("--concurrency must be at least 1".into());
+    }
+    if args.max_pages == Some(0) {
+        return Err(unlimited("--max-pages", "page"));
+    }
+    if args.max_bytes == Some(0) {
+        return Err(unlimited("--max-bytes", "byte"));
+    }
+    if args.time_limit == Some(Duration::ZERO) {
+        return Err(unlimited("--time-limit", "time"));
+    }
+    if args.records_per_file == 0 {
+        return Err("--records-per-file must be at least 1".into());
+    }
+    let durations = [
+        ("--timeout", args.timeout),
+        ("--connect-timeout", args.connect_timeout),
+        ("--fetch-timeout", args.fetch_timeout),
+    ];
+    if let Some((flag, _)) = durations.iter().find(|(_, d)| d.is_zero()) {
+        return Err(format!("{flag} must be longer than 0"));
+    }
+    if args.max_headers == 0 || args.max_header_size == 0 {
+        return Err("--max-headers and --max-header-size must be more than 0".into());
+    }
+    Ok(())
+}
