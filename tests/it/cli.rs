@@ -41,6 +41,8 @@ async fn bad_arguments_exit_2() {
         ("--timeout", "0ms"),
         ("--max-headers", "0"),
         ("--max-pages", "0"),
+        ("--max-pages-per-host", "0"),
+        ("--max-links-per-page", "0"),
     ] {
         let out = trawl(args!["crawl", "http://127.0.0.1:1/", flag, zero]).await;
         assert_eq!(out.status.code(), Some(2), "{flag}: {}", text(&out));
