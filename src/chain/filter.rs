@@ -66,6 +66,8 @@ impl ArchiveRules {
     pub fn accept_list(values: &[String]) -> Result<Vec<String>, String> {
         let mut accept = Vec::new();
         for value in values {
+            // Parameters (`text/html; charset=utf-8`) do not decide what is archived.
+            let value = value.split(';').next().unwrap_or_default();
             let value = value.trim().to_ascii_lowercase();
             if value.is_empty() {
                 continue;
@@ -265,7 +267,7 @@ mod tests {
         };
         assert_eq!(
             list(&[
-                " Text/HTML ",
+                " Text/HTML; charset=utf-8",
                 "image/*",
                 "*/*",
                 "*",
