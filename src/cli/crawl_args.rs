@@ -370,7 +370,7 @@ pub struct CrawlArgs {
     pub retry_status: Vec<Option<u16>>,
 
     /// Most distinct links taken from one page (API indexes list tens of thousands).
-    #[arg(long, value_name = "N", default_value_t = 50_000)]
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
     pub max_links_per_page: usize,
 
     /// First wait before fetching a 429/5xx/unreachable robots.txt again (doubles per attempt;
