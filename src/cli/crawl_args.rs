@@ -369,7 +369,8 @@ pub struct CrawlArgs {
     )]
     pub retry_status: Vec<Option<u16>>,
 
-    /// Most distinct links taken from one page (API indexes list tens of thousands).
+    /// Most distinct links taken from one page (an API index lists thousands; each running
+    /// fetch may hold this many at once).
     #[arg(long, value_name = "N", default_value_t = 20_000)]
     pub max_links_per_page: usize,
 
