@@ -282,7 +282,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     let page = verdict == Verdict::Page;
     let mut found = outlinks(&ctx.links, &capture, &job.url, page, robots);
     found.location_sets_cookie = found.location.is_some() && cookies_changed;
-    if robots && (status == 429 || status >= 500) {
+    if robots {
         found.robots_retry_after = retry_after(&capture.head, SystemTime::now());
     }
     // Keyed now, while the links' text is in this core's caches (link_key.rs).

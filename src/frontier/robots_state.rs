@@ -30,7 +30,7 @@ pub enum RobotsOutcome {
         status: u16,
         /// Body, de-chunked and decoded.
         body: Vec<u8>,
-        /// The wait its `Retry-After` asks for (read on a 429 or 5xx).
+        /// The wait its `Retry-After` asks for (heeded on a 429 or 5xx).
         retry_after: Option<Duration>,
     },
     /// A 3xx with a usable Location.
