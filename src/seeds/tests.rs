@@ -2,6 +2,12 @@
 
 use super::*;
 
+/// Asserts the URL seed line `text` becomes and whether it may fall back to http.
+fn assert_seed(text: &str, url: &str, fallback: bool) {
+    let s = parse_seed(text).unwrap();
+    assert_eq!((s.url.as_str(), s.http_fallback), (url, fallback), "{text}");
+}
+
 #[test]
 fn bare_hosts_become_https_with_fallback() {
     let s = parse_seed("ufmg.br").unwrap();
@@ -11,33 +17,17 @@ fn bare_hosts_become_https_with_fallback() {
     assert_eq!((s.url.as_str(), s.credentials), ("http://ufmg.br/", true));
     let s = parse_seed("www.ufmg.br/pt/").unwrap();
     assert_eq!(s.url.as_str(), "https://www.ufmg.br/pt/");
-    let s = parse_seed("ufmg.br:443/x").unwrap();
-    assert_eq!(
-        (s.url.as_str(), s.http_fallback),
-        ("https://ufmg.br/x", true)
-    );
-    let s = parse_seed("127.0.0.1:8443").unwrap();
-    assert_eq!(
-        (s.url.as_str(), s.http_fallback),
-        ("https://127.0.0.1:8443/", true)
-    );
+    assert_seed("ufmg.br:443/x", "https://ufmg.br/x", true);
+    assert_seed("127.0.0.1:8443", "https://127.0.0.1:8443/", true);
 }
 
 #[test]
 fn a_bare_host_on_another_port_is_plain_http() {
-    let s = parse_seed("127.0.0.1:8080").unwrap();
-    assert_eq!(
-        (s.url.as_str(), s.http_fallback),
-        ("http://127.0.0.1:8080/", false)
-    );
+    assert_seed("127.0.0.1:8080", "http://127.0.0.1:8080/", false);
     let s = parse_seed("intranet.example:3000/wiki/").unwrap();
     assert_eq!(s.url.as_str(), "http://intranet.example:3000/wiki/");
     // `:80` is http's default: the URL has no port left.
-    let s = parse_seed("example.org:80").unwrap();
-    assert_eq!(
-        (s.url.as_str(), s.http_fallback),
-        ("http://example.org/", false)
-    );
+    assert_seed("example.org:80", "http://example.org/", false);
 }
 
 #[test]
