@@ -94,6 +94,12 @@ pub struct SitemapLinks {
     pub invalid: bool,
 }
 
+/// True for a 2xx HTML response: a document, whose links a frame's requisite follows as a
+/// page's are.
+pub fn html_document(capture: &Capture) -> bool {
+    (200..300).contains(&capture.status()) && capture.media_type().is_some_and(|m| is_html(&m))
+}
+
 /// What a stylesheet requisite needs in turn (`url()`, `@import`), resolved against it.
 pub fn stylesheet_requisites(rules: &LinkRules, capture: &Capture, url: &Url) -> Vec<Url> {
     let is_css = capture.media_type().is_some_and(|m| m == "text/css");

@@ -312,7 +312,8 @@ pub struct CrawlArgs {
 
     /// Also archive what each archived page needs to render in replay (wget's name): images
     /// (src, srcset), stylesheets and what they import or url(), icons, preloads, scripts,
-    /// media. From any host, under robots.txt and politeness; not counted as pages.
+    /// media, frames (an HTML frame's own too, and its links are followed). From any host,
+    /// under robots.txt and politeness; not counted as pages.
     #[arg(long, short = 'p')]
     pub page_requisites: bool,
 

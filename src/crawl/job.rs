@@ -10,7 +10,9 @@ use tokio::sync::mpsc;
 use crate::chain::build_records::{build_dns_records, build_records, PageFacts, RecordOptions};
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, PageBudget, SkipReason, Verdict};
-use crate::chain::outlinks::{outlinks, sitemap_links, stylesheet_requisites, LinkRules, Outlinks};
+use crate::chain::outlinks::{
+    html_document, outlinks, sitemap_links, stylesheet_requisites, LinkRules, Outlinks,
+};
 use crate::chain::write::write;
 use crate::exchange::Truncation;
 use crate::fault::FaultKind;
@@ -280,19 +282,23 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         );
     }
     let page = verdict == Verdict::Page;
-    let mut found = outlinks(&ctx.links, &capture, &job.url, page, robots);
+    let transcludes = requisite.is_some_and(|hops| hops < MAX_REQUISITE_HOPS);
+    // A frame's document (a requisite that is HTML) is read as a page is: its links are
+    // followed and what it needs to render is taken.
+    let frame = transcludes && html_document(&capture);
+    let mut found = outlinks(&ctx.links, &capture, &job.url, page || frame, robots);
     found.location_sets_cookie = found.location.is_some() && cookies_changed;
     if robots {
         found.robots_retry_after = retry_after(&capture.head, SystemTime::now());
     }
     // Keyed now, while the links' text is in this core's caches (link_key.rs).
     let keys = link_keys(&found.links, &job.host);
-    if requisite.is_some_and(|hops| hops < MAX_REQUISITE_HOPS) {
+    if transcludes && !frame {
         found.requisites = stylesheet_requisites(&ctx.links, &capture, &job.url);
     }
     let dedup = ctx.dedup.as_deref();
     let seen = content_seen(dedup, &capture, page);
-    let facts = page.then_some(PageFacts {
+    let facts = (page || frame).then_some(PageFacts {
         depth: job.depth,
         elapsed,
         links: &found.links,

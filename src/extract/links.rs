@@ -9,8 +9,9 @@
 //! With requisites asked for (`--page-requisites`), what a page needs to render is collected
 //! apart: `img`/`source` `src`/`srcset`, `link rel=stylesheet|icon|preload` (then not a link)
 //! and its `imagesrcset`, `script src`, media `src`/`poster`, `embed`/`object`, `input
-//! type=image`, `background` of `body` and table parts, SVG `image`/`use` `href`, and
-//! `url()`/`@import` in `style` elements and attributes.
+//! type=image`, `background` of `body` and table parts, SVG `image`/`use` `href`,
+//! `url()`/`@import` in `style` elements and attributes, and `frame`/`iframe` `src` (then not
+//! a link).
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -151,6 +152,18 @@ impl LinkSink {
         }
     }
 
+    /// A frame's document is part of the page as a browser shows it: with requisites asked
+    /// for, it is one (wget's inline link, Heritrix's embed), whatever its type or host;
+    /// else it is a link.
+    fn take_frame(&self, tag: &Tag) {
+        match self.requisites {
+            true => self.take_requisite(tag, "src"),
+            false => {
+                self.take_attr(tag, "src");
+            }
+        }
+    }
+
     fn take_srcset(&self, tag: &Tag, name: &str) {
         if let Some(set) = Self::attr(tag, name) {
             super::srcset::srcset_urls(set).for_each(|url| self.push_requisite(url));
@@ -221,11 +234,9 @@ impl LinkSink {
             "area" | "link" => {
                 self.take_attr(tag, "href");
             }
-            "frame" => {
-                self.take_attr(tag, "src");
-            }
+            "frame" => self.take_frame(tag),
             "iframe" => {
-                self.take_attr(tag, "src");
+                self.take_frame(tag);
                 return TokenSinkResult::RawData(RawKind::Rawtext);
             }
             "base" => {

@@ -1032,24 +1032,7 @@ async fn page_requisites_are_archived() {
     .iter()
     .map(|p| (h.url(p), serde_json::json!(png_file.display().to_string())))
     .collect();
-    let manifest = out.path().join("manifest.json");
-    std::fs::write(
-        &manifest,
-        serde_json::json!([{"url": h.url("/"), "expect_status": 200, "requisites": requisites}])
-            .to_string(),
-    )
-    .unwrap();
-    let replay = crate::harness::run_script(
-        "pywb_replay.py",
-        args![
-            "--warcs",
-            out.path().display(),
-            "--manifest",
-            manifest.display()
-        ],
-    )
-    .await;
-    assert!(replay.status.success(), "pywb: {}", text(&replay));
+    assert_replays_with(out.path(), &h.url("/"), requisites).await;
     assert_eq!(
         stats["requisites"]["archived"].as_u64(),
         Some(10),
@@ -1068,6 +1051,87 @@ async fn page_requisites_are_archived() {
     assert_eq!(res.status.code(), Some(0), "{}", text(&res));
     let paths = web2.paths_of(&h2);
     assert!(!paths.iter().any(|p| p == "/a.png"), "{paths:?}");
+}
+
+/// `--page-requisites` with frames: an iframe's document is part of the page (wget's inline
+/// link, Heritrix's embed), so it is archived whatever its type or host (Doxygen's SVG call
+/// graphs, another site's embedded page), and an HTML frame is read as a page is: its images
+/// are taken and its links followed under the crawl's scope. Replayed in pywb, the page's
+/// iframe points into the archive.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frames_are_requisites() {
+    let web = Web::default();
+    let h = web.host("127.0.0.113").await;
+    let other = web.host("127.0.0.114").await;
+    h.route(
+        "/",
+        Route::html(&format!(
+            r#"<iframe src="/graph.svg"></iframe><iframe src="{}"></iframe>
+<a href="/next">next</a>"#,
+            other.url("/embed.html")
+        )),
+    );
+    h.route("/next", Route::html("<p>a page</p>"));
+    h.route("/from-frame", Route::html("<p>linked from a frame</p>"));
+    let svg: &[u8] = br#"<svg xmlns="http://www.w3.org/2000/svg"><a href="x"/></svg>"#;
+    h.route("/graph.svg", Route::typed(200, "image/svg+xml", svg));
+    other.route(
+        "/embed.html",
+        Route::html(&format!(
+            r#"<img src="/e.png"><a href="{}">in scope</a><a href="/elsewhere">not</a>"#,
+            h.url("/from-frame")
+        )),
+    );
+    other.route(
+        "/e.png",
+        Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\n"),
+    );
+    other.route("/elsewhere", Route::html("<p>out of scope</p>"));
+
+    let out = tempfile::tempdir().unwrap();
+    let stats = out.path().join("s.json");
+    let stats_arg = stats.display().to_string();
+    let res = crawl_without_delay(
+        h.url("/"),
+        out.path(),
+        &[
+            "--page-requisites",
+            "--allow-private",
+            "--no-sitemaps",
+            "--stats",
+            &stats_arg,
+        ],
+    )
+    .await;
+    assert_eq!(res.status.code(), Some(0), "{}", text(&res));
+    let archived: Vec<String> = read_records(out.path())
+        .into_iter()
+        .filter(|r| r.warc_type == "response")
+        .filter_map(|r| r.target_uri)
+        .collect();
+    for url in [
+        h.url("/graph.svg"),
+        other.url("/embed.html"),
+        other.url("/e.png"),
+        h.url("/from-frame"),
+    ] {
+        assert!(archived.contains(&url), "{url} not archived: {archived:?}");
+    }
+    assert!(
+        !web.paths_of(&other).iter().any(|p| p == "/elsewhere"),
+        "a frame's links stay within scope"
+    );
+    let stats = read_json(&stats);
+    assert_eq!(
+        stats["pages_archived"].as_u64(),
+        Some(3),
+        "/, /next and /from-frame are pages; the frames are requisites"
+    );
+
+    let svg_file = out.path().join("graph.svg");
+    std::fs::write(&svg_file, svg).unwrap();
+    let requisites = serde_json::json!({ h.url("/graph.svg"): svg_file.display().to_string() });
+    assert_replays_with(out.path(), &h.url("/"), requisites).await;
 }
 
 /// With `--max-pages`, the pages archived last still get their requisites (which rank
@@ -1121,6 +1185,26 @@ async fn requisites_of_the_last_pages_are_fetched_after_the_page_target() {
             "{p} is beyond the page target: {paths:?}"
         );
     }
+}
+
+/// Asserts that pywb, replaying the WARCs in `out` in rewriting mode (as a browser loads
+/// `page`), refers to each of `requisites` ({original URL: file of its expected bytes})
+/// through the collection, and that each gives its original bytes.
+async fn assert_replays_with(
+    out: &std::path::Path,
+    page: &str,
+    requisites: impl Into<serde_json::Value>,
+) {
+    let manifest = out.join("manifest.json");
+    let check =
+        serde_json::json!([{"url": page, "expect_status": 200, "requisites": requisites.into()}]);
+    std::fs::write(&manifest, check.to_string()).unwrap();
+    let replay = crate::harness::run_script(
+        "pywb_replay.py",
+        args!["--warcs", out.display(), "--manifest", manifest.display()],
+    )
+    .await;
+    assert!(replay.status.success(), "pywb: {}", text(&replay));
 }
 
 /// Crawls `h` from `/` in `order`, without sitemaps, up to `max_pages`; asserts success.

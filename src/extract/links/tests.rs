@@ -46,6 +46,30 @@ fn requisites_when_asked() {
     assert!(plain.urls.iter().any(|u| u.as_str().ends_with("s.css")));
 }
 
+/// A frame's document is part of the page: a requisite with the flag (whatever its type,
+/// Doxygen's call graphs are SVG in iframes), a link without it.
+#[test]
+fn frames_are_requisites_when_asked() {
+    let page = Url::parse("http://a.org/d/p.html").unwrap();
+    let html = r#"<iframe src="graph.svg">fallback <img src=no.png></iframe>
+        <frameset><frame src="/nav.html"></frameset><a href=x.html>x</a>"#;
+    let found = extract_links_and_requisites(html, &page, 100, true, encoding_rs::UTF_8);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(req, ["http://a.org/d/graph.svg", "http://a.org/nav.html"]);
+    let links: Vec<&str> = found.urls.iter().map(Url::as_str).collect();
+    assert_eq!(links, ["http://a.org/d/x.html"]);
+    let plain = extract_links(html, &page, 100);
+    let links: Vec<&str> = plain.urls.iter().map(Url::as_str).collect();
+    assert_eq!(
+        links,
+        [
+            "http://a.org/d/graph.svg",
+            "http://a.org/nav.html",
+            "http://a.org/d/x.html"
+        ]
+    );
+}
+
 #[test]
 fn requisites_of_responsive_images_backgrounds_and_svg() {
     let page = Url::parse("http://a.org/d/p.html").unwrap();
