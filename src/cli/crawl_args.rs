@@ -312,8 +312,8 @@ pub struct CrawlArgs {
 
     /// Also archive what each archived page needs to render in replay (wget's name): images
     /// (src, srcset), stylesheets and what they import or url(), icons, preloads, scripts,
-    /// media, frames (an HTML frame's own too, and its links are followed). From any host,
-    /// under robots.txt and politeness; not counted as pages.
+    /// media, lazy loaders' data-src/data-srcset, frames (an HTML frame's own too, and its
+    /// links are followed). From any host, under robots.txt and politeness; not pages.
     #[arg(long, short = 'p')]
     pub page_requisites: bool,
 

@@ -10,8 +10,8 @@
 //! apart: `img`/`source` `src`/`srcset`, `link rel=stylesheet|icon|preload` (then not a link)
 //! and its `imagesrcset`, `script src`, media `src`/`poster`, `embed`/`object`, `input
 //! type=image`, `background` of `body` and table parts, SVG `image`/`use` `href`,
-//! `url()`/`@import` in `style` elements and attributes, and `frame`/`iframe` `src` (then not
-//! a link).
+//! `url()`/`@import` in `style` elements and attributes, lazy-loading attributes (`data-src`,
+//! `data-srcset`, ...), and `frame`/`iframe` `src` (then not a link).
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -203,6 +203,27 @@ impl LinkSink {
         }
         if let Some(style) = Self::attr(tag, "style") {
             self.style_urls(style);
+        }
+        self.lazy_requisites(tag);
+    }
+
+    /// The URLs that lazy-loading scripts (lazysizes, WordPress plugins, jQuery lazyload) move
+    /// into `src`/`srcset` when the element scrolls into view: a browser replaying the page
+    /// runs the script and asks for them. Heritrix takes the same attributes as embeds.
+    fn lazy_requisites(&self, tag: &Tag) {
+        for a in &tag.attrs {
+            let name = &*a.name.local;
+            let Some(lazy) = name.strip_prefix("data-") else {
+                continue;
+            };
+            match lazy {
+                "src" | "src-small" | "src-medium" | "original" | "lazy" | "lazy-src"
+                | "full-src" => self.push_requisite(&a.value),
+                "srcset" | "original-set" | "lazy-srcset" | "full-srcset" => {
+                    super::srcset::srcset_urls(&a.value).for_each(|url| self.push_requisite(url))
+                }
+                _ => {}
+            }
         }
     }
 

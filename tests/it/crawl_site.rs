@@ -906,8 +906,8 @@ async fn backlinks_order_archives_the_most_linked_pages_first() {
     );
 }
 
-/// `--page-requisites`: a page's images (src, srcset), stylesheet (and what it imports and
-/// url()s), icon, script and video poster are archived, from another host too (one hop beyond
+/// `--page-requisites`: a page's images (src, srcset, a lazy loader's data-src), stylesheet
+/// (and what it imports and url()s), icon, script and video poster are archived, from another host too (one hop beyond
 /// scope), under robots.txt; they are not pages; nothing of the kind without the flag.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn page_requisites_are_archived() {
@@ -923,7 +923,7 @@ async fn page_requisites_are_archived() {
         Route::html(&format!(
             r#"<html><head><link rel=stylesheet href="/s.css"><link rel=icon href="/favicon.ico">
 <script src="{}"></script></head><body style="background:url(/body.png)">
-<img src="/a.png" srcset="/a-2x.png 2x"><img src="/secret/no.png">
+<img src="/a.png" srcset="/a-2x.png 2x"><img src="/secret/no.png"><img data-src="/lazy.png">
 <video poster="/poster.jpg"></video><a href="/next">next</a></body></html>"#,
             cdn.url("/lib.js")
         )),
@@ -955,6 +955,7 @@ async fn page_requisites_are_archived() {
         "/poster.jpg",
         "/favicon.ico",
         "/secret/no.png",
+        "/lazy.png",
     ] {
         h.route(p, Route::typed(200, "image/png", png));
     }
@@ -998,6 +999,7 @@ async fn page_requisites_are_archived() {
         "/body.png",
         "/poster.jpg",
         "/favicon.ico",
+        "/lazy.png",
     ] {
         assert!(has(&h.url(p)), "{p} not archived");
     }
@@ -1035,7 +1037,7 @@ async fn page_requisites_are_archived() {
     assert_replays_with(out.path(), &h.url("/"), requisites).await;
     assert_eq!(
         stats["requisites"]["archived"].as_u64(),
-        Some(10),
+        Some(11),
         "{}",
         stats["requisites"]
     );

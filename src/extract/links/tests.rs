@@ -46,6 +46,29 @@ fn requisites_when_asked() {
     assert!(plain.urls.iter().any(|u| u.as_str().ends_with("s.css")));
 }
 
+/// Lazy-loading attributes, which a replaying browser's script turns into requests, are
+/// requisites; other `data-` attributes are not.
+#[test]
+fn lazy_loading_attributes_are_requisites() {
+    let page = Url::parse("http://a.org/d/p.html").unwrap();
+    let html = r#"<img src="data:image/gif;base64,R0lGOD=" data-src=lazy.jpg
+        data-srcset="lazy-1x.jpg 1x, /lazy-2x.jpg 2x" data-id=7>
+        <div data-lazy-src=/bg.jpg data-toggle=modal></div><img data-original=o.png>"#;
+    let found = extract_links_and_requisites(html, &page, 100, true, encoding_rs::UTF_8);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(
+        req,
+        [
+            "http://a.org/d/lazy.jpg",
+            "http://a.org/d/lazy-1x.jpg",
+            "http://a.org/lazy-2x.jpg",
+            "http://a.org/bg.jpg",
+            "http://a.org/d/o.png",
+        ]
+    );
+    assert!(extract_links(html, &page, 100).urls.is_empty());
+}
+
 /// A frame's document is part of the page: a requisite with the flag (whatever its type,
 /// Doxygen's call graphs are SVG in iframes), a link without it.
 #[test]
