@@ -94,10 +94,16 @@ pub struct SitemapLinks {
     pub invalid: bool,
 }
 
-/// True for a 2xx HTML response: a document, whose links a frame's requisite follows as a
-/// page's are.
-pub fn html_document(capture: &Capture) -> bool {
-    (200..300).contains(&capture.status()) && capture.media_type().is_some_and(|m| is_html(&m))
+/// True for a 2xx HTML or SVG response: a document, which a browser renders with what it
+/// needs (an SVG shown in a frame or an `object` runs its scripts and loads its images), and
+/// whose links a requisite follows as a page's are.
+pub fn document(capture: &Capture) -> bool {
+    (200..300).contains(&capture.status()) && capture.media_type().is_some_and(|m| is_markup(&m))
+}
+
+/// HTML, or SVG: markup the extractor reads.
+fn is_markup(media_type: &str) -> bool {
+    is_html(media_type) || media_type == "image/svg+xml"
 }
 
 /// What a stylesheet requisite needs in turn (`url()`, `@import`), resolved against it.
@@ -152,7 +158,7 @@ pub fn outlinks(
     if robots {
         out.robots_body =
             Some(decoded_body(capture, rules.robots_max_decoded, &mut out.faults).into_owned());
-    } else if page && capture.media_type().is_some_and(|m| is_html(&m)) {
+    } else if page && capture.media_type().is_some_and(|m| is_markup(&m)) {
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
         let (text, encoding) = decode_html_with_encoding(&body, capture.head.charset().as_deref());
         let links = extract_links_and_requisites(

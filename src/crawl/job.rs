@@ -11,7 +11,7 @@ use crate::chain::build_records::{build_dns_records, build_records, PageFacts, R
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, PageBudget, SkipReason, Verdict};
 use crate::chain::outlinks::{
-    html_document, outlinks, sitemap_links, stylesheet_requisites, LinkRules, Outlinks,
+    document, outlinks, sitemap_links, stylesheet_requisites, LinkRules, Outlinks,
 };
 use crate::chain::write::write;
 use crate::exchange::Truncation;
@@ -283,9 +283,9 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     }
     let page = verdict == Verdict::Page;
     let transcludes = requisite.is_some_and(|hops| hops < MAX_REQUISITE_HOPS);
-    // A frame's document (a requisite that is HTML) is read as a page is: its links are
-    // followed and what it needs to render is taken.
-    let frame = transcludes && html_document(&capture);
+    // A frame's document (a requisite that is HTML, or SVG) is read as a page is: its links
+    // are followed and what it needs to render is taken.
+    let frame = transcludes && document(&capture);
     let mut found = outlinks(&ctx.links, &capture, &job.url, page || frame, robots);
     found.location_sets_cookie = found.location.is_some() && cookies_changed;
     if robots {

@@ -11,7 +11,8 @@
 //! and its `imagesrcset`, `script src`, media `src`/`poster`, `embed`/`object`, `input
 //! type=image`, `background` of `body` and table parts, SVG `image`/`use` `href`,
 //! `url()`/`@import` in `style` elements and attributes, lazy-loading attributes (`data-src`,
-//! `data-srcset`, ...), and `frame`/`iframe` `src` (then not a link).
+//! `data-srcset`, ...), `frame`/`iframe` `src` (then not a link), and an SVG `script`'s
+//! `href`. SVG documents are read the same way; inside SVG a self-closed element is closed.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -58,6 +59,9 @@ struct Collected {
     requisites: Vec<String>,
     /// Inside a `<style>` element whose text is read for requisites.
     in_style: bool,
+    /// `<svg>` elements open: inside one (or an SVG document) markup is XML-like, so a
+    /// self-closed `<script/>` is closed, and a script's `href` is its source.
+    svg_depth: u32,
     /// Raw hrefs not collected because `max_raw` was reached.
     over_raw: usize,
     base_href: Option<String>,
@@ -130,6 +134,10 @@ impl LinkSink {
         };
         self.collected.borrow_mut().push(&attr.value, self.max_raw);
         true
+    }
+
+    fn in_svg(&self) -> bool {
+        self.collected.borrow().svg_depth > 0
     }
 
     fn attr<'t>(tag: &'t Tag, name: &str) -> Option<&'t str> {
@@ -287,7 +295,14 @@ impl LinkSink {
                     }
                 }
             }
-            "script" => return TokenSinkResult::RawData(RawKind::ScriptData),
+            "svg" if !tag.self_closing => self.collected.borrow_mut().svg_depth += 1,
+            "script" => {
+                if self.requisites && self.in_svg() {
+                    let href = Self::attr(tag, "href").or_else(|| Self::attr(tag, "xlink:href"));
+                    href.into_iter().for_each(|h| self.push_requisite(h));
+                }
+                return TokenSinkResult::RawData(RawKind::ScriptData);
+            }
             // `noframes` and `noembed` are raw text to a browser with frames and plugins, and
             // markup to one without: their links (often a frameset's pages, for clients without
             // frames) are taken, as GNU wget takes them; `noscript` is markup too (no
@@ -306,10 +321,23 @@ impl TokenSink for LinkSink {
 
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
         match token {
-            Token::TagToken(tag) if tag.kind == TagKind::StartTag => self.start_tag(&tag),
+            Token::TagToken(tag) if tag.kind == TagKind::StartTag => {
+                // In SVG a self-closed element (`<script href=x/>`) has no text to read raw.
+                let closed = tag.self_closing && self.in_svg();
+                match self.start_tag(&tag) {
+                    TokenSinkResult::RawData(_) | TokenSinkResult::Plaintext if closed => {
+                        self.collected.borrow_mut().in_style = false;
+                        TokenSinkResult::Continue
+                    }
+                    result => result,
+                }
+            }
             Token::TagToken(tag) => {
-                if &*tag.name == "style" {
-                    self.collected.borrow_mut().in_style = false;
+                let mut c = self.collected.borrow_mut();
+                match &*tag.name {
+                    "style" => c.in_style = false,
+                    "svg" => c.svg_depth = c.svg_depth.saturating_sub(1),
+                    _ => {}
                 }
                 TokenSinkResult::Continue
             }

@@ -1057,8 +1057,8 @@ async fn page_requisites_are_archived() {
 
 /// `--page-requisites` with frames: an iframe's document is part of the page (wget's inline
 /// link, Heritrix's embed), so it is archived whatever its type or host (Doxygen's SVG call
-/// graphs, another site's embedded page), and an HTML frame is read as a page is: its images
-/// are taken and its links followed under the crawl's scope. Replayed in pywb, the page's
+/// graphs, another site's embedded page), and a frame's HTML or SVG document is read as a
+/// page is: its script and images are taken and its links followed under the crawl's scope. Replayed in pywb, the page's
 /// iframe points into the archive.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn frames_are_requisites() {
@@ -1075,8 +1075,18 @@ async fn frames_are_requisites() {
     );
     h.route("/next", Route::html("<p>a page</p>"));
     h.route("/from-frame", Route::html("<p>linked from a frame</p>"));
-    let svg: &[u8] = br#"<svg xmlns="http://www.w3.org/2000/svg"><a href="x"/></svg>"#;
+    let svg: &[u8] =
+        br#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">
+<script xlink:href="svgpan.js"/><a xlink:href="/next"><image xlink:href="/node.png"/></a></svg>"#;
     h.route("/graph.svg", Route::typed(200, "image/svg+xml", svg));
+    h.route(
+        "/svgpan.js",
+        Route::typed(200, "application/javascript", b"var pan;"),
+    );
+    h.route(
+        "/node.png",
+        Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\n"),
+    );
     other.route(
         "/embed.html",
         Route::html(&format!(
@@ -1113,6 +1123,8 @@ async fn frames_are_requisites() {
         .collect();
     for url in [
         h.url("/graph.svg"),
+        h.url("/svgpan.js"),
+        h.url("/node.png"),
         other.url("/embed.html"),
         other.url("/e.png"),
         h.url("/from-frame"),

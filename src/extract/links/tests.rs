@@ -46,6 +46,30 @@ fn requisites_when_asked() {
     assert!(plain.urls.iter().any(|u| u.as_str().ends_with("s.css")));
 }
 
+/// An SVG document, as a frame shows it (Doxygen's interactive call graphs): its self-closed
+/// `<script xlink:href/>` is a requisite and does not hide the rest, whose images are
+/// requisites and whose `xlink:href` anchors are links. Outside SVG a script's `href` is
+/// nothing, and an HTML `<script/>` still runs to its end tag, as a browser reads it.
+#[test]
+fn svg_documents_scripts_images_and_links() {
+    let page = Url::parse("http://a.org/d/graph.svg").unwrap();
+    let svg = r#"<?xml version="1.0" encoding="UTF-8"?>
+        <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">
+        <script type="text/javascript" xlink:href="svgpan.js"/><title/><style/>
+        <g><title>adler32.c</title><a xlink:href="adler32_8c.html" target="_top">
+        <image xlink:href="node.png"/></a></g></svg>"#;
+    let found = extract_links_and_requisites(svg, &page, 100, true, encoding_rs::UTF_8);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(req, ["http://a.org/d/svgpan.js", "http://a.org/d/node.png"]);
+    let links: Vec<&str> = found.urls.iter().map(Url::as_str).collect();
+    assert_eq!(links, ["http://a.org/d/adler32_8c.html"]);
+
+    let html = r#"<script href=no.js></script><script src=a.js /><img src=in-script.png>"#;
+    let found = extract_links_and_requisites(html, &page, 100, true, encoding_rs::UTF_8);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(req, ["http://a.org/d/a.js"]);
+}
+
 /// Lazy-loading attributes, which a replaying browser's script turns into requests, are
 /// requisites; other `data-` attributes are not.
 #[test]
