@@ -13,6 +13,7 @@
 //! `url()`/`@import` in `style` elements and attributes, lazy-loading attributes (`data-src`,
 //! `data-srcset`, ...), `frame`/`iframe` `src` (then not a link), and an SVG `script`'s
 //! `href`. SVG documents are read the same way; inside SVG a self-closed element is closed.
+//! An `iframe srcdoc` document is read as part of the page.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -101,7 +102,13 @@ struct LinkSink {
     collected: RefCell<Collected>,
     max_raw: usize,
     requisites: bool,
+    /// `iframe srcdoc` documents this sink's document is nested in.
+    srcdoc_depth: u8,
 }
+
+/// `iframe srcdoc` documents read inside one another: a nested one is written escaped in its
+/// parent's attribute, so real pages stop at one or two.
+const MAX_SRCDOC_DEPTH: u8 = 2;
 
 /// True for a robots meta `content` that forbids following links (`nofollow`, or `none`:
 /// noindex and nofollow), as wget and Heritrix read it.
@@ -120,6 +127,8 @@ fn is_requisite_rel(rel: &str) -> bool {
             "preload",
             "modulepreload",
             "apple-touch-icon",
+            // Asked for by Chromium as it loads the page.
+            "manifest",
         ]
         .iter()
         .any(|k| r.eq_ignore_ascii_case(k))
@@ -170,6 +179,33 @@ impl LinkSink {
                 self.take_attr(tag, "src");
             }
         }
+        if let Some(doc) = Self::attr(tag, "srcdoc") {
+            self.take_srcdoc(doc);
+        }
+    }
+
+    /// An `iframe srcdoc`: a document written in the attribute, which a browser renders (and
+    /// loads what it needs) with the page's base URL. Its links and requisites are the page's.
+    fn take_srcdoc(&self, doc: &str) {
+        if self.srcdoc_depth >= MAX_SRCDOC_DEPTH {
+            return;
+        }
+        let nested = LinkSink {
+            collected: RefCell::new(Collected::default()),
+            max_raw: self.max_raw,
+            requisites: self.requisites,
+            srcdoc_depth: self.srcdoc_depth + 1,
+        };
+        let tokenizer = Tokenizer::new(nested, TokenizerOpts::default());
+        feed_document(&tokenizer, doc);
+        let found = tokenizer.sink.collected.into_inner();
+        let mut c = self.collected.borrow_mut();
+        for href in &found.hrefs {
+            c.push(href, self.max_raw);
+        }
+        c.over_raw += found.over_raw;
+        drop(c);
+        found.requisites.iter().for_each(|r| self.push_requisite(r));
     }
 
     fn take_srcset(&self, tag: &Tag, name: &str) {
@@ -392,6 +428,7 @@ pub fn extract_links_and_requisites(
         // the links, as a page may write one URL in two forms (`a.html`, `/dir/a.html`).
         max_raw: max_links.saturating_mul(2).max(1024),
         requisites,
+        srcdoc_depth: 0,
     };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
     feed_document(&tokenizer, html);

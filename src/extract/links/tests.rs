@@ -70,6 +70,29 @@ fn svg_documents_scripts_images_and_links() {
     assert_eq!(req, ["http://a.org/d/a.js"]);
 }
 
+/// An `iframe srcdoc` is a document the page writes inline: what it links to and needs is
+/// the page's (resolved against the page's base); a `link rel=manifest` is a requisite, as
+/// Chromium asks for it loading the page.
+#[test]
+fn srcdoc_documents_and_manifests() {
+    let page = Url::parse("http://a.org/d/p.html").unwrap();
+    let html = r#"<base href="/b/"><link rel=manifest href=site.webmanifest>
+        <iframe srcdoc="<img src=inner.png><a href=/in-frame>x</a>
+        <iframe srcdoc='<img src=deeper.png>'></iframe>"></iframe><a href=after>y</a>"#;
+    let found = extract_links_and_requisites(html, &page, 100, true, encoding_rs::UTF_8);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(
+        req,
+        [
+            "http://a.org/b/site.webmanifest",
+            "http://a.org/b/inner.png",
+            "http://a.org/b/deeper.png"
+        ]
+    );
+    let links: Vec<&str> = found.urls.iter().map(Url::as_str).collect();
+    assert_eq!(links, ["http://a.org/in-frame", "http://a.org/b/after"]);
+}
+
 /// Lazy-loading attributes, which a replaying browser's script turns into requests, are
 /// requisites; other `data-` attributes are not.
 #[test]
