@@ -42,8 +42,8 @@ fn fixture_files() -> Vec<(String, &'static str, Vec<u8>)> {
 }
 
 /// Every URL headless Chromium asks for as it loads the page (stylesheets and what they
-/// import, fonts, picture sources, media, objects, SVG uses, module scripts, the manifest, an
-/// `iframe srcdoc`'s image, ...) is in the WARC of a `--page-requisites` crawl of the same page
+/// import, fonts, picture sources, media, objects, SVG uses, module scripts, the manifest,
+/// frames and what they need, an `iframe srcdoc`'s image, ...) is in the WARC of a `--page-requisites` crawl of the same page
 /// on another host: a replay has what the browser needs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
@@ -112,8 +112,13 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
         .into_iter()
         .filter(|p| served.contains(p.as_str()))
         .collect();
-    // The page loads much of what it names (the test means nothing if Chromium did not).
-    assert!(asked.len() >= 30, "chromium asked for {asked:?}");
+    // The page loads much of what it names (the test means nothing if Chromium did not),
+    // down to what its frames need: an HTML frame's stylesheet and its image, and an SVG
+    // frame's script and image.
+    assert!(asked.len() >= 35, "chromium asked for {asked:?}");
+    for path in ["/frame-css-bg.png", "/svgpan.js", "/graph-node.png"] {
+        assert!(asked.contains(path), "chromium asked for {asked:?}");
+    }
     let missing: Vec<&String> = asked.difference(&archived).collect();
     assert!(
         missing.is_empty(),
