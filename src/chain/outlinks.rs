@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use url::Url;
 
 use crate::capture::Capture;
-use crate::extract::links::extract_links_and_requisites;
+use crate::extract::links::extract_document;
 use crate::extract::sitemap::parse_sitemap;
 use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
 use crate::fault::FaultKind;
@@ -158,15 +158,18 @@ pub fn outlinks(
     if robots {
         out.robots_body =
             Some(decoded_body(capture, rules.robots_max_decoded, &mut out.faults).into_owned());
-    } else if page && capture.media_type().is_some_and(|m| is_markup(&m)) {
+    } else if let Some(media) = capture.media_type().filter(|m| page && is_markup(m)) {
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
         let (text, encoding) = decode_html_with_encoding(&body, capture.head.charset().as_deref());
-        let links = extract_links_and_requisites(
+        // Browsers parse these two as XML.
+        let xml = matches!(media.as_str(), "application/xhtml+xml" | "image/svg+xml");
+        let links = extract_document(
             &text,
             url,
             rules.max_links_per_page,
             rules.page_requisites,
             encoding,
+            xml,
         );
         out.requisites = links.requisites.clone();
         out.referrer = links.referrer.unwrap_or(out.referrer);

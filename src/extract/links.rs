@@ -13,7 +13,8 @@
 //! `url()`/`@import` in `style` elements and attributes, lazy-loading attributes (`data-src`,
 //! `data-srcset`, ...), `frame`/`iframe` `src` (then not a link), and an SVG `script`'s
 //! `href`. SVG documents are read the same way; inside SVG a self-closed element is closed.
-//! An `iframe srcdoc` document is read as part of the page.
+//! An `iframe srcdoc` document is read as part of the page. In a document a browser reads as
+//! XML (`application/xhtml+xml`), a self-closed element is closed too.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -104,6 +105,9 @@ struct LinkSink {
     requisites: bool,
     /// `iframe srcdoc` documents this sink's document is nested in.
     srcdoc_depth: u8,
+    /// The document is XML (XHTML as `application/xhtml+xml`, SVG): self-closed elements
+    /// are closed.
+    xml: bool,
 }
 
 /// `iframe srcdoc` documents read inside one another: a nested one is written escaped in its
@@ -195,6 +199,8 @@ impl LinkSink {
             max_raw: self.max_raw,
             requisites: self.requisites,
             srcdoc_depth: self.srcdoc_depth + 1,
+            // A srcdoc document is HTML whatever its page is.
+            xml: false,
         };
         let tokenizer = Tokenizer::new(nested, TokenizerOpts::default());
         feed_document(&tokenizer, doc);
@@ -358,8 +364,9 @@ impl TokenSink for LinkSink {
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
         match token {
             Token::TagToken(tag) if tag.kind == TagKind::StartTag => {
-                // In SVG a self-closed element (`<script href=x/>`) has no text to read raw.
-                let closed = tag.self_closing && self.in_svg();
+                // In SVG or XML a self-closed element (`<script href=x/>`, `<title/>`) has
+                // no text to read raw.
+                let closed = tag.self_closing && (self.xml || self.in_svg());
                 match self.start_tag(&tag) {
                     TokenSinkResult::RawData(_) | TokenSinkResult::Plaintext if closed => {
                         self.collected.borrow_mut().in_style = false;
@@ -422,6 +429,20 @@ pub fn extract_links_and_requisites(
     requisites: bool,
     encoding: &'static encoding_rs::Encoding,
 ) -> Links {
+    extract_document(html, page_url, max_links, requisites, encoding, false)
+}
+
+/// [`extract_links_and_requisites`] of a document that is HTML, or with `xml` one that a
+/// browser reads as XML (XHTML served as `application/xhtml+xml`, SVG): there a self-closed
+/// element is closed, where HTML's `<title/>` or `<script/>` runs to its end tag.
+pub fn extract_document(
+    html: &str,
+    page_url: &Url,
+    max_links: usize,
+    requisites: bool,
+    encoding: &'static encoding_rs::Encoding,
+    xml: bool,
+) -> Links {
     let sink = LinkSink {
         collected: RefCell::new(Collected::default()),
         // Distinct hrefs, bounded so a page of a million anchors cannot exhaust memory; twice
@@ -429,6 +450,7 @@ pub fn extract_links_and_requisites(
         max_raw: max_links.saturating_mul(2).max(1024),
         requisites,
         srcdoc_depth: 0,
+        xml,
     };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
     feed_document(&tokenizer, html);

@@ -19,6 +19,7 @@ fn fixture_files() -> Vec<(String, &'static str, Vec<u8>)> {
             let ext = name.rsplit('.').next().unwrap_or_default();
             let media = match ext {
                 "html" => "text/html; charset=utf-8",
+                "xhtml" => "application/xhtml+xml",
                 "css" => "text/css",
                 "js" => "text/javascript",
                 "svg" => "image/svg+xml",
@@ -113,10 +114,15 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
         .filter(|p| served.contains(p.as_str()))
         .collect();
     // The page loads much of what it names (the test means nothing if Chromium did not),
-    // down to what its frames need: an HTML frame's stylesheet and its image, and an SVG
-    // frame's script and image.
+    // down to what its frames need: an HTML frame's stylesheet and its image, an SVG frame's
+    // script and image, and an XHTML frame's image past its `<title/>`.
     assert!(asked.len() >= 35, "chromium asked for {asked:?}");
-    for path in ["/frame-css-bg.png", "/svgpan.js", "/graph-node.png"] {
+    for path in [
+        "/frame-css-bg.png",
+        "/svgpan.js",
+        "/graph-node.png",
+        "/xhtml-img.png",
+    ] {
         assert!(asked.contains(path), "chromium asked for {asked:?}");
     }
     let missing: Vec<&String> = asked.difference(&archived).collect();

@@ -93,6 +93,25 @@ fn srcdoc_documents_and_manifests() {
     assert_eq!(links, ["http://a.org/in-frame", "http://a.org/b/after"]);
 }
 
+/// XHTML served as `application/xhtml+xml` is XML to a browser: a self-closed `<title/>` or
+/// `<script/>` is closed and what follows is markup. Served as HTML, the same bytes run to
+/// the end tag that never comes, as an HTML parser reads them.
+#[test]
+fn xml_documents_close_self_closed_elements() {
+    let page = Url::parse("http://a.org/d/p.xhtml").unwrap();
+    let xhtml = r#"<?xml version="1.0" encoding="UTF-8"?>
+        <html xmlns="http://www.w3.org/1999/xhtml"><head><title/><script src="a.js"/></head>
+        <body><img src="after.png"/><textarea/><a href="next.xhtml">n</a></body></html>"#;
+    let utf8 = encoding_rs::UTF_8;
+    let found = extract_document(xhtml, &page, 100, true, utf8, true);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(req, ["http://a.org/d/a.js", "http://a.org/d/after.png"]);
+    let links: Vec<&str> = found.urls.iter().map(Url::as_str).collect();
+    assert_eq!(links, ["http://a.org/d/next.xhtml"]);
+    let as_html = extract_document(xhtml, &page, 100, true, utf8, false);
+    assert!(as_html.requisites.is_empty() && as_html.urls.is_empty());
+}
+
 /// Lazy-loading attributes, which a replaying browser's script turns into requests, are
 /// requisites; other `data-` attributes are not.
 #[test]
