@@ -197,6 +197,7 @@ fn read_response(
                 metadata: kinds.wat,
                 max_text: limits.max_text,
                 max_links: limits.max_links,
+                xml: message.media_type().as_deref() == Some("application/xhtml+xml"),
             },
         )),
         TextKind::Plain => {

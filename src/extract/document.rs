@@ -36,6 +36,9 @@ pub struct DocumentOptions {
     pub max_text: usize,
     /// Most links kept (head links, scripts and body links together).
     pub max_links: usize,
+    /// The document is XML to a browser (`application/xhtml+xml`): self-closed elements are
+    /// closed, where HTML's `<title/>` or `<script/>` runs to its end tag.
+    pub xml: bool,
 }
 
 impl DocumentOptions {
@@ -46,6 +49,7 @@ impl DocumentOptions {
             metadata: false,
             max_text: 0,
             max_links: 0,
+            xml: false,
         }
     }
 }
@@ -408,7 +412,17 @@ impl TokenSink for DocumentSink {
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
         let mut state = self.state.borrow_mut();
         match token {
-            Token::TagToken(tag) if tag.kind == TagKind::StartTag => state.start_tag(&tag),
+            Token::TagToken(tag) if tag.kind == TagKind::StartTag => {
+                let closed = tag.self_closing && (state.options.xml || state.svg_depth > 0);
+                match state.start_tag(&tag) {
+                    // In XML or SVG a self-closed element has no content to read raw.
+                    TokenSinkResult::RawData(_) if closed => {
+                        state.end_tag(&tag);
+                        TokenSinkResult::Continue
+                    }
+                    result => result,
+                }
+            }
             Token::TagToken(tag) => {
                 state.end_tag(&tag);
                 TokenSinkResult::Continue

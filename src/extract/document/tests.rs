@@ -8,7 +8,20 @@ fn all() -> DocumentOptions {
         metadata: true,
         max_text: 1 << 20,
         max_links: 1000,
+        xml: false,
     }
+}
+
+/// XHTML served as `application/xhtml+xml`: its self-closed `<script/>` and `<title/>` are
+/// closed, so the text after them is the page's (as HTML, the same bytes hide it).
+#[test]
+fn xml_documents_keep_the_text_after_self_closed_elements() {
+    let xhtml = r#"<html xmlns="http://www.w3.org/1999/xhtml"><head><title/>
+        <script src="a.js"/></head><body><p>After <textarea/>all</p></body></html>"#;
+    let doc = read_document(xhtml, DocumentOptions { xml: true, ..all() });
+    assert_eq!(doc.text, "After all");
+    assert_eq!(doc.title, None);
+    assert_eq!(read_document(xhtml, all()).text, "");
 }
 
 #[test]
