@@ -67,6 +67,9 @@ struct Collected {
     /// Raw hrefs not collected because `max_raw` was reached.
     over_raw: usize,
     base_href: Option<String>,
+    /// Requisites collected before the `<base href>`: a browser asked for them as it met them,
+    /// against the page's own URL.
+    requisites_before_base: usize,
     /// A `<meta name="robots">` said `nofollow` or `none`.
     nofollow: bool,
     referrer: Option<PagePolicy>,
@@ -314,6 +317,7 @@ impl LinkSink {
                 let mut c = self.collected.borrow_mut();
                 if c.base_href.is_none() {
                     c.base_href = Self::attr(tag, "href").map(str::to_string);
+                    c.requisites_before_base = c.requisites.len();
                 }
             }
             "meta" => {
@@ -491,9 +495,16 @@ pub fn extract_document(
         }
     }
     links.urls = kept.into_iter().collect();
+    // A link is resolved when followed, against the document's base wherever the `<base>`
+    // stands; a requisite was fetched as the browser met it, so one met before a `<base>`
+    // (which belongs first in the head, but not every page puts it there) is the page's own.
     let mut seen_req = HashSet::new();
-    for href in &collected.requisites {
-        if let Some(url) = resolve_link_in(&base, href, encoding) {
+    for (i, href) in collected.requisites.iter().enumerate() {
+        let against = match i < collected.requisites_before_base {
+            true => page_url,
+            false => &base,
+        };
+        if let Some(url) = resolve_link_in(against, href, encoding) {
             if links.requisites.len() < max_links && seen_req.insert(url.as_str().to_string()) {
                 links.requisites.push(url);
             }

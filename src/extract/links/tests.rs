@@ -112,6 +112,27 @@ fn xml_documents_close_self_closed_elements() {
     assert!(as_html.requisites.is_empty() && as_html.urls.is_empty());
 }
 
+/// A `<base>` that comes after some requisites: Chromium fetched those against the page's
+/// URL as it met them, and the rest against the base; links are resolved against the base
+/// wherever it stands, as a browser resolves them when they are followed.
+#[test]
+fn requisites_before_a_late_base_are_the_pages_own() {
+    let page = Url::parse("http://a.org/d/p.html").unwrap();
+    let html = r#"<link rel=stylesheet href=main.css><a href=early.html>e</a>
+        <base href="/sub/"><img src=after.png><a href=late.html>l</a>"#;
+    let found = extract_links_and_requisites(html, &page, 100, true, encoding_rs::UTF_8);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(
+        req,
+        ["http://a.org/d/main.css", "http://a.org/sub/after.png"]
+    );
+    let links: Vec<&str> = found.urls.iter().map(Url::as_str).collect();
+    assert_eq!(
+        links,
+        ["http://a.org/sub/early.html", "http://a.org/sub/late.html"]
+    );
+}
+
 /// Lazy-loading attributes, which a replaying browser's script turns into requests, are
 /// requisites; other `data-` attributes are not.
 #[test]
