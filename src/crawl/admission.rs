@@ -27,6 +27,12 @@ pub enum Rejection {
     Port,
 }
 
+/// Transclusion hops a requisite from a host outside the scope may be from its page: what a
+/// page from elsewhere needs (a frame from another site, its stylesheet, their images). Past
+/// that, chains go on only within the scope, so stylesheets on other hosts that import ever
+/// more cannot lead the crawl across the web (Heritrix's `maxTransHops` is 2).
+pub const MAX_FOREIGN_REQUISITE_HOPS: u8 = 3;
+
 /// The admission rules of one crawl.
 #[derive(Debug)]
 pub struct Admission {
@@ -98,10 +104,14 @@ impl Admission {
         Ok(())
     }
 
-    /// Whether a page requisite may be queued: scope, depth and the extension filter do not
-    /// apply (a page's images and stylesheets may live anywhere); URL limits, ports and
+    /// Whether a page requisite `hops` transclusions from its page may be queued: depth and
+    /// the extension filter do not apply, nor scope up to [`MAX_FOREIGN_REQUISITE_HOPS`] (a
+    /// page's images and stylesheets may live anywhere); URL limits, ports and
     /// `--include`/`--exclude` do.
-    pub fn check_requisite(&self, url: &Url) -> Result<(), Rejection> {
+    pub fn check_requisite(&self, url: &Url, hops: u8) -> Result<(), Rejection> {
+        if hops > MAX_FOREIGN_REQUISITE_HOPS && !self.scope.allows_host(url) {
+            return Err(Rejection::Scope);
+        }
         if self.limits.too_long(url) {
             return Err(Rejection::UrlLength);
         }

@@ -1149,24 +1149,34 @@ async fn frames_are_requisites() {
 }
 
 /// A chain of stylesheets, each importing the next, is followed eight transclusion hops from
-/// the page and no further: a hostile stylesheet cannot lead the crawl on for ever.
+/// the page and no further, and on a host outside the scope three: hostile stylesheets
+/// cannot lead the crawl on for ever, nor across the web.
 #[tokio::test]
 async fn requisites_of_requisites_stop_eight_hops_from_the_page() {
     let web = Web::default();
     let h = web.host("127.0.0.117").await;
-    h.route("/", Route::html(r#"<link rel=stylesheet href="/c1.css">"#));
+    let elsewhere = web.host("127.0.0.118").await;
+    h.route(
+        "/",
+        Route::html(&format!(
+            r#"<link rel=stylesheet href="/c1.css"><link rel=stylesheet href="{}">"#,
+            elsewhere.url("/c1.css")
+        )),
+    );
     for n in 1..=11 {
         let css = format!("@import \"/c{}.css\";", n + 1);
-        h.route(
-            &format!("/c{n}.css"),
-            Route::typed(200, "text/css", css.as_bytes()),
-        );
+        for host in [&h, &elsewhere] {
+            host.route(
+                &format!("/c{n}.css"),
+                Route::typed(200, "text/css", css.as_bytes()),
+            );
+        }
     }
     let out = tempfile::tempdir().unwrap();
     let res = crawl_without_delay(
         h.url("/"),
         out.path(),
-        &["--no-sitemaps", "--page-requisites"],
+        &["--no-sitemaps", "--page-requisites", "--allow-private"],
     )
     .await;
     assert_eq!(res.status.code(), Some(0), "{}", text(&res));
@@ -1175,6 +1185,11 @@ async fn requisites_of_requisites_stop_eight_hops_from_the_page() {
         assert!(paths.contains(&format!("/c{n}.css")), "{paths:?}");
     }
     assert!(!paths.iter().any(|p| p == "/c9.css"), "{paths:?}");
+    let paths = web.paths_of(&elsewhere);
+    for n in 1..=3 {
+        assert!(paths.contains(&format!("/c{n}.css")), "{paths:?}");
+    }
+    assert!(!paths.iter().any(|p| p == "/c4.css"), "{paths:?}");
 }
 
 /// With `--max-pages`, the pages archived last still get their requisites (which rank

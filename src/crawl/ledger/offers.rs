@@ -69,7 +69,8 @@ impl Ledger {
     }
 
     /// Offers a page requisite, `hops` transclusions from a page: from any host (scope does
-    /// not apply), but URL limits, ports, `--exclude` and robots do; not a page.
+    /// not apply but to long chains), but URL limits, ports, `--exclude` and robots do; not a
+    /// page.
     pub(super) fn offer_requisite(
         &mut self,
         url: Url,
@@ -78,7 +79,7 @@ impl Ledger {
         via: Via<'_>,
         now: Instant,
     ) {
-        if let Err(rejection) = self.admission.check_requisite(&url) {
+        if let Err(rejection) = self.admission.check_requisite(&url, hops) {
             count_rejection(&mut self.tally.filtered, rejection);
             return;
         }
