@@ -23,6 +23,7 @@ use foldhash::fast::RandomState;
 use indexmap::IndexSet;
 
 use super::feed::feed_document;
+use super::refresh::meta_refresh_url;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
@@ -395,27 +396,6 @@ impl TokenSink for LinkSink {
             _ => TokenSinkResult::Continue,
         }
     }
-}
-
-/// The URL part of a meta refresh `content` value such as `5; url='/next'` (the syntax of the
-/// `Refresh` response header too).
-pub fn meta_refresh_url(content: &str) -> Option<&str> {
-    let rest = content
-        .trim_start()
-        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let rest = rest.trim_start().strip_prefix([';', ','])?.trim_start();
-    let rest = match rest.get(..3) {
-        Some(p) if p.eq_ignore_ascii_case("url") => {
-            let after = rest[3..].trim_start();
-            after.strip_prefix('=').map_or(rest, str::trim_start)
-        }
-        _ => rest,
-    };
-    let rest = match rest.chars().next() {
-        Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
-        _ => rest.trim_end(),
-    };
-    (!rest.is_empty()).then_some(rest)
 }
 
 /// Extracts up to `max_links` distinct outlinks of `html`, a page fetched from `page_url`.

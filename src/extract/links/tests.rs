@@ -357,14 +357,6 @@ fn nul_bytes_and_a_10_mb_attribute_do_not_panic() {
 }
 
 #[test]
-fn meta_refresh_parser() {
-    assert_eq!(meta_refresh_url("3;url=a"), Some("a"));
-    assert_eq!(meta_refresh_url(" 3 , URL = \"b c\" "), Some("b c"));
-    assert_eq!(meta_refresh_url("0; /direct"), Some("/direct"));
-    assert_eq!(meta_refresh_url("10"), None);
-}
-
-#[test]
 fn a_robots_meta_nofollow_is_reported_not_obeyed_here() {
     let page = Url::parse("http://a.org/").unwrap();
     let nofollow = |html: &str| extract_links(html, &page, 100).nofollow;
