@@ -14,7 +14,8 @@
 //! `data-srcset`, ...), `frame`/`iframe` `src` (then not a link), and an SVG `script`'s
 //! `href`. SVG documents are read the same way; inside SVG a self-closed element is closed.
 //! An `iframe srcdoc` document is read as part of the page. In a document a browser reads as
-//! XML (`application/xhtml+xml`), a self-closed element is closed too.
+//! XML (`application/xhtml+xml`), a self-closed element is closed too, and an
+//! `<?xml-stylesheet?>` is a requisite. Which elements name requisites: `links/requisites.rs`.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -28,6 +29,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
+use requisites::{is_requisite_rel, xml_stylesheet_href};
 use url::Url;
 
 use crate::url_rules::canonical::{unresolved, Unresolved};
@@ -114,33 +116,12 @@ struct LinkSink {
     xml: bool,
 }
 
-/// `iframe srcdoc` documents read inside one another: a nested one is written escaped in its
-/// parent's attribute, so real pages stop at one or two.
-const MAX_SRCDOC_DEPTH: u8 = 2;
-
 /// True for a robots meta `content` that forbids following links (`nofollow`, or `none`:
 /// noindex and nofollow), as wget and Heritrix read it.
 fn says_nofollow(content: &str) -> bool {
     content
         .split(|c: char| c == ',' || c.is_ascii_whitespace())
         .any(|d| d.eq_ignore_ascii_case("nofollow") || d.eq_ignore_ascii_case("none"))
-}
-
-/// `link rel` values whose target a page needs to render.
-fn is_requisite_rel(rel: &str) -> bool {
-    rel.split_ascii_whitespace().any(|r| {
-        [
-            "stylesheet",
-            "icon",
-            "preload",
-            "modulepreload",
-            "apple-touch-icon",
-            // Asked for by Chromium as it loads the page.
-            "manifest",
-        ]
-        .iter()
-        .any(|k| r.eq_ignore_ascii_case(k))
-    })
 }
 
 impl LinkSink {
@@ -162,132 +143,6 @@ impl LinkSink {
             .iter()
             .find(|a| &*a.name.local == name)
             .map(|a| &*a.value)
-    }
-
-    fn push_requisite(&self, url: &str) {
-        let mut c = self.collected.borrow_mut();
-        if c.requisites.len() < self.max_raw {
-            c.requisites.push(url.to_string());
-        }
-    }
-
-    fn take_requisite(&self, tag: &Tag, name: &str) {
-        if let Some(v) = Self::attr(tag, name) {
-            self.push_requisite(v);
-        }
-    }
-
-    /// A frame's document is part of the page as a browser shows it: with requisites asked
-    /// for, it is one (wget's inline link, Heritrix's embed), whatever its type or host;
-    /// else it is a link.
-    fn take_frame(&self, tag: &Tag) {
-        match self.requisites {
-            true => self.take_requisite(tag, "src"),
-            false => {
-                self.take_attr(tag, "src");
-            }
-        }
-        if let Some(doc) = Self::attr(tag, "srcdoc") {
-            self.take_srcdoc(doc);
-        }
-    }
-
-    /// An `iframe srcdoc`: a document written in the attribute, which a browser renders (and
-    /// loads what it needs) with the page's base URL. Its links and requisites are the page's.
-    fn take_srcdoc(&self, doc: &str) {
-        if self.srcdoc_depth >= MAX_SRCDOC_DEPTH {
-            return;
-        }
-        let nested = LinkSink {
-            collected: RefCell::new(Collected::default()),
-            max_raw: self.max_raw,
-            requisites: self.requisites,
-            srcdoc_depth: self.srcdoc_depth + 1,
-            // A srcdoc document is HTML whatever its page is.
-            xml: false,
-        };
-        let tokenizer = Tokenizer::new(nested, TokenizerOpts::default());
-        feed_document(&tokenizer, doc);
-        let found = tokenizer.sink.collected.into_inner();
-        let mut c = self.collected.borrow_mut();
-        for href in &found.hrefs {
-            c.push(href, self.max_raw);
-        }
-        c.over_raw += found.over_raw;
-        drop(c);
-        found.requisites.iter().for_each(|r| self.push_requisite(r));
-    }
-
-    fn take_srcset(&self, tag: &Tag, name: &str) {
-        if let Some(set) = Self::attr(tag, name) {
-            super::srcset::srcset_urls(set).for_each(|url| self.push_requisite(url));
-        }
-    }
-
-    fn requisites_of(&self, tag: &Tag) {
-        match &*tag.name {
-            "img" | "source" => {
-                self.take_requisite(tag, "src");
-                self.take_srcset(tag, "srcset");
-            }
-            "script" | "audio" | "track" | "embed" => self.take_requisite(tag, "src"),
-            "video" => {
-                self.take_requisite(tag, "src");
-                self.take_requisite(tag, "poster");
-            }
-            "object" => self.take_requisite(tag, "data"),
-            "input" if Self::attr(tag, "type").is_some_and(|t| t.eq_ignore_ascii_case("image")) => {
-                self.take_requisite(tag, "src")
-            }
-            // Background images, which Chromium still loads from these attributes.
-            "body" | "table" | "thead" | "tbody" | "tfoot" | "tr" | "td" | "th" => {
-                self.take_requisite(tag, "background")
-            }
-            // SVG images and `<use>` references (icon sprites in an external file); the
-            // tokenizer leaves `xlink:href` as the attribute's whole name. Outside SVG an
-            // `<image>` is an `<img>` to the HTML parser.
-            "image" | "use" | "feimage" => {
-                let href = Self::attr(tag, "href").or_else(|| Self::attr(tag, "xlink:href"));
-                if let Some(href) = href.or_else(|| Self::attr(tag, "src")) {
-                    self.push_requisite(href);
-                }
-            }
-            "link" => self.take_srcset(tag, "imagesrcset"),
-            _ => {}
-        }
-        if let Some(style) = Self::attr(tag, "style") {
-            self.style_urls(style);
-        }
-        self.lazy_requisites(tag);
-    }
-
-    /// The URLs that lazy-loading scripts (lazysizes, WordPress plugins, jQuery lazyload) move
-    /// into `src`/`srcset` when the element scrolls into view: a browser replaying the page
-    /// runs the script and asks for them. Heritrix takes the same attributes as embeds.
-    fn lazy_requisites(&self, tag: &Tag) {
-        for a in &tag.attrs {
-            let name = &*a.name.local;
-            let Some(lazy) = name.strip_prefix("data-") else {
-                continue;
-            };
-            match lazy {
-                "src" | "src-small" | "src-medium" | "original" | "lazy" | "lazy-src"
-                | "full-src" => self.push_requisite(&a.value),
-                "srcset" | "original-set" | "lazy-srcset" | "full-srcset" => {
-                    super::srcset::srcset_urls(&a.value).for_each(|url| self.push_requisite(url))
-                }
-                _ => {}
-            }
-        }
-    }
-
-    fn style_urls(&self, css: &str) {
-        let mut c = self.collected.borrow_mut();
-        for url in super::css_urls::css_urls(css) {
-            if c.requisites.len() < self.max_raw {
-                c.requisites.push(url);
-            }
-        }
     }
 
     fn start_tag(&self, tag: &Tag) -> TokenSinkResult<()> {
@@ -393,6 +248,13 @@ impl TokenSink for LinkSink {
                 self.style_urls(&text);
                 TokenSinkResult::Continue
             }
+            // To the HTML tokenizer an XML processing instruction is a bogus comment.
+            Token::CommentToken(text) if self.xml && self.requisites => {
+                if let Some(href) = xml_stylesheet_href(&text) {
+                    self.push_requisite(href);
+                }
+                TokenSinkResult::Continue
+            }
             _ => TokenSinkResult::Continue,
         }
     }
@@ -493,5 +355,6 @@ pub fn extract_document(
     links
 }
 
+mod requisites;
 #[cfg(test)]
 mod tests;

@@ -115,8 +115,8 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
         .collect();
     // The page loads much of what it names (the test means nothing if Chromium did not),
     // down to what its frames need: an HTML frame's stylesheet and its image, an SVG frame's
-    // script and image, an XHTML frame's image past its `<title/>`, and a frameset's frame's
-    // image.
+    // script and image, an XHTML frame's image past its `<title/>` and its
+    // `<?xml-stylesheet?>`'s image, and a frameset's frame's image.
     assert!(asked.len() >= 35, "chromium asked for {asked:?}");
     for path in [
         "/frame-css-bg.png",
@@ -124,6 +124,7 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
         "/graph-node.png",
         "/xhtml-img.png",
         "/menu-img.png",
+        "/xhtml-css-bg.png",
     ] {
         assert!(asked.contains(path), "chromium asked for {asked:?}");
     }

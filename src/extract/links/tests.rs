@@ -110,6 +110,14 @@ fn xml_documents_close_self_closed_elements() {
     assert_eq!(links, ["http://a.org/d/next.xhtml"]);
     let as_html = extract_document(xhtml, &page, 100, true, utf8, false);
     assert!(as_html.requisites.is_empty() && as_html.urls.is_empty());
+    // Its `<?xml-stylesheet?>` (Chromium loads it), in either quotes; not one of HTML's.
+    let styled = r#"<?xml version="1.0"?><?xml-stylesheet type="text/css" href="s.css"?>
+        <?xml-stylesheet href='t.css'?><svg xmlns="http://www.w3.org/2000/svg"/>"#;
+    let found = extract_document(styled, &page, 100, true, utf8, true);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(req, ["http://a.org/d/s.css", "http://a.org/d/t.css"]);
+    let as_html = extract_document(styled, &page, 100, true, utf8, false);
+    assert!(as_html.requisites.is_empty());
 }
 
 /// A `<base>` that comes after some requisites: Chromium fetched those against the page's

@@ -1,0 +1,171 @@
+//! What a page needs to render (`--page-requisites`), as the link sink collects it: which
+//! elements and attributes name a requisite (images, stylesheets, scripts, media, frames,
+//! lazy loaders' `data-src`), and the `iframe srcdoc` documents read as part of the page.
+
+use std::cell::RefCell;
+
+use html5ever::tokenizer::{Tag, Tokenizer, TokenizerOpts};
+
+use super::{Collected, LinkSink};
+use crate::extract::feed::feed_document;
+
+/// `iframe srcdoc` documents read inside one another: a nested one is written escaped in its
+/// parent's attribute, so real pages stop at one or two.
+const MAX_SRCDOC_DEPTH: u8 = 2;
+
+/// `link rel` values whose target a page needs to render.
+pub(super) fn is_requisite_rel(rel: &str) -> bool {
+    rel.split_ascii_whitespace().any(|r| {
+        [
+            "stylesheet",
+            "icon",
+            "preload",
+            "modulepreload",
+            "apple-touch-icon",
+            // Asked for by Chromium as it loads the page.
+            "manifest",
+        ]
+        .iter()
+        .any(|k| r.eq_ignore_ascii_case(k))
+    })
+}
+
+/// The `href` pseudo-attribute of an `<?xml-stylesheet?>` processing instruction, as the HTML
+/// tokenizer hands it over (a bogus comment, `?xml-stylesheet href="s.css" type="text/css"?`):
+/// the stylesheet a browser loads for an XML document (an SVG, XHTML served as XML).
+pub(super) fn xml_stylesheet_href(pi: &str) -> Option<&str> {
+    let rest = pi.strip_prefix("?xml-stylesheet")?;
+    let at = rest.find("href")?;
+    let value = rest[at + 4..].trim_start().strip_prefix('=')?.trim_start();
+    let quote = value.chars().next().filter(|&q| q == '"' || q == '\'')?;
+    value[1..].split(quote).next().filter(|h| !h.is_empty())
+}
+
+impl LinkSink {
+    pub(super) fn push_requisite(&self, url: &str) {
+        let mut c = self.collected.borrow_mut();
+        if c.requisites.len() < self.max_raw {
+            c.requisites.push(url.to_string());
+        }
+    }
+
+    pub(super) fn take_requisite(&self, tag: &Tag, name: &str) {
+        if let Some(v) = Self::attr(tag, name) {
+            self.push_requisite(v);
+        }
+    }
+
+    /// A frame's document is part of the page as a browser shows it: with requisites asked
+    /// for, it is one (wget's inline link, Heritrix's embed), whatever its type or host;
+    /// else it is a link.
+    pub(super) fn take_frame(&self, tag: &Tag) {
+        match self.requisites {
+            true => self.take_requisite(tag, "src"),
+            false => {
+                self.take_attr(tag, "src");
+            }
+        }
+        if let Some(doc) = Self::attr(tag, "srcdoc") {
+            self.take_srcdoc(doc);
+        }
+    }
+
+    /// An `iframe srcdoc`: a document written in the attribute, which a browser renders (and
+    /// loads what it needs) with the page's base URL. Its links and requisites are the page's.
+    pub(super) fn take_srcdoc(&self, doc: &str) {
+        if self.srcdoc_depth >= MAX_SRCDOC_DEPTH {
+            return;
+        }
+        let nested = LinkSink {
+            collected: RefCell::new(Collected::default()),
+            max_raw: self.max_raw,
+            requisites: self.requisites,
+            srcdoc_depth: self.srcdoc_depth + 1,
+            // A srcdoc document is HTML whatever its page is.
+            xml: false,
+        };
+        let tokenizer = Tokenizer::new(nested, TokenizerOpts::default());
+        feed_document(&tokenizer, doc);
+        let found = tokenizer.sink.collected.into_inner();
+        let mut c = self.collected.borrow_mut();
+        for href in &found.hrefs {
+            c.push(href, self.max_raw);
+        }
+        c.over_raw += found.over_raw;
+        drop(c);
+        found.requisites.iter().for_each(|r| self.push_requisite(r));
+    }
+
+    pub(super) fn take_srcset(&self, tag: &Tag, name: &str) {
+        if let Some(set) = Self::attr(tag, name) {
+            crate::extract::srcset::srcset_urls(set).for_each(|url| self.push_requisite(url));
+        }
+    }
+
+    pub(super) fn requisites_of(&self, tag: &Tag) {
+        match &*tag.name {
+            "img" | "source" => {
+                self.take_requisite(tag, "src");
+                self.take_srcset(tag, "srcset");
+            }
+            "script" | "audio" | "track" | "embed" => self.take_requisite(tag, "src"),
+            "video" => {
+                self.take_requisite(tag, "src");
+                self.take_requisite(tag, "poster");
+            }
+            "object" => self.take_requisite(tag, "data"),
+            "input" if Self::attr(tag, "type").is_some_and(|t| t.eq_ignore_ascii_case("image")) => {
+                self.take_requisite(tag, "src")
+            }
+            // Background images, which Chromium still loads from these attributes.
+            "body" | "table" | "thead" | "tbody" | "tfoot" | "tr" | "td" | "th" => {
+                self.take_requisite(tag, "background")
+            }
+            // SVG images and `<use>` references (icon sprites in an external file); the
+            // tokenizer leaves `xlink:href` as the attribute's whole name. Outside SVG an
+            // `<image>` is an `<img>` to the HTML parser.
+            "image" | "use" | "feimage" => {
+                let href = Self::attr(tag, "href").or_else(|| Self::attr(tag, "xlink:href"));
+                if let Some(href) = href.or_else(|| Self::attr(tag, "src")) {
+                    self.push_requisite(href);
+                }
+            }
+            "link" => self.take_srcset(tag, "imagesrcset"),
+            _ => {}
+        }
+        if let Some(style) = Self::attr(tag, "style") {
+            self.style_urls(style);
+        }
+        self.lazy_requisites(tag);
+    }
+
+    /// The URLs that lazy-loading scripts (lazysizes, WordPress plugins, jQuery lazyload) move
+    /// into `src`/`srcset` when the element scrolls into view: a browser replaying the page
+    /// runs the script and asks for them. Heritrix takes the same attributes as embeds.
+    pub(super) fn lazy_requisites(&self, tag: &Tag) {
+        for a in &tag.attrs {
+            let name = &*a.name.local;
+            let Some(lazy) = name.strip_prefix("data-") else {
+                continue;
+            };
+            match lazy {
+                "src" | "src-small" | "src-medium" | "original" | "lazy" | "lazy-src"
+                | "full-src" => self.push_requisite(&a.value),
+                "srcset" | "original-set" | "lazy-srcset" | "full-srcset" => {
+                    crate::extract::srcset::srcset_urls(&a.value)
+                        .for_each(|url| self.push_requisite(url))
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub(super) fn style_urls(&self, css: &str) {
+        let mut c = self.collected.borrow_mut();
+        for url in crate::extract::css_urls::css_urls(css) {
+            if c.requisites.len() < self.max_raw {
+                c.requisites.push(url);
+            }
+        }
+    }
+}
