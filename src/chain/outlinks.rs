@@ -16,7 +16,7 @@ use crate::extract::links::extract_document;
 use crate::extract::sitemap::parse_sitemap;
 use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
 use crate::fault::FaultKind;
-use crate::http_message::media_type::is_html;
+use crate::http_message::media_type::{is_html, parsed_as_xml};
 use crate::http_message::{decode_content, url_text};
 use crate::url_rules::canonical::{unresolved, Unresolved};
 use crate::url_rules::referrer::PagePolicy;
@@ -161,8 +161,7 @@ pub fn outlinks(
     } else if let Some(media) = capture.media_type().filter(|m| page && is_markup(m)) {
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
         let (text, encoding) = decode_html_with_encoding(&body, capture.head.charset().as_deref());
-        // Browsers parse these two as XML.
-        let xml = matches!(media.as_str(), "application/xhtml+xml" | "image/svg+xml");
+        let xml = parsed_as_xml(&media);
         let links = extract_document(
             &text,
             url,

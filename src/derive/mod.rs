@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::extract::{read_document, Document, DocumentOptions};
+use crate::http_message::media_type::parsed_as_xml;
 use crate::record::builder::{derived_record, warc_date, warc_fields, WarcRecord};
 use crate::warc::naming::list_warc_files;
 use crate::warc::reader::{records, StoredRecord};
@@ -197,7 +198,7 @@ fn read_response(
                 metadata: kinds.wat,
                 max_text: limits.max_text,
                 max_links: limits.max_links,
-                xml: message.media_type().as_deref() == Some("application/xhtml+xml"),
+                xml: message.media_type().is_some_and(|m| parsed_as_xml(&m)),
             },
         )),
         TextKind::Plain => {

@@ -134,6 +134,13 @@ impl LinkSink {
         true
     }
 
+    /// What this sink collects from `doc`, tokenized whole.
+    fn read(self, doc: &str) -> Collected {
+        let tokenizer = Tokenizer::new(self, TokenizerOpts::default());
+        feed_document(&tokenizer, doc);
+        tokenizer.sink.collected.into_inner()
+    }
+
     fn in_svg(&self) -> bool {
         self.collected.borrow().svg_depth > 0
     }
@@ -198,13 +205,7 @@ impl LinkSink {
                 }
             }
             "svg" if !tag.self_closing => self.collected.borrow_mut().svg_depth += 1,
-            "script" => {
-                if self.requisites && self.in_svg() {
-                    let href = Self::attr(tag, "href").or_else(|| Self::attr(tag, "xlink:href"));
-                    href.into_iter().for_each(|h| self.push_requisite(h));
-                }
-                return TokenSinkResult::RawData(RawKind::ScriptData);
-            }
+            "script" => return TokenSinkResult::RawData(RawKind::ScriptData),
             // `noframes` and `noembed` are raw text to a browser with frames and plugins, and
             // markup to one without: their links (often a frameset's pages, for clients without
             // frames) are taken, as GNU wget takes them; `noscript` is markup too (no
@@ -236,10 +237,12 @@ impl TokenSink for LinkSink {
                 }
             }
             Token::TagToken(tag) => {
-                let mut c = self.collected.borrow_mut();
                 match &*tag.name {
-                    "style" => c.in_style = false,
-                    "svg" => c.svg_depth = c.svg_depth.saturating_sub(1),
+                    "style" => self.collected.borrow_mut().in_style = false,
+                    "svg" => {
+                        let mut c = self.collected.borrow_mut();
+                        c.svg_depth = c.svg_depth.saturating_sub(1);
+                    }
                     _ => {}
                 }
                 TokenSinkResult::Continue
@@ -289,7 +292,7 @@ pub fn extract_document(
     encoding: &'static encoding_rs::Encoding,
     xml: bool,
 ) -> Links {
-    let sink = LinkSink {
+    let collected = LinkSink {
         collected: RefCell::new(Collected::default()),
         // Distinct hrefs, bounded so a page of a million anchors cannot exhaust memory; twice
         // the links, as a page may write one URL in two forms (`a.html`, `/dir/a.html`).
@@ -297,10 +300,8 @@ pub fn extract_document(
         requisites,
         srcdoc_depth: 0,
         xml,
-    };
-    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
-    feed_document(&tokenizer, html);
-    let collected = tokenizer.sink.collected.into_inner();
+    }
+    .read(html);
 
     let base = collected
         .base_href

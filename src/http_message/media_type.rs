@@ -101,6 +101,12 @@ pub fn is_html(media_type: &str) -> bool {
     HTML_TYPES.contains(&media_type)
 }
 
+/// True for markup a browser parses as XML, not HTML (XHTML served as such, SVG): there a
+/// self-closed `<title/>` or `<script/>` is closed.
+pub fn parsed_as_xml(media_type: &str) -> bool {
+    matches!(media_type, "application/xhtml+xml" | "image/svg+xml")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::args;
-use crate::harness::{read_records, text, trawl};
+use crate::crawl_site::crawl_without_delay;
+use crate::harness::{read_records, text};
 use crate::server::{Route, Web};
 
 /// The fixture's files, each with the type a server gives its extension.
@@ -57,17 +57,11 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
         browsed.route(path, Route::typed(200, media, body));
     }
     let out = tempfile::tempdir().unwrap();
-    let res = trawl(args![
-        "crawl",
+    let res = crawl_without_delay(
         crawled.url("/index.html"),
-        "--out",
-        out.path().display(),
-        "--delay",
-        "0ms",
-        "-q",
-        "--page-requisites",
-        "--no-sitemaps"
-    ])
+        out.path(),
+        &["--page-requisites", "--no-sitemaps"],
+    )
     .await;
     assert_eq!(res.status.code(), Some(0), "{}", text(&res));
     let archived: BTreeSet<String> = read_records(out.path())

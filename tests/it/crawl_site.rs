@@ -1022,9 +1022,7 @@ async fn page_requisites_are_archived() {
     );
     // Replayed in pywb as a browser loads it: the rewritten page (and its rewritten
     // stylesheet) point into the archive for each image, and those give the original bytes.
-    let png_file = out.path().join("png.bin");
-    std::fs::write(&png_file, png).unwrap();
-    let requisites: serde_json::Map<String, serde_json::Value> = [
+    let requisites: Vec<(String, &[u8])> = [
         "/a.png",
         "/a-2x.png",
         "/body.png",
@@ -1032,9 +1030,9 @@ async fn page_requisites_are_archived() {
         "/img/h1.png",
     ]
     .iter()
-    .map(|p| (h.url(p), serde_json::json!(png_file.display().to_string())))
+    .map(|p| (h.url(p), png))
     .collect();
-    assert_replays_with(out.path(), &h.url("/"), requisites).await;
+    assert_replays_with(out.path(), &h.url("/"), &requisites).await;
     assert_eq!(
         stats["requisites"]["archived"].as_u64(),
         Some(11),
@@ -1142,10 +1140,7 @@ async fn frames_are_requisites() {
         "/, /next and /from-frame are pages; the frames are requisites"
     );
 
-    let svg_file = out.path().join("graph.svg");
-    std::fs::write(&svg_file, svg).unwrap();
-    let requisites = serde_json::json!({ h.url("/graph.svg"): svg_file.display().to_string() });
-    assert_replays_with(out.path(), &h.url("/"), requisites).await;
+    assert_replays_with(out.path(), &h.url("/"), &[(h.url("/graph.svg"), svg)]).await;
 }
 
 /// A chain of stylesheets, each importing the next, is followed eight transclusion hops from
@@ -1246,16 +1241,17 @@ async fn requisites_of_the_last_pages_are_fetched_after_the_page_target() {
 }
 
 /// Asserts that pywb, replaying the WARCs in `out` in rewriting mode (as a browser loads
-/// `page`), refers to each of `requisites` ({original URL: file of its expected bytes})
-/// through the collection, and that each gives its original bytes.
-async fn assert_replays_with(
-    out: &std::path::Path,
-    page: &str,
-    requisites: impl Into<serde_json::Value>,
-) {
+/// `page`), refers to each of `requisites` (original URL, expected bytes) through the
+/// collection, and that each gives its original bytes.
+async fn assert_replays_with(out: &std::path::Path, page: &str, requisites: &[(String, &[u8])]) {
+    let mut expected = serde_json::Map::new();
+    for (n, (url, bytes)) in requisites.iter().enumerate() {
+        let file = out.join(format!("expected-{n}.bin"));
+        std::fs::write(&file, bytes).unwrap();
+        expected.insert(url.clone(), serde_json::json!(file.display().to_string()));
+    }
     let manifest = out.join("manifest.json");
-    let check =
-        serde_json::json!([{"url": page, "expect_status": 200, "requisites": requisites.into()}]);
+    let check = serde_json::json!([{"url": page, "expect_status": 200, "requisites": expected}]);
     std::fs::write(&manifest, check.to_string()).unwrap();
     let replay = crate::harness::run_script(
         "pywb_replay.py",
@@ -1292,7 +1288,7 @@ async fn crawl_in_order(
 }
 
 /// `trawl crawl URL --out OUT --delay 0ms -q EXTRA...`.
-async fn crawl_without_delay(
+pub async fn crawl_without_delay(
     url: String,
     out: &std::path::Path,
     extra: &[&str],

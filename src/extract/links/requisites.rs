@@ -4,10 +4,9 @@
 
 use std::cell::RefCell;
 
-use html5ever::tokenizer::{Tag, Tokenizer, TokenizerOpts};
+use html5ever::tokenizer::Tag;
 
 use super::{Collected, LinkSink};
-use crate::extract::feed::feed_document;
 
 /// `iframe srcdoc` documents read inside one another: a nested one is written escaped in its
 /// parent's attribute, so real pages stop at one or two.
@@ -72,21 +71,19 @@ impl LinkSink {
 
     /// An `iframe srcdoc`: a document written in the attribute, which a browser renders (and
     /// loads what it needs) with the page's base URL. Its links and requisites are the page's.
-    pub(super) fn take_srcdoc(&self, doc: &str) {
+    fn take_srcdoc(&self, doc: &str) {
         if self.srcdoc_depth >= MAX_SRCDOC_DEPTH {
             return;
         }
-        let nested = LinkSink {
+        let found = LinkSink {
             collected: RefCell::new(Collected::default()),
             max_raw: self.max_raw,
             requisites: self.requisites,
             srcdoc_depth: self.srcdoc_depth + 1,
             // A srcdoc document is HTML whatever its page is.
             xml: false,
-        };
-        let tokenizer = Tokenizer::new(nested, TokenizerOpts::default());
-        feed_document(&tokenizer, doc);
-        let found = tokenizer.sink.collected.into_inner();
+        }
+        .read(doc);
         let mut c = self.collected.borrow_mut();
         for href in &found.hrefs {
             c.push(href, self.max_raw);
@@ -96,7 +93,7 @@ impl LinkSink {
         found.requisites.iter().for_each(|r| self.push_requisite(r));
     }
 
-    pub(super) fn take_srcset(&self, tag: &Tag, name: &str) {
+    fn take_srcset(&self, tag: &Tag, name: &str) {
         if let Some(set) = Self::attr(tag, name) {
             crate::extract::srcset::srcset_urls(set).for_each(|url| self.push_requisite(url));
         }
@@ -107,6 +104,11 @@ impl LinkSink {
             "img" | "source" => {
                 self.take_requisite(tag, "src");
                 self.take_srcset(tag, "srcset");
+            }
+            // Inside SVG a script names its source by `href` (or the older `xlink:href`).
+            "script" if self.in_svg() => {
+                let href = Self::attr(tag, "href").or_else(|| Self::attr(tag, "xlink:href"));
+                href.into_iter().for_each(|h| self.push_requisite(h));
             }
             "script" | "audio" | "track" | "embed" => self.take_requisite(tag, "src"),
             "video" => {
@@ -142,7 +144,7 @@ impl LinkSink {
     /// The URLs that lazy-loading scripts (lazysizes, WordPress plugins, jQuery lazyload) move
     /// into `src`/`srcset` when the element scrolls into view: a browser replaying the page
     /// runs the script and asks for them. Heritrix takes the same attributes as embeds.
-    pub(super) fn lazy_requisites(&self, tag: &Tag) {
+    fn lazy_requisites(&self, tag: &Tag) {
         for a in &tag.attrs {
             let name = &*a.name.local;
             let Some(lazy) = name.strip_prefix("data-") else {
