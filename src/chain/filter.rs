@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::capture::Capture;
-use crate::http_message::media_type::is_html;
+use crate::http_message::media_type::{is_html, is_valid_essence};
 use crate::http_message::ResponseHead;
 use crate::url_rules::filter::usual_types;
 
@@ -72,16 +72,9 @@ impl ArchiveRules {
             if value.is_empty() {
                 continue;
             }
-            let token = |s: &str| {
-                s == "*"
-                    || !s.is_empty()
-                        && s.bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b"!#$&-^_.+".contains(&b))
-            };
+            // `type/subtype` with a wildcard for the subtype, or for both.
             let is_type = value == "*"
-                || value.split_once('/').is_some_and(|(major, minor)| {
-                    token(major) && token(minor) && (major != "*" || minor == "*")
-                });
+                || is_valid_essence(&value) && (!value.starts_with("*/") || value == "*/*");
             if !is_type {
                 let ext = value.trim_start_matches('.');
                 let hint = usual_types(ext)

@@ -85,7 +85,7 @@ fn split_outside_quotes(value: &str) -> impl Iterator<Item = &str> {
 
 /// True for `type/subtype` where both are non-empty HTTP tokens (MIME Sniffing's "valid MIME
 /// type" essence).
-fn is_valid_essence(essence: &str) -> bool {
+pub fn is_valid_essence(essence: &str) -> bool {
     let token = |t: &str| {
         !t.is_empty()
             && t.bytes()
