@@ -13,10 +13,11 @@ use url::Url;
 
 use crate::capture::Capture;
 use crate::extract::links::extract_document;
+use crate::extract::script_urls::script_urls;
 use crate::extract::sitemap::parse_sitemap;
 use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
 use crate::fault::FaultKind;
-use crate::http_message::media_type::{is_html, parsed_as_xml};
+use crate::http_message::media_type::{is_html, is_javascript, parsed_as_xml};
 use crate::http_message::{decode_content, url_text};
 use crate::url_rules::canonical::{unresolved, Unresolved};
 use crate::url_rules::referrer::PagePolicy;
@@ -106,19 +107,30 @@ fn is_markup(media_type: &str) -> bool {
     is_html(media_type) || media_type == "image/svg+xml"
 }
 
-/// What a stylesheet requisite needs in turn (`url()`, `@import`), resolved against it.
-pub fn stylesheet_requisites(rules: &LinkRules, capture: &Capture, url: &Url) -> Vec<Url> {
-    let is_css = capture.media_type().is_some_and(|m| m == "text/css");
-    if !is_css || !(200..300).contains(&capture.status()) {
+/// What a requisite that is a stylesheet or a script needs in turn, resolved against it: a
+/// stylesheet's `url()` and `@import`, a script's modules, workers and asset paths
+/// ([`script_urls`]).
+pub fn requisites_of_requisite(rules: &LinkRules, capture: &Capture, url: &Url) -> Vec<Url> {
+    let Some(media) = capture.media_type() else {
+        return Vec::new();
+    };
+    let css = media == "text/css";
+    if !(css || is_javascript(&media)) || !(200..300).contains(&capture.status()) {
         return Vec::new();
     }
     let mut faults = Vec::new();
     let body = decoded_body(capture, rules.max_decoded_size, &mut faults);
-    let css = crate::extract::decode_html(&body, capture.head.charset().as_deref());
-    crate::extract::css_urls::css_urls(&css)
-        .iter()
-        .filter_map(|u| resolve_link(url, u))
-        .collect()
+    let text = crate::extract::decode_html(&body, capture.head.charset().as_deref());
+    match css {
+        true => crate::extract::css_urls::css_urls(&text)
+            .iter()
+            .filter_map(|u| resolve_link(url, u))
+            .collect(),
+        false => script_urls(&text)
+            .iter()
+            .filter_map(|u| u.resolve_in_script(url))
+            .collect(),
+    }
 }
 
 /// The URLs of a sitemap capture (a 2xx; anything else lists nothing).

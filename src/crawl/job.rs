@@ -11,7 +11,7 @@ use crate::chain::build_records::{build_dns_records, build_records, PageFacts, R
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, PageBudget, SkipReason, Verdict};
 use crate::chain::outlinks::{
-    document, outlinks, sitemap_links, stylesheet_requisites, LinkRules, Outlinks,
+    document, outlinks, requisites_of_requisite, sitemap_links, LinkRules, Outlinks,
 };
 use crate::chain::write::write;
 use crate::exchange::Truncation;
@@ -296,7 +296,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     // Keyed now, while the links' text is in this core's caches (link_key.rs).
     let keys = link_keys(&found.links, &job.host);
     if transcludes && !frame {
-        found.requisites = stylesheet_requisites(&ctx.links, &capture, &job.url);
+        found.requisites = requisites_of_requisite(&ctx.links, &capture, &job.url);
     }
     let dedup = ctx.dedup.as_deref();
     let seen = content_seen(dedup, &capture, page);

@@ -10,7 +10,8 @@
 //! apart: `img`/`source` `src`/`srcset`, `link rel=stylesheet|icon|preload` (then not a link)
 //! and its `imagesrcset`, `script src`, media `src`/`poster`, `embed`/`object`, `input
 //! type=image`, `background` of `body` and table parts, SVG `image`/`use` `href`,
-//! `url()`/`@import` in `style` elements and attributes, lazy-loading attributes (`data-src`,
+//! `url()`/`@import` in `style` elements and attributes, the modules and asset paths an inline
+//! script names (`script_urls.rs`), lazy-loading attributes (`data-src`,
 //! `data-srcset`, ...), `frame`/`iframe` `src` (then not a link), and an SVG `script`'s
 //! `href`. SVG documents are read the same way; inside SVG a self-closed element is closed.
 //! An `iframe srcdoc` document is read as part of the page. In a document a browser reads as
@@ -29,7 +30,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
-use requisites::{is_requisite_rel, xml_stylesheet_href};
+use requisites::{is_requisite_rel, xml_stylesheet_href, RawText};
 use url::Url;
 
 use crate::url_rules::canonical::{unresolved, Unresolved};
@@ -62,8 +63,10 @@ struct Collected {
     /// Distinct hrefs without their fragments, in document order.
     hrefs: IndexSet<String, RandomState>,
     requisites: Vec<String>,
-    /// Inside a `<style>` element whose text is read for requisites.
-    in_style: bool,
+    /// Inside a `<style>`, or a `<script>` a browser runs, whose text is read for requisites.
+    reading: Option<RawText>,
+    /// That element's text so far (the tokenizer hands it over a line at a time).
+    raw_text: String,
     /// `<svg>` elements open: inside one (or an SVG document) markup is XML-like, so a
     /// self-closed `<script/>` is closed, and a script's `href` is its source.
     svg_depth: u32,
@@ -138,6 +141,8 @@ impl LinkSink {
     fn read(self, doc: &str) -> Collected {
         let tokenizer = Tokenizer::new(self, TokenizerOpts::default());
         feed_document(&tokenizer, doc);
+        // An element left open at the end of the document still had its text read.
+        tokenizer.sink.finish_raw_text();
         tokenizer.sink.collected.into_inner()
     }
 
@@ -159,9 +164,7 @@ impl LinkSink {
                 self.take_requisite(tag, "href");
                 return TokenSinkResult::Continue;
             }
-            if &*tag.name == "style" {
-                self.collected.borrow_mut().in_style = true;
-            }
+            self.start_raw_text(tag);
         }
         match &*tag.name {
             // An SVG link may still carry its target in the older `xlink:href`.
@@ -230,7 +233,9 @@ impl TokenSink for LinkSink {
                 let closed = tag.self_closing && (self.xml || self.in_svg());
                 match self.start_tag(&tag) {
                     TokenSinkResult::RawData(_) | TokenSinkResult::Plaintext if closed => {
-                        self.collected.borrow_mut().in_style = false;
+                        let mut c = self.collected.borrow_mut();
+                        c.reading = None;
+                        c.raw_text.clear();
                         TokenSinkResult::Continue
                     }
                     result => result,
@@ -238,7 +243,7 @@ impl TokenSink for LinkSink {
             }
             Token::TagToken(tag) => {
                 match &*tag.name {
-                    "style" => self.collected.borrow_mut().in_style = false,
+                    "style" | "script" => self.finish_raw_text(),
                     "svg" => {
                         let mut c = self.collected.borrow_mut();
                         c.svg_depth = c.svg_depth.saturating_sub(1);
@@ -247,8 +252,8 @@ impl TokenSink for LinkSink {
                 }
                 TokenSinkResult::Continue
             }
-            Token::CharacterTokens(text) if self.collected.borrow().in_style => {
-                self.style_urls(&text);
+            Token::CharacterTokens(text) if self.collected.borrow().reading.is_some() => {
+                self.collected.borrow_mut().raw_text.push_str(&text);
                 TokenSinkResult::Continue
             }
             // To the HTML tokenizer an XML processing instruction is a bogus comment.

@@ -11,6 +11,7 @@ mod feed;
 pub mod link_header;
 pub mod links;
 mod refresh;
+pub mod script_urls;
 pub mod sitemap;
 mod srcset;
 mod text_buffer;

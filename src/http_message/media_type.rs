@@ -107,6 +107,30 @@ pub fn parsed_as_xml(media_type: &str) -> bool {
     matches!(media_type, "application/xhtml+xml" | "image/svg+xml")
 }
 
+/// True for a media type (as [`media_type`] returns it) a browser runs as JavaScript: the
+/// "JavaScript MIME type essence" list of WHATWG's MIME Sniffing standard.
+pub fn is_javascript(media_type: &str) -> bool {
+    matches!(
+        media_type,
+        "application/ecmascript"
+            | "application/javascript"
+            | "application/x-ecmascript"
+            | "application/x-javascript"
+            | "text/ecmascript"
+            | "text/javascript"
+            | "text/javascript1.0"
+            | "text/javascript1.1"
+            | "text/javascript1.2"
+            | "text/javascript1.3"
+            | "text/javascript1.4"
+            | "text/javascript1.5"
+            | "text/jscript"
+            | "text/livescript"
+            | "text/x-ecmascript"
+            | "text/x-javascript"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +147,8 @@ mod tests {
         assert_eq!(media_type_as_indexed("Text/HTML; x"), "Text/HTML");
         assert_eq!(media_type_as_indexed("text/html charset"), "text/html");
         assert!(is_html("application/xhtml+xml") && !is_html("text/plain"));
+        assert!(is_javascript(&media_type("Text/JavaScript; charset=utf-8")));
+        assert!(!is_javascript("application/json") && !is_javascript("text/plain"));
     }
 
     #[test]

@@ -8,14 +8,26 @@ use crate::crawl_site::crawl_without_delay;
 use crate::harness::{read_records, text};
 use crate::server::{Route, Web};
 
-/// The fixture's files, each with the type a server gives its extension.
-fn fixture_files() -> Vec<(String, &'static str, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/page-as-chromium-loads-it");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| {
-            let name = p.file_name().unwrap().to_str().unwrap().to_string();
+/// The files under `fixtures/FIXTURE`, by path from its root, each with the type a server
+/// gives its extension.
+fn fixture_files(fixture: &str) -> Vec<(String, &'static str, Vec<u8>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(fixture);
+    let mut dirs = vec![root.clone()];
+    let mut files = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let name = path
+                .strip_prefix(&root)
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string();
             let ext = name.rsplit('.').next().unwrap_or_default();
             let media = match ext {
                 "html" => "text/html; charset=utf-8",
@@ -35,23 +47,25 @@ fn fixture_files() -> Vec<(String, &'static str, Vec<u8>)> {
                 "webmanifest" => "application/manifest+json",
                 other => panic!("no type for .{other}"),
             };
-            (format!("/{name}"), media, std::fs::read(&p).unwrap())
-        })
-        .collect();
+            files.push((format!("/{name}"), media, std::fs::read(&path).unwrap()));
+        }
+    }
     files.sort();
     files
 }
 
-/// Every URL headless Chromium asks for as it loads the page (stylesheets and what they
-/// import, fonts, picture sources, media, objects, SVG uses, module scripts, the manifest,
-/// frames and what they need, an `iframe srcdoc`'s image, ...) is in the WARC of a `--page-requisites` crawl of the same page
-/// on another host: a replay has what the browser needs.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
+/// What headless Chromium asked for as it loaded `/index.html` of `fixtures/FIXTURE` from
+/// one host, and what a `--page-requisites` crawl of the same files on another host
+/// archived (paths of 2xx responses).
+async fn chromium_and_the_crawl(
+    fixture: &str,
+    crawled_ip: &str,
+    browsed_ip: &str,
+) -> (BTreeSet<String>, BTreeSet<String>) {
     let web = Web::default();
-    let crawled = web.host("127.0.0.115").await;
-    let browsed = web.host("127.0.0.116").await;
-    let files = fixture_files();
+    let crawled = web.host(crawled_ip).await;
+    let browsed = web.host(browsed_ip).await;
+    let files = fixture_files(fixture);
     for (path, media, body) in &files {
         crawled.route(path, Route::typed(200, media, body));
         browsed.route(path, Route::typed(200, media, body));
@@ -107,6 +121,26 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
         .into_iter()
         .filter(|p| served.contains(p.as_str()))
         .collect();
+    (asked, archived)
+}
+
+/// Fails naming what Chromium asked for and the crawl did not archive.
+fn assert_archived_all_asked(asked: &BTreeSet<String>, archived: &BTreeSet<String>) {
+    let missing: Vec<&String> = asked.difference(archived).collect();
+    assert!(
+        missing.is_empty(),
+        "chromium asked for {missing:?}, which the crawl did not archive (archived: {archived:?})"
+    );
+}
+
+/// Every URL headless Chromium asks for as it loads the page (stylesheets and what they
+/// import, fonts, picture sources, media, objects, SVG uses, module scripts, the manifest,
+/// frames and what they need, an `iframe srcdoc`'s image, ...) is in the WARC of a `--page-requisites` crawl of the same page
+/// on another host: a replay has what the browser needs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
+    let (asked, archived) =
+        chromium_and_the_crawl("page-as-chromium-loads-it", "127.0.0.115", "127.0.0.116").await;
     // The page loads much of what it names (the test means nothing if Chromium did not),
     // down to what its frames need: an HTML frame's stylesheet and its image, an SVG frame's
     // script and image, an XHTML frame's image past its `<title/>` and its
@@ -122,10 +156,35 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
     ] {
         assert!(asked.contains(path), "chromium asked for {asked:?}");
     }
-    let missing: Vec<&String> = asked.difference(&archived).collect();
+    assert_archived_all_asked(&asked, &archived);
+}
+
+/// A single-page app as bundlers build it names its images, chunks, worker and lazily
+/// loaded stylesheet only in its scripts (module imports, `new URL(…, import.meta.url)`,
+/// an import map, strings of asset paths): a `--page-requisites` crawl archives every one
+/// Chromium loads, and nothing a comment or a regular expression mentions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_with_requisites_archives_what_a_bundled_apps_scripts_load() {
+    let (asked, archived) =
+        chromium_and_the_crawl("app-as-a-bundler-builds-it", "127.0.0.119", "127.0.0.120").await;
+    // What only the scripts name, down to a lazily loaded chunk's image and stylesheet's
+    // background: the test means nothing unless Chromium ran them.
+    for path in [
+        "/assets/vendor-77aa.js",
+        "/assets/hero-5e6f.png",
+        "/assets/lazy-pic-2e3f.svg",
+        "/assets/lazy-bg-4a5b.png",
+        "/assets/worker-1c2d.js",
+        "/assets/icon-7b8c.svg",
+        "/assets/inline-6c7d.png",
+        "/static/media/logo.1f2e3d.png",
+    ] {
+        assert!(asked.contains(path), "chromium asked for {asked:?}");
+    }
+    assert_archived_all_asked(&asked, &archived);
     assert!(
-        missing.is_empty(),
-        "chromium asked for {missing:?}, which the crawl did not archive (archived: {archived:?})"
+        !archived.iter().any(|p| p.contains("never-in")),
+        "{archived:?}"
     );
 }
 

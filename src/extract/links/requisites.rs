@@ -1,10 +1,14 @@
 //! What a page needs to render (`--page-requisites`), as the link sink collects it: which
 //! elements and attributes name a requisite (images, stylesheets, scripts, media, frames,
-//! lazy loaders' `data-src`), and the `iframe srcdoc` documents read as part of the page.
+//! lazy loaders' `data-src`), the text of `style` elements and of scripts the page runs, and
+//! the `iframe srcdoc` documents read as part of the page.
 
 use std::cell::RefCell;
 
 use html5ever::tokenizer::Tag;
+
+use crate::extract::script_urls::script_urls;
+use crate::http_message::media_type::{is_javascript, media_type};
 
 use super::{Collected, LinkSink};
 
@@ -40,7 +44,55 @@ pub(super) fn xml_stylesheet_href(pi: &str) -> Option<&str> {
     value[1..].split(quote).next().filter(|h| !h.is_empty())
 }
 
+/// An element whose text names requisites.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum RawText {
+    Style,
+    /// A script a browser runs: a classic script, a module or an import map.
+    Script,
+}
+
+/// True for a `<script>` whose `type` a browser runs (or reads as an import map): none, a
+/// JavaScript media type, `module`, `importmap`. Templates and data blocks are not.
+fn runs(tag: &Tag) -> bool {
+    match LinkSink::attr(tag, "type").map(str::trim) {
+        None | Some("") => true,
+        Some(t) => {
+            let t = media_type(t);
+            t == "module" || t == "importmap" || is_javascript(&t)
+        }
+    }
+}
+
 impl LinkSink {
+    /// At a `<style>` or a script the page runs: its text is gathered to be read at its end.
+    pub(super) fn start_raw_text(&self, tag: &Tag) {
+        let reading = match &*tag.name {
+            "style" => RawText::Style,
+            "script" if runs(tag) => RawText::Script,
+            _ => return,
+        };
+        let mut c = self.collected.borrow_mut();
+        c.reading = Some(reading);
+        c.raw_text.clear();
+    }
+
+    /// At the end of a `<style>` or `<script>`: the URLs its text names are requisites,
+    /// relative to the document (an inline module's `import.meta.url` is the document's).
+    pub(super) fn finish_raw_text(&self) {
+        let (reading, text) = {
+            let mut c = self.collected.borrow_mut();
+            (c.reading.take(), std::mem::take(&mut c.raw_text))
+        };
+        match reading {
+            Some(RawText::Style) => self.style_urls(&text),
+            Some(RawText::Script) => script_urls(&text)
+                .iter()
+                .for_each(|u| self.push_requisite(&u.text)),
+            None => {}
+        }
+    }
+
     pub(super) fn push_requisite(&self, url: &str) {
         let mut c = self.collected.borrow_mut();
         if c.requisites.len() < self.max_raw {

@@ -386,3 +386,37 @@ fn a_robots_meta_nofollow_is_reported_not_obeyed_here() {
     );
     assert_eq!(found.urls.len(), 1);
 }
+
+#[test]
+fn scripts_the_page_runs_name_requisites_and_data_blocks_do_not() {
+    let page = Url::parse("http://a.org/d/p.html").unwrap();
+    let html = r#"<script type="importmap">{"imports": {"vue": "/vendor/vue.esm.js", "lib/": "/lib/"}}</script>
+        <script type=module>import {createApp} from "vue"; import "./boot.mjs";
+        const pic = new URL("img/hero.webp", import.meta.url);</script>
+        <script>if (a < b) { var logo = "/static/logo.svg"; }
+        // "/static/commented.png"
+        </script><script type="text/javascript; charset=utf-8">x = '/static/typed.png'</script>
+        <script type="application/ld+json">{"logo": "https://a.org/ld.png"}</script>
+        <script type="text/x-template"><img src="/static/template.png"></script>
+        <style>b { background: url(
+          "multi-line.png") }</style>
+        <script>var open = "/static/next.js"</script><script>var s = "/static/at-eof.png""#;
+    let found = extract_links_and_requisites(html, &page, 100, true, encoding_rs::UTF_8);
+    let req: Vec<&str> = found.requisites.iter().map(Url::as_str).collect();
+    assert_eq!(
+        req,
+        [
+            "http://a.org/vendor/vue.esm.js",
+            "http://a.org/d/boot.mjs",
+            "http://a.org/d/img/hero.webp",
+            "http://a.org/static/logo.svg",
+            "http://a.org/static/typed.png",
+            "http://a.org/d/multi-line.png",
+            "http://a.org/static/next.js",
+            "http://a.org/static/at-eof.png",
+        ]
+    );
+    // Without requisites asked for, a script's text names nothing.
+    let plain = extract_links_and_requisites(html, &page, 100, false, encoding_rs::UTF_8);
+    assert!(plain.requisites.is_empty() && plain.urls.is_empty());
+}
