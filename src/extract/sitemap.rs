@@ -95,23 +95,38 @@ fn read_xml(text: &str, out: &mut Sitemap) {
     let mut in_index = false;
     let mut saw_root = false;
     let mut loc = String::new();
+    // Elements open, and how many were when the current `<url>`/`<sitemap>` entry opened: its
+    // own `<loc>` is a child of it. An extension's (`<image:image><image:loc>`, which Yoast
+    // SEO writes for each image of each page) names no page.
+    let mut depth = 0usize;
+    let mut entry_depth = None;
     loop {
         match reader.read_event() {
-            Ok(Event::Start(e)) => match e.local_name().as_ref() {
-                "sitemapindex" => {
-                    in_index = true;
-                    saw_root = true;
+            Ok(Event::Start(e)) => {
+                depth += 1;
+                match e.local_name().as_ref() {
+                    "sitemapindex" => {
+                        in_index = true;
+                        saw_root = true;
+                    }
+                    "urlset" => saw_root = true,
+                    "url" | "sitemap" => entry_depth = Some(depth),
+                    "loc" if entry_depth.is_some_and(|d| d + 1 == depth) => {
+                        in_loc = true;
+                        loc.clear();
+                    }
+                    _ => {}
                 }
-                "urlset" => saw_root = true,
-                "loc" => {
-                    in_loc = true;
-                    loc.clear();
+            }
+            Ok(Event::End(e)) => {
+                if in_loc && e.local_name().as_ref() == "loc" {
+                    in_loc = false;
+                    out.push(&loc, in_index);
                 }
-                _ => {}
-            },
-            Ok(Event::End(e)) if e.local_name().as_ref() == "loc" => {
-                in_loc = false;
-                out.push(&loc, in_index);
+                if entry_depth == Some(depth) {
+                    entry_depth = None;
+                }
+                depth = depth.saturating_sub(1);
             }
             Ok(Event::Text(t)) if in_loc => {
                 if loc.len() <= MAX_LOC {
@@ -179,6 +194,27 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(set).unwrap();
         assert_eq!(parse_sitemap(&gz.finish().unwrap()).pages.len(), 2);
+    }
+
+    #[test]
+    fn only_an_entrys_own_loc_names_a_page() {
+        // As Yoast SEO writes a WordPress site's sitemap: each page with its images.
+        let yoast = br#"<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"
+  xmlns:xhtml="http://www.w3.org/1999/xhtml" xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+ <url><loc>https://a.org/post/</loc><lastmod>2026-01-01T00:00:00+00:00</lastmod>
+  <image:image><image:loc>https://a.org/wp-content/uploads/a.jpg</image:loc></image:image>
+  <xhtml:link rel="alternate" hreflang="de" href="https://a.org/de/post/"/>
+ </url>
+ <url><image:image><image:loc>https://a.org/b.jpg</image:loc></image:image>
+  <loc>https://a.org/page/</loc></url>
+</urlset>"#;
+        let s = parse_sitemap(yoast);
+        assert_eq!(s.pages, ["https://a.org/post/", "https://a.org/page/"]);
+        assert!(!s.invalid);
+        // The protocol's namespace under a prefix.
+        let prefixed = br#"<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>https://a.org/p</sm:loc></sm:url></sm:urlset>"#;
+        assert_eq!(parse_sitemap(prefixed).pages, ["https://a.org/p"]);
     }
 
     #[test]
