@@ -80,6 +80,20 @@ pub struct Outlinks {
     /// The referrer policy its links and requisites are requested under: a page's
     /// `<meta name="referrer">`, else the response's `Referrer-Policy`, else the default.
     pub referrer: PagePolicy,
+    /// An HTML document was read and names no icon (`<link rel=icon>`).
+    pub lacks_icon: bool,
+}
+
+impl Outlinks {
+    /// With requisites asked for, a page shown on its own (not in a frame) that names no icon
+    /// needs `/favicon.ico` of its origin: a browser asks for it, and shows it beside the
+    /// page. The seen set makes that one fetch per origin.
+    pub fn add_default_icon(&mut self, rules: &LinkRules, page_url: &Url) {
+        if rules.page_requisites && self.lacks_icon {
+            self.requisites
+                .extend(resolve_link(page_url, "/favicon.ico"));
+        }
+    }
 }
 
 /// The URLs a sitemap file lists, resolved against it (scope is the crawl's business).
@@ -184,6 +198,7 @@ pub fn outlinks(
         );
         out.requisites = links.requisites.clone();
         out.referrer = links.referrer.unwrap_or(out.referrer);
+        out.lacks_icon = is_html(&media) && !links.names_icon;
         if links.dropped > 0 {
             out.faults.push(FaultKind::LinksCapped);
         }

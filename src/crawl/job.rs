@@ -289,6 +289,9 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     // are followed and what it needs to render is taken.
     let frame = transcludes && document(&capture);
     let mut found = outlinks(&ctx.links, &capture, &job.url, page || frame, robots);
+    if page {
+        found.add_default_icon(&ctx.links, &job.url);
+    }
     found.location_sets_cookie = found.location.is_some() && cookies_changed;
     if robots {
         found.robots_retry_after = retry_after(&capture.head, SystemTime::now());

@@ -30,7 +30,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
-use requisites::{is_requisite_rel, xml_stylesheet_href, RawText};
+use requisites::{is_requisite_rel, names_icon, xml_stylesheet_href, RawText};
 use url::Url;
 
 use crate::url_rules::canonical::{unresolved, Unresolved};
@@ -56,6 +56,9 @@ pub struct Links {
     pub nofollow: bool,
     /// The referrer policy a `<meta name="referrer">` sets (the last one known).
     pub referrer: Option<PagePolicy>,
+    /// The page names its icon (`<link rel=icon>`), so a browser does not ask for
+    /// `/favicon.ico`.
+    pub names_icon: bool,
 }
 
 #[derive(Default)]
@@ -79,6 +82,8 @@ struct Collected {
     /// A `<meta name="robots">` said `nofollow` or `none`.
     nofollow: bool,
     referrer: Option<PagePolicy>,
+    /// A `<link rel=icon>` was met.
+    names_icon: bool,
 }
 
 impl Collected {
@@ -161,6 +166,9 @@ impl LinkSink {
         if self.requisites {
             self.requisites_of(tag);
             if &*tag.name == "link" && Self::attr(tag, "rel").is_some_and(is_requisite_rel) {
+                if Self::attr(tag, "rel").is_some_and(names_icon) {
+                    self.collected.borrow_mut().names_icon = true;
+                }
                 self.take_requisite(tag, "href");
                 return TokenSinkResult::Continue;
             }
@@ -318,6 +326,7 @@ pub fn extract_document(
         dropped: collected.over_raw,
         nofollow: collected.nofollow,
         referrer: collected.referrer,
+        names_icon: collected.names_icon,
         ..Links::default()
     };
     // Different hrefs can resolve to one URL (`a.html`, `./a.html`): kept once, in document

@@ -906,6 +906,58 @@ async fn backlinks_order_archives_the_most_linked_pages_first() {
     );
 }
 
+/// A page that names no icon gets its origin's `/favicon.ico` with `-p`, as a browser asks
+/// for it: once per origin however many pages lack one, and not without `-p`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_names_no_icon_brings_its_origins_favicon() {
+    let web = Web::default();
+    let h = web.host("127.0.0.121").await;
+    h.route(
+        "/",
+        Route::html(r#"<p>no icon here</p><a href="/b">b</a><a href="/c">c</a>"#),
+    );
+    h.route("/b", Route::html("<p>none here either</p>"));
+    h.route(
+        "/c",
+        Route::html(r#"<link rel="shortcut icon" href="/i.png"><p>an icon</p>"#),
+    );
+    h.route(
+        "/favicon.ico",
+        Route::typed(200, "image/x-icon", b"\0\0\x01\0"),
+    );
+    h.route(
+        "/i.png",
+        Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\n"),
+    );
+    for requisites in [true, false] {
+        let out = tempfile::tempdir().unwrap();
+        let extra: &[&str] = match requisites {
+            true => &["--page-requisites", "--no-sitemaps"],
+            false => &["--no-sitemaps"],
+        };
+        let before = web.paths_of(&h).len();
+        let res = crawl_without_delay(h.url("/"), out.path(), extra).await;
+        assert_eq!(res.status.code(), Some(0), "{}", text(&res));
+        let asked = web.paths_of(&h)[before..].to_vec();
+        let icons = asked.iter().filter(|p| *p == "/favicon.ico").count();
+        assert_eq!(
+            icons,
+            usize::from(requisites),
+            "requisites {requisites}: {asked:?}"
+        );
+        let archived: Vec<String> = read_records(out.path())
+            .into_iter()
+            .filter(|r| r.warc_type == "response")
+            .filter_map(|r| r.target_uri)
+            .collect();
+        assert_eq!(
+            archived.contains(&h.url("/favicon.ico")),
+            requisites,
+            "{archived:?}"
+        );
+    }
+}
+
 /// `--page-requisites`: a page's images (src, srcset, a lazy loader's data-src), stylesheet
 /// (and what it imports and url()s), icon, script and video poster are archived, from another host too (one hop beyond
 /// scope), under robots.txt; they are not pages; nothing of the kind without the flag.

@@ -33,6 +33,13 @@ pub(super) fn is_requisite_rel(rel: &str) -> bool {
     })
 }
 
+/// A `link rel` that names the page's icon (`icon`, `shortcut icon`), the one a browser shows
+/// instead of asking for `/favicon.ico`.
+pub(super) fn names_icon(rel: &str) -> bool {
+    rel.split_ascii_whitespace()
+        .any(|r| r.eq_ignore_ascii_case("icon"))
+}
+
 /// The `href` pseudo-attribute of an `<?xml-stylesheet?>` processing instruction, as the HTML
 /// tokenizer hands it over (a bogus comment, `?xml-stylesheet href="s.css" type="text/css"?`):
 /// the stylesheet a browser loads for an XML document (an SVG, XHTML served as XML).
