@@ -94,6 +94,8 @@ async fn links_stay_inside_the_seeds_directories() {
         "/docs/v2/from-sitemap.html",
         "/docs/v2/index.html",
         "/docs/v2/sub/b.html",
+        // A page that names no icon brings the origin's (a requisite, not limited).
+        "/favicon.ico",
         "/moved/",
         "/moved/in.html",
         "/robots.txt",
@@ -106,6 +108,10 @@ async fn links_stay_inside_the_seeds_directories() {
     let mut on_b = web.paths_of(&b);
     on_b.retain(|p| p != "/robots.txt" && p != "/sitemap.xml");
     on_b.sort();
-    assert_eq!(on_b, ["/other/d.html", "/up.html"], "{stats}");
+    assert_eq!(
+        on_b,
+        ["/favicon.ico", "/other/d.html", "/up.html"],
+        "{stats}"
+    );
     assert_eq!(stats["filtered"]["scope"], 5, "{stats}");
 }
