@@ -13,6 +13,7 @@ use url::Url;
 
 use crate::capture::Capture;
 use crate::extract::links::extract_document;
+use crate::extract::manifest::manifest_urls;
 use crate::extract::script_urls::script_urls;
 use crate::extract::sitemap::parse_sitemap;
 use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
@@ -121,30 +122,42 @@ fn is_markup(media_type: &str) -> bool {
     is_html(media_type) || media_type == "image/svg+xml"
 }
 
-/// What a requisite that is a stylesheet or a script needs in turn, resolved against it: a
-/// stylesheet's `url()` and `@import`, a script's modules, workers and asset paths
-/// ([`script_urls`]).
+/// What a requisite that is a stylesheet, a script or a web app manifest needs in turn,
+/// resolved against it: a stylesheet's `url()` and `@import`, a script's modules, workers and
+/// asset paths ([`script_urls`]), a manifest's icons ([`manifest_urls`]).
 pub fn requisites_of_requisite(rules: &LinkRules, capture: &Capture, url: &Url) -> Vec<Url> {
     let Some(media) = capture.media_type() else {
         return Vec::new();
     };
-    let css = media == "text/css";
-    if !(css || is_javascript(&media)) || !(200..300).contains(&capture.status()) {
+    let kind = match media.as_str() {
+        "text/css" => Subresource::Stylesheet,
+        "application/manifest+json" | "application/json" => Subresource::Manifest,
+        m if is_javascript(m) => Subresource::Script,
+        _ => return Vec::new(),
+    };
+    if !(200..300).contains(&capture.status()) {
         return Vec::new();
     }
     let mut faults = Vec::new();
     let body = decoded_body(capture, rules.max_decoded_size, &mut faults);
     let text = crate::extract::decode_html(&body, capture.head.charset().as_deref());
-    match css {
-        true => crate::extract::css_urls::css_urls(&text)
-            .iter()
-            .filter_map(|u| resolve_link(url, u))
-            .collect(),
-        false => script_urls(&text)
+    let resolve = |found: Vec<String>| found.iter().filter_map(|u| resolve_link(url, u)).collect();
+    match kind {
+        Subresource::Stylesheet => resolve(crate::extract::css_urls::css_urls(&text)),
+        Subresource::Manifest => resolve(manifest_urls(&text)),
+        Subresource::Script => script_urls(&text)
             .iter()
             .filter_map(|u| u.resolve_in_script(url))
             .collect(),
     }
+}
+
+/// A requisite whose body names further requisites.
+enum Subresource {
+    Stylesheet,
+    Script,
+    /// A web app manifest (a JSON requisite is one when it lists icons).
+    Manifest,
 }
 
 /// The URLs of a sitemap capture (a 2xx; anything else lists nothing).

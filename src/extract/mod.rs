@@ -10,6 +10,7 @@ pub mod document;
 mod feed;
 pub mod link_header;
 pub mod links;
+pub mod manifest;
 mod refresh;
 pub mod script_urls;
 pub mod sitemap;

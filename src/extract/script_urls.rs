@@ -350,12 +350,15 @@ impl<'a> Lexer<'a> {
 }
 
 impl ScriptUrl {
-    /// The absolute URL this names in a script fetched from `script`: a module specifier
-    /// against the script, a path from the root or `./` against the script too (the page
-    /// that runs it is not known here). A path without either (`"assets/a.css"`) is how a
-    /// bundler names a file from the site's base, which a browser resolves against the
-    /// document: when the script sits under a directory of that name (`/assets/index.js`,
-    /// `/app/static/js/main.js` for `"static/media/a.svg"`), the base is the path above it.
+    /// The absolute URL this names in a script fetched from `script`, if it can be told: a
+    /// module specifier against the script, a URL or a path from the root or `./` against
+    /// the script too (the page that runs it is not known here). A path without either
+    /// (`"assets/a.css"`) is how a bundler names a file from the site's base, which a browser
+    /// resolves against the document: when the script sits under a directory of that name
+    /// (`/assets/index.js`, `/app/static/js/main.js` for `"static/media/a.svg"`), the base is
+    /// the path above it. Without such a directory the string is left: relative to a page
+    /// this script does not know, or no URL at all (jQuery UI names its AMD modules
+    /// `"ui/effects/effect-blind.js"`).
     pub fn resolve_in_script(&self, script: &Url) -> Option<Url> {
         let text = self.text.as_str();
         let rooted = text.starts_with('/') || text.starts_with("./") || text.starts_with("../");
@@ -365,11 +368,10 @@ impl ScriptUrl {
         let first = text.split('/').next().unwrap_or("");
         let path = script.path();
         let dirs = &path[..path.rfind('/').unwrap_or(0)];
-        let base = dirs
+        let (at, _) = dirs
             .rmatch_indices('/')
-            .find(|&(i, _)| dirs[i + 1..].split('/').next() == Some(first))
-            .and_then(|(i, _)| script.join(&dirs[..=i]).ok());
-        resolve_link(base.as_ref().unwrap_or(script), text)
+            .find(|&(i, _)| dirs[i + 1..].split('/').next() == Some(first))?;
+        resolve_link(&script.join(&dirs[..=at]).ok()?, text)
     }
 }
 

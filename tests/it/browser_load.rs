@@ -144,7 +144,7 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
     // The page loads much of what it names (the test means nothing if Chromium did not),
     // down to what its frames need: an HTML frame's stylesheet and its image, an SVG frame's
     // script and image, an XHTML frame's image past its `<title/>` and its
-    // `<?xml-stylesheet?>`'s image, and a frameset's frame's image.
+    // `<?xml-stylesheet?>`'s image, a frameset's frame's image, and the manifest's icon.
     assert!(asked.len() >= 35, "chromium asked for {asked:?}");
     for path in [
         "/frame-css-bg.png",
@@ -153,6 +153,7 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
         "/xhtml-img.png",
         "/menu-img.png",
         "/xhtml-css-bg.png",
+        "/manifest-icon.png",
     ] {
         assert!(asked.contains(path), "chromium asked for {asked:?}");
     }

@@ -171,10 +171,15 @@ fn a_script_resolves_bundler_paths_against_the_base_above_its_directory() {
         at(cra, "static/media/logo.svg", false).unwrap(),
         "http://a.org/app/static/media/logo.svg"
     );
-    // No directory of that name above the script: against the script, as Heritrix does.
+    // No directory of that name above the script: relative to a page it does not know, or
+    // no URL (jQuery UI's AMD module names), so left.
+    assert_eq!(at(cra, "img/a.png", false), None);
+    let jquery_ui = "http://a.org/lib/exe/jquery.php";
+    assert_eq!(at(jquery_ui, "ui/effects/effect-blind.js", false), None);
+    // `new URL(…, import.meta.url)` is relative to the script itself.
     assert_eq!(
-        at(cra, "img/a.png", false).unwrap(),
-        "http://a.org/app/static/js/img/a.png"
+        at(cra, "w.js", true).unwrap(),
+        "http://a.org/app/static/js/w.js"
     );
     assert_eq!(
         at(cra, "https://cdn.example/x.js", false).unwrap(),
