@@ -67,7 +67,7 @@ fn comments_regular_expressions_and_substitutions_are_not_references() {
 #[test]
 fn only_paths_to_assets_are_taken_from_plain_strings() {
     let js = r#"["react", "index.js", "help.html", "/search/index.json", "data:image/png;base64,AAAA.png",
-        "mailto:a@b.png", "javascript:x.js", "a b/c.png", "/img/photo.JPG?v=2#x", "//cdn.example/lib.js",
+        "mailto:a@b.png", "javascript:x.js", "a b/c.png", "/a\u00a0b/c.png", "/a\u2028b.png", "/img/photo.JPG?v=2#x", "//cdn.example/lib.js",
         "https://cdn.example/font.woff2", "img/logo.svg", "/", "/img/", "/.png", "http://www.w3.org/2000/svg"]"#;
     assert_eq!(
         taken(js),

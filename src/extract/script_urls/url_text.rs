@@ -51,16 +51,15 @@ pub(super) fn unescape(raw: &str) -> String {
     out
 }
 
-/// No whitespace, controls or characters a URL in a script never carries.
+/// No whitespace (Unicode's too: a no-break space is no part of a URL a script writes),
+/// controls or characters a URL in a script never carries.
 fn plain(text: &str) -> bool {
     !text.is_empty()
         && text.len() <= MAX_URL_LEN
-        && !text.bytes().any(|b| {
-            b <= b' '
-                || matches!(
-                    b,
-                    b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\' | b'{' | b'}' | 0x7f
-                )
+        && !text.chars().any(|c| {
+            c.is_whitespace()
+                || c.is_control()
+                || matches!(c, '"' | '\'' | '`' | '<' | '>' | '\\' | '{' | '}')
         })
 }
 
