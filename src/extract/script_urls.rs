@@ -42,6 +42,7 @@ pub fn script_urls(js: &str) -> Vec<ScriptUrl> {
         before_last: Tok::None,
         templates: Vec::new(),
         out: Vec::new(),
+        rescanned: 0,
     };
     lexer.run();
     lexer.out
@@ -70,6 +71,10 @@ struct Lexer<'a> {
     /// Open template substitutions (`${`), each with the braces opened inside it.
     templates: Vec<u32>,
     out: Vec<ScriptUrl>,
+    /// Bytes read ahead for a regular expression or a string that did not end on its line,
+    /// and so will be read again: bounded, or a line of `(/[` repeated would cost the square
+    /// of its length.
+    rescanned: usize,
 }
 
 impl<'a> Lexer<'a> {
@@ -77,7 +82,11 @@ impl<'a> Lexer<'a> {
         if self.src.starts_with(b"#!") {
             self.skip_line();
         }
-        while self.at < self.src.len() && self.out.len() < MAX_SCRIPT_URLS {
+        let rescan_budget = self.src.len().saturating_mul(2).max(1 << 16);
+        while self.at < self.src.len()
+            && self.out.len() < MAX_SCRIPT_URLS
+            && self.rescanned <= rescan_budget
+        {
             let b = self.src[self.at];
             match b {
                 b if b.is_ascii_whitespace() => self.at += 1,
@@ -191,7 +200,7 @@ impl<'a> Lexer<'a> {
         let mut class = false;
         while let Some(&b) = self.src.get(i) {
             match b {
-                b'\n' | b'\r' => return false,
+                b'\n' | b'\r' => break,
                 b'\\' => i += 1,
                 b'[' => class = true,
                 b']' => class = false,
@@ -207,6 +216,7 @@ impl<'a> Lexer<'a> {
             }
             i += 1;
         }
+        self.rescanned += i - self.at;
         false
     }
 
@@ -233,6 +243,7 @@ impl<'a> Lexer<'a> {
             i += 1;
         }
         // Unterminated on its line: not a string after all.
+        self.rescanned += i - start;
         self.punct(quote);
     }
 

@@ -125,6 +125,12 @@ fn hostile_scripts_end_without_recursion_or_unbounded_output() {
     assert!(taken(&bangs).is_empty());
     let templates = "`${".repeat(100_000);
     assert!(taken(&templates).is_empty());
+    // Regular expressions and strings that never end on their line are read ahead again and
+    // again: bounded to a few readings of the script (these took seconds at 40,000 and grew
+    // as the square).
+    for unit in ["(/[", "\"\\", "=/\\"] {
+        script_urls(&unit.repeat(400_000));
+    }
     let unterminated = "\"/a/x.png\n'/b/y.png\n`/c/z.png";
     assert_eq!(taken(unterminated), Vec::<String>::new());
     let many: String = (0..5_000).map(|i| format!("'/i/{i}.png',")).collect();
