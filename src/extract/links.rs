@@ -165,8 +165,11 @@ impl LinkSink {
     fn start_tag(&self, tag: &Tag) -> TokenSinkResult<()> {
         if self.requisites {
             self.requisites_of(tag);
-            if &*tag.name == "link" && Self::attr(tag, "rel").is_some_and(is_requisite_rel) {
-                if Self::attr(tag, "rel").is_some_and(names_icon) {
+            let rel = (&*tag.name == "link")
+                .then(|| Self::attr(tag, "rel"))
+                .flatten();
+            if let Some(rel) = rel.filter(|r| is_requisite_rel(r)) {
+                if names_icon(rel) {
                     self.collected.borrow_mut().names_icon = true;
                 }
                 self.take_requisite(tag, "href");

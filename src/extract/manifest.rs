@@ -4,25 +4,42 @@
 //! whose recursion limit bounds a hostile file's nesting. Pure: JSON text in, URL strings out,
 //! capped.
 
+use serde::Deserialize;
 use serde_json::Value;
 
 /// Most URLs taken from one manifest.
 pub const MAX_MANIFEST_URLS: usize = 100;
 
+/// The members read; every other member is skipped as it is parsed, not built (a JSON
+/// requisite that is no manifest may be large).
+#[derive(Deserialize)]
+struct Members {
+    #[serde(default)]
+    icons: Value,
+    #[serde(default)]
+    screenshots: Value,
+    #[serde(default)]
+    shortcuts: Value,
+}
+
 /// The `src` of each image `json` (a manifest) lists, in order; nothing when it is not one.
 pub fn manifest_urls(json: &str) -> Vec<String> {
-    let Ok(Value::Object(manifest)) = serde_json::from_str::<Value>(json) else {
+    // A manifest is an object (serde would read an array's items as the members in order).
+    let object = json.trim_start().starts_with('{');
+    let Some(manifest) = object
+        .then(|| serde_json::from_str::<Members>(json).ok())
+        .flatten()
+    else {
         return Vec::new();
     };
     let shortcut_icons = manifest
-        .get("shortcuts")
-        .and_then(Value::as_array)
+        .shortcuts
+        .as_array()
         .into_iter()
         .flatten()
         .filter_map(|s| s.get("icons"));
-    ["icons", "screenshots"]
-        .iter()
-        .filter_map(|k| manifest.get(*k))
+    [&manifest.icons, &manifest.screenshots]
+        .into_iter()
         .chain(shortcut_icons)
         .filter_map(Value::as_array)
         .flatten()
@@ -61,6 +78,7 @@ mod tests {
         for json in [
             "",
             "[1, 2]",
+            "[[{\"src\": \"a.png\"}]]",
             "{\"icons\": 5}",
             "{\"icons\": [\"a.png\"]}",
             "not json",
