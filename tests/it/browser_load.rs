@@ -144,7 +144,7 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
     // The page loads much of what it names (the test means nothing if Chromium did not),
     // down to what its frames need: an HTML frame's stylesheet and its image, an SVG frame's
     // script and image, an XHTML frame's image past its `<title/>` and its
-    // `<?xml-stylesheet?>`'s image, a frameset's frame's image, and the manifest's icon.
+    // `<?xml-stylesheet?>`'s image, and a frameset's frame's image.
     assert!(asked.len() >= 35, "chromium asked for {asked:?}");
     for path in [
         "/frame-css-bg.png",
@@ -153,11 +153,16 @@ async fn a_crawl_with_requisites_archives_all_that_chromium_loads() {
         "/xhtml-img.png",
         "/menu-img.png",
         "/xhtml-css-bg.png",
-        "/manifest-icon.png",
     ] {
         assert!(asked.contains(path), "chromium asked for {asked:?}");
     }
     assert_archived_all_asked(&asked, &archived);
+    // Chromium asks for the manifest's icon (and the page's icon) late, after the page has
+    // loaded, and not on every run when the machine is busy: the crawl must have it anyway.
+    assert!(
+        archived.contains("/manifest-icon.png"),
+        "the manifest's icon: {archived:?}"
+    );
 }
 
 /// A single-page app as bundlers build it names its images, chunks, worker and lazily
