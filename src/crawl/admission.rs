@@ -1,10 +1,11 @@
 //! Which discovered URLs may enter the frontier: scope, depth, redirect hops, user patterns,
-//! trap limits, ports and the extension pre-filter. Deduplication is the frontier's job.
+//! trap limits, ports and the extension pre-filter, with what its probes learned. Deduplication
+//! is the frontier's job.
 
 use url::Url;
 
 use crate::config::Limits;
-use crate::url_rules::{ExtensionFilter, Scope, UrlFilter};
+use crate::url_rules::{ExtensionFilter, ExtensionProbes, ProbeAnswer, Scope, UrlFilter};
 
 /// Why a URL was not admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,7 +18,8 @@ pub enum Rejection {
     Redirects,
     /// Rejected by `--include`/`--exclude`.
     Pattern,
-    /// Its extension names a type `--accept` does not take.
+    /// Its extension names a type `--accept` does not take, and a probe of its kind of URL
+    /// found a file of such a type (or none was allowed).
     Extension,
     /// Longer than `--max-url-length`.
     UrlLength,
@@ -40,6 +42,8 @@ pub struct Admission {
     pub scope: Scope,
     filter: UrlFilter,
     extensions: ExtensionFilter,
+    /// What fetches of URLs the extension filter names answered, by kind of URL.
+    probes: ExtensionProbes,
     max_depth: Option<u32>,
     max_redirects: u32,
     limits: Limits,
@@ -59,6 +63,7 @@ impl Admission {
             scope,
             filter,
             extensions,
+            probes: ExtensionProbes::default(),
             max_depth,
             max_redirects,
             limits,
@@ -98,10 +103,27 @@ impl Admission {
         if self.limits.is_path_trap(url) {
             return Err(Rejection::PathTrap);
         }
-        if self.extensions.skips(url) {
+        if self.skips_by_extension(url) {
             return Err(Rejection::Extension);
         }
         Ok(())
+    }
+
+    /// True when `url`'s extension names a type not archived and its kind of URL is not to
+    /// be fetched (`url_rules/extension_probes.rs`): checked when a link is found, and again
+    /// when a queued one is about to run, as a probe may have answered since.
+    pub fn skips_by_extension(&self, url: &Url) -> bool {
+        self.extensions
+            .skipped_extension(url)
+            .is_some_and(|ext| !self.probes.may_fetch(url, ext))
+    }
+
+    /// Takes what a page fetch of `url` answered, when its extension is one the pre-filter
+    /// names: a page lets its kind of URL through, a file keeps it out.
+    pub fn learn(&mut self, url: &Url, answer: ProbeAnswer) {
+        if let Some(ext) = self.extensions.skipped_extension(url) {
+            self.probes.learn(url, ext, answer);
+        }
     }
 
     /// Whether a page requisite `hops` transclusions from its page may be queued: depth and
@@ -149,7 +171,7 @@ mod tests {
         let mut scope = Scope::new(ScopeKind::Host);
         scope.add_seed(&u("http://a.org/"));
         let filter = UrlFilter::new(&[], &["/skip".into()]).unwrap();
-        let a = Admission::new(
+        let mut a = Admission::new(
             scope,
             filter,
             ExtensionFilter::default(),
@@ -168,10 +190,15 @@ mod tests {
             a.check(&u("http://a.org/skip"), 1, 0),
             Err(Rejection::Pattern)
         );
+        // The first link of its kind is a probe; a file in answer keeps the rest out.
+        assert_eq!(a.check(&u("http://a.org/f.pdf"), 1, 0), Ok(()));
+        a.learn(&u("http://a.org/f.pdf"), ProbeAnswer::File);
         assert_eq!(
-            a.check(&u("http://a.org/f.pdf"), 1, 0),
+            a.check(&u("http://a.org/g.PDF"), 1, 0),
             Err(Rejection::Extension)
         );
+        assert!(a.skips_by_extension(&u("http://a.org/f.pdf")));
+        assert_eq!(a.check(&u("http://a.org/sub/f.pdf"), 1, 0), Ok(()));
         let long = format!("http://a.org/{}", "x".repeat(60));
         assert_eq!(a.check(&u(&long), 1, 0), Err(Rejection::UrlLength));
     }

@@ -135,12 +135,19 @@ impl ExtensionFilter {
 
     /// True when the URL's last path segment ends in a filtered extension.
     pub fn skips(&self, url: &Url) -> bool {
+        self.skipped_extension(url).is_some()
+    }
+
+    /// The filtered extension the URL's last path segment ends in, if it does.
+    pub fn skipped_extension<'u>(&self, url: &'u Url) -> Option<&'u str> {
         let last = url.path().rsplit('/').next().unwrap_or("");
         match last.rsplit_once('.') {
-            Some((stem, ext)) if !stem.is_empty() && ext.len() <= 5 => {
-                self.skipped.binary_search(&ext_key(ext.as_bytes())).is_ok()
-            }
-            _ => false,
+            Some((stem, ext)) if !stem.is_empty() && ext.len() <= 5 => self
+                .skipped
+                .binary_search(&ext_key(ext.as_bytes()))
+                .is_ok()
+                .then_some(ext),
+            _ => None,
         }
     }
 }

@@ -3,11 +3,13 @@
 //! Pure functions and small value types; used by seeds, extraction results and the frontier.
 
 pub mod canonical;
+pub mod extension_probes;
 pub mod filter;
 pub mod referrer;
 pub mod scope;
 
 pub use canonical::{canonicalize, origin_prefix, resolve_link, resolve_link_in};
+pub use extension_probes::{ExtensionProbes, ProbeAnswer};
 pub use filter::{ExtensionFilter, UrlFilter};
 pub use referrer::RefererPolicy;
 pub use scope::{Scope, ScopeKind};

@@ -16,6 +16,7 @@ mod digest_login;
 mod dns_records;
 mod durability;
 mod encodings;
+mod extension_probes;
 mod foreign_warcs;
 mod harness;
 mod hostile;

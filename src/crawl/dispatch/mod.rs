@@ -320,7 +320,7 @@ impl Dispatcher {
         while self.stopping.is_none() && !held && self.in_flight < self.rules.concurrency {
             let now = Instant::now();
             match self.ledger.frontier.next(now) {
-                Next::Job(job) if self.ledger.excluded_now(&job, now) => {}
+                Next::Job(job) if self.ledger.declined_now(&job, now) => {}
                 Next::Job(job) => {
                     let conn = self.idle.take(&job.host);
                     let (jobs, tx) = (self.jobs.clone(), self.results_tx.clone());

@@ -24,7 +24,7 @@ use crate::fetch::{origin_key, SiteLogin};
 use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::Tally;
 use crate::seeds::{SavedSeeds, Seed};
-use crate::url_rules::{RefererPolicy, Scope};
+use crate::url_rules::{ProbeAnswer, RefererPolicy, Scope};
 use offers::{count_rejection, Via};
 use seed_journal::{Entry, SeedJournal};
 
@@ -210,6 +210,21 @@ impl Ledger {
         }
     }
 
+    /// True (and the job released and counted) when a queued URL is not to run after all:
+    /// the operator's patterns exclude it now, or it is a page link whose kind of URL a probe
+    /// found to be files of a type not archived (`url_rules/extension_probes.rs`).
+    pub(super) fn declined_now(&mut self, job: &Job, now: Instant) -> bool {
+        if self.excluded_now(job, now) {
+            return true;
+        }
+        if job.kind != JobKind::Page || !self.admission.skips_by_extension(&job.url) {
+            return false;
+        }
+        self.frontier.release(&job.host, now);
+        self.tally.filtered.extension += 1;
+        true
+    }
+
     /// Applies a finished job (its connection already taken by the caller).
     pub(super) fn handle(&mut self, result: JobResult, now: Instant) -> Handled {
         let JobResult {
@@ -234,6 +249,9 @@ impl Ledger {
         }
         if self.log_in(&job, login_asked, now) {
             return Handled::Done;
+        }
+        if let (JobKind::Page, Some(answer)) = (&job.kind, probe_answer(&outcome)) {
+            self.admission.learn(&job.url, answer);
         }
         match outcome {
             // A DNS lookup for --politeness ip: no request was made.
@@ -416,6 +434,25 @@ impl Ledger {
             }
         }
         Handled::Done
+    }
+}
+
+/// What a page's fetch says of its kind of URL to the extension pre-filter's probes
+/// (`url_rules/extension_probes.rs`); `None` when it says nothing (no answer, or the page
+/// target).
+fn probe_answer(outcome: &Outcome) -> Option<ProbeAnswer> {
+    match outcome {
+        Outcome::Traversed { .. } | Outcome::Archived { page: true, .. } => Some(ProbeAnswer::Page),
+        Outcome::Skipped {
+            status,
+            reason: SkipReason::ContentType,
+        } if (200..300).contains(status) => Some(ProbeAnswer::File),
+        Outcome::Skipped {
+            reason: SkipReason::ContentType,
+            ..
+        }
+        | Outcome::Archived { page: false, .. } => Some(ProbeAnswer::Miss),
+        _ => None,
     }
 }
 

@@ -1,0 +1,214 @@
+//! What the answers to links the extension pre-filter would skip said, per kind of URL. A
+//! link's extension is a guess at its type, and a wrong one on much of the web: MediaWiki's
+//! `/wiki/File:Logo.png`, a repository browser's `/blob/main/app.js`, an article or a tag page
+//! named `Node.js` are HTML pages. So the first link of a kind (its host, its directory, its
+//! extension) is fetched as a probe, and the answer decides for the rest of its kind: a page
+//! lets them all through, a file of a type not archived keeps them out.
+//!
+//! What is learned lives in memory, bounded: a resumed crawl probes again.
+
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use foldhash::fast::RandomState;
+use url::Url;
+
+/// Most kinds remembered; past it, a link of a kind not seen yet is skipped unprobed (the
+/// pre-filter's guess), so a web of ever new directories cannot grow the table.
+const MAX_KINDS: usize = 100_000;
+
+/// Most probes one host may answer with files before links of its kinds not seen yet are
+/// skipped unprobed: each costs a request (a WordPress site's uploads, one directory a month,
+/// or a wiki's hashed image directories stay well under it).
+const MAX_FILE_PROBES_PER_HOST: u32 = 256;
+
+/// Answers without content (redirects, errors) a kind may get before it is taken for files:
+/// `/download/x.zip` links that redirect, or links that are all 404.
+const MAX_MISSES: u8 = 3;
+
+/// What a fetched URL of a filtered extension turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeAnswer {
+    /// A 2xx of an accepted type, or HTML read for its links: its kind is fetched from now on.
+    Page,
+    /// A 2xx of a type not archived: the guess was right, its kind is skipped from now on.
+    File,
+    /// No content to judge by (a redirect, an error status).
+    Miss,
+}
+
+/// What is known of a kind of URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Its links are pages: fetch them.
+    Pages,
+    /// Its links are files of a type not archived: skip them.
+    Files,
+    /// Answered this many times without content.
+    Misses(u8),
+}
+
+/// The probes' answers, by kind of URL (see the module's doc).
+#[derive(Debug, Default)]
+pub struct ExtensionProbes {
+    /// Keyed by a hash of the kind, seeded per process: the URLs are the web's to choose.
+    kinds: HashMap<u64, Kind, RandomState>,
+    /// Probes answered with files, by host hash.
+    file_probes: HashMap<u64, u32, RandomState>,
+    hasher: RandomState,
+}
+
+impl ExtensionProbes {
+    /// True when `url`, whose last segment ends in `.ext` (a filtered extension), is to be
+    /// fetched: its kind gave pages, or it has not answered yet and may still be probed.
+    pub fn may_fetch(&self, url: &Url, ext: &str) -> bool {
+        let (host, kind) = self.keys(url, ext);
+        match self.kinds.get(&kind) {
+            Some(Kind::Pages) | Some(Kind::Misses(_)) => true,
+            Some(Kind::Files) => false,
+            None => {
+                self.kinds.len() < MAX_KINDS
+                    && self
+                        .file_probes
+                        .get(&host)
+                        .is_none_or(|&n| n < MAX_FILE_PROBES_PER_HOST)
+            }
+        }
+    }
+
+    /// Takes what the fetch of `url` (of filtered extension `ext`) answered. A page lets its
+    /// kind through for good, whatever came before (no page may be lost to a guess); a file,
+    /// or a third answer without content, keeps the kind out until a page of it is seen.
+    pub fn learn(&mut self, url: &Url, ext: &str, answer: ProbeAnswer) {
+        let (host, key) = self.keys(url, ext);
+        let known = self.kinds.get(&key).copied();
+        if known == Some(Kind::Pages) || known.is_none() && self.kinds.len() >= MAX_KINDS {
+            return;
+        }
+        let kind = match (answer, known) {
+            (ProbeAnswer::Page, _) => Kind::Pages,
+            (_, Some(Kind::Files)) => return,
+            (ProbeAnswer::File, _) => Kind::Files,
+            (ProbeAnswer::Miss, Some(Kind::Misses(n))) if n + 1 >= MAX_MISSES => Kind::Files,
+            (ProbeAnswer::Miss, Some(Kind::Misses(n))) => Kind::Misses(n + 1),
+            (ProbeAnswer::Miss, _) => Kind::Misses(1),
+        };
+        if kind == Kind::Files {
+            *self.file_probes.entry(host).or_default() += 1;
+        }
+        self.kinds.insert(key, kind);
+    }
+
+    /// Kinds remembered.
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+
+    /// True when nothing was learned yet.
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+
+    /// The hashes of `url`'s host (with its port) and of its kind: host, port, directory
+    /// (the path up to its last `/`) and extension (any case).
+    fn keys(&self, url: &Url, ext: &str) -> (u64, u64) {
+        let host = (url.host_str().unwrap_or(""), url.port_or_known_default());
+        let path = url.path();
+        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+        let ext = ext.to_ascii_lowercase();
+        (
+            self.hasher.hash_one(host),
+            self.hasher.hash_one((host, dir, ext)),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn the_first_answer_of_a_kind_decides_for_the_rest() {
+        let mut p = ExtensionProbes::default();
+        let (logo, page) = (
+            u("http://w.org/images/a/Logo.png"),
+            u("http://w.org/wiki/File:Logo.png"),
+        );
+        assert!(p.may_fetch(&logo, "png") && p.may_fetch(&page, "png"));
+        p.learn(&logo, "png", ProbeAnswer::File);
+        p.learn(&page, "png", ProbeAnswer::Page);
+        // The same directory and extension, in any case.
+        assert!(!p.may_fetch(&u("http://w.org/images/a/Other.PNG"), "PNG"));
+        assert!(p.may_fetch(&u("http://w.org/wiki/File:Other.png"), "png"));
+        // Another directory, extension, host or port is another kind.
+        assert!(p.may_fetch(&u("http://w.org/images/b/Logo.png"), "png"));
+        assert!(p.may_fetch(&u("http://w.org/images/a/Logo.jpg"), "jpg"));
+        assert!(p.may_fetch(&u("http://x.org/images/a/Logo.png"), "png"));
+        assert!(p.may_fetch(&u("http://w.org:8080/images/a/Logo.png"), "png"));
+    }
+
+    #[test]
+    fn a_page_is_final_and_a_file_is_final_but_for_a_page() {
+        let mut p = ExtensionProbes::default();
+        let (a, b) = (
+            u("http://h.org/tags/node.js"),
+            u("http://h.org/tags/vue.js"),
+        );
+        p.learn(&a, "js", ProbeAnswer::Page);
+        p.learn(&b, "js", ProbeAnswer::File);
+        assert!(p.may_fetch(&b, "js"), "a page of the kind came first");
+        let (c, d) = (u("http://h.org/static/a.js"), u("http://h.org/static/b.js"));
+        p.learn(&c, "js", ProbeAnswer::File);
+        p.learn(&d, "js", ProbeAnswer::Miss);
+        assert!(!p.may_fetch(&d, "js"));
+        p.learn(&d, "js", ProbeAnswer::Page);
+        assert!(
+            p.may_fetch(&d, "js"),
+            "a page among files lets the kind through"
+        );
+    }
+
+    #[test]
+    fn answers_without_content_decide_after_three() {
+        let mut p = ExtensionProbes::default();
+        let url = u("http://h.org/download/x.zip");
+        for _ in 0..2 {
+            p.learn(&url, "zip", ProbeAnswer::Miss);
+            assert!(p.may_fetch(&url, "zip"));
+        }
+        p.learn(&url, "zip", ProbeAnswer::Miss);
+        assert!(!p.may_fetch(&url, "zip"));
+    }
+
+    #[test]
+    fn a_host_whose_probes_keep_finding_files_stops_probing() {
+        let mut p = ExtensionProbes::default();
+        let pages = u("http://h.org/wiki/File:a.jpg");
+        p.learn(&pages, "jpg", ProbeAnswer::Page);
+        for i in 0..MAX_FILE_PROBES_PER_HOST {
+            let url = u(&format!("http://h.org/uploads/{i}/a.jpg"));
+            assert!(p.may_fetch(&url, "jpg"));
+            p.learn(&url, "jpg", ProbeAnswer::File);
+        }
+        assert!(!p.may_fetch(&u("http://h.org/uploads/new/a.jpg"), "jpg"));
+        // Kinds learned before stay as they were; other hosts probe as before.
+        assert!(p.may_fetch(&pages, "jpg"));
+        assert!(p.may_fetch(&u("http://other.org/uploads/new/a.jpg"), "jpg"));
+    }
+
+    #[test]
+    fn the_table_is_bounded() {
+        let mut p = ExtensionProbes::default();
+        for i in 0..MAX_KINDS {
+            p.kinds.insert(i as u64, Kind::Misses(1));
+        }
+        let url = u("http://h.org/new/a.pdf");
+        assert!(!p.may_fetch(&url, "pdf"), "past the bound the guess stands");
+        p.learn(&url, "pdf", ProbeAnswer::Page);
+        assert_eq!(p.len(), MAX_KINDS);
+    }
+}

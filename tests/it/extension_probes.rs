@@ -1,0 +1,106 @@
+//! The extension pre-filter's probes: a link ending in `.png` or `.js` may be an HTML page
+//! (MediaWiki's `File:` pages, a repository browser's files, an article named `Node.js`), so
+//! the first link of each kind (host, directory, extension) is fetched, and its answer decides
+//! for the rest: pages are all archived, files cost one request per directory.
+
+use crate::args;
+use crate::harness::{read_json, read_records, text, trawl};
+use crate::server::{Route, Web};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_behind_file_extensions_are_archived_and_files_cost_a_probe_per_directory() {
+    let web = Web::default();
+    let h = web.host("127.0.0.122").await;
+    let links = |hrefs: &[&str]| -> String {
+        hrefs
+            .iter()
+            .map(|h| format!("<a href=\"{h}\">l</a>"))
+            .collect()
+    };
+    h.route(
+        "/",
+        Route::html(&links(&[
+            "/wiki/File:Logo.png",
+            "/wiki/Node.js",
+            "/images/a/Logo.png",
+            "/images/a/Photo.png",
+            "/images/a/Third.png",
+            "/repo/blob/main/app.js",
+            "/repo/raw/main/app.js",
+            "/repo/raw/main/lib.js",
+            "/gone/a.zip",
+            "/gone/b.zip",
+            "/gone/c.zip",
+            "/gone/d.zip",
+        ])),
+    );
+    // A file's description page links the file and another page of its own kind.
+    h.route(
+        "/wiki/File:Logo.png",
+        Route::html(&links(&["/images/a/Logo.png", "/wiki/File:Photo.png"])),
+    );
+    h.route("/wiki/File:Photo.png", Route::html("<p>a photo</p>"));
+    h.route("/wiki/Node.js", Route::html("<p>an article</p>"));
+    h.route("/repo/blob/main/app.js", Route::html("<pre>app</pre>"));
+    for png in ["Logo", "Photo", "Third"] {
+        h.route(
+            &format!("/images/a/{png}.png"),
+            Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\n"),
+        );
+    }
+    for js in ["app", "lib"] {
+        h.route(
+            &format!("/repo/raw/main/{js}.js"),
+            Route::typed(200, "text/javascript", b"let x = 1;"),
+        );
+    }
+    let out = tempfile::tempdir().unwrap();
+    let stats = out.path().join("stats.json");
+    let result = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().join("warcs").display(),
+        "--stats",
+        stats.display(),
+        "--delay",
+        "0ms",
+        "--no-sitemaps",
+        "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+
+    let mut pages: Vec<String> = read_records(&out.path().join("warcs"))
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .map(|r| r.path())
+        .filter(|p| p != "/robots.txt")
+        .collect();
+    pages.sort();
+    assert_eq!(
+        pages,
+        [
+            "/",
+            "/repo/blob/main/app.js",
+            "/wiki/File:Logo.png",
+            "/wiki/File:Photo.png",
+            "/wiki/Node.js"
+        ]
+    );
+    let paths = web.paths_of(&h);
+    let under = |dir: &str| paths.iter().filter(|p| p.starts_with(dir)).count();
+    assert_eq!(under("/images/a/"), 1, "one probe of the images: {paths:?}");
+    assert_eq!(
+        under("/repo/raw/main/"),
+        1,
+        "one probe of the raw files: {paths:?}"
+    );
+    // Links that answer without content (404s here) are given three tries as a kind.
+    assert_eq!(under("/gone/"), 3, "{paths:?}");
+    let stats = read_json(&stats);
+    assert_eq!(stats["pages_archived"], 5, "{stats}");
+    // The two images and the raw file not fetched, and the fourth link that would 404.
+    assert_eq!(stats["filtered"]["extension"], 4, "{stats}");
+    assert_eq!(stats["filtered"]["content_type"], 2, "{stats}");
+}
