@@ -18,8 +18,7 @@ use url::Url;
 const MAX_KINDS: usize = 100_000;
 
 /// Most probes one host may answer with files before links of its kinds not seen yet are
-/// skipped unprobed: each costs a request (a WordPress site's uploads, one directory a month,
-/// or a wiki's hashed image directories stay well under it).
+/// skipped unprobed: each costs a request.
 const MAX_FILE_PROBES_PER_HOST: u32 = 256;
 
 /// Answers without content (redirects, errors) a kind may get before it is taken for files:
@@ -110,17 +109,33 @@ impl ExtensionProbes {
     }
 
     /// The hashes of `url`'s host (with its port) and of its kind: host, port, directory
-    /// (the path up to its last `/`) and extension (any case).
+    /// ([`directory_shape`]) and extension (any case).
     fn keys(&self, url: &Url, ext: &str) -> (u64, u64) {
         let host = (url.host_str().unwrap_or(""), url.port_or_known_default());
         let path = url.path();
-        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+        let dir = directory_shape(&path[..path.rfind('/').map_or(0, |i| i + 1)]);
         let ext = ext.to_ascii_lowercase();
         (
             self.hasher.hash_one(host),
             self.hasher.hash_one((host, dir, ext)),
         )
     }
+}
+
+/// A directory with its numbered and hashed segments made one: WordPress files uploads by
+/// year and month (`/uploads/2024/05/`), MediaWiki by the first hex digits of a name's hash
+/// (`/images/7/79/`), repository browsers by commit (`/file/0492b439fdf1/docs/`). Such a
+/// directory holds what its siblings hold, and one probe answers for all of them.
+fn directory_shape(dir: &str) -> String {
+    let numbered = |s: &str| {
+        !s.is_empty()
+            && (s.bytes().all(|b| b.is_ascii_digit())
+                || (s.len() <= 2 || s.len() >= 7) && s.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    dir.split('/')
+        .map(|segment| if numbered(segment) { "*" } else { segment })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 #[cfg(test)]
@@ -145,10 +160,40 @@ mod tests {
         assert!(!p.may_fetch(&u("http://w.org/images/a/Other.PNG"), "PNG"));
         assert!(p.may_fetch(&u("http://w.org/wiki/File:Other.png"), "png"));
         // Another directory, extension, host or port is another kind.
-        assert!(p.may_fetch(&u("http://w.org/images/b/Logo.png"), "png"));
+        assert!(p.may_fetch(&u("http://w.org/media/Logo.png"), "png"));
         assert!(p.may_fetch(&u("http://w.org/images/a/Logo.jpg"), "jpg"));
         assert!(p.may_fetch(&u("http://x.org/images/a/Logo.png"), "png"));
         assert!(p.may_fetch(&u("http://w.org:8080/images/a/Logo.png"), "png"));
+    }
+
+    #[test]
+    fn numbered_and_hashed_directories_are_one_kind() {
+        let mut p = ExtensionProbes::default();
+        for (probe, sibling, other) in [
+            (
+                "http://w.org/images/7/79/A.png",
+                "http://w.org/images/f/f0/B.png",
+                "http://w.org/images/thumb/7/79/A.png",
+            ),
+            (
+                "http://w.org/wp-content/uploads/2023/05/a.jpg",
+                "http://w.org/wp-content/uploads/2024/11/b.jpg",
+                "http://w.org/wp-content/themes/x/a.jpg",
+            ),
+            (
+                "http://w.org/raw-file/0492b439fdf1/docs/a.css",
+                "http://w.org/raw-file/1346f677e7b4/docs/b.css",
+                "http://w.org/raw-file/tip/docs/b.css",
+            ),
+        ] {
+            let ext = probe.rsplit('.').next().unwrap();
+            p.learn(&u(probe), ext, ProbeAnswer::File);
+            assert!(!p.may_fetch(&u(sibling), ext), "{sibling}");
+            assert!(p.may_fetch(&u(other), ext), "{other}");
+        }
+        // Words of hex letters are words: `/cafe/` and `/beef/` are two directories.
+        p.learn(&u("http://w.org/cafe/a.png"), "png", ProbeAnswer::File);
+        assert!(p.may_fetch(&u("http://w.org/beef/a.png"), "png"));
     }
 
     #[test]
@@ -190,7 +235,7 @@ mod tests {
         let pages = u("http://h.org/wiki/File:a.jpg");
         p.learn(&pages, "jpg", ProbeAnswer::Page);
         for i in 0..MAX_FILE_PROBES_PER_HOST {
-            let url = u(&format!("http://h.org/uploads/{i}/a.jpg"));
+            let url = u(&format!("http://h.org/uploads/u{i}/a.jpg"));
             assert!(p.may_fetch(&url, "jpg"));
             p.learn(&url, "jpg", ProbeAnswer::File);
         }
