@@ -12,13 +12,16 @@ use std::time::SystemTime;
 
 use sha1::{Digest, Sha1};
 
-/// 96 bits of the SHA-1 of a canonical URL: its identity in the seen set (collisions within
-/// one host are out of reach).
+use crate::url_rules::session_ids::without_session_ids;
+
+/// 96 bits of the SHA-1 of a canonical URL without its session ids: its identity in the seen
+/// set (collisions within one host are out of reach).
 pub type Fingerprint = [u8; 12];
 
-/// The fingerprint of a canonical URL.
+/// The fingerprint of a canonical URL. Session ids do not count
+/// (`url_rules/session_ids.rs`): URLs that differ only by one are one URL to the seen set.
 pub fn fingerprint(url: &str) -> Fingerprint {
-    let digest = Sha1::digest(url.as_bytes());
+    let digest = Sha1::digest(without_session_ids(url).as_bytes());
     digest[..12].try_into().expect("12 of 20 bytes")
 }
 
@@ -241,5 +244,10 @@ mod tests {
             "46ebe0b0bd343dd876bdbfd1"
         );
         assert_ne!(fp, fingerprint("http://a.org/x"));
+        let session = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            fingerprint(&format!("http://a.org/x;jsessionid={session}")),
+            fingerprint("http://a.org/x")
+        );
     }
 }

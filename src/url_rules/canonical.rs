@@ -4,7 +4,8 @@
 //! the default port and resolves dot segments. On top of that we drop the fragment and
 //! normalize percent-encoding (RFC 3986 section 6.2.2: upper-case hex digits, decode
 //! unreserved characters). We deliberately do not reorder query parameters or strip
-//! "session ids": both change which resource a server returns.
+//! "session ids" from it: both change which resource a server returns. (The seen set does not
+//! count session ids: `session_ids.rs`.)
 
 use std::borrow::Cow;
 

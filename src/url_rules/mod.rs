@@ -7,6 +7,7 @@ pub mod extension_probes;
 pub mod filter;
 pub mod referrer;
 pub mod scope;
+pub mod session_ids;
 
 pub use canonical::{canonicalize, origin_prefix, resolve_link, resolve_link_in};
 pub use extension_probes::{ExtensionProbes, ProbeAnswer};

@@ -33,6 +33,7 @@ mod robots_directives;
 mod search;
 mod seeds_stream;
 mod server;
+mod session_ids;
 mod shared_balance;
 mod shared_console;
 mod shared_crawl;

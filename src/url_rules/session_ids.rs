@@ -1,0 +1,162 @@
+//! Session ids in URLs, which the seen set does not count. A server that cannot keep a session
+//! in a cookie (the crawl's first request, `--no-cookies`, each worker of a shared crawl with a
+//! jar of its own) writes it into every link it sends: Java servlets as `;jsessionid=…`, PHP as
+//! `PHPSESSID=…`, osCommerce as `osCsid=…`, ASP as `ASPSESSIONIDXXXXXXXX=…`. Each answer then
+//! links the whole site again under a new id, a trap without end. Heritrix's canonicalization
+//! rules (`StripSessionIDs`, `StripSessionCFIDs`) take them out of its "already seen" key, and so
+//! does trawl: the URL fetched and archived keeps its id (the first form found), but a URL that
+//! differs from one seen only by its session id is seen.
+
+use std::borrow::Cow;
+
+/// Shortest value taken for a session id under a name that can mean other things (`sid`) or a
+/// parameter name: a session id is a long token (PHP's 26 or 32 characters, a servlet's 32,
+/// ASP's 24), a story or site id is short.
+const MIN_TOKEN: usize = 16;
+
+/// `url` without its session ids (see the module doc); borrowed when it has none.
+pub fn without_session_ids(url: &str) -> Cow<'_, str> {
+    let (before_fragment, fragment) = match url.find('#') {
+        Some(i) => url.split_at(i),
+        None => (url, ""),
+    };
+    let (path, query) = match before_fragment.find('?') {
+        Some(i) => (&before_fragment[..i], Some(&before_fragment[i + 1..])),
+        None => (before_fragment, None),
+    };
+    // Most URLs have neither, and the seen set asks this of every link: a search for one byte
+    // decides before anything else is read.
+    let path_param = match path.contains(';') {
+        true => path_session_param(path),
+        false => None,
+    };
+    let kept: Option<Vec<&str>> = query
+        .filter(|q| q.split('&').any(is_session_param))
+        .map(|q| q.split('&').filter(|p| !is_session_param(p)).collect());
+    if path_param.is_none() && kept.is_none() {
+        return Cow::Borrowed(url);
+    }
+    let mut out = String::with_capacity(url.len());
+    match path_param {
+        Some((start, end)) => {
+            out.push_str(&path[..start]);
+            out.push_str(&path[end..]);
+        }
+        None => out.push_str(path),
+    }
+    match (kept, query) {
+        (Some(kept), _) if !kept.is_empty() => {
+            out.push('?');
+            out.push_str(&kept.join("&"));
+        }
+        (Some(_), _) => {}
+        (None, Some(q)) => {
+            out.push('?');
+            out.push_str(q);
+        }
+        (None, None) => {}
+    }
+    out.push_str(fragment);
+    Cow::Owned(out)
+}
+
+/// Where a `;jsessionid=…` path parameter lies in `path` (servlet containers put it after
+/// the last segment, before the query), as the byte range to cut.
+fn path_session_param(path: &str) -> Option<(usize, usize)> {
+    const NAME: &[u8] = b";jsessionid=";
+    let bytes = path.as_bytes();
+    let start = bytes
+        .windows(NAME.len())
+        .position(|w| w.eq_ignore_ascii_case(NAME))?;
+    let end = path[start + 1..]
+        .find(['/', ';'])
+        .map_or(path.len(), |i| start + 1 + i);
+    Some((start, end))
+}
+
+/// True for a query parameter (`name=value`) that carries a session id.
+fn is_session_param(param: &str) -> bool {
+    let Some((name, value)) = param.split_once('=') else {
+        return false;
+    };
+    let is = |known: &str| name.eq_ignore_ascii_case(known);
+    // ColdFusion's pair: short numbers, but only ever a session.
+    if is("cfid") || is("cftoken") {
+        return !value.is_empty();
+    }
+    const NAMES: [&str; 7] = [
+        "jsessionid",
+        "phpsessid",
+        "oscsid",
+        "zenid",
+        "sessionid",
+        "session_id",
+        "sid",
+    ];
+    const ASP: &str = "aspsessionid";
+    let session_name = NAMES.iter().any(|n| is(n))
+        || name.len() == ASP.len() + 8
+            && name.as_bytes()[..ASP.len()].eq_ignore_ascii_case(ASP.as_bytes())
+            && name
+                .bytes()
+                .skip(ASP.len())
+                .all(|b| b.is_ascii_alphabetic());
+    session_name
+        && value.len() >= MIN_TOKEN
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b',')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ID: &str = "0123456789abcdef0123456789ABCDEF";
+
+    #[test]
+    fn session_ids_are_taken_out() {
+        for (with, without) in [
+            (format!("http://a.org/p;jsessionid={ID}"), "http://a.org/p"),
+            (
+                format!("http://a.org/p;JSESSIONID={ID}?x=1"),
+                "http://a.org/p?x=1",
+            ),
+            (format!("http://a.org/p?PHPSESSID={ID}"), "http://a.org/p"),
+            (
+                format!("http://a.org/p?a=1&osCsid={ID}&b=2"),
+                "http://a.org/p?a=1&b=2",
+            ),
+            (format!("http://a.org/p?sid={ID}#top"), "http://a.org/p#top"),
+            (
+                "http://a.org/p?ASPSESSIONIDQQGGGNCU=ABCDEFGHIJKLMNOPQRSTUVWX".into(),
+                "http://a.org/p",
+            ),
+            (
+                "http://a.org/p?x=1&CFID=12345&CFTOKEN=67890".into(),
+                "http://a.org/p?x=1",
+            ),
+        ] {
+            assert_eq!(without_session_ids(&with), without, "{with}");
+        }
+    }
+
+    #[test]
+    fn what_is_no_session_id_is_left() {
+        for url in [
+            "http://a.org/",
+            "http://a.org/p?q=session",
+            // Slashdot's story ids, a short site id, a session id that is not a token.
+            "http://a.org/article.pl?sid=07/12/24/1234211",
+            "http://a.org/p?sid=42",
+            "http://a.org/p?phpsessid=short",
+            "http://a.org/p;v=2?x=1",
+            "http://a.org/p?sessions=0123456789abcdef0123",
+        ] {
+            assert!(
+                matches!(without_session_ids(url), Cow::Borrowed(_)),
+                "{url}"
+            );
+        }
+    }
+}
