@@ -9,10 +9,13 @@
 
 use std::borrow::Cow;
 
-/// Shortest value taken for a session id under a name that can mean other things (`sid`) or a
-/// parameter name: a session id is a long token (PHP's 26 or 32 characters, a servlet's 32,
-/// ASP's 24), a story or site id is short.
+/// Shortest value taken for a session id: a session id is a long token (PHP's 26 or 32
+/// characters, a servlet's 32, ASP's 24).
 const MIN_TOKEN: usize = 16;
+
+/// The length of a `sid` value that is a session id: `sid` can mean other things (a story, a
+/// site), so only phpBB's form counts, 32 hex digits, as Heritrix's `StripSessionIDs` takes it.
+const SID_TOKEN: usize = 32;
 
 /// `url` without its session ids (see the module doc); borrowed when it has none.
 pub fn without_session_ids(url: &str) -> Cow<'_, str> {
@@ -87,14 +90,16 @@ fn is_session_param(param: &str) -> bool {
     if is("cfid") || is("cftoken") {
         return !value.is_empty();
     }
-    const NAMES: [&str; 7] = [
+    if is("sid") {
+        return value.len() == SID_TOKEN && value.bytes().all(|b| b.is_ascii_hexdigit());
+    }
+    const NAMES: [&str; 6] = [
         "jsessionid",
         "phpsessid",
         "oscsid",
         "zenid",
         "sessionid",
         "session_id",
-        "sid",
     ];
     const ASP: &str = "aspsessionid";
     let session_name = NAMES.iter().any(|n| is(n))
@@ -152,6 +157,7 @@ mod tests {
             // Slashdot's story ids, a short site id, a session id that is not a token.
             "http://a.org/article.pl?sid=07/12/24/1234211",
             "http://a.org/p?sid=42",
+            "http://a.org/p?sid=0123456789abcdefghijklmnopqrstuv",
             "http://a.org/p?phpsessid=short",
             "http://a.org/p;v=2?x=1",
             "http://a.org/p?sessions=0123456789abcdef0123",
