@@ -13,8 +13,9 @@ use std::hash::BuildHasher;
 use foldhash::fast::RandomState;
 use url::Url;
 
-/// Most kinds remembered; past it, a link of a kind not seen yet is skipped unprobed (the
-/// pre-filter's guess), so a web of ever new directories cannot grow the table.
+/// Most kinds remembered (a few MB): when the table is full, it starts over, so a broad
+/// crawl of ever new hosts keeps probing them at the price of probing its active kinds again,
+/// and a web of ever new directories cannot grow it.
 const MAX_KINDS: usize = 100_000;
 
 /// Most probes one host may answer with files before links of its kinds not seen yet are
@@ -65,13 +66,10 @@ impl ExtensionProbes {
         match self.kinds.get(&kind) {
             Some(Kind::Pages) | Some(Kind::Misses(_)) => true,
             Some(Kind::Files) => false,
-            None => {
-                self.kinds.len() < MAX_KINDS
-                    && self
-                        .file_probes
-                        .get(&host)
-                        .is_none_or(|&n| n < MAX_FILE_PROBES_PER_HOST)
-            }
+            None => self
+                .file_probes
+                .get(&host)
+                .is_none_or(|&n| n < MAX_FILE_PROBES_PER_HOST),
         }
     }
 
@@ -81,8 +79,12 @@ impl ExtensionProbes {
     pub fn learn(&mut self, url: &Url, ext: &str, answer: ProbeAnswer) {
         let (host, key) = self.keys(url, ext);
         let known = self.kinds.get(&key).copied();
-        if known == Some(Kind::Pages) || known.is_none() && self.kinds.len() >= MAX_KINDS {
+        if known == Some(Kind::Pages) {
             return;
+        }
+        if known.is_none() && self.kinds.len() >= MAX_KINDS {
+            self.kinds.clear();
+            self.file_probes.clear();
         }
         let kind = match (answer, known) {
             (ProbeAnswer::Page, _) => Kind::Pages,
@@ -246,14 +248,20 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_bounded() {
+    fn the_table_is_bounded_and_starts_over_when_full() {
         let mut p = ExtensionProbes::default();
-        for i in 0..MAX_KINDS {
+        let known = u("http://h.org/files/a.pdf");
+        p.learn(&known, "pdf", ProbeAnswer::File);
+        for i in 0..MAX_KINDS - 1 {
             p.kinds.insert(i as u64, Kind::Misses(1));
         }
-        let url = u("http://h.org/new/a.pdf");
-        assert!(!p.may_fetch(&url, "pdf"), "past the bound the guess stands");
-        p.learn(&url, "pdf", ProbeAnswer::Page);
         assert_eq!(p.len(), MAX_KINDS);
+        assert!(!p.may_fetch(&known, "pdf"));
+        // A new kind is still probed; what it answers starts the table over.
+        let url = u("http://h.org/new/a.pdf");
+        assert!(p.may_fetch(&url, "pdf"));
+        p.learn(&url, "pdf", ProbeAnswer::Page);
+        assert_eq!(p.len(), 1);
+        assert!(p.may_fetch(&url, "pdf") && p.may_fetch(&known, "pdf"));
     }
 }
