@@ -22,8 +22,9 @@ const MAX_KINDS: usize = 100_000;
 /// skipped unprobed: each costs a request.
 const MAX_FILE_PROBES_PER_HOST: u32 = 256;
 
-/// Answers without content (redirects, errors) a kind may get before it is taken for files:
-/// `/download/x.zip` links that redirect, or links that are all 404.
+/// Answers without content (redirects, error statuses, failed attempts) a kind may get before
+/// it is taken for files: `/download/x.zip` links that redirect, links that are all 404, or a
+/// server that never answers them.
 const MAX_MISSES: u8 = 3;
 
 /// What a fetched URL of a filtered extension turned out to be.
@@ -33,7 +34,7 @@ pub enum ProbeAnswer {
     Page,
     /// A 2xx of a type not archived: the guess was right, its kind is skipped from now on.
     File,
-    /// No content to judge by (a redirect, an error status).
+    /// No content to judge by (a redirect, an error status, a failed attempt).
     Miss,
 }
 

@@ -1,11 +1,12 @@
 //! The extension pre-filter's probes: a link ending in `.png` or `.js` may be an HTML page
 //! (MediaWiki's `File:` pages, a repository browser's files, an article named `Node.js`), so
 //! the first link of each kind (host, directory, extension) is fetched, and its answer decides
-//! for the rest: pages are all archived, files cost one request per directory.
+//! for the rest: pages are all archived, files cost one request per directory, and links that
+//! answer without content or never answer three.
 
 use crate::args;
 use crate::harness::{read_json, read_records, text, trawl};
-use crate::server::{Route, Web};
+use crate::server::{Behavior, Route, Web};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_behind_file_extensions_are_archived_and_files_cost_a_probe_per_directory() {
@@ -32,8 +33,15 @@ async fn pages_behind_file_extensions_are_archived_and_files_cost_a_probe_per_di
             "/gone/b.zip",
             "/gone/c.zip",
             "/gone/d.zip",
+            "/stuck/a.zip",
+            "/stuck/b.zip",
+            "/stuck/c.zip",
+            "/stuck/d.zip",
         ])),
     );
+    for zip in ["a", "b", "c", "d"] {
+        h.behave(&format!("/stuck/{zip}.zip"), Behavior::Hang);
+    }
     // A file's description page links the file and another page of its own kind.
     h.route(
         "/wiki/File:Logo.png",
@@ -66,10 +74,15 @@ async fn pages_behind_file_extensions_are_archived_and_files_cost_a_probe_per_di
         "--delay",
         "0ms",
         "--no-sitemaps",
+        "--timeout",
+        "1s",
+        "--retries",
+        0,
         "-q"
     ])
     .await;
-    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    // Exit code 4: the links that never answered failed.
+    assert_eq!(result.status.code(), Some(4), "{}", text(&result));
 
     let mut pages: Vec<String> = read_records(&out.path().join("warcs"))
         .iter()
@@ -96,11 +109,14 @@ async fn pages_behind_file_extensions_are_archived_and_files_cost_a_probe_per_di
         1,
         "one probe of the raw files: {paths:?}"
     );
-    // Links that answer without content (404s here) are given three tries as a kind.
+    // Links that answer without content (404s), or never answer, get three tries as a kind.
     assert_eq!(under("/gone/"), 3, "{paths:?}");
+    assert_eq!(under("/stuck/"), 3, "{paths:?}");
     let stats = read_json(&stats);
     assert_eq!(stats["pages_archived"], 5, "{stats}");
-    // The two images and the raw file not fetched, and the fourth link that would 404.
-    assert_eq!(stats["filtered"]["extension"], 4, "{stats}");
+    // The two images and the raw file not fetched, and the fourth links that would 404 and
+    // hang.
+    assert_eq!(stats["filtered"]["extension"], 5, "{stats}");
+    assert_eq!(stats["failed_urls"], 3, "{stats}");
     assert_eq!(stats["filtered"]["content_type"], 2, "{stats}");
 }

@@ -447,11 +447,14 @@ fn probe_answer(outcome: &Outcome) -> Option<ProbeAnswer> {
             status,
             reason: SkipReason::ContentType,
         } if (200..300).contains(status) => Some(ProbeAnswer::File),
+        // A failed attempt too: links of a kind that never answers (a server that hangs on
+        // them) cost three attempts in all, not three for each.
         Outcome::Skipped {
             reason: SkipReason::ContentType,
             ..
         }
-        | Outcome::Archived { page: false, .. } => Some(ProbeAnswer::Miss),
+        | Outcome::Archived { page: false, .. }
+        | Outcome::Failed(_) => Some(ProbeAnswer::Miss),
         _ => None,
     }
 }
