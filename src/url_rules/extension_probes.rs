@@ -8,7 +8,7 @@
 //! What is learned lives in memory, bounded: a resumed crawl probes again.
 
 use std::collections::HashMap;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hash, Hasher};
 
 use foldhash::fast::RandomState;
 use url::Url;
@@ -101,44 +101,36 @@ impl ExtensionProbes {
         self.kinds.insert(key, kind);
     }
 
-    /// Kinds remembered.
-    pub fn len(&self) -> usize {
-        self.kinds.len()
-    }
-
-    /// True when nothing was learned yet.
-    pub fn is_empty(&self) -> bool {
-        self.kinds.is_empty()
-    }
-
     /// The hashes of `url`'s host (with its port) and of its kind: host, port, directory
-    /// ([`directory_shape`]) and extension (any case).
+    /// (numbered and hashed segments as one, [`numbered`]) and extension (any case). Hashed
+    /// piece by piece: admission asks this of every link of a filtered extension.
     fn keys(&self, url: &Url, ext: &str) -> (u64, u64) {
         let host = (url.host_str().unwrap_or(""), url.port_or_known_default());
+        let mut kind = self.hasher.build_hasher();
+        host.hash(&mut kind);
         let path = url.path();
-        let dir = directory_shape(&path[..path.rfind('/').map_or(0, |i| i + 1)]);
-        let ext = ext.to_ascii_lowercase();
-        (
-            self.hasher.hash_one(host),
-            self.hasher.hash_one((host, dir, ext)),
-        )
+        for segment in path[..path.rfind('/').unwrap_or(0)].split('/') {
+            match numbered(segment) {
+                true => "*".hash(&mut kind),
+                false => segment.hash(&mut kind),
+            }
+        }
+        ext.len().hash(&mut kind);
+        ext.bytes()
+            .for_each(|b| b.to_ascii_lowercase().hash(&mut kind));
+        (self.hasher.hash_one(host), kind.finish())
     }
 }
 
-/// A directory with its numbered and hashed segments made one: WordPress files uploads by
-/// year and month (`/uploads/2024/05/`), MediaWiki by the first hex digits of a name's hash
-/// (`/images/7/79/`), repository browsers by commit (`/file/0492b439fdf1/docs/`). Such a
+/// True for a directory segment that numbers or hashes its siblings: WordPress files uploads
+/// by year and month (`/uploads/2024/05/`), MediaWiki by the first hex digits of a name's
+/// hash (`/images/7/79/`), repository browsers by commit (`/file/0492b439fdf1/docs/`). Such a
 /// directory holds what its siblings hold, and one probe answers for all of them.
-fn directory_shape(dir: &str) -> String {
-    let numbered = |s: &str| {
-        !s.is_empty()
-            && (s.bytes().all(|b| b.is_ascii_digit())
-                || (s.len() <= 2 || s.len() >= 7) && s.bytes().all(|b| b.is_ascii_hexdigit()))
-    };
-    dir.split('/')
-        .map(|segment| if numbered(segment) { "*" } else { segment })
-        .collect::<Vec<_>>()
-        .join("/")
+fn numbered(segment: &str) -> bool {
+    !segment.is_empty()
+        && (segment.bytes().all(|b| b.is_ascii_digit())
+            || (segment.len() <= 2 || segment.len() >= 7)
+                && segment.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 #[cfg(test)]
@@ -256,13 +248,13 @@ mod tests {
         for i in 0..MAX_KINDS - 1 {
             p.kinds.insert(i as u64, Kind::Misses(1));
         }
-        assert_eq!(p.len(), MAX_KINDS);
+        assert_eq!(p.kinds.len(), MAX_KINDS);
         assert!(!p.may_fetch(&known, "pdf"));
         // A new kind is still probed; what it answers starts the table over.
         let url = u("http://h.org/new/a.pdf");
         assert!(p.may_fetch(&url, "pdf"));
         p.learn(&url, "pdf", ProbeAnswer::Page);
-        assert_eq!(p.len(), 1);
+        assert_eq!(p.kinds.len(), 1);
         assert!(p.may_fetch(&url, "pdf") && p.may_fetch(&known, "pdf"));
     }
 }
