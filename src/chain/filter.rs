@@ -4,12 +4,12 @@
 //! Content-Type is read first and judged by what its payload's first bytes identify.
 //!
 //! A page is a 2xx response of an accepted media type; it counts toward `--max-pages` and its
-//! links are followed. 3xx responses, the bodiless 204 and 205 (the answer a link gets, as
-//! much as a redirect is) and robots.txt are archived whatever their type; other
-//! statuses of an accepted type are archived but are not pages. A response of a type not
-//! accepted is not archived and its body is not read, except a 2xx HTML page: it is read for
-//! its links and not archived, as `wget -r -A pdf` does, so that `--accept application/pdf`
-//! finds the PDFs a site links to.
+//! links are followed. The other answers a link can get are archived whatever their type, as
+//! wget and Heritrix archive them: 3xx redirects, the bodiless 204 and 205, and 4xx/5xx
+//! errors (a dead link is data: Caddy answers one with no type at all, Go and many frameworks
+//! with `text/plain`); robots.txt too. A 2xx of a type not accepted is not archived and its
+//! body is not read, except an HTML page: it is read for its links and not archived, as
+//! `wget -r -A pdf` does, so that `--accept application/pdf` finds the PDFs a site links to.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -23,7 +23,7 @@ use crate::url_rules::filter::usual_types;
 pub enum Verdict {
     /// A page: archive it, follow its links, count it.
     Page,
-    /// Archive it, but it is not a page (3xx, 4xx/5xx of an accepted type, robots.txt).
+    /// Archive it, but it is not a page (3xx, 204/205, 4xx/5xx, robots.txt).
     Other,
     /// Do not archive it, but read it for links: a 2xx HTML page whose type `--accept` does
     /// not take (the pages of accepted types it links to are still found).
@@ -127,19 +127,16 @@ impl ArchiveRules {
     }
 
     fn classify_as(&self, status: u16, media_type: Option<&str>, robots: bool) -> Verdict {
-        if robots || (300..400).contains(&status) || is_bodiless(status) {
+        if robots || !(200..300).contains(&status) || is_bodiless(status) {
             Verdict::Other
         } else if !self.accepts(media_type.unwrap_or_default()) {
-            let html = media_type.is_some_and(is_html);
-            if html && (200..300).contains(&status) {
+            if media_type.is_some_and(is_html) {
                 Verdict::Traverse
             } else {
                 Verdict::Skip(SkipReason::ContentType)
             }
-        } else if (200..300).contains(&status) {
-            Verdict::Page
         } else {
-            Verdict::Other
+            Verdict::Page
         }
     }
 
@@ -330,6 +327,15 @@ mod tests {
             Verdict::Other
         );
         assert_eq!(r.classify(&head(404, "text/html"), false), Verdict::Other);
+        // Error answers are kept whatever their type: Caddy's 404 has none, Go's is text/plain.
+        assert_eq!(r.classify(&head(404, "text/plain"), false), Verdict::Other);
+        assert_eq!(
+            r.classify(&head(503, "application/json"), false),
+            Verdict::Other
+        );
+        let untyped_404 =
+            parse_response_head(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+        assert_eq!(r.classify(&untyped_404.unwrap(), false), Verdict::Other);
         assert_eq!(r.classify(&head(200, "text/plain"), true), Verdict::Other);
         assert_eq!(
             r.decide(&head(200, "text/html"), false, &budget),
@@ -385,11 +391,9 @@ mod tests {
             pdf.classify(&head(200, "application/xhtml+xml"), false),
             Verdict::Traverse
         );
-        // An error page or a robots/sitemap/requisite job is never traversed.
-        assert_eq!(
-            pdf.classify(&head(404, "text/html"), false),
-            Verdict::Skip(SkipReason::ContentType)
-        );
+        // An error page is archived as the answer its link got, never traversed; so is the
+        // answer to a robots/sitemap/requisite job.
+        assert_eq!(pdf.classify(&head(404, "text/html"), false), Verdict::Other);
         assert_eq!(pdf.classify(&html, true), Verdict::Other);
         assert_eq!(
             pdf.classify(&head(200, "image/png"), false),

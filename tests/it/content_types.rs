@@ -1,6 +1,6 @@
 //! Content-Types as servers send them: none at all (the page judged by its first bytes), the
 //! field twice or as a comma-separated list (read as browsers read it: the last valid type),
-//! and the bodiless 204 answer, archived whatever its type.
+//! the bodiless 204 answer and error answers, archived whatever their type.
 
 use crate::args;
 use crate::harness::{assert_replays, read_records, run_script, text};
@@ -103,4 +103,61 @@ async fn several_content_types_are_read_as_browsers_read_them() {
     for (path, page) in pages {
         assert_replays(&dir, &h.url(path), &page).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_answers_are_archived_whatever_their_type() {
+    let web = Web::default();
+    let h = web.host("127.0.0.124").await;
+    h.route(
+        "/",
+        Route::html(
+            "<a href=/gone>g</a><a href=/missing>m</a><a href=/api>a</a><a href=/notes>n</a>",
+        ),
+    );
+    // Caddy's 404: no Content-Type, no body. Go's `http.NotFound`: text/plain. An API's 500.
+    h.behave(
+        "/gone",
+        raw(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
+    );
+    h.behave(
+        "/missing",
+        raw(b"HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 19\r\n\r\n404 page not found\n"),
+    );
+    h.behave(
+        "/api",
+        raw(b"HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{\"error\":\"boom\"}"),
+    );
+    // A 2xx of a type not accepted stays out, as before.
+    h.behave(
+        "/notes",
+        raw(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nnotes"),
+    );
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    assert_eq!(stats["pages_archived"], 1, "{stats}");
+    assert_eq!(stats["filtered"]["content_type"], 1, "/notes: {stats}");
+    let dir = out.path().join("warcs");
+    let records = read_records(&dir);
+    for (path, status_line, payload) in [
+        ("/gone", "HTTP/1.1 404 Not Found", &b""[..]),
+        (
+            "/missing",
+            "HTTP/1.1 404 Not Found",
+            &b"404 page not found\n"[..],
+        ),
+        (
+            "/api",
+            "HTTP/1.1 500 Internal Server Error",
+            &b"{\"error\":\"boom\"}"[..],
+        ),
+    ] {
+        let rec = responses(&records, path);
+        assert_eq!(rec.len(), 1, "{path}: {stats}");
+        assert!(rec[0].block.starts_with(status_line.as_bytes()), "{path}");
+        assert!(rec[0].block.ends_with(payload), "{path}");
+    }
+    assert!(responses(&records, "/notes").is_empty());
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
 }
