@@ -192,7 +192,10 @@ mod tests {
         );
         // The first link of its kind is a probe; a file in answer keeps the rest out.
         assert_eq!(a.check(&u("http://a.org/f.pdf"), 1, 0), Ok(()));
-        a.learn(&u("http://a.org/f.pdf"), ProbeAnswer::File);
+        a.learn(
+            &u("http://a.org/f.pdf"),
+            ProbeAnswer::File(Some("application/pdf")),
+        );
         assert_eq!(
             a.check(&u("http://a.org/g.PDF"), 1, 0),
             Err(Rejection::Extension)

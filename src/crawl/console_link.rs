@@ -117,7 +117,7 @@ impl ConsoleLink {
                 Some(*status),
                 "links followed, not archived: type".to_string(),
             ),
-            Outcome::Skipped { status, reason } => (
+            Outcome::Skipped { status, reason, .. } => (
                 Some(*status),
                 match reason {
                     SkipReason::ContentType => "skipped: type",

@@ -115,6 +115,8 @@ pub enum Outcome {
         status: u16,
         /// Why.
         reason: SkipReason,
+        /// The media type its Content-Type declares, or its first bytes identify.
+        media: Option<String>,
     },
     /// No usable response.
     Failed(FetchError),
@@ -267,7 +269,16 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         return result(job, conn, Outcome::RetryLater { status, after });
     }
     if let Verdict::Skip(reason) = verdict {
-        return result(job, conn, Outcome::Skipped { status, reason });
+        let media = capture.media_type();
+        return result(
+            job,
+            conn,
+            Outcome::Skipped {
+                status,
+                reason,
+                media,
+            },
+        );
     }
     if verdict == Verdict::Traverse {
         let mut found = outlinks(&ctx.links, &capture, &job.url, true, false);

@@ -3,7 +3,10 @@
 //! `/wiki/File:Logo.png`, a repository browser's `/blob/main/app.js`, an article or a tag page
 //! named `Node.js` are HTML pages. So the first link of a kind (its host, its directory, its
 //! extension) is fetched as a probe, and the answer decides for the rest of its kind: a page
-//! lets them all through, a file of a type not archived keeps them out.
+//! lets them all through, a file of the type its extension names keeps them out. A file of
+//! another type proves nothing of its siblings (a server that types by content: Debian's dwww
+//! serves `changelog.gz` as HTML next to `manual.pdf.gz` as a PDF), so it counts as an answer
+//! without content, three of which keep the kind out.
 //!
 //! What is learned lives in memory, bounded: a resumed crawl probes again.
 
@@ -12,6 +15,8 @@ use std::hash::{BuildHasher, Hash, Hasher};
 
 use foldhash::fast::RandomState;
 use url::Url;
+
+use super::filter::fits_extension;
 
 /// Most kinds remembered (a few MB): when the table is full, it starts over, so a broad
 /// crawl of ever new hosts keeps probing them at the price of probing its active kinds again,
@@ -22,18 +27,21 @@ const MAX_KINDS: usize = 100_000;
 /// skipped unprobed: each costs a request.
 const MAX_FILE_PROBES_PER_HOST: u32 = 256;
 
-/// Answers without content (redirects, error statuses, failed attempts) a kind may get before
-/// it is taken for files: `/download/x.zip` links that redirect, links that are all 404, or a
-/// server that never answers them.
+/// Answers that do not settle it (redirects, error statuses, failed attempts, files of a type
+/// the extension does not name) a kind may get before it is taken for files: `/download/x.zip`
+/// links that redirect, links that are all 404, a server that never answers them, or one
+/// whose `.gz` files are text, PDFs and pages.
 const MAX_MISSES: u8 = 3;
 
 /// What a fetched URL of a filtered extension turned out to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProbeAnswer {
+pub enum ProbeAnswer<'a> {
     /// A 2xx of an accepted type, or HTML read for its links: its kind is fetched from now on.
     Page,
-    /// A 2xx of a type not archived: the guess was right, its kind is skipped from now on.
-    File,
+    /// A 2xx of a type not archived, this one (lower-case, no parameters) if it had one. When
+    /// it is a type the extension names, the guess was right: its kind is skipped from now on;
+    /// otherwise it counts as a [`ProbeAnswer::Miss`].
+    File(Option<&'a str>),
     /// No content to judge by (a redirect, an error status, a failed attempt).
     Miss,
 }
@@ -75,9 +83,16 @@ impl ExtensionProbes {
     }
 
     /// Takes what the fetch of `url` (of filtered extension `ext`) answered. A page lets its
-    /// kind through for good, whatever came before (no page may be lost to a guess); a file,
-    /// or a third answer without content, keeps the kind out until a page of it is seen.
+    /// kind through for good, whatever came before (no page may be lost to a guess); a file of
+    /// the type the extension names, or a third answer that does not settle it, keeps the kind
+    /// out until a page of it is seen.
     pub fn learn(&mut self, url: &Url, ext: &str, answer: ProbeAnswer) {
+        let answer = match answer {
+            ProbeAnswer::File(media) if !media.is_some_and(|m| fits_extension(ext, m)) => {
+                ProbeAnswer::Miss
+            }
+            answer => answer,
+        };
         let (host, key) = self.keys(url, ext);
         let known = self.kinds.get(&key).copied();
         if known == Some(Kind::Pages) {
@@ -90,7 +105,7 @@ impl ExtensionProbes {
         let kind = match (answer, known) {
             (ProbeAnswer::Page, _) => Kind::Pages,
             (_, Some(Kind::Files)) => return,
-            (ProbeAnswer::File, _) => Kind::Files,
+            (ProbeAnswer::File(_), _) => Kind::Files,
             (ProbeAnswer::Miss, Some(Kind::Misses(n))) if n + 1 >= MAX_MISSES => Kind::Files,
             (ProbeAnswer::Miss, Some(Kind::Misses(n))) => Kind::Misses(n + 1),
             (ProbeAnswer::Miss, _) => Kind::Misses(1),
@@ -137,6 +152,9 @@ fn numbered(segment: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// A file answer that fits every extension the tests use.
+    const FILE: ProbeAnswer<'static> = ProbeAnswer::File(Some("application/octet-stream"));
+
     fn u(s: &str) -> Url {
         Url::parse(s).unwrap()
     }
@@ -149,7 +167,7 @@ mod tests {
             u("http://w.org/wiki/File:Logo.png"),
         );
         assert!(p.may_fetch(&logo, "png") && p.may_fetch(&page, "png"));
-        p.learn(&logo, "png", ProbeAnswer::File);
+        p.learn(&logo, "png", FILE);
         p.learn(&page, "png", ProbeAnswer::Page);
         // The same directory and extension, in any case.
         assert!(!p.may_fetch(&u("http://w.org/images/a/Other.PNG"), "PNG"));
@@ -182,12 +200,12 @@ mod tests {
             ),
         ] {
             let ext = probe.rsplit('.').next().unwrap();
-            p.learn(&u(probe), ext, ProbeAnswer::File);
+            p.learn(&u(probe), ext, FILE);
             assert!(!p.may_fetch(&u(sibling), ext), "{sibling}");
             assert!(p.may_fetch(&u(other), ext), "{other}");
         }
         // Words of hex letters are words: `/cafe/` and `/beef/` are two directories.
-        p.learn(&u("http://w.org/cafe/a.png"), "png", ProbeAnswer::File);
+        p.learn(&u("http://w.org/cafe/a.png"), "png", FILE);
         assert!(p.may_fetch(&u("http://w.org/beef/a.png"), "png"));
     }
 
@@ -199,10 +217,10 @@ mod tests {
             u("http://h.org/tags/vue.js"),
         );
         p.learn(&a, "js", ProbeAnswer::Page);
-        p.learn(&b, "js", ProbeAnswer::File);
+        p.learn(&b, "js", FILE);
         assert!(p.may_fetch(&b, "js"), "a page of the kind came first");
         let (c, d) = (u("http://h.org/static/a.js"), u("http://h.org/static/b.js"));
-        p.learn(&c, "js", ProbeAnswer::File);
+        p.learn(&c, "js", FILE);
         p.learn(&d, "js", ProbeAnswer::Miss);
         assert!(!p.may_fetch(&d, "js"));
         p.learn(&d, "js", ProbeAnswer::Page);
@@ -210,6 +228,35 @@ mod tests {
             p.may_fetch(&d, "js"),
             "a page among files lets the kind through"
         );
+    }
+
+    #[test]
+    fn files_of_a_type_the_extension_does_not_name_count_as_misses() {
+        let mut p = ExtensionProbes::default();
+        // dwww: `ChangeLog.1.gz` as `application/vnd.ieee.1905`, `README.rst.gz` as rst text,
+        // then `changelog.gz` as HTML.
+        let dir = "http://h.org/doc/pkg/";
+        let pdf = u(&format!("{dir}manual.pdf.gz"));
+        p.learn(&pdf, "gz", ProbeAnswer::File(Some("application/pdf")));
+        p.learn(
+            &pdf,
+            "gz",
+            ProbeAnswer::File(Some("text/prs.fallenstein.rst")),
+        );
+        assert!(p.may_fetch(&u(&format!("{dir}changelog.gz")), "gz"));
+        p.learn(&pdf, "gz", ProbeAnswer::File(None));
+        assert!(
+            !p.may_fetch(&u(&format!("{dir}changelog.gz")), "gz"),
+            "a third one"
+        );
+        // The type the extension names settles it at once.
+        let tarball = u("http://h.org/dist/a.tar.gz");
+        p.learn(
+            &tarball,
+            "gz",
+            ProbeAnswer::File(Some("application/x-gzip")),
+        );
+        assert!(!p.may_fetch(&u("http://h.org/dist/b.tar.gz"), "gz"));
     }
 
     #[test]
@@ -232,7 +279,7 @@ mod tests {
         for i in 0..MAX_FILE_PROBES_PER_HOST {
             let url = u(&format!("http://h.org/uploads/u{i}/a.jpg"));
             assert!(p.may_fetch(&url, "jpg"));
-            p.learn(&url, "jpg", ProbeAnswer::File);
+            p.learn(&url, "jpg", FILE);
         }
         assert!(!p.may_fetch(&u("http://h.org/uploads/new/a.jpg"), "jpg"));
         // Kinds learned before stay as they were; other hosts probe as before.
@@ -244,7 +291,7 @@ mod tests {
     fn the_table_is_bounded_and_starts_over_when_full() {
         let mut p = ExtensionProbes::default();
         let known = u("http://h.org/files/a.pdf");
-        p.learn(&known, "pdf", ProbeAnswer::File);
+        p.learn(&known, "pdf", FILE);
         for i in 0..MAX_KINDS - 1 {
             p.kinds.insert(i as u64, Kind::Misses(1));
         }

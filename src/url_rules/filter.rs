@@ -112,6 +112,35 @@ pub fn usual_types(ext: &str) -> Option<&'static [&'static str]> {
         .map(|(_, types)| *types)
 }
 
+/// True when a file answered with `media` (lower-case, no parameters) is what a link ending in
+/// `.ext` was guessed to be: one of the extension's usual types, a variant of one (the same
+/// image, audio, video or font family; `x-` and `font-` prefixes aside, as in
+/// `application/x-font-ttf` for `font/ttf`), or the type of "some bytes"
+/// (`application/octet-stream`, S3's `binary/octet-stream`). Anything else says the server
+/// types this kind by something other than its extension: Debian's dwww answers `.gz` links
+/// with `application/pdf`, `text/x-rst` and HTML pages alike.
+pub fn fits_extension(ext: &str, media: &str) -> bool {
+    if matches!(media, "application/octet-stream" | "binary/octet-stream") {
+        return true;
+    }
+    let (major, sub) = split_type(media);
+    usual_types(ext).is_some_and(|types| {
+        types.iter().any(|usual| {
+            let (usual_major, usual_sub) = split_type(usual);
+            usual_sub == sub
+                && (usual_major == major || major == "application" || usual_major == "application")
+                || usual_major == major && matches!(major, "image" | "audio" | "video" | "font")
+        })
+    })
+}
+
+/// A media type's major type and its subtype without an `x-` or `font-` prefix.
+fn split_type(media: &str) -> (&str, &str) {
+    let (major, sub) = media.split_once('/').unwrap_or((media, ""));
+    let sub = sub.strip_prefix("x-").unwrap_or(sub);
+    (major, sub.strip_prefix("font-").unwrap_or(sub))
+}
+
 /// The extension pre-filter: keeps links whose extension says "not a page of an accepted
 /// type" out of the queue, so they are never fetched only to be skipped by Content-Type.
 #[derive(Debug, Clone)]
@@ -210,6 +239,33 @@ mod tests {
 
     fn u(s: &str) -> Url {
         Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn a_file_fits_its_extension_by_its_usual_types_and_their_variants() {
+        for (ext, media) in [
+            ("gz", "application/x-gzip"),
+            ("png", "image/x-png"),
+            ("mp3", "audio/mp3"),
+            ("ttf", "application/x-font-ttf"),
+            ("woff", "application/font-woff"),
+            ("js", "application/x-javascript"),
+            ("zip", "application/octet-stream"),
+            ("pdf", "binary/octet-stream"),
+        ] {
+            assert!(fits_extension(ext, media), "{ext} {media}");
+        }
+        // dwww's answers to `.gz` links; a script served as text.
+        for (ext, media) in [
+            ("gz", "application/pdf"),
+            ("gz", "text/x-rst"),
+            ("gz", "application/vnd.ieee.1905"),
+            ("js", "text/plain"),
+            ("png", "video/mp4"),
+            ("nope", "image/png"),
+        ] {
+            assert!(!fits_extension(ext, media), "{ext} {media}");
+        }
     }
 
     #[test]

@@ -120,3 +120,83 @@ async fn pages_behind_file_extensions_are_archived_and_files_cost_a_probe_per_di
     assert_eq!(stats["failed_urls"], 3, "{stats}");
     assert_eq!(stats["filtered"]["content_type"], 2, "{stats}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_types_by_content_does_not_lose_pages_to_its_first_file() {
+    // Debian's dwww: a package's `.gz` documents are served as what they hold, a man page,
+    // reStructuredText, or an HTML rendering of a changelog; tarballs elsewhere as gzip.
+    let web = Web::default();
+    let h = web.host("127.0.0.125").await;
+    let hrefs = [
+        "/doc/pkg/ChangeLog.1.gz",
+        "/doc/pkg/README.rst.gz",
+        "/doc/pkg/changelog.gz",
+        "/doc/pkg/NEWS.gz",
+        "/dist/a.tar.gz",
+        "/dist/b.tar.gz",
+        "/dist/c.tar.gz",
+    ];
+    let index: String = hrefs
+        .iter()
+        .map(|h| format!("<a href=\"{h}\">l</a>"))
+        .collect();
+    h.route("/", Route::html(&index));
+    h.route(
+        "/doc/pkg/ChangeLog.1.gz",
+        Route::typed(200, "application/vnd.ieee.1905", b".TH CHANGELOG 1"),
+    );
+    h.route(
+        "/doc/pkg/README.rst.gz",
+        Route::typed(200, "text/prs.fallenstein.rst", b"Title\n====="),
+    );
+    h.route(
+        "/doc/pkg/changelog.gz",
+        Route::html("<pre>changes</pre><a href=/doc/reached>r</a>"),
+    );
+    h.route("/doc/pkg/NEWS.gz", Route::html("<pre>news</pre>"));
+    h.route("/doc/reached", Route::html("<p>reached</p>"));
+    for tarball in ["a", "b", "c"] {
+        h.route(
+            &format!("/dist/{tarball}.tar.gz"),
+            Route::typed(200, "application/x-gzip", b"\x1f\x8b\x08\x00"),
+        );
+    }
+    let out = tempfile::tempdir().unwrap();
+    let stats = out.path().join("stats.json");
+    let result = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().join("warcs").display(),
+        "--stats",
+        stats.display(),
+        "--delay",
+        "0ms",
+        "--no-sitemaps",
+        "-q"
+    ])
+    .await;
+    assert!(result.status.success(), "{}", text(&result));
+    let mut pages: Vec<String> = read_records(&out.path().join("warcs"))
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .map(|r| r.path())
+        .filter(|p| p != "/robots.txt")
+        .collect();
+    pages.sort();
+    assert_eq!(
+        pages,
+        [
+            "/",
+            "/doc/pkg/NEWS.gz",
+            "/doc/pkg/changelog.gz",
+            "/doc/reached"
+        ]
+    );
+    // A tarball served as gzip settles its kind at once.
+    let paths = web.paths_of(&h);
+    let under = |dir: &str| paths.iter().filter(|p| p.starts_with(dir)).count();
+    assert_eq!(under("/dist/"), 1, "{paths:?}");
+    let stats = read_json(&stats);
+    assert_eq!(stats["filtered"]["extension"], 2, "{stats}");
+}

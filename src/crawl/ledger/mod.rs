@@ -289,7 +289,7 @@ impl Ledger {
                 self.follow(&job, &mut found, keys, now);
                 self.frontier.answered(&job.host, now, elapsed);
             }
-            Outcome::Skipped { status, reason } => {
+            Outcome::Skipped { status, reason, .. } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 match reason {
                     SkipReason::ContentType => {
@@ -440,13 +440,14 @@ impl Ledger {
 /// What a page's fetch says of its kind of URL to the extension pre-filter's probes
 /// (`url_rules/extension_probes.rs`); `None` when it says nothing (no answer, or the page
 /// target).
-fn probe_answer(outcome: &Outcome) -> Option<ProbeAnswer> {
+fn probe_answer(outcome: &Outcome) -> Option<ProbeAnswer<'_>> {
     match outcome {
         Outcome::Traversed { .. } | Outcome::Archived { page: true, .. } => Some(ProbeAnswer::Page),
         Outcome::Skipped {
             status,
             reason: SkipReason::ContentType,
-        } if (200..300).contains(status) => Some(ProbeAnswer::File),
+            media,
+        } if (200..300).contains(status) => Some(ProbeAnswer::File(media.as_deref())),
         // A failed attempt too: links of a kind that never answers (a server that hangs on
         // them) cost three attempts in all, not three for each.
         Outcome::Skipped {
