@@ -84,13 +84,7 @@ async fn pages_behind_file_extensions_are_archived_and_files_cost_a_probe_per_di
     // Exit code 4: the links that never answered failed.
     assert_eq!(result.status.code(), Some(4), "{}", text(&result));
 
-    let mut pages: Vec<String> = read_records(&out.path().join("warcs"))
-        .iter()
-        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
-        .map(|r| r.path())
-        .filter(|p| p != "/robots.txt")
-        .collect();
-    pages.sort();
+    let pages = archived_200s(&out.path().join("warcs"));
     assert_eq!(
         pages,
         [
@@ -177,13 +171,7 @@ async fn a_server_that_types_by_content_does_not_lose_pages_to_its_first_file() 
     ])
     .await;
     assert!(result.status.success(), "{}", text(&result));
-    let mut pages: Vec<String> = read_records(&out.path().join("warcs"))
-        .iter()
-        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
-        .map(|r| r.path())
-        .filter(|p| p != "/robots.txt")
-        .collect();
-    pages.sort();
+    let pages = archived_200s(&out.path().join("warcs"));
     assert_eq!(
         pages,
         [
@@ -199,4 +187,16 @@ async fn a_server_that_types_by_content_does_not_lose_pages_to_its_first_file() 
     assert_eq!(under("/dist/"), 1, "{paths:?}");
     let stats = read_json(&stats);
     assert_eq!(stats["filtered"]["extension"], 2, "{stats}");
+}
+
+/// The sorted paths of the 200 responses archived in `dir`, robots.txt aside.
+fn archived_200s(dir: &std::path::Path) -> Vec<String> {
+    let mut pages: Vec<String> = read_records(dir)
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .map(|r| r.path())
+        .filter(|p| p != "/robots.txt")
+        .collect();
+    pages.sort();
+    pages
 }
