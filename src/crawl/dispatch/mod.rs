@@ -206,8 +206,12 @@ impl Dispatcher {
             tokio::select! {
                 // Every result already waiting (up to a bound) in one pass of this loop.
                 1.. = self.results.recv_many(&mut arrived, MAX_RESULTS_PER_PASS) => {
+                    let mut ran_dry = false;
                     for result in arrived.drain(..) {
-                        self.finished(result);
+                        ran_dry |= self.finished(result);
+                    }
+                    if ran_dry {
+                        self.refill_shared();
                     }
                 }
                 Some(request) = next_command(&mut self.console) => {
@@ -341,9 +345,15 @@ impl Dispatcher {
         (None, false)
     }
 
-    /// Applies a finished job.
-    fn finished(&mut self, mut result: JobResult) {
+    /// Applies a finished job. True when its host ran dry here and a shared crawl may refill
+    /// it from Redis at once.
+    fn finished(&mut self, mut result: JobResult) -> bool {
         self.in_flight -= 1;
+        let refill = self
+            .shared
+            .as_ref()
+            .is_some_and(|s| s.coordinator.may_refill(&result.job.host))
+            .then(|| result.job.host.clone());
         if let Some(console) = &mut self.console {
             console.record(&result);
         }
@@ -368,6 +378,11 @@ impl Dispatcher {
         if self.stopping.is_none() && self.rules.max_bytes.is_some_and(|max| downloaded >= max) {
             self.stopping = Some(StopReason::ByteLimit);
         }
+        refill.is_some_and(|host| {
+            self.shared
+                .as_ref()
+                .is_some_and(|s| s.coordinator.ran_dry(&host, &self.ledger.frontier))
+        })
     }
 
     /// Takes a save point; a failure stops the crawl. A worker of a shared crawl then

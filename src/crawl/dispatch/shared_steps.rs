@@ -43,6 +43,14 @@ impl Dispatcher {
         self.count_shared(report);
     }
 
+    /// Refills from Redis, at once, the hosts of a shared crawl that ran dry here.
+    pub(super) fn refill_shared(&mut self) {
+        if let Some(shared) = &mut self.shared {
+            let stats = worker_stats(&self.ledger.tally);
+            shared.coordinator.refill_dry(&self.ledger.frontier, &stats);
+        }
+    }
+
     /// Adds what a shared crawl's step found to the tally.
     fn count_shared(&mut self, report: SyncReport) {
         let tally = &mut self.ledger.tally;

@@ -202,6 +202,34 @@ impl Coordinator {
         self.held.len()
     }
 
+    /// True when `host`, whose fetch just finished, ran dry here while Redis may hold more of
+    /// it: refilling it now, rather than at the next step, keeps a crawl of few hosts and no
+    /// delay from waiting a step (up to 250 ms) for every batch of URLs.
+    pub fn ran_dry(&self, host: &str, frontier: &Frontier) -> bool {
+        self.may_refill(host) && frontier.is_idle(host)
+    }
+
+    /// True when `host` has news for Redis and no refill batch is under way: asked before its
+    /// fetch is applied, so that the host's name is copied only then.
+    pub fn may_refill(&self, host: &str) -> bool {
+        self.refilling.is_none() && self.dirty.contains(host)
+    }
+
+    /// Refills the hosts that ran dry ([`Coordinator::ran_dry`]) now. What their pages found is
+    /// sent first, so that Redis ranks their queues with it (`--order backlinks`): when links
+    /// wait to be sent, they go now, and the refill follows when the send has finished
+    /// ([`Coordinator::advance`]).
+    pub fn refill_dry(&mut self, frontier: &Frontier, stats: &WorkerStats<'_>) {
+        if self.retry_at.is_some() || self.sending.is_some() {
+            return;
+        }
+        if self.book().has_outgoing() {
+            self.start_send();
+        } else {
+            self.start_refill(frontier, stats);
+        }
+    }
+
     /// True when held hosts sit idle only because their last pages are not acknowledged yet:
     /// a save point now lets them go (and others come).
     pub fn wants_save(&self) -> bool {

@@ -117,6 +117,11 @@ impl LeaseBook {
         self.held.get_mut(&id)
     }
 
+    /// True when discovered URLs or backlink counts wait to be sent.
+    pub fn has_outgoing(&self) -> bool {
+        !self.outbox.is_empty() || !self.host_backlinks.is_empty()
+    }
+
     /// Takes the discovered URLs and backlink counts to send.
     pub fn take_outbox(&mut self) -> Vec<Outgoing> {
         let counts: Vec<(u32, u32)> = self.host_backlinks.drain().collect();
