@@ -3,7 +3,7 @@
 //! the bodiless 204 answer and error answers, archived whatever their type.
 
 use crate::args;
-use crate::harness::{assert_replays, read_records, run_script, text};
+use crate::harness::{assert_replays, assert_replays_as, read_records, run_script, text};
 use crate::hostile_cases::{crawl, raw, responses};
 use crate::server::{Route, Web};
 
@@ -160,4 +160,6 @@ async fn error_answers_are_archived_whatever_their_type() {
     assert!(responses(&records, "/notes").is_empty());
     let check = run_script("warc_check.py", args![dir.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
+    // pywb replays the dead link as the server answered it: a 404 with no body.
+    assert_replays_as(&dir, &h.url("/gone"), 404, "").await;
 }

@@ -174,6 +174,11 @@ pub async fn assert_valid(dir: &Path) {
 
 /// pywb replays `url` from `warcs` with exactly `body`.
 pub async fn assert_replays(warcs: &Path, url: &str, body: &str) {
+    assert_replays_as(warcs, url, 200, body).await;
+}
+
+/// [`assert_replays`] of a capture whose status is `status`.
+pub async fn assert_replays_as(warcs: &Path, url: &str, status: u16, body: &str) {
     let expect = warcs.with_extension("expected.html");
     std::fs::write(&expect, body).unwrap();
     let replay = run_script(
@@ -184,7 +189,9 @@ pub async fn assert_replays(warcs: &Path, url: &str, body: &str) {
             "--url",
             url,
             "--expect",
-            expect.display()
+            expect.display(),
+            "--expect-status",
+            status
         ],
     )
     .await;

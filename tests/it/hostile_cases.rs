@@ -10,7 +10,8 @@ use std::path::Path;
 
 use crate::args;
 use crate::harness::{
-    assert_replays, python, read_json, read_records, run_script, text, trawl, Rec,
+    assert_replays, assert_replays_as, python, read_json, read_records, run_script, text, trawl,
+    Rec,
 };
 use crate::server::{Behavior, Route, Web};
 
@@ -141,23 +142,7 @@ async fn interim_1xx_responses_leave_the_final_response_in_the_record() {
         String::from_utf8_lossy(&theirs.stdout)
     );
     assert!(String::from_utf8_lossy(&index.stdout).contains("\"status\": \"200\""));
-    let expect = out.path().join("expect");
-    std::fs::write(&expect, FINAL_PAGE).unwrap();
-    let replay = run_script(
-        "pywb_replay.py",
-        args![
-            "--warcs",
-            dir.display(),
-            "--url",
-            h.url("/interim"),
-            "--expect",
-            expect.display(),
-            "--expect-status",
-            200
-        ],
-    )
-    .await;
-    assert!(replay.status.success(), "{}", text(&replay));
+    assert_replays_as(&dir, &h.url("/interim"), 200, FINAL_PAGE).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
