@@ -115,7 +115,8 @@ pub enum Outcome {
         status: u16,
         /// Why.
         reason: SkipReason,
-        /// The media type its Content-Type declares, or its first bytes identify.
+        /// For a type not archived: the media type its Content-Type declares, or its first
+        /// bytes identify (the extension pre-filter's probes read it).
         media: Option<String>,
     },
     /// No usable response.
@@ -269,7 +270,10 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         return result(job, conn, Outcome::RetryLater { status, after });
     }
     if let Verdict::Skip(reason) = verdict {
-        let media = capture.media_type();
+        let media = match reason {
+            SkipReason::ContentType => capture.media_type(),
+            SkipReason::TargetReached => None,
+        };
         return result(
             job,
             conn,

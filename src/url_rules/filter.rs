@@ -127,9 +127,11 @@ pub fn fits_extension(ext: &str, media: &str) -> bool {
     usual_types(ext).is_some_and(|types| {
         types.iter().any(|usual| {
             let (usual_major, usual_sub) = split_type(usual);
-            usual_sub == sub
-                && (usual_major == major || major == "application" || usual_major == "application")
-                || usual_major == major && matches!(major, "image" | "audio" | "video" | "font")
+            let same_subtype = usual_sub == sub
+                && (usual_major == major || major == "application" || usual_major == "application");
+            let same_family =
+                usual_major == major && matches!(major, "image" | "audio" | "video" | "font");
+            same_subtype || same_family
         })
     })
 }

@@ -64,22 +64,11 @@ async fn pages_behind_file_extensions_are_archived_and_files_cost_a_probe_per_di
     }
     let out = tempfile::tempdir().unwrap();
     let stats = out.path().join("stats.json");
-    let result = trawl(args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        out.path().join("warcs").display(),
-        "--stats",
-        stats.display(),
-        "--delay",
-        "0ms",
-        "--no-sitemaps",
-        "--timeout",
-        "1s",
-        "--retries",
-        0,
-        "-q"
-    ])
+    let result = crawl(
+        &h.url("/"),
+        out.path(),
+        &["--timeout", "1s", "--retries", "0"],
+    )
     .await;
     // Exit code 4: the links that never answered failed.
     assert_eq!(result.status.code(), Some(4), "{}", text(&result));
@@ -157,19 +146,7 @@ async fn a_server_that_types_by_content_does_not_lose_pages_to_its_first_file() 
     }
     let out = tempfile::tempdir().unwrap();
     let stats = out.path().join("stats.json");
-    let result = trawl(args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        out.path().join("warcs").display(),
-        "--stats",
-        stats.display(),
-        "--delay",
-        "0ms",
-        "--no-sitemaps",
-        "-q"
-    ])
-    .await;
+    let result = crawl(&h.url("/"), out.path(), &[]).await;
     assert!(result.status.success(), "{}", text(&result));
     let pages = archived_200s(&out.path().join("warcs"));
     assert_eq!(
@@ -187,6 +164,25 @@ async fn a_server_that_types_by_content_does_not_lose_pages_to_its_first_file() 
     assert_eq!(under("/dist/"), 1, "{paths:?}");
     let stats = read_json(&stats);
     assert_eq!(stats["filtered"]["extension"], 2, "{stats}");
+}
+
+/// Crawls from `url` with no delay and no sitemaps into `out`/warcs, with its stats in
+/// `out`/stats.json, and `extra` flags.
+async fn crawl(url: &str, out: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let mut args = args![
+        "crawl",
+        url,
+        "--out",
+        out.join("warcs").display(),
+        "--stats",
+        out.join("stats.json").display(),
+        "--delay",
+        "0ms",
+        "--no-sitemaps",
+        "-q"
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    trawl(args).await
 }
 
 /// The sorted paths of the 200 responses archived in `dir`, robots.txt aside.

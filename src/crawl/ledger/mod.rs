@@ -443,19 +443,15 @@ impl Ledger {
 fn probe_answer(outcome: &Outcome) -> Option<ProbeAnswer<'_>> {
     match outcome {
         Outcome::Traversed { .. } | Outcome::Archived { page: true, .. } => Some(ProbeAnswer::Page),
+        // Only a 2xx is skipped for its type: other statuses are archived.
         Outcome::Skipped {
-            status,
             reason: SkipReason::ContentType,
             media,
-        } if (200..300).contains(status) => Some(ProbeAnswer::File(media.as_deref())),
+            ..
+        } => Some(ProbeAnswer::File(media.as_deref())),
         // A failed attempt too: links of a kind that never answers (a server that hangs on
         // them) cost three attempts in all, not three for each.
-        Outcome::Skipped {
-            reason: SkipReason::ContentType,
-            ..
-        }
-        | Outcome::Archived { page: false, .. }
-        | Outcome::Failed(_) => Some(ProbeAnswer::Miss),
+        Outcome::Archived { page: false, .. } | Outcome::Failed(_) => Some(ProbeAnswer::Miss),
         _ => None,
     }
 }
