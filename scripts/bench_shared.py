@@ -2,7 +2,7 @@
 """scripts/bench_shared.py: owns the shared-crawl (Redis) benchmark; run it through
 scripts/bench shared, which builds the release binaries and installs redis-server if missing.
 
-Three measurements, written to the `bench-shared` block of docs/PERFORMANCE.md:
+Four measurements, written to the `bench-shared` block of docs/PERFORMANCE.md:
   A. One worker in Redis mode vs a crawl of its own, same web (bench_web, standard profile),
      no delay and the default 100 ms: pages/s and CPU per page (trawl's, and Redis's).
   B. Scaling when each worker is bound by latency, not by the 2 cores: bench_web answers every
@@ -11,10 +11,14 @@ Three measurements, written to the `bench-shared` block of docs/PERFORMANCE.md:
      wall time, start-up and stop included), Redis CPU per page (INFO cpu) and Redis server time
      per page (INFO commandstats); and one process of its own with the same --concurrency.
   C. Redis memory per URL (seen set + queue) at 1M URLs (examples/shared_memory).
-Medians of BENCH_REPS runs (A and B).
+  D. One worker against a crawl of its own on a few hosts with no delay, every response a few
+     ms late: each host is fetched one request at a time, so the waits for Redis between a
+     host's batches show in the wall time.
+Medians of BENCH_REPS runs (A, B and D).
 
 Knobs (environment): BENCH_REPS=3 SHARED_HOSTS=1000 SHARED_PAGES=30 LAT_HOSTS=2000 LAT_PAGES=10
-  LAT_MS=200 LAT_CONC=8 LAT_SECONDS=20 WORKERS="1 2 4 8" MEM_URLS=1000000 BENCH_PORT=8090
+  LAT_MS=200 LAT_CONC=8 LAT_SECONDS=20 WORKERS="1 2 4 8" MEM_URLS=1000000 FEW_HOSTS=4
+  FEW_PAGES=1500 FEW_MS=2 BENCH_PORT=8090
   BENCH_OUT=docs/PERFORMANCE.md
 """
 
@@ -41,6 +45,9 @@ LAT_MS = int(os.environ.get("LAT_MS", "200"))
 LAT_CONC = int(os.environ.get("LAT_CONC", "8"))
 WORKERS = [int(n) for n in os.environ.get("WORKERS", "1 2 4 8").split()]
 MEM_URLS = int(os.environ.get("MEM_URLS", "1000000"))
+FEW_HOSTS = int(os.environ.get("FEW_HOSTS", "4"))
+FEW_PAGES = int(os.environ.get("FEW_PAGES", "1500"))
+FEW_MS = int(os.environ.get("FEW_MS", "2"))
 PORT = int(os.environ.get("BENCH_PORT", "8090"))
 OUT = os.environ.get("BENCH_OUT", os.path.join(REPO, "docs", "PERFORMANCE.md"))
 BEGIN, END = "<!-- bench-shared:begin -->", "<!-- bench-shared:end -->"
@@ -164,29 +171,42 @@ def run_workers(cmds):
 
 
 def part_a(work, redis):
-    """Local and Redis runs alternate within each repetition, so that the machine's drift
-    (this 2-core machine is noisy over minutes) falls on both modes alike."""
     web = Web(work, HOSTS, PAGES)
-    runs = {}
     try:
-        for delay in ["0ms", "100ms"]:
-            for rep in range(REPS):
-                for mode in ["local", "redis"]:
-                    out = os.path.join(work, f"a-{mode}-{delay}-{rep}")
-                    redis.reset()
-                    crawl = f"a-{delay}-{rep}"
-                    cmd = crawl_cmd(out, web.seeds, delay, 256,
-                                    *( (redis.url(), crawl, "w1") if mode == "redis" else ()))
-                    rcpu0 = redis.cpu()
-                    wall, cpu, pages = run_workers([cmd])
-                    rcpu = redis.cpu() - rcpu0 if mode == "redis" else 0.0
-                    runs.setdefault((mode, delay), []).append(
-                        {"wall": wall, "cpu": cpu, "pages": pages, "redis_cpu": rcpu})
-                    shutil.rmtree(out, ignore_errors=True)
-                    print(f"A {mode} delay {delay} rep {rep}: {pages} pages in {wall:.1f} s, "
-                          f"cpu {cpu:.1f} s, redis cpu {rcpu:.2f} s", flush=True)
+        return local_vs_worker(work, redis, web, "A", ["0ms", "100ms"])
     finally:
         web.stop()
+
+
+def part_d(work, redis):
+    web = Web(work, FEW_HOSTS, FEW_PAGES, profile="small", latency_ms=FEW_MS)
+    try:
+        return local_vs_worker(work, redis, web, "D", ["0ms"])
+    finally:
+        web.stop()
+
+
+def local_vs_worker(work, redis, web, part, delays):
+    """The crawl of `web` by a process of its own and by one worker through Redis, for each
+    delay. The two alternate within each repetition, so that the machine's drift (this 2-core
+    machine is noisy over minutes) falls on both modes alike."""
+    runs = {}
+    for delay in delays:
+        for rep in range(REPS):
+            for mode in ["local", "redis"]:
+                out = os.path.join(work, f"{part}-{mode}-{delay}-{rep}")
+                redis.reset()
+                crawl = f"{part}-{delay}-{rep}"
+                cmd = crawl_cmd(out, web.seeds, delay, 256,
+                                *( (redis.url(), crawl, "w1") if mode == "redis" else ()))
+                rcpu0 = redis.cpu()
+                wall, cpu, pages = run_workers([cmd])
+                rcpu = redis.cpu() - rcpu0 if mode == "redis" else 0.0
+                runs.setdefault((mode, delay), []).append(
+                    {"wall": wall, "cpu": cpu, "pages": pages, "redis_cpu": rcpu})
+                shutil.rmtree(out, ignore_errors=True)
+                print(f"{part} {mode} delay {delay} rep {rep}: {pages} pages in {wall:.1f} s, "
+                      f"cpu {cpu:.1f} s, redis cpu {rcpu:.2f} s", flush=True)
     rows = {}
     for key, rs in runs.items():
         rows[key] = {
@@ -247,7 +267,17 @@ def part_c(redis):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def write_report(a, b, gap, mem):
+def local_vs_worker_rows(rows):
+    """Table rows of `local_vs_worker`'s result, each mode against the local run."""
+    lines = []
+    for (mode, delay), r in rows.items():
+        ratio = r["pages_per_s"] / rows[("local", delay)]["pages_per_s"]
+        lines.append(f"| {delay} | {mode} | {r['pages']:.0f} | {r['pages_per_s']:.0f} | {r['cpu_us']:.0f} "
+                     f"| {r['redis_us']:.0f} | {ratio:.2f} |")
+    return lines
+
+
+def write_report(a, b, gap, mem, d):
     one = b[WORKERS[0]]["pages_per_s"] / WORKERS[0]
     lines = [
         BEGIN,
@@ -261,12 +291,7 @@ def write_report(a, b, gap, mem):
         "| delay | mode | pages | pages/s | trawl CPU us/page | Redis CPU us/page | Redis/local pages/s |",
         "|---|---|---|---|---|---|---|",
     ]
-    for delay in ["0ms", "100ms"]:
-        for mode in ["local", "redis"]:
-            r = a[(mode, delay)]
-            ratio = r["pages_per_s"] / a[("local", delay)]["pages_per_s"]
-            lines.append(f"| {delay} | {mode} | {r['pages']:.0f} | {r['pages_per_s']:.0f} | {r['cpu_us']:.0f} "
-                         f"| {r['redis_us']:.0f} | {ratio:.2f} |")
+    lines += local_vs_worker_rows(a)
     lines += [
         "",
         f"**B. Scaling with workers bound by latency** (every response {LAT_MS} ms late; {LAT_HOSTS} hosts x "
@@ -297,6 +322,14 @@ def write_report(a, b, gap, mem):
         f"**C. Redis memory** for {mem['urls']:,} queued URLs on {mem['hosts']:,} hosts (mean URL "
         f"{mem['mean_url_bytes']:.0f} bytes; seen set + queue): {mem['bytes_per_url']:.0f} bytes per URL "
         f"({mem['used_memory_delta'] / 2**20:.0f} MiB).",
+        "",
+        f"**D. Few hosts, no delay, bound by latency** (every response {FEW_MS} ms late; {FEW_HOSTS} hosts x "
+        f"{FEW_PAGES} pages, small profile, --concurrency 256: each host is fetched one request at a time, so "
+        "every wait for Redis between two batches of a host's URLs shows in the wall time):",
+        "",
+        "| delay | mode | pages | pages/s | trawl CPU us/page | Redis CPU us/page | Redis/local pages/s |",
+        "|---|---|---|---|---|---|---|",
+        *local_vs_worker_rows(d),
         END,
     ]
     write_block(OUT, "Shared crawl (Redis)", lines)
@@ -363,9 +396,10 @@ def main():
     try:
         mem = part_c(redis)
         print(f"C: {mem}", flush=True)
+        d = part_d(work, redis)
         b, gap = part_b(work, redis)
         a = part_a(work, redis)
-        write_report(a, b, gap, mem)
+        write_report(a, b, gap, mem, d)
     finally:
         redis.stop()
         shutil.rmtree(work, ignore_errors=True)

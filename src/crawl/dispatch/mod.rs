@@ -318,13 +318,23 @@ impl Dispatcher {
     }
 
     /// Spawns jobs while there is room; returns when to wake for the next one and whether the
-    /// frontier is exhausted.
+    /// frontier is exhausted. In a shared crawl, a host left with nothing by URLs declined
+    /// here is refilled from Redis at once, as one whose last fetch finished.
     fn dispatch(&mut self) -> (Option<Instant>, bool) {
         let held = self.paused || self.disk.is_low();
-        while self.stopping.is_none() && !held && self.in_flight < self.rules.concurrency {
+        let mut ran_dry = false;
+        let next = loop {
+            if self.stopping.is_some() || held || self.in_flight >= self.rules.concurrency {
+                break (None, false);
+            }
             let now = Instant::now();
             match self.ledger.frontier.next(now) {
-                Next::Job(job) if self.ledger.declined_now(&job, now) => {}
+                Next::Job(job) if self.ledger.declined_now(&job, now) => {
+                    ran_dry |= self
+                        .shared
+                        .as_ref()
+                        .is_some_and(|s| s.coordinator.ran_dry(&job.host, &self.ledger.frontier));
+                }
                 Next::Job(job) => {
                     let conn = self.idle.take(&job.host);
                     let (jobs, tx) = (self.jobs.clone(), self.results_tx.clone());
@@ -337,12 +347,15 @@ impl Dispatcher {
                     }));
                     self.in_flight += 1;
                 }
-                Next::Wait(at) => return (Some(at), false),
-                Next::Idle => return (None, false),
-                Next::Exhausted => return (None, true),
+                Next::Wait(at) => break (Some(at), false),
+                Next::Idle => break (None, false),
+                Next::Exhausted => break (None, true),
             }
+        };
+        if ran_dry {
+            self.refill_shared();
         }
-        (None, false)
+        next
     }
 
     /// Applies a finished job. True when its host ran dry here and a shared crawl may refill

@@ -18,9 +18,11 @@ impl Coordinator {
         stats: &WorkerStats<'_>,
         budget: Option<&SharedBudget>,
     ) {
-        let result = self.try_save(frontier, stats, budget).await;
-        if let Err(e) = result {
-            self.unreachable(e, frontier);
+        match self.try_save(frontier, stats, budget).await {
+            // Hosts that ran dry waiting for this acknowledgement are refilled (or let go)
+            // now, not at the next step.
+            Ok(()) => self.start_refill(frontier, stats),
+            Err(e) => self.unreachable(e, frontier),
         }
     }
 

@@ -202,8 +202,8 @@ impl Coordinator {
         self.held.len()
     }
 
-    /// True when `host`, whose fetch just finished, ran dry here while Redis may hold more of
-    /// it: refilling it now, rather than at the next step, keeps a crawl of few hosts and no
+    /// True when `host`, whose fetch just finished or whose queued URL was just declined, ran
+    /// dry here while Redis may hold more of it: refilling it now, rather than at the next step, keeps a crawl of few hosts and no
     /// delay from waiting a step (up to 250 ms) for every batch of URLs.
     pub fn ran_dry(&self, host: &str, frontier: &Frontier) -> bool {
         self.may_refill(host) && frontier.is_idle(host)
@@ -307,6 +307,12 @@ impl Coordinator {
         // nothing is left to send. While seeding, they go out now, so that this step's look
         // for free hosts finds them.
         if self.seeds_to_send {
+            // Seeds just queued are free hosts: look for them in this step, not after the
+            // back-off of a look that found none before they were sent.
+            if self.book().has_outbox() {
+                self.next_claim = now;
+                self.claim_every = CLAIM_EVERY;
+            }
             self.send_outbox(report).await?;
         } else {
             self.collect_sent(report, false).await?;

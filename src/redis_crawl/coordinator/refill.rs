@@ -118,10 +118,12 @@ impl Coordinator {
                         self.book().extend(id, entries);
                     }
                     frontier.add_queued(&host, n as u64);
-                    if n >= BATCH {
-                        // A full batch: more may wait in Redis, with no new URL to say so.
-                        self.dirty.insert(host);
-                    }
+                    // Asked again once these have run: a full batch may leave more in Redis
+                    // with no new URL to say so, and a short one is the host's last, whose
+                    // "busy" answer (its entries unacknowledged) calls for an early save
+                    // point that lets the host go, rather than holding it to the next
+                    // regular one (up to 5 s for nothing, at the end of every host).
+                    self.dirty.insert(host);
                 }
                 Some("busy") => {
                     self.awaiting_ack.insert(host);
