@@ -225,7 +225,10 @@ impl Dispatcher {
                     }
                 }
                 _ = notified_opt(background.as_deref()), if background.is_some() => {
-                    self.advance_shared().await;
+                    // No host left, nothing running: step now (the crawl's end, or a claim).
+                    if self.advance_shared().await && self.in_flight == 0 {
+                        tick.reset_immediately();
+                    }
                 }
                 _ = sleep_until_opt(sleep_until), if sleep_until.is_some() && self.stopping.is_none() => {}
                 signal = signals.recv(), if signals_open => {

@@ -31,16 +31,19 @@ impl Dispatcher {
     }
 
     /// Takes the results of a shared crawl's background Redis calls that have finished.
-    pub(super) async fn advance_shared(&mut self) {
+    /// Returns true when the worker holds no host after them.
+    pub(super) async fn advance_shared(&mut self) -> bool {
         let Some(shared) = &mut self.shared else {
-            return;
+            return false;
         };
         let stats = worker_stats(&self.ledger.tally);
         let report = shared
             .coordinator
             .advance(&mut self.ledger.frontier, &stats)
             .await;
+        let none_held = shared.coordinator.held() == 0;
         self.count_shared(report);
+        none_held
     }
 
     /// Refills from Redis, at once, the hosts of a shared crawl that ran dry here.
