@@ -203,8 +203,9 @@ impl Coordinator {
     }
 
     /// True when `host`, whose fetch just finished or whose queued URL was just declined, ran
-    /// dry here while Redis may hold more of it: refilling it now, rather than at the next step, keeps a crawl of few hosts and no
-    /// delay from waiting a step (up to 250 ms) for every batch of URLs.
+    /// dry here while Redis may hold more of it: refilling it now, rather than at the next
+    /// step, keeps a crawl of few hosts and no delay from waiting a step (up to 250 ms) for
+    /// every batch of URLs.
     pub fn ran_dry(&self, host: &str, frontier: &Frontier) -> bool {
         self.may_refill(host) && frontier.is_idle(host)
     }

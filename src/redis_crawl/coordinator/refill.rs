@@ -119,9 +119,9 @@ impl Coordinator {
                     }
                     frontier.add_queued(&host, n as u64);
                     // Asked again once these have run: a full batch may leave more in Redis
-                    // with no new URL to say so, and a short one is the host's last, whose
-                    // "busy" answer (its entries unacknowledged) calls for an early save
-                    // point that lets the host go, rather than holding it to the next
+                    // with no new URL to say so, and after a short one (the host's last,
+                    // unless its pages find more) the "busy" answer calls for the early
+                    // save point that lets the host go, rather than holding it to the next
                     // regular one (up to 5 s for nothing, at the end of every host).
                     self.dirty.insert(host);
                 }
