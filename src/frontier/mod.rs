@@ -184,20 +184,7 @@ impl Frontier {
             return (id, Admit::Seen);
         }
         self.seen_cache.insert(&fp);
-        let rank =
-            self.config
-                .order
-                .rank_entry(&candidate.url, candidate.depth, candidate.requisite);
-        let entry = QueuedUrl {
-            url: candidate.url.into(),
-            depth: candidate.depth,
-            rank,
-            requisite: candidate.requisite,
-            redirects: candidate.redirects,
-            attempt: 0,
-            sitemap: 0,
-            referer: candidate.referer,
-        };
+        let entry = self.entry_of(candidate);
         let admitted = if link {
             self.storage.admit_link(id, &fp, &entry)
         } else {
@@ -215,6 +202,24 @@ impl Frontier {
             }
         };
         (id, admit)
+    }
+
+    /// The queue entry of `candidate`, ranked.
+    fn entry_of(&self, candidate: Candidate) -> QueuedUrl {
+        let rank =
+            self.config
+                .order
+                .rank_entry(&candidate.url, candidate.depth, candidate.requisite);
+        QueuedUrl {
+            url: candidate.url.into(),
+            depth: candidate.depth,
+            rank,
+            requisite: candidate.requisite,
+            redirects: candidate.redirects,
+            attempt: 0,
+            sitemap: 0,
+            referer: candidate.referer,
+        }
     }
 
     fn queued_one(&mut self, id: u32) {

@@ -1,6 +1,6 @@
 //! What finished jobs change in the frontier: a fetch completed (the host rests for its
 //! delay), a failure queued for a retry, a host slowed down by a 429/503 answer, a robots.txt
-//! result applied, and queues dropped
+//! result applied, a page requisite queued again, and queues dropped
 //! (an origin given up, a host at its quota or dropped by the operator).
 
 use std::time::{Duration, Instant};
@@ -9,7 +9,9 @@ use url::Url;
 
 use super::robots_state::{transition, RobotsRetry};
 use super::storage::{QueuedUrl, StoreError};
-use super::{politeness, Frontier, Job, JobKind, PendingRobots, RobotsOutcome, RobotsState};
+use super::{
+    politeness, Candidate, Frontier, Job, JobKind, PendingRobots, RobotsOutcome, RobotsState,
+};
 
 /// How a job ended, for its host's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +120,18 @@ impl Frontier {
     pub fn put_back(&mut self, job: Job, now: Instant) {
         let attempt = job.attempt;
         self.requeue_job(job, attempt, now, Duration::ZERO);
+    }
+
+    /// Queues `candidate` though its URL was seen before: a page requisite whose URL was
+    /// fetched as a link of a type not archived (`crawl/ledger/linked_requisites.rs`). In a
+    /// shared crawl only a host this worker holds takes it.
+    pub fn push_again(&mut self, candidate: Candidate, now: Instant) {
+        let id = self.host_id(candidate.url.host_str().unwrap_or(""), now);
+        let entry = self.entry_of(candidate);
+        match self.storage.requeue(id, &entry) {
+            Ok(()) => self.queued_one(id),
+            Err(e) => self.fail(e),
+        }
     }
 
     /// Queues `job`'s URL again (as attempt `attempt`), its host waiting at least `wait`, and

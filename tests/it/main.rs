@@ -21,8 +21,8 @@ mod foreign_warcs;
 mod harness;
 mod hostile;
 mod hostile_cases;
-
 mod limit_rate;
+mod linked_requisites;
 mod nightly;
 mod no_parent;
 mod old_servers;

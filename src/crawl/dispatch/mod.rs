@@ -339,6 +339,7 @@ impl Dispatcher {
                         .is_some_and(|s| s.coordinator.ran_dry(&job.host, &self.ledger.frontier));
                 }
                 Next::Job(job) => {
+                    let job = self.ledger.as_needed(job);
                     let conn = self.idle.take(&job.host);
                     let (jobs, tx) = (self.jobs.clone(), self.results_tx.clone());
                     // Boxed: the job's state is ~5 KB, and a task's own state is copied

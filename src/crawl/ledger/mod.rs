@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 mod failed;
+mod linked_requisites;
 mod login;
 mod offers;
 pub(super) mod seed_journal;
@@ -25,6 +26,7 @@ use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::Tally;
 use crate::seeds::{SavedSeeds, Seed};
 use crate::url_rules::{ProbeAnswer, RefererPolicy, Scope};
+use linked_requisites::LinkedRequisites;
 use offers::{count_rejection, Via};
 use seed_journal::{Entry, SeedJournal};
 
@@ -37,6 +39,8 @@ pub(super) struct LedgerRules {
     pub(super) retries: u32,
     /// The configured per-host delay (retries wait at least one second, or this).
     pub(super) delay: Duration,
+    /// `--page-requisites`.
+    pub(super) page_requisites: bool,
 }
 
 /// What a handled result means for the loop.
@@ -75,6 +79,8 @@ pub(super) struct Ledger {
     referer: RefererPolicy,
     /// `--http-user`: the credentials, and the hosts that get them.
     pub(super) login: Option<Arc<SiteLogin>>,
+    /// Page requisites first met as links.
+    linked: LinkedRequisites,
 }
 
 impl Ledger {
@@ -113,6 +119,7 @@ impl Ledger {
             seeds: None,
             referer,
             login: None,
+            linked: LinkedRequisites::new(rules.page_requisites),
         }
     }
 
@@ -212,17 +219,32 @@ impl Ledger {
 
     /// True (and the job released and counted) when a queued URL is not to run after all:
     /// the operator's patterns exclude it now, or it is a page link whose kind of URL a probe
-    /// found to be files of a type not archived (`url_rules/extension_probes.rs`).
+    /// found to be files of a type not archived (`url_rules/extension_probes.rs`) and that no
+    /// page needs as a requisite.
     pub(super) fn declined_now(&mut self, job: &Job, now: Instant) -> bool {
         if self.excluded_now(job, now) {
             return true;
         }
-        if job.kind != JobKind::Page || !self.admission.skips_by_extension(&job.url) {
+        if job.kind != JobKind::Page
+            || !self.admission.skips_by_extension(&job.url)
+            || self.linked.is_wanted(&job.url)
+        {
             return false;
         }
+        self.linked.skipped(&job.url);
         self.frontier.release(&job.host, now);
         self.tally.filtered.extension += 1;
         true
+    }
+
+    /// `job`, to run as a page requisite when it is a link's that a page found since needs as
+    /// one (`linked_requisites.rs`): archived whatever its type.
+    pub(super) fn as_needed(&mut self, mut job: Job) -> Job {
+        if job.kind == JobKind::Page && self.linked.take_wanted(&job.url) {
+            job.kind = JobKind::Requisite { hops: 1 };
+            self.tally.requisites.queued += 1;
+        }
+        job
     }
 
     /// Applies a finished job (its connection already taken by the caller).
@@ -294,7 +316,14 @@ impl Ledger {
                 match reason {
                     SkipReason::ContentType => {
                         self.tally.filtered.content_type += 1;
-                        self.frontier.answered(&job.host, now, elapsed);
+                        let job = self.as_needed(job);
+                        if let JobKind::Requisite { .. } = job.kind {
+                            // A page found since that it needs it: fetched again, as one.
+                            self.frontier.put_back(Job { attempt: 0, ..job }, now);
+                        } else {
+                            self.linked.skipped(&job.url);
+                            self.frontier.answered(&job.host, now, elapsed);
+                        }
                     }
                     // Kept for a run with a higher target (`--max-pages` raised resumes).
                     SkipReason::TargetReached => {

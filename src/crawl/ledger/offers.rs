@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use url::Url;
 
+use super::linked_requisites::SeenRequisite;
 use super::{Ledger, LedgerRules};
 use crate::chain::outlinks::Outlinks;
 use crate::crawl::admission::{Admission, Rejection};
@@ -70,7 +71,7 @@ impl Ledger {
 
     /// Offers a page requisite, `hops` transclusions from a page: from any host (scope does
     /// not apply but to long chains), but URL limits, ports, `--exclude` and robots do; not a
-    /// page.
+    /// page. One first met as a link is fetched as a requisite too (`linked_requisites.rs`).
     pub(super) fn offer_requisite(
         &mut self,
         url: Url,
@@ -90,9 +91,21 @@ impl Ledger {
             redirects: 0,
             requisite: hops,
         };
-        match self.frontier.push(candidate, now) {
-            Admit::Seen => self.tally.filtered.duplicate += 1,
-            _ => self.tally.requisites.queued += 1,
+        // Seen may mean met as a link: then it is fetched as a requisite all the same.
+        let key = self.linked.key(&candidate.url);
+        let again = self.linked.was_skipped(key).then(|| candidate.clone());
+        match (self.frontier.push(candidate, now), again) {
+            (Admit::Seen, again) => match (self.linked.seen(key), again) {
+                (SeenRequisite::FetchAgain, Some(candidate)) => {
+                    self.frontier.push_again(candidate, now);
+                    self.tally.requisites.queued += 1;
+                }
+                _ => self.tally.filtered.duplicate += 1,
+            },
+            _ => {
+                self.linked.queued(key);
+                self.tally.requisites.queued += 1;
+            }
         }
     }
 

@@ -202,6 +202,7 @@ fn finish_start(
         max_pages_per_host: config.run.max_pages_per_host,
         retries: config.run.retries,
         delay: config.frontier.delay,
+        page_requisites: config.chain.links.page_requisites,
     };
     let (mut tally, live, saved_seeds, seed_chunks) = saved
         .map(|s| (s.tally, s.live, s.seeds, s.seed_chunks))
