@@ -13,6 +13,7 @@ pub mod cookie_jar;
 pub mod cookies_txt;
 pub mod dns;
 pub mod error;
+mod given_certificate;
 pub mod pins;
 pub mod proxy;
 pub mod rate_limit;

@@ -1,5 +1,6 @@
 //! The rustls client configuration: Mozilla's root store (webpki-roots) with the authorities
-//! of `--ca-certificate`, HTTP/1.1 ALPN, and an `--insecure` mode that accepts any
+//! of `--ca-certificate` (and a server's own certificate given there:
+//! `given_certificate.rs`), HTTP/1.1 ALPN, and an `--insecure` mode that accepts any
 //! certificate; and the names of a session's protocol and cipher suite for the WARC records.
 //!
 //! Roots are compiled in so a crawl behaves the same on every machine, whatever its system
@@ -10,11 +11,13 @@
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CipherSuite, ClientConfig, DigitallySignedStruct, ProtocolVersion, SignatureScheme};
 
+use super::given_certificate::GivenCertificates;
 use crate::exchange::TlsSession;
 
 /// The protocol and cipher suite `connection` negotiated, named as WARC-Protocol and
@@ -96,7 +99,18 @@ pub fn client_config(trust: &Trust) -> Arc<ClientConfig> {
                 roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
             };
             roots.add_parsable_certificates(extra.iter().cloned());
-            builder.with_root_certificates(roots).with_no_client_auth()
+            if extra.is_empty() {
+                builder.with_root_certificates(roots).with_no_client_auth()
+            } else {
+                let roots = WebPkiServerVerifier::builder_with_provider(roots.into(), provider)
+                    .build()
+                    .expect("the roots hold Mozilla's at least");
+                let given = extra.clone();
+                builder
+                    .dangerous()
+                    .with_custom_certificate_verifier(Arc::new(GivenCertificates { roots, given }))
+                    .with_no_client_auth()
+            }
         }
     };
     config.alpn_protocols = vec![b"http/1.1".to_vec()];

@@ -252,6 +252,22 @@ impl Web {
         (host, ca_cert.pem())
     }
 
+    /// Starts https hosts on each of `ips` that show one self-signed certificate, for the
+    /// first of them, marked as an authority's as `openssl req -x509` marks it; returns them
+    /// with that certificate (PEM).
+    pub async fn tls_hosts_self_signed_authority(&self, ips: &[&str]) -> (Vec<Host>, String) {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(vec![ips[0].to_string()]).unwrap();
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let cert = params.self_signed(&key).unwrap();
+        let mut hosts = Vec::new();
+        for ip in ips {
+            let der = cert.der().clone();
+            hosts.push(self.tls_host_with(ip, der, key.serialize_der()).await);
+        }
+        (hosts, cert.pem())
+    }
+
     async fn tls_host_with(
         &self,
         ip: &str,

@@ -1,6 +1,7 @@
 //! Which certificates a crawl trusts: an intranet's own authority with `--ca-certificate`
-//! (wget's name) beside the compiled-in roots, a file that holds none refused at the start,
-//! and wget's `--no-check-certificate` as a name of `--insecure`.
+//! (wget's name) beside the compiled-in roots, a server's own self-signed certificate given
+//! there, a file that holds none refused at the start, and wget's `--no-check-certificate`
+//! as a name of `--insecure`.
 
 use crate::args;
 use crate::harness::{read_records, text, trawl};
@@ -57,4 +58,39 @@ async fn an_intranet_authority_is_trusted_with_ca_certificate() {
         "{}",
         text(&result)
     );
+}
+
+/// A server's self-signed certificate, marked as an authority's (as `openssl req -x509` makes
+/// it), given with `--ca-certificate` as wget and curl take it: trusted for the names it
+/// carries, not for another host that shows it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_self_signed_certificate_given_with_ca_certificate_is_trusted_for_its_names() {
+    let web = Web::default();
+    let (hosts, pem) = web
+        .tls_hosts_self_signed_authority(&["127.0.0.127", "127.0.0.128"])
+        .await;
+    for h in &hosts {
+        h.route("/", Route::html("<p>self-signed</p>"));
+    }
+    let out = tempfile::tempdir().unwrap();
+    let cert = out.path().join("server.pem");
+    std::fs::write(&cert, &pem).unwrap();
+    for (h, code) in hosts.iter().zip([0, 4]) {
+        let dir = out.path().join(h.addr.to_string().replace(':', "_"));
+        let result = trawl(args![
+            "crawl",
+            format!("https://{}/", h.addr),
+            "--out",
+            dir.display(),
+            "--ca-certificate",
+            cert.display(),
+            "-q"
+        ])
+        .await;
+        assert_eq!(result.status.code(), Some(code), "{}", text(&result));
+        let archived = read_records(&dir)
+            .iter()
+            .any(|r| r.warc_type == "response" && r.path() == "/" && r.status() == Some(200));
+        assert_eq!(archived, code == 0, "{}", h.addr);
+    }
 }
