@@ -20,13 +20,13 @@ use std::hash::BuildHasher;
 use foldhash::fast::RandomState;
 use url::Url;
 
-/// Most requisite URLs remembered as queued (~10 MB): past it the set starts over, and a
-/// requisite queued before counts as wanted when it is found again (at worst a page job
-/// runs as a requisite).
-const MAX_REQUISITES: usize = 1 << 20;
+/// Most requisite URLs remembered as queued (a table of 2^20 slots, ~9.5 MB): past it the set
+/// starts over, and a requisite queued before counts as wanted when it is found again (at
+/// worst a page job runs as a requisite).
+const MAX_REQUISITES: usize = 900_000;
 
-/// Most URLs wanted, and most links skipped, remembered (~1 MB each).
-const MAX_PENDING: usize = 1 << 16;
+/// Most URLs wanted, and most links skipped, remembered (2^16 slots, ~0.6 MB each).
+const MAX_PENDING: usize = 57_000;
 
 /// What to do with a requisite the frontier found to be seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
