@@ -238,9 +238,10 @@ impl Ledger {
     }
 
     /// `job`, to run as a page requisite when it is a link's that a page found since needs as
-    /// one (`linked_requisites.rs`): archived whatever its type.
+    /// one (`linked_requisites.rs`): archived whatever its type. A seed stays a page (its
+    /// redirects widen the scope).
     pub(super) fn as_needed(&mut self, mut job: Job) -> Job {
-        if job.kind == JobKind::Page && self.linked.take_wanted(&job.url) {
+        if job.kind == JobKind::Page && job.depth > 0 && self.linked.take_wanted(&job.url) {
             job.kind = JobKind::Requisite { hops: 1 };
             self.tally.requisites.queued += 1;
         }
