@@ -380,6 +380,41 @@ async fn an_ip_literal_seed_unlocks_only_its_own_address_and_port() {
     assert_eq!(stats["errors"]["blocked_address"], 2, "{stats}");
 }
 
+/// A seed on a private address whose robots.txt and page move to another port of it (http to
+/// https) is followed there, as the seed itself is; a link to a third port stays refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ip_literal_seed_that_moves_to_another_port_of_its_address_is_followed() {
+    let web = Web::default();
+    let seed = web.host("127.0.0.1").await;
+    let tls = web.tls_host("127.0.0.1").await;
+    let third = web.host("127.0.0.1").await;
+    let moved = format!("https://{}", tls.addr);
+    seed.route(
+        "/robots.txt",
+        Route::redirect(301, &format!("{moved}/robots.txt")),
+    );
+    seed.route("/", Route::redirect(301, &format!("{moved}/")));
+    let links = format!("<a href=/page>p</a><a href={}>t</a>", third.url("/third"));
+    tls.route("/", Route::html(&links));
+    tls.route("/page", Route::html("<p>moved</p>"));
+    third.route("/third", Route::html("<p>must not be fetched</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let extra = ["--scope", "any", "--insecure"];
+    let stats = crawl(seed.url("/"), out.path(), &extra).await;
+    let fetched = web.paths_of(&tls);
+    assert!(
+        fetched.contains(&"/page".to_string()),
+        "{fetched:?} {stats}"
+    );
+    assert!(
+        web.paths_of(&third).is_empty(),
+        "{:?}",
+        web.paths_of(&third)
+    );
+    assert_eq!(stats["pages_archived"], 2, "{stats}");
+    assert_eq!(stats["errors"]["blocked_address"], 1, "{stats}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chunk_lines_ending_in_a_bare_lf_still_give_the_pages_links() {
     let web = Web::default();

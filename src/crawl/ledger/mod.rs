@@ -21,7 +21,7 @@ use super::job::{JobResult, Outcome};
 use super::operator_changes::LiveChanges;
 use crate::chain::filter::SkipReason;
 use crate::config::AdmissionConfig;
-use crate::fetch::{origin_key, SiteLogin};
+use crate::fetch::{origin_key, AddressGuard, SiteLogin};
 use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::Tally;
 use crate::seeds::{SavedSeeds, Seed};
@@ -81,6 +81,8 @@ pub(super) struct Ledger {
     pub(super) login: Option<Arc<SiteLogin>>,
     /// Page requisites first met as links.
     linked: LinkedRequisites,
+    /// The SSRF guard, which a seed's move to another port of its address tells.
+    pub(super) guard: Option<AddressGuard>,
 }
 
 impl Ledger {
@@ -120,6 +122,7 @@ impl Ledger {
             referer,
             login: None,
             linked: LinkedRequisites::new(rules.page_requisites),
+            guard: None,
         }
     }
 
@@ -193,6 +196,7 @@ impl Ledger {
                 Entry::Reached(origin) => {
                     self.fallback.remove(&origin);
                 }
+                Entry::Allowed(addr) => self.allow_moved_seed(addr.parse().ok()),
             }
         }
     }
@@ -361,6 +365,7 @@ impl Ledger {
                 }
                 tracing::info!(status, url = %job.url, "archived");
                 if let JobKind::Robots { origin, .. } = &job.kind {
+                    self.moved_within_address(&job.url, found.location.as_ref());
                     let outcome = RobotsOutcome::of_response(
                         status,
                         found.location,
@@ -386,13 +391,8 @@ impl Ledger {
                     s.invalid += u64::from(listed.invalid);
                     // Listed pages are one hop from the site's root, in scope or not.
                     for url in listed.pages {
-                        self.offer(
-                            url,
-                            (1, 0),
-                            false,
-                            Via::Document(&job.url, found.referrer),
-                            now,
-                        );
+                        let via = Via::Document(&job.url, found.referrer);
+                        self.offer(url, (1, 0), None, via, now);
                     }
                     for url in listed.sitemaps {
                         if self.admission.scope.allows_host(&url) {
@@ -456,7 +456,8 @@ impl Ledger {
                             (job.depth, job.redirects + 1),
                             Via::Redirect(job.referer.as_deref()),
                         );
-                        self.offer(to, hops, job.depth == 0, via, now)
+                        let seed = (job.depth == 0).then_some(&job.url);
+                        self.offer(to, hops, seed, via, now)
                     }
                     (None, _) => {}
                 }

@@ -1,10 +1,12 @@
 //! What a finished job offers the frontier: its page's links, the requisites it needs, its
 //! redirect target and a sitemap's entries, each through admission, and each with the
-//! `Referer` its request will send (`url_rules/referrer.rs`).
+//! `Referer` its request will send (`url_rules/referrer.rs`); and what a seed's move to
+//! another port of its IP address allows.
 
+use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
 
-use url::Url;
+use url::{Host, Url};
 
 use super::linked_requisites::SeenRequisite;
 use super::{Ledger, LedgerRules};
@@ -109,19 +111,22 @@ impl Ledger {
         }
     }
 
-    /// Offers a discovered URL to the frontier. Redirects out of a seed's own chain extend the
-    /// scope to their target, as a seed that moved is still what the user asked for.
+    /// Offers a discovered URL to the frontier. Redirects out of a seed's own chain (from
+    /// `seed`) extend the scope to their target, as a seed that moved is still what the user
+    /// asked for; an IP-literal seed that moves to another port of its address (http to
+    /// https) takes the SSRF guard's leave along.
     pub(super) fn offer(
         &mut self,
         url: Url,
         (depth, redirects): (u32, u32),
-        from_seed: bool,
+        seed: Option<&Url>,
         via: Via<'_>,
         now: Instant,
     ) {
-        if from_seed {
+        if let Some(seed) = seed {
             let widened = self.admission.scope.add_seed(&url);
             self.seed_journal.scope_seed(&url, widened, false);
+            self.moved_within_address(seed, Some(&url));
         }
         let candidate = admit(
             &self.rules,
@@ -138,6 +143,39 @@ impl Ledger {
             }
         }
     }
+
+    /// A seed, or the robots.txt of a seed's origin, redirected from `from` to `to`: when
+    /// that is another port of the same IP literal, the guard allows it as it allows the seed
+    /// (the http to https move of a server on a private address).
+    pub(super) fn moved_within_address(&mut self, from: &Url, to: Option<&Url>) {
+        if let Some(addr) = to.and_then(|to| same_address(from, to)) {
+            self.allow_moved_seed(Some(addr));
+        }
+    }
+
+    /// Lets the SSRF guard allow `addr`, where an IP-literal seed moved (or moved in an
+    /// earlier run), noting it for the log and the crawl state when it is new.
+    pub(super) fn allow_moved_seed(&mut self, addr: Option<SocketAddr>) {
+        let (Some(guard), Some(addr)) = (&self.guard, addr) else {
+            return;
+        };
+        if let Some(class) = guard.allow_seed_literal(addr) {
+            let class = class.name();
+            tracing::warn!("a seed moved to {addr}, a {class} address: it is allowed too");
+            self.seed_journal.allowed(addr);
+        }
+    }
+}
+
+/// The socket address of `to` when it is another port of the IP literal `from` names.
+fn same_address(from: &Url, to: &Url) -> Option<SocketAddr> {
+    let ip = match (from.host()?, to.host()?) {
+        (Host::Ipv4(a), Host::Ipv4(b)) if a == b => IpAddr::V4(a),
+        (Host::Ipv6(a), Host::Ipv6(b)) if a == b => IpAddr::V6(a),
+        _ => return None,
+    };
+    let (was, port) = (from.port_or_known_default()?, to.port_or_known_default()?);
+    (was != port).then_some(SocketAddr::new(ip, port))
 }
 
 /// `url`, found `depth` hops from a seed after `redirects` redirects, as a candidate for the

@@ -24,6 +24,9 @@ pub enum Entry {
     Fallback(String),
     /// The https origin of a bare-host seed was reached, or fell back: its fallback is done.
     Reached(String),
+    /// A socket address the SSRF guard allows: an IP-literal seed moved to this port of its
+    /// address.
+    Allowed(String),
 }
 
 /// The journal of this run, and the scope seeds for a shared crawl's other workers.
@@ -52,6 +55,13 @@ impl SeedJournal {
         };
         if let Some(unsaved) = &mut self.unsaved {
             unsaved.push(entry);
+        }
+    }
+
+    /// Notes that the SSRF guard allows `addr`, where an IP-literal seed moved.
+    pub(crate) fn allowed(&mut self, addr: std::net::SocketAddr) {
+        if let Some(unsaved) = &mut self.unsaved {
+            unsaved.push(Entry::Allowed(addr.to_string()));
         }
     }
 
@@ -116,6 +126,7 @@ mod tests {
         j.scope_seed(&u("http://b.org/"), true, false);
         j.scope_seed(&u("https://c.org/"), false, true);
         j.reached("https://c.org");
+        j.allowed("127.0.0.2:8443".parse().unwrap());
         let (name, json) = j.next_chunk().unwrap();
         assert_eq!(name, "seeds.3");
         assert_eq!(
@@ -124,6 +135,7 @@ mod tests {
                 Entry::Scope("http://b.org/".into()),
                 Entry::Fallback("https://c.org/".into()),
                 Entry::Reached("https://c.org".into()),
+                Entry::Allowed("127.0.0.2:8443".into()),
             ]
         );
         j.chunk_saved();
