@@ -1,11 +1,14 @@
 //! The crawl loop proper: hand ready jobs to tasks up to the concurrency, apply each finished
 //! job to the ledger, and on a timer keep idle connections fresh, take save points and write the
 //! status file; stop on the page target, an output error or a signal. Commands from the console
-//! (this worker's or, in a shared crawl, another's) are `commands.rs`.
+//! (this worker's or, in a shared crawl, another's) are `commands.rs`; a shared crawl's steps
+//! `shared_steps.rs`; what is left once every job has ended `closed.rs`.
 
+mod closed;
 mod commands;
 mod shared_steps;
 
+pub(super) use closed::Closed;
 use commands::next_command;
 
 use std::sync::atomic::Ordering;
@@ -445,46 +448,6 @@ impl Dispatcher {
         };
         write_status(&self.rules.out, &status);
     }
-
-    /// Ends every job and drops the loop's senders (to jobs and, through the job context, to
-    /// the writer), keeping what shutdown needs.
-    pub(super) async fn close(mut self) -> Closed {
-        self.tasks.shutdown().await;
-        self.idle.clear();
-        Closed {
-            shared: self.shared,
-            ledger: self.ledger,
-            stopping: self.stopping,
-            state_error: self.state_error,
-            started_at: self.started_at,
-            seed_problems: match self.seeds {
-                Some(feed) => feed.into_problems(),
-                None => self.seed_problems,
-            },
-            out: self.rules.out,
-            session: self.rules.session,
-        }
-    }
-}
-
-/// What is left of the loop once every job has ended.
-pub(super) struct Closed {
-    /// This worker's part in a shared crawl.
-    pub(super) shared: Option<Shared>,
-    /// Frontier, admission rules and counters.
-    pub(super) ledger: Ledger,
-    /// Why the loop stopped, if it was stopped.
-    pub(super) stopping: Option<StopReason>,
-    /// The first save-point failure.
-    pub(super) state_error: Option<StateError>,
-    /// When the crawl started (RFC 3339).
-    pub(super) started_at: String,
-    /// Seed lines skipped this run (the first ones), for the report.
-    pub(super) seed_problems: Vec<String>,
-    /// The output directory.
-    pub(super) out: std::path::PathBuf,
-    /// The crawl's name and cookie jar.
-    pub(super) session: CrawlSession,
 }
 
 async fn notified_opt(notify: Option<&tokio::sync::Notify>) {
