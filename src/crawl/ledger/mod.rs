@@ -2,7 +2,8 @@
 //! finished job changes in them. Count it, apply robots.txt results, offer links and redirects
 //! to the frontier through admission, retry or give up failures, and fall back from https to
 //! http for bare-host seeds. Owned by the crawl loop alone; crash replay feeds it too. What a
-//! failed fetch changes is `failed.rs`.
+//! failed fetch changes is `failed.rs`; what seeds change, `seeds.rs`; what a job offers the
+//! frontier, `offers.rs`; requisites first met as links, `linked_requisites.rs`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,20 +16,21 @@ mod linked_requisites;
 mod login;
 mod offers;
 pub(super) mod seed_journal;
+mod seeds;
 
 use super::admission::Admission;
 use super::job::{JobResult, Outcome};
 use super::operator_changes::LiveChanges;
 use crate::chain::filter::SkipReason;
 use crate::config::AdmissionConfig;
-use crate::fetch::{origin_key, AddressGuard, SiteLogin};
-use crate::frontier::{Admit, Candidate, Frontier, Job, JobKind, RobotsOutcome};
+use crate::fetch::{AddressGuard, SiteLogin};
+use crate::frontier::{Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::Tally;
-use crate::seeds::{SavedSeeds, Seed};
+use crate::seeds::SavedSeeds;
 use crate::url_rules::{ProbeAnswer, RefererPolicy, Scope};
 use linked_requisites::LinkedRequisites;
 use offers::{count_rejection, Via};
-use seed_journal::{Entry, SeedJournal};
+use seed_journal::SeedJournal;
 
 /// The ledger's own settings.
 #[derive(Debug, Clone, Copy)]
@@ -123,101 +125,6 @@ impl Ledger {
             login: None,
             linked: LinkedRequisites::new(rules.page_requisites),
             guard: None,
-        }
-    }
-
-    /// Takes the command line's seeds ([`Ledger::take_seed`]).
-    pub(super) fn take_seeds(&mut self, seeds: &[Seed], now: Instant) {
-        for seed in seeds {
-            self.take_seed(seed, now);
-        }
-    }
-
-    /// Widens the scope to a seed and queues it: its https URL, with the http one to fall
-    /// back to for a bare host. A shared crawl's other workers learn the scope seed.
-    pub(super) fn take_seed(&mut self, seed: &Seed, now: Instant) -> Admit {
-        if seed.credentials {
-            // (Its canonical URL holds no password.)
-            tracing::warn!(
-                "seed {}: the user name and password in it are not sent; give them with --http-user and --http-password",
-                seed.url
-            );
-        }
-        let widened = self.admission.scope.add_seed(&seed.url);
-        self.seed_journal
-            .scope_seed(&seed.url, widened, seed.http_fallback);
-        if seed.http_fallback {
-            self.add_fallback(&seed.url);
-        }
-        self.frontier.push(
-            Candidate {
-                url: seed.url.clone(),
-                depth: 0,
-                redirects: 0,
-                requisite: 0,
-                referer: self.referer.seed(),
-            },
-            now,
-        )
-    }
-
-    /// Falls back to http for the https origin of bare-host seed `url` if it cannot be
-    /// reached.
-    fn add_fallback(&mut self, url: &Url) {
-        let mut http = url.clone();
-        if http.set_scheme("http").is_ok() {
-            self.fallback.insert(origin_key(url), http);
-        }
-    }
-
-    /// A response came from the origin of `job`: a fallback to http it had is done (which
-    /// also keeps the map to the bare-host seeds not reached yet).
-    fn origin_reached(&mut self, job: &Job) {
-        let origin = match &job.kind {
-            JobKind::Robots { origin, .. } => origin.clone(),
-            _ => origin_key(&job.url),
-        };
-        if self.fallback.remove(&origin).is_some() {
-            self.seed_journal.reached(&origin);
-        }
-    }
-
-    /// Applies what an earlier run's seeds left (`seed_journal.rs`), in the order it happened.
-    pub(super) fn restore_seeds(&mut self, entries: Vec<Entry>) {
-        for entry in entries {
-            match entry {
-                Entry::Scope(url) => self.widen_scope(&[url]),
-                Entry::Fallback(url) => {
-                    if let Ok(url) = Url::parse(&url) {
-                        self.admission.scope.add_seed(&url);
-                        self.add_fallback(&url);
-                    }
-                }
-                Entry::Reached(origin) => {
-                    self.fallback.remove(&origin);
-                }
-                Entry::Allowed(addr) => self.allow_moved_seed(addr.parse().ok()),
-            }
-        }
-    }
-
-    /// From now on, keeps the scope seeds this worker adds for the other workers of a shared
-    /// crawl ([`Ledger::take_scope_added`]).
-    pub(super) fn share_scope(&mut self) {
-        self.seed_journal.share();
-    }
-
-    /// The scope seeds added since the last call.
-    pub(super) fn take_scope_added(&mut self) -> Vec<String> {
-        self.seed_journal.take_shared()
-    }
-
-    /// Adds scope seeds other workers of a shared crawl brought, or an earlier run saved.
-    pub(super) fn widen_scope(&mut self, seeds: &[String]) {
-        for seed in seeds {
-            if let Ok(url) = Url::parse(seed) {
-                self.admission.scope.add_seed(&url);
-            }
         }
     }
 
