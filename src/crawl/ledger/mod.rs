@@ -83,8 +83,9 @@ pub(super) struct Ledger {
     pub(super) login: Option<Arc<SiteLogin>>,
     /// Page requisites first met as links.
     linked: LinkedRequisites,
-    /// The SSRF guard, which a seed's move to another port of its address tells.
-    pub(super) guard: Option<AddressGuard>,
+    /// The fetcher's SSRF guard (set by setup; a guard of its own until then), which a seed's
+    /// move to another port of its address tells.
+    pub(super) guard: AddressGuard,
 }
 
 impl Ledger {
@@ -124,7 +125,7 @@ impl Ledger {
             referer,
             login: None,
             linked: LinkedRequisites::new(rules.page_requisites),
-            guard: None,
+            guard: AddressGuard::default(),
         }
     }
 

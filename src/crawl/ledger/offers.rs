@@ -96,8 +96,8 @@ impl Ledger {
         // Seen may mean met as a link: then it is fetched as a requisite all the same.
         let key = self.linked.key(&candidate.url);
         let again = self.linked.was_skipped(key).then(|| candidate.clone());
-        match (self.frontier.push(candidate, now), again) {
-            (Admit::Seen, again) => match (self.linked.seen(key), again) {
+        match self.frontier.push(candidate, now) {
+            Admit::Seen => match (self.linked.seen(key), again) {
                 (SeenRequisite::FetchAgain, Some(candidate)) => {
                     self.frontier.push_again(candidate, now);
                     self.tally.requisites.queued += 1;
@@ -149,17 +149,14 @@ impl Ledger {
     /// (the http to https move of a server on a private address).
     pub(super) fn moved_within_address(&mut self, from: &Url, to: Option<&Url>) {
         if let Some(addr) = to.and_then(|to| same_address(from, to)) {
-            self.allow_moved_seed(Some(addr));
+            self.allow_moved_seed(addr);
         }
     }
 
     /// Lets the SSRF guard allow `addr`, where an IP-literal seed moved (or moved in an
     /// earlier run), noting it for the log and the crawl state when it is new.
-    pub(super) fn allow_moved_seed(&mut self, addr: Option<SocketAddr>) {
-        let (Some(guard), Some(addr)) = (&self.guard, addr) else {
-            return;
-        };
-        if let Some(class) = guard.allow_seed_literal(addr) {
+    pub(super) fn allow_moved_seed(&mut self, addr: SocketAddr) {
+        if let Some(class) = self.guard.allow_seed_literal(addr) {
             let class = class.name();
             tracing::warn!("a seed moved to {addr}, a {class} address: it is allowed too");
             self.seed_journal.allowed(addr);

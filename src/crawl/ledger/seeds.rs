@@ -83,7 +83,11 @@ impl Ledger {
                 Entry::Reached(origin) => {
                     self.fallback.remove(&origin);
                 }
-                Entry::Allowed(addr) => self.allow_moved_seed(addr.parse().ok()),
+                Entry::Allowed(addr) => {
+                    if let Ok(addr) = addr.parse() {
+                        self.allow_moved_seed(addr);
+                    }
+                }
             }
         }
     }

@@ -214,7 +214,7 @@ fn finish_start(
     let cookies = cookie_jar(config, &frontier)?;
     let mut ledger = Ledger::new(frontier, tally, &config.admission, rules);
     ledger.login = config.fetch.login.clone();
-    ledger.guard = Some(config.fetch.guard.clone());
+    ledger.guard = config.fetch.guard.clone();
     ledger.restore_changes(live);
     ledger.widen_scope(&scope);
     let now = Instant::now();
