@@ -14,6 +14,7 @@ use url::Url;
 use crate::capture::Capture;
 use crate::extract::links::extract_document;
 use crate::extract::manifest::manifest_urls;
+use crate::extract::robots_tag::field_says_nofollow;
 use crate::extract::script_urls::script_urls;
 use crate::extract::sitemap::parse_sitemap;
 use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
@@ -37,8 +38,11 @@ pub struct LinkRules {
     pub max_sitemap_decoded: usize,
     /// Collect page requisites (`--page-requisites`).
     pub page_requisites: bool,
-    /// Obey a page's `<meta name="robots" content="nofollow">` (not `--ignore-robots`).
+    /// Obey a page's `nofollow`, in a robots meta or an `X-Robots-Tag` field (not
+    /// `--ignore-robots`).
     pub obey_meta_robots: bool,
+    /// trawl's product token (lower-case), which a robots meta or field can name.
+    pub robots_agent: String,
 }
 
 /// Links of a page that were not taken, by reason.
@@ -50,7 +54,7 @@ pub struct Declined {
     pub too_long: u64,
     /// Not http(s) URLs (mailto:, javascript:, unparseable).
     pub not_http: u64,
-    /// Links of a page whose robots meta tag says `nofollow`.
+    /// Links of a page whose robots meta tag or `X-Robots-Tag` says `nofollow`.
     pub nofollow: u64,
 }
 
@@ -190,6 +194,8 @@ pub fn outlinks(
 ) -> Outlinks {
     let mut out = Outlinks::default();
     out.location = location(capture, url, &mut out.declined);
+    let field_nofollow =
+        rules.obey_meta_robots && says_field_nofollow(capture, &rules.robots_agent);
     if let Some(policy) = capture.head.header("referrer-policy") {
         let policy = PagePolicy::from_header(&String::from_utf8_lossy(policy));
         out.referrer = policy.unwrap_or_default();
@@ -218,7 +224,8 @@ pub fn outlinks(
         out.declined.over_cap += links.dropped as u64;
         out.declined.too_long += links.too_long as u64;
         out.declined.not_http += links.unusable as u64;
-        if links.nofollow && rules.obey_meta_robots {
+        let meta_nofollow = links.nofollow || links.nofollow_for.contains(&rules.robots_agent);
+        if field_nofollow || (meta_nofollow && rules.obey_meta_robots) {
             // The page asks robots not to follow its links (its header links too); what it
             // needs to render is still taken, as for any archived page.
             out.declined.nofollow += links.urls.len() as u64;
@@ -226,10 +233,18 @@ pub fn outlinks(
         }
         out.links = links.urls;
     }
-    if page {
+    if page && !field_nofollow {
         header_links(capture, url, rules, &mut out);
     }
     out
+}
+
+/// An `X-Robots-Tag` field of the response forbids trawl to follow its links.
+fn says_field_nofollow(capture: &Capture, agent: &str) -> bool {
+    capture.head.headers.iter().any(|(name, value)| {
+        name.eq_ignore_ascii_case("x-robots-tag")
+            && field_says_nofollow(&String::from_utf8_lossy(value), agent)
+    })
 }
 
 /// Links carried by the headers of a page: every `Link` field's targets, `Location` and
@@ -352,6 +367,7 @@ mod tests {
             max_sitemap_decoded: 1 << 20,
             page_requisites: false,
             obey_meta_robots: true,
+            robots_agent: "trawl".into(),
         }
     }
 

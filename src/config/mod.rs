@@ -368,7 +368,7 @@ impl Config {
                 delay: args.delay,
                 delay_factor: args.delay_factor,
                 max_delay: args.max_delay,
-                robots_agent,
+                robots_agent: robots_agent.clone(),
                 obey_robots: !args.ignore_robots,
                 robots_retry: args.robots_retry,
                 robots_attempts: args.robots_attempts,
@@ -408,6 +408,7 @@ impl Config {
                     max_sitemap_decoded: crate::extract::sitemap::MAX_SITEMAP_BYTES + 1,
                     page_requisites: args.page_requisites,
                     obey_meta_robots: !args.ignore_robots,
+                    robots_agent,
                 },
                 records: RecordOptions {
                     gzip_level: args.gzip_level,

@@ -5,7 +5,8 @@
 //! `noscript`, `noframes` and `noembed` (markup to a client without scripts, frames or plugins).
 //! Not taken: anything inside script, style, comments or other raw-text elements (the tokenizer
 //! is switched into the same raw states a browser uses). A `<meta name="robots">` that says
-//! `nofollow` is reported, for the crawl to obey.
+//! `nofollow`, and the names of other metas that say it (a robot's own), are reported, for the
+//! crawl to obey (`robots_tag.rs`).
 //! With requisites asked for (`--page-requisites`), what a page needs to render is collected
 //! apart: `img`/`source` `src`/`srcset`, `link rel=stylesheet|icon|preload` (then not a link)
 //! and its `imagesrcset`, `script src`, media `src`/`poster`, `embed`/`object`, `input
@@ -26,6 +27,7 @@ use indexmap::IndexSet;
 
 use super::feed::feed_document;
 use super::refresh::meta_refresh_url;
+use super::robots_tag::says_nofollow;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
@@ -36,6 +38,9 @@ use url::Url;
 use crate::url_rules::canonical::{unresolved, Unresolved};
 use crate::url_rules::referrer::PagePolicy;
 use crate::url_rules::resolve_link_in;
+
+/// Most meta names (other than `robots`) kept from one page for saying `nofollow`.
+pub const MAX_NAMED_NOFOLLOW: usize = 8;
 
 /// The links of one page.
 #[derive(Debug, Default, Clone)]
@@ -54,6 +59,9 @@ pub struct Links {
     /// The page asks robots not to follow its links: `<meta name="robots">` with `nofollow`
     /// or `none` (whether to obey is the caller's choice).
     pub nofollow: bool,
+    /// The names (lower-cased) of other metas that said so, each a robot's own
+    /// (`<meta name="trawl" content="nofollow">`); at most [`MAX_NAMED_NOFOLLOW`].
+    pub nofollow_for: Vec<String>,
     /// The referrer policy a `<meta name="referrer">` sets (the last one known).
     pub referrer: Option<PagePolicy>,
     /// The page names its icon (`<link rel=icon>`), so a browser does not ask for
@@ -81,6 +89,8 @@ struct Collected {
     requisites_before_base: usize,
     /// A `<meta name="robots">` said `nofollow` or `none`.
     nofollow: bool,
+    /// Other meta names whose content said it (lower-cased): robots'.
+    nofollow_for: Vec<String>,
     referrer: Option<PagePolicy>,
     /// A `<link rel=icon>` was met.
     names_icon: bool,
@@ -122,14 +132,6 @@ struct LinkSink {
     /// The document is XML (XHTML as `application/xhtml+xml`, SVG): self-closed elements
     /// are closed.
     xml: bool,
-}
-
-/// True for a robots meta `content` that forbids following links (`nofollow`, or `none`:
-/// noindex and nofollow), as wget and Heritrix read it.
-fn says_nofollow(content: &str) -> bool {
-    content
-        .split(|c: char| c == ',' || c.is_ascii_whitespace())
-        .any(|d| d.eq_ignore_ascii_case("nofollow") || d.eq_ignore_ascii_case("none"))
 }
 
 impl LinkSink {
@@ -206,10 +208,13 @@ impl LinkSink {
                     }
                 }
                 let name = Self::attr(tag, "name").map(str::trim).unwrap_or_default();
-                if name.eq_ignore_ascii_case("robots")
-                    && Self::attr(tag, "content").is_some_and(says_nofollow)
-                {
-                    self.collected.borrow_mut().nofollow = true;
+                if Self::attr(tag, "content").is_some_and(says_nofollow) {
+                    let mut collected = self.collected.borrow_mut();
+                    if name.eq_ignore_ascii_case("robots") {
+                        collected.nofollow = true;
+                    } else if collected.nofollow_for.len() < MAX_NAMED_NOFOLLOW {
+                        collected.nofollow_for.push(name.to_ascii_lowercase());
+                    }
                 }
                 if name.eq_ignore_ascii_case("referrer") {
                     if let Some(policy) = Self::attr(tag, "content").and_then(PagePolicy::from_meta)
@@ -328,6 +333,7 @@ pub fn extract_document(
     let mut links = Links {
         dropped: collected.over_raw,
         nofollow: collected.nofollow,
+        nofollow_for: collected.nofollow_for,
         referrer: collected.referrer,
         names_icon: collected.names_icon,
         ..Links::default()

@@ -12,6 +12,7 @@ pub mod link_header;
 pub mod links;
 pub mod manifest;
 mod refresh;
+pub mod robots_tag;
 pub mod script_urls;
 pub mod sitemap;
 mod srcset;

@@ -1,6 +1,7 @@
 //! What a site says to robots beyond the basics the full crawl checks: a page's
 //! `<meta name="robots" content="nofollow">`, obeyed as wget and Heritrix obey it (and not with
-//! `--ignore-robots`), a robots.txt group named with a version (`User-agent: trawl/0.1`), and a
+//! `--ignore-robots`), the same said in an `X-Robots-Tag` field or to trawl by name (and not
+//! when said to another robot), a robots.txt group named with a version (`User-agent: trawl/0.1`), and a
 //! robots.txt first answered with 429 (waited for, as a 5xx, not read as "allow all"), and one
 //! that fails longer than `--robots-attempts` allows or asks, by `Retry-After`, for a longer
 //! wait than the back-off.
@@ -43,6 +44,92 @@ async fn a_robots_meta_nofollow_keeps_the_pages_links_unfollowed() {
     let ignoring = tempfile::tempdir().unwrap();
     let stats = crawl(h.url("/"), ignoring.path(), &["--ignore-robots"]).await;
     assert_eq!(stats["pages_archived"], 6, "{stats}");
+}
+
+/// A page whose `nofollow` comes in its `X-Robots-Tag` field, for all or for trawl by name, or
+/// in a meta named for trawl, is archived with its requisites and its links left; one said to
+/// another robot is not trawl's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nofollow_in_the_x_robots_tag_field_or_to_trawl_by_name_is_obeyed() {
+    let web = Web::default();
+    let h = web.host("127.0.0.129").await;
+    let closed = ["/all", "/named", "/listed", "/meta-named"];
+    let open = ["/other-robot", "/other-meta", "/valued"];
+    let mut index = String::new();
+    for path in closed.iter().chain(&open) {
+        index.push_str(&format!("<a href={path}>x</a>"));
+    }
+    h.route("/", Route::html(&index));
+    let page = |path: &str, field: Option<&str>, head: &str| {
+        let mut route = Route::html(&format!(
+            "<head>{head}</head><img src={path}.gif><a href={path}/behind>b</a>"
+        ));
+        if let Some(value) = field {
+            route.headers.push(("X-Robots-Tag".into(), value.into()));
+        }
+        route
+            .headers
+            .push(("Link".into(), format!("<{path}/linked>; rel=next")));
+        route
+    };
+    h.route("/all", page("/all", Some("noindex, nofollow"), ""));
+    h.route("/named", page("/named", Some("Trawl: nofollow"), ""));
+    h.route(
+        "/listed",
+        page("/listed", Some("otherbot: noindex, trawl: none"), ""),
+    );
+    let meta_named = r#"<meta name="trawl" content="noindex,nofollow">"#;
+    h.route("/meta-named", page("/meta-named", None, meta_named));
+    h.route(
+        "/other-robot",
+        page("/other-robot", Some("otherbot: nofollow"), ""),
+    );
+    let other_meta = r#"<meta name="otherbot" content="nofollow">"#;
+    h.route("/other-meta", page("/other-meta", None, other_meta));
+    h.route(
+        "/valued",
+        page("/valued", Some("max-snippet: 20, noarchive"), ""),
+    );
+    for path in closed.iter().chain(&open) {
+        h.route(&format!("{path}/behind"), Route::html("<p>leaf</p>"));
+        h.route(&format!("{path}/linked"), Route::html("<p>leaf</p>"));
+        h.route(
+            &format!("{path}.gif"),
+            Route::typed(200, "image/gif", b"GIF89a"),
+        );
+    }
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &["--page-requisites"]).await;
+    let fetched = web.paths_of(&h);
+    for path in closed.iter().chain(&open) {
+        assert!(fetched.contains(&path.to_string()), "{path}: {fetched:?}");
+        assert!(
+            fetched.contains(&format!("{path}.gif")),
+            "{path}: {fetched:?}"
+        );
+    }
+    for path in closed {
+        for after in ["/behind", "/linked"] {
+            let behind = format!("{path}{after}");
+            assert!(!fetched.contains(&behind), "{behind}: {fetched:?}");
+        }
+    }
+    for path in open {
+        for after in ["/behind", "/linked"] {
+            let behind = format!("{path}{after}");
+            assert!(fetched.contains(&behind), "{behind}: {fetched:?}");
+        }
+    }
+    // The body's link of each closed page is counted; its header's is left uncounted.
+    assert_eq!(stats["filtered"]["nofollow"], 4, "{stats}");
+
+    let ignoring = tempfile::tempdir().unwrap();
+    crawl(h.url("/"), ignoring.path(), &["--ignore-robots"]).await;
+    let fetched = web.paths_of(&h);
+    for path in closed {
+        let behind = format!("{path}/behind");
+        assert!(fetched.contains(&behind), "{behind}: {fetched:?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
