@@ -40,7 +40,7 @@ use crate::url_rules::referrer::PagePolicy;
 use crate::url_rules::resolve_link_in;
 
 /// Most meta names (other than `robots`) kept from one page for saying `nofollow`.
-pub const MAX_NAMED_NOFOLLOW: usize = 8;
+pub const MAX_NAMED_NOFOLLOW: usize = 16;
 
 /// The links of one page.
 #[derive(Debug, Default, Clone)]
