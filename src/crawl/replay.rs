@@ -9,19 +9,20 @@
 //! at the kill are repeated.
 
 use std::io;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use url::Url;
 
 use super::job::{JobResult, Outcome};
 use super::ledger::Ledger;
+use super::seed_feed::SeedFeed;
 use crate::capture::Capture;
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, Verdict};
 use crate::chain::outlinks::{outlinks, LinkRules};
 use crate::exchange::{Exchange, Truncation};
 use crate::fault::FaultKind;
-use crate::frontier::{link_keys, JobKind};
+use crate::frontier::{link_keys, Job, JobKind};
 use crate::http_message::parse_response_head;
 use crate::warc::naming::{list_warc_files, serial_of};
 use crate::warc::reader::{each_record, StoredRecord};
@@ -37,13 +38,16 @@ pub(super) struct ReplayChain<'a> {
 }
 
 /// Replays every capture in the WARC files `prefix` wrote in `dir` with serial `from_serial`
-/// or later; returns how many were applied.
+/// or later; returns how many were applied. A capture of a URL not queued may be of a seed
+/// the crashed run read from `seeds` after its last save point: the feed is read on (as far
+/// as that run can have read) until the URL is queued.
 pub(super) fn replay(
     ledger: &mut Ledger,
     chain: &ReplayChain<'_>,
     dirs: &[std::path::PathBuf],
     prefix: &str,
     from_serial: u64,
+    mut seeds: Option<&mut SeedFeed>,
 ) -> io::Result<usize> {
     let mut files: Vec<(u64, std::path::PathBuf)> = list_warc_files(dirs)?
         .into_iter()
@@ -55,6 +59,7 @@ pub(super) fn replay(
         .collect();
     files.sort();
     let mut applied = 0;
+    let mut captures = 0;
     for (_, path) in files {
         for record in each_record(&path)? {
             let record = record?;
@@ -67,7 +72,8 @@ pub(super) fn replay(
             let Some(url) = record.target_uri().and_then(|u| Url::parse(u).ok()) else {
                 continue;
             };
-            let Some(job) = ledger.frontier.take_queued(&url) else {
+            captures += 1;
+            let Some(job) = take_queued(ledger, &url, seeds.as_deref_mut(), captures) else {
                 continue;
             };
             let record_id = record.header("WARC-Record-ID").unwrap_or("").to_string();
@@ -90,11 +96,29 @@ pub(super) fn replay(
                 login_asked: crate::fetch::site_login::LoginAsk::Nothing,
             };
             // Replay never writes, so the writer cannot have closed.
-            let _ = ledger.handle(result, std::time::Instant::now());
+            let _ = ledger.handle(result, Instant::now());
             applied += 1;
         }
     }
     Ok(applied)
+}
+
+/// The job of `url` if it is queued, or once reading on in `seeds` queues it.
+fn take_queued(
+    ledger: &mut Ledger,
+    url: &Url,
+    mut seeds: Option<&mut SeedFeed>,
+    captures: u64,
+) -> Option<Job> {
+    loop {
+        if let Some(job) = ledger.frontier.take_queued(url) {
+            return Some(job);
+        }
+        let feed = seeds.as_deref_mut()?;
+        if !feed.catch_up(ledger, Instant::now(), captures) {
+            return None;
+        }
+    }
 }
 
 /// What the WARC record says beyond the capture itself.

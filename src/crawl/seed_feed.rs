@@ -2,8 +2,9 @@
 //! batch of lines at a time whenever the frontier's queue is short, so a list of any length
 //! neither waits to be read whole before the first fetch nor grows the memory with its length.
 //! How far it was read is crawl state (saved with the frontier at each save point, so a kill
-//! resumes where the last save point was: seeds read after it are read again, and the seen set
-//! makes that a no-op). Bad lines are logged with their line numbers (the first
+//! resumes where the last save point was: seeds read after it are read again, by the replay
+//! of the WARC files written since (`catch_up`) as far as their captures need, so a seed
+//! fetched before the kill is completed from its record, not fetched again). Bad lines are logged with their line numbers (the first
 //! [`PRINTED_PROBLEMS`]) and all counted.
 
 use std::io;
@@ -33,6 +34,8 @@ pub(super) struct SeedFeed {
     guard: AddressGuard,
     /// The feed waits while the frontier holds this many queued URLs (`--seeds-ahead`).
     ahead: u64,
+    /// The line this run opened the source at.
+    opened_at: u64,
     /// IP-literal seed addresses allowed this run.
     noted: usize,
     /// The cap on remembered addresses was reached (and said).
@@ -62,6 +65,7 @@ impl SeedFeed {
             limits,
             guard,
             ahead,
+            opened_at: from.line,
             noted: 0,
             full: false,
             problems: Vec::new(),
@@ -81,6 +85,29 @@ impl SeedFeed {
             return false;
         }
         let lines = (self.ahead - queued).min(BATCH_LINES) as usize;
+        self.read_batch(ledger, now, lines)
+    }
+
+    /// Reads one more batch for the replay after a crash, while this run has read fewer
+    /// lines than the crashed run can have read past its last save point: that run read
+    /// only while fewer than `--seeds-ahead` URLs were queued, so past the saved position
+    /// it read at most that many lines, one batch, and a line per fetch it finished since
+    /// (`finished`: the captures the replay has met so far). Returns true when it read.
+    pub(super) fn catch_up(&mut self, ledger: &mut Ledger, now: Instant, finished: u64) -> bool {
+        let read = self.reader.position().line.saturating_sub(self.opened_at);
+        let most = self
+            .ahead
+            .saturating_add(BATCH_LINES)
+            .saturating_add(finished);
+        if self.done() || read >= most {
+            return false;
+        }
+        self.read_batch(ledger, now, (most - read).min(BATCH_LINES) as usize);
+        true
+    }
+
+    /// Reads up to `lines` lines and takes their seeds; returns true when there is more.
+    fn read_batch(&mut self, ledger: &mut Ledger, now: Instant, lines: usize) -> bool {
         let limits = &self.limits;
         let check = |seed: Seed| match limits.seed_violation(&seed.url) {
             Some(reason) => Err(reason),

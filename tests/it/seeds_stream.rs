@@ -1,7 +1,9 @@
 //! Issue 28: the seeds file is read as the crawl runs (`--seeds FILE`, `--seeds -`), a batch at
 //! a time while fewer than `--seeds-ahead` URLs are queued. A crawl stopped mid-way through its
 //! seeds resumes from where it read: every seed fetched once, none lost; bad lines are reported
-//! with their line numbers (the first hundred per run) and all counted.
+//! with their line numbers (the first hundred per run) and all counted. A crawl killed after
+//! fetching seeds it read since its last save point completes them from their records on
+//! resume rather than fetching them (and what they led to) again.
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
@@ -271,4 +273,65 @@ async fn a_resumed_crawl_still_falls_back_to_http_for_a_bare_host_read_before_th
         "{stats} {}",
         text(&second)
     );
+}
+
+/// Seeds read from the file after the last save point (here: the one before the first fetch,
+/// the periodic one being 5 s away) and fetched before a kill -9: the resumed run reads the
+/// file on from the saved position as far as the replay of the WARC tail needs, so each seed
+/// and each page it led to is completed from its record. Only a fetch in flight at the kill
+/// is repeated (one host: at most one), besides the robots.txt and sitemap probes, which the
+/// replay does not rebuild.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeds_fetched_after_the_last_save_point_are_not_fetched_again_after_a_kill() {
+    let web = Web::default();
+    let h = web.host("127.0.0.130").await;
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    let mut lines = String::new();
+    let mut pages = Vec::new();
+    for i in 0..30 {
+        let (seed, child) = (format!("/s{i}"), format!("/s{i}/child"));
+        h.route(&seed, Route::html(&format!("<a href={child}>c</a>")));
+        h.route(&child, Route::html("<p>a child</p>"));
+        lines.push_str(&h.url(&seed));
+        lines.push('\n');
+        pages.extend([seed, child]);
+    }
+    std::fs::write(&seeds, &lines).unwrap();
+    let out = dir.path().join("out");
+    let crawl = args![
+        "crawl",
+        "--seeds",
+        seeds.display(),
+        "--out",
+        out.display(),
+        "--delay",
+        "30ms",
+        "-q"
+    ];
+    let mut child = spawn_trawl(crawl.clone());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while web.paths_of(&h).len() < 20 {
+        assert!(Instant::now() < deadline, "the crawl did not start");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = web.paths_of(&h).len();
+
+    let again = trawl(crawl).await;
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let fetched = web.paths_of(&h);
+    let repeats: Vec<&String> = pages
+        .iter()
+        .filter(|p| fetched.iter().filter(|f| f == p).count() > 1)
+        .collect();
+    assert!(
+        repeats.len() <= 1,
+        "{} of the {before} requests before the kill repeated: {repeats:?}",
+        repeats.len()
+    );
+    for page in &pages {
+        assert!(fetched.contains(page), "{page} never fetched");
+    }
 }

@@ -227,7 +227,7 @@ fn finish_start(
         restore_seeds(&mut ledger, seed_chunks, &output.state_dir)?;
         ledger.take_seeds(&config.seeds, now);
     }
-    let seeds = open_seed_feed(config, &mut ledger, saved_seeds)?;
+    let mut seeds = open_seed_feed(config, &mut ledger, saved_seeds)?;
     if let Some(serial) = replay_from {
         let chain = ReplayChain {
             archive: &config.chain.archive,
@@ -240,6 +240,7 @@ fn finish_start(
             &output.archive_dirs(),
             &output.warc_prefix,
             serial,
+            seeds.as_mut(),
         )
         .map_err(CrawlError::Replay)?;
         if replayed > 0 {
