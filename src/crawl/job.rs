@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::mpsc;
 
+use crate::capture::Capture;
 use crate::chain::build_records::{build_dns_records, build_records, PageFacts, RecordOptions};
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, PageBudget, SkipReason, Verdict};
@@ -299,23 +300,14 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         );
     }
     let page = verdict == Verdict::Page;
-    let transcludes = requisite.is_some_and(|hops| hops < MAX_REQUISITE_HOPS);
-    // A frame's document (a requisite that is HTML, or SVG) is read as a page is: its links
-    // are followed and what it needs to render is taken.
-    let frame = transcludes && document(&capture);
-    let mut found = outlinks(&ctx.links, &capture, &job.url, page || frame, robots);
-    if page {
-        found.add_default_icon(&ctx.links, &job.url);
-    }
+    let frame = is_frame(&job, &capture);
+    let mut found = found_in(&ctx.links, &capture, &job, page);
     found.location_sets_cookie = found.location.is_some() && cookies_changed;
     if robots {
         found.robots_retry_after = retry_after(&capture.head, SystemTime::now());
     }
     // Keyed now, while the links' text is in this core's caches (link_key.rs).
     let keys = link_keys(&found.links, &job.host);
-    if transcludes && !frame {
-        found.requisites = requisites_of_requisite(&ctx.links, &capture, &job.url);
-    }
     let dedup = ctx.dedup.as_deref();
     let seen = content_seen(dedup, &capture, page);
     let facts = (page || frame).then_some(PageFacts {
@@ -368,4 +360,32 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         keys,
     };
     result(job, conn, outcome)
+}
+
+/// What a capture of `job` leads to, once the filter has judged whether it is a `page`: its
+/// links, Location and robots.txt text, what it needs to render, a frame's document read as
+/// a page, a stylesheet's, script's or manifest's own requisites. A fetch and the replay of
+/// its record after a crash both ask this, so the replayed capture leads where the fetch did.
+pub(super) fn found_in(links: &LinkRules, capture: &Capture, job: &Job, page: bool) -> Outlinks {
+    let robots = matches!(job.kind, JobKind::Robots { .. });
+    let frame = is_frame(job, capture);
+    let mut found = outlinks(links, capture, &job.url, page || frame, robots);
+    if page {
+        found.add_default_icon(links, &job.url);
+    }
+    if transcludes(job) && !frame {
+        found.requisites = requisites_of_requisite(links, capture, &job.url);
+    }
+    found
+}
+
+/// A requisite close enough to its page to have its own requisites taken.
+fn transcludes(job: &Job) -> bool {
+    matches!(job.kind, JobKind::Requisite { hops } if hops < MAX_REQUISITE_HOPS)
+}
+
+/// A frame's document (such a requisite that is HTML, or SVG): read as a page is, its links
+/// followed and what it needs to render taken.
+fn is_frame(job: &Job, capture: &Capture) -> bool {
+    transcludes(job) && document(capture)
 }

@@ -13,13 +13,13 @@ use std::time::{Duration, Instant, SystemTime};
 
 use url::Url;
 
-use super::job::{JobResult, Outcome};
+use super::job::{found_in, JobResult, Outcome};
 use super::ledger::Ledger;
 use super::seed_feed::SeedFeed;
 use crate::capture::Capture;
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, Verdict};
-use crate::chain::outlinks::{outlinks, LinkRules};
+use crate::chain::outlinks::{sitemap_links, LinkRules};
 use crate::exchange::{Exchange, Truncation};
 use crate::fault::FaultKind;
 use crate::frontier::{link_keys, Job, JobKind};
@@ -86,7 +86,7 @@ pub(super) fn replay(
                 record_id: &record_id,
                 payload_digest: digest.as_deref(),
             };
-            let outcome = examine(chain, &capture, &url, &job.host, &job.kind, &archived);
+            let outcome = examine(chain, &capture, &job, &archived);
             let result = JobResult {
                 job,
                 conn: None,
@@ -135,17 +135,19 @@ struct Archived<'a> {
 fn examine(
     chain: &ReplayChain<'_>,
     capture: &Capture,
-    url: &Url,
-    host: &str,
-    kind: &JobKind,
+    job: &Job,
     archived: &Archived<'_>,
 ) -> Outcome {
-    let robots = matches!(kind, JobKind::Robots { .. });
+    // Robots.txt, sitemaps and requisites are archived whatever their type, never as pages.
+    let support = job.kind != JobKind::Page;
     // It was archived, so the filter let it through: a page now was a page then (the budget
     // had room, or it would not have been written).
-    let page = chain.archive.classify_capture(capture, robots) == Verdict::Page;
+    let page = chain.archive.classify_capture(capture, support) == Verdict::Page;
     // A revisit holds no payload to extract from; its original's links were offered already.
-    let found = outlinks(chain.links, capture, url, page && !archived.revisit, robots);
+    let mut found = found_in(chain.links, capture, job, page && !archived.revisit);
+    if matches!(job.kind, JobKind::Sitemap { .. }) && !archived.revisit {
+        found.sitemap = Some(Box::new(sitemap_links(chain.links, capture, &job.url)));
+    }
     let bytes_saved = if archived.revisit {
         revisit_saved(chain.dedup, archived.payload_digest)
     } else {
@@ -153,7 +155,7 @@ fn examine(
         seen.remember(chain.dedup, capture, archived.record_id);
         0
     };
-    let keys = link_keys(&found.links, host);
+    let keys = link_keys(&found.links, &job.host);
     Outcome::Archived {
         status: capture.status(),
         page,

@@ -8,7 +8,7 @@ use url::Url;
 
 use super::host::HostState;
 use super::storage::{SavedHost, StoreError};
-use super::{politeness, Frontier, FrontierCounters, Job, JobKind, RobotsRules, RobotsState};
+use super::{entry_kind, politeness, Frontier, FrontierCounters, Job, RobotsRules, RobotsState};
 
 /// A saved next-allowed time further ahead than this is not trusted after a restart.
 const MAX_RESTORED_WAIT: Duration = Duration::from_secs(600);
@@ -110,7 +110,8 @@ impl Frontier {
     }
 
     /// Takes a queued URL out of the frontier (it was completed before a crash, as the WARC
-    /// files show). Returns its queue entry as a job, or `None` when it is not queued.
+    /// files show). Returns its queue entry as a job of the kind it was queued as (a page, a
+    /// requisite, a sitemap), or `None` when it is not queued.
     pub fn take_queued(&mut self, url: &Url) -> Option<Job> {
         let id = *self.ids.get(url.host_str()?)?;
         let entry = match self.storage.take(id, url.as_str()) {
@@ -125,7 +126,7 @@ impl Frontier {
         q.dirty = true;
         self.queued = self.queued.saturating_sub(1);
         Some(Job {
-            kind: JobKind::Page,
+            kind: entry_kind(&entry),
             url: url.clone(),
             host: q.name.clone(),
             depth: entry.depth,

@@ -8,6 +8,7 @@ mod console;
 mod console_host_states;
 mod content_types;
 mod cookies;
+mod crash_replay;
 mod crawl_site;
 mod daemons;
 mod delay_factor;

@@ -1,0 +1,65 @@
+//! After a kill -9, the replay of the WARC files written since the last save point rebuilds
+//! what each archived capture led to, as its job read it: a stylesheet fetched as a page's
+//! requisite leads to the images it names, a page to its requisites, so nothing the killed
+//! run had still to fetch is lost and nothing it had fetched is fetched again.
+
+use std::time::{Duration, Instant};
+
+use crate::args;
+use crate::harness::{spawn_trawl, text, trawl};
+use crate::server::{Route, Web};
+
+/// Killed between a stylesheet and the image only it names (the delay spaces the fetches,
+/// all before the first periodic save point): the resumed run fetches the image, once, and
+/// none of the page, its stylesheet or its icon again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stylesheet_archived_before_a_kill_still_leads_to_its_images() {
+    let web = Web::default();
+    let h = web.host("127.0.0.131").await;
+    h.route(
+        "/",
+        Route::html(r#"<link rel=stylesheet href=/site.css><link rel=icon href=/icon.png>"#),
+    );
+    h.route(
+        "/site.css",
+        Route::typed(200, "text/css", b"body { background: url(/back.png) }"),
+    );
+    for png in ["/back.png", "/icon.png"] {
+        h.route(png, Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\n"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let crawl = args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.display(),
+        "--page-requisites",
+        "--delay",
+        "700ms",
+        "-q"
+    ];
+    let mut child = spawn_trawl(crawl.clone());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !web.paths_of(&h).iter().any(|p| p == "/site.css") {
+        assert!(Instant::now() < deadline, "the stylesheet was not fetched");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Its records written, the next fetch (700 ms away) not begun.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert!(
+        !web.paths_of(&h).iter().any(|p| p == "/back.png"),
+        "killed too late: {:?}",
+        web.paths_of(&h)
+    );
+
+    let again = trawl(crawl).await;
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let fetched = web.paths_of(&h);
+    for path in ["/", "/site.css", "/back.png", "/icon.png"] {
+        let times = fetched.iter().filter(|p| *p == path).count();
+        assert_eq!(times, 1, "{path} fetched {times} times: {fetched:?}");
+    }
+}
