@@ -2,11 +2,13 @@
 //! back from the WARC files and handed to the ledger as if their fetches had just finished.
 //!
 //! Each archived record becomes a [`Capture`] again and runs through the same chain stages as a
-//! live fetch: the archive filter (is it a page?), link extraction (links, Location, decode
+//! live fetch, as the kind of job it was queued as: the archive filter (is it a page?), what
+//! it leads to (`job::found_in`: links, Location, requisites, a stylesheet's own, decode
 //! faults) and the content-seen test (a response becomes an original for later revisits; a
-//! revisit counts the bytes it saved). Only URLs still queued in the saved state are touched,
-//! so replaying a record twice changes nothing, and only the fetches that were truly in flight
-//! at the kill are repeated.
+//! revisit counts the bytes it saved). Only URLs still queued are touched (in the saved state,
+//! or queued again by reading the seeds file on from the saved position), so replaying a record
+//! twice changes nothing, and only the fetches that were truly in flight at the kill are
+//! repeated (and the robots.txt and sitemap probes, which are not queue entries).
 
 use std::io;
 use std::time::{Duration, Instant, SystemTime};
