@@ -194,8 +194,9 @@ pub fn outlinks(
 ) -> Outlinks {
     let mut out = Outlinks::default();
     out.location = location(capture, url, &mut out.declined);
+    // Only a page's links are followed, so only a page's fields are read for `nofollow`.
     let field_nofollow =
-        rules.obey_meta_robots && says_field_nofollow(capture, &rules.robots_agent);
+        page && rules.obey_meta_robots && says_field_nofollow(capture, &rules.robots_agent);
     if let Some(policy) = capture.head.header("referrer-policy") {
         let policy = PagePolicy::from_header(&String::from_utf8_lossy(policy));
         out.referrer = policy.unwrap_or_default();
@@ -224,8 +225,9 @@ pub fn outlinks(
         out.declined.over_cap += links.dropped as u64;
         out.declined.too_long += links.too_long as u64;
         out.declined.not_http += links.unusable as u64;
-        let meta_nofollow = links.nofollow || links.nofollow_for.contains(&rules.robots_agent);
-        if field_nofollow || (meta_nofollow && rules.obey_meta_robots) {
+        let meta_nofollow = rules.obey_meta_robots
+            && (links.nofollow || links.nofollow_for.contains(&rules.robots_agent));
+        if field_nofollow || meta_nofollow {
             // The page asks robots not to follow its links (its header links too); what it
             // needs to render is still taken, as for any archived page.
             out.declined.nofollow += links.urls.len() as u64;
