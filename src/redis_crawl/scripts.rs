@@ -2,7 +2,8 @@
 //! (`{C/k}`: its hosts' queues, seen sets, records, ready set and owner table) or the crawl
 //! (`{C}`: the page budget). Times are the Redis server's (`TIME`), so workers' clocks never
 //! matter. Every script is safe to repeat after a connection dropped mid-call: repeating it
-//! changes nothing more, or is fenced by the lease token.
+//! changes nothing more, is fenced by the lease token, or (`refill`) is asked again in a form
+//! that gives back what a lost answer held.
 //!
 //! Host scripts are fenced: they act only when the shard's owner table names the caller's lease
 //! token, so a worker whose lease expired cannot touch a host another worker took over.
@@ -87,11 +88,12 @@ local function pop(P, host, n, R)
   end
   return got
 end
--- Drops a host's queue when it has its pages (--max-pages-per-host); returns how many.
-local function over_cap(P, host, cap, extra, R)
+-- Drops a host's queue when it has its pages (--max-pages-per-host): by the count in Redis,
+-- or by `counted`, its owner's (ahead while acknowledgements are pending); returns how many.
+local function over_cap(P, host, cap, counted, R)
   if cap < 0 then return -1 end
   local pages = tonumber(redis.call('HGET', P .. ':host:' .. host, 'pages') or '0')
-  if pages + extra < cap then return -1 end
+  if math.max(pages, counted) < cap then return -1 end
   local n = qlen(P, host, R)
   if n > 0 then
     -- (never -0: Lua would send it as "-0", which is not an integer to Redis)
@@ -132,6 +134,14 @@ local function unflight(P, host, R)
   redis.call('HINCRBY', P .. ':stat', 'queued', #back)
   redis.call('DEL', f)
   return #back
+end
+-- The entries a host has in flight (their queue entries, without a ranked queue's score).
+local function in_flight(P, host)
+  local out = {}
+  for _, v in ipairs(redis.call('HVALS', P .. ':f:' .. host)) do
+    out[#out + 1] = string.match(v, '^[^\n]*\n(.*)$') or v
+  end
+  return out
 end
 -- Hands a host to a token: entries a previous owner held in flight go back to the head of
 -- the queue; returns {host, wait ms, pages, queued left, entries, robots pairs, dropped}.
@@ -249,30 +259,38 @@ end
 return out
 "#;
 
-/// `refill` KEYS: ready. ARGV: prefix, token, host, batch, wait ms, cap, pages not yet acked,
-/// ranked, give back.
+/// `refill` KEYS: ready. ARGV: prefix, token, host, batch, wait ms, cap, the host's pages as
+/// its owner counts them (acknowledged or not: a total, as in `ack`), ranked, give back,
+/// resync.
 /// Returns {'lost'}, {'more', entries, dropped}, {'busy'} (entries still unacknowledged) or
 /// {'released', dropped}: nothing queued or in flight, so the host is free again. Given back
 /// (the worker holds more than its share), a host whose entries are all acknowledged is freed
 /// with its queue, due again after `wait`, for another worker to take.
+/// Popping is not safe to repeat by itself: a batch whose answer was lost would stay in flight
+/// for good. So after a failed call the worker sends resync 1, and the entries already in
+/// flight come first in 'more' (the worker keeps those it lacks).
 const REFILL: &str = r#"
 local P, token, host = ARGV[1], ARGV[2], ARGV[3]
-local batch, wait, cap, extra = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local batch, wait, cap, counted = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local R, give = ranked(ARGV[8]), ARGV[9] == '1'
 if redis.call('HGET', P .. ':owner', host) ~= token then return {'lost'} end
-local dropped = math.max(over_cap(P, host, cap, extra, R), 0)
+local dropped = math.max(over_cap(P, host, cap, counted, R), 0)
+local out = {}
+if ARGV[10] == '1' then out = in_flight(P, host) end
 if not give then
-  local got = pop(P, host, batch, R)
-  if #got > 0 then return {'more', got, dropped} end
+  for _, e in ipairs(pop(P, host, batch, R)) do out[#out + 1] = e end
 end
+if #out > 0 then return {'more', out, dropped} end
 if redis.call('HLEN', P .. ':f:' .. host) > 0 then return {'busy'} end
 let_go(P, KEYS[1], host, wait, R)
 return {'released', dropped}
 "#;
 
-/// `ack` KEYS: ready. ARGV: prefix, token, host, wait ms, pages, lease ms, n, n urls, then
-/// origin/robots pairs. Acknowledges finished entries, saves the host's clock, page count and
-/// robots.txt texts, and renews the lease. Returns 1, or 0 when the lease is lost.
+/// `ack` KEYS: ready. ARGV: prefix, token, host, wait ms, pages (the host's crawl-wide total
+/// as its owner counts it: a total, not an increment, so that an ack repeated after a lost
+/// answer counts nothing twice), lease ms, n, n urls, then origin/robots pairs. Acknowledges
+/// finished entries, saves the host's clock, page count and robots.txt texts, and renews the
+/// lease. Returns 1, or 0 when the lease is lost.
 const ACK: &str = r#"
 local P, token, host = ARGV[1], ARGV[2], ARGV[3]
 local wait, pages, lease, n = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -282,7 +300,9 @@ for i = 8, 7 + n do
   redis.call('HDEL', P .. ':f:' .. host, ARGV[i])
 end
 local h = P .. ':host:' .. host
-if pages > 0 then redis.call('HINCRBY', h, 'pages', pages) end
+if pages > tonumber(redis.call('HGET', h, 'pages') or '0') then
+  redis.call('HSET', h, 'pages', pages)
+end
 redis.call('HSET', h, 'next', now + wait)
 for i = 8 + n, #ARGV, 2 do
   redis.call('HSET', h, 'rb:' .. ARGV[i], ARGV[i + 1])

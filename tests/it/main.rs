@@ -28,6 +28,7 @@ mod nightly;
 mod no_parent;
 mod old_servers;
 mod proxies;
+mod redis_faults;
 mod redis_server;
 mod referer;
 mod robots_directives;

@@ -146,34 +146,43 @@ pub(crate) fn seeded_workers(
 pub(crate) fn spawn(args: Vec<String>) -> Child {
     Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(args)
-        .env("TRAWL_LOG", "trawl=warn")
+        .env("TRAWL_LOG", worker_log_filter())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn trawl")
 }
 
+/// The workers' log filter: warnings, or `TRAWL_TEST_WORKER_LOG` when set (to diagnose a
+/// failing run with `trawl=debug`).
+fn worker_log_filter() -> String {
+    std::env::var("TRAWL_TEST_WORKER_LOG").unwrap_or_else(|_| "trawl=warn".to_string())
+}
+
 /// Waits for a worker to exit (killed after two minutes: a hang fails the test); its exit
-/// code and stderr.
+/// code and stderr. Stderr is read while the worker runs, so that a full pipe never stops it.
 pub(crate) async fn finish(mut child: Child) -> (Option<i32>, String) {
     tokio::task::spawn_blocking(move || {
+        let mut pipe = child.stderr.take().expect("stderr piped");
+        let reader = std::thread::spawn(move || {
+            let mut err = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut pipe, &mut err);
+            String::from_utf8_lossy(&err).to_string()
+        });
         let deadline = Instant::now() + Duration::from_secs(120);
+        let mut hung = false;
         while child.try_wait().expect("wait for trawl").is_none() {
             if Instant::now() > deadline {
                 let _ = child.kill();
-                let out = child.wait_with_output().expect("wait for trawl");
-                panic!(
-                    "worker still running after 2 minutes: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                hung = true;
+                break;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let out = child.wait_with_output().expect("wait for trawl");
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
+        let status = child.wait().expect("wait for trawl");
+        let err = reader.join().expect("stderr reader");
+        assert!(!hung, "worker still running after 2 minutes: {err}");
+        (status.code(), err)
     })
     .await
     .unwrap()

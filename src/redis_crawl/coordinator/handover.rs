@@ -51,7 +51,7 @@ impl Coordinator {
             let Some((done, robots)) = staged else {
                 continue;
             };
-            let pages = self.unacked_pages(&host, stats);
+            let pages = self.pages_counted(&host, stats);
             acks.push(Ack {
                 host,
                 k,
@@ -92,7 +92,7 @@ impl Coordinator {
         for (a, reply) in acks.into_iter().zip(replies) {
             match reply {
                 Ok(1) => {
-                    *self.acked_pages.entry(a.host.clone()).or_default() += a.pages;
+                    self.acked_pages.insert(a.host.clone(), a.pages);
                     self.awaiting_ack.remove(&a.host);
                     self.dirty.insert(a.host);
                 }
@@ -218,5 +218,6 @@ struct Ack {
     id: u32,
     done: Vec<String>,
     robots: Vec<(String, Option<Vec<u8>>)>,
+    /// The host's crawl-wide pages, those archived here since the last save point included.
     pages: u64,
 }

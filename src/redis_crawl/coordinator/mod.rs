@@ -84,6 +84,9 @@ pub struct Coordinator {
     finished: Arc<tokio::sync::Notify>,
     /// Held hosts to refill (new URLs or acknowledgements since the last try).
     dirty: HashSet<String>,
+    /// Held hosts whose last refill failed with its answer unknown: Redis may have handed over
+    /// a batch that never arrived, so the next refill asks for the entries in flight too.
+    resync: HashSet<String>,
     /// Held hosts with nothing left but unacknowledged entries: an early save point frees them.
     awaiting_ack: HashSet<String>,
     last_renew: Instant,
@@ -154,6 +157,7 @@ impl Coordinator {
             refilling: None,
             finished: Arc::new(tokio::sync::Notify::new()),
             dirty: HashSet::new(),
+            resync: HashSet::new(),
             awaiting_ack: HashSet::new(),
             last_renew: now,
             next_claim: now,
@@ -290,6 +294,7 @@ impl Coordinator {
         }
         self.acked_pages.remove(host);
         self.dirty.remove(host);
+        self.resync.remove(host);
         self.awaiting_ack.remove(host);
     }
 
@@ -424,13 +429,15 @@ impl Coordinator {
         Ok(())
     }
 
-    /// Pages of a held host archived here and not acknowledged yet.
-    fn unacked_pages(&self, host: &str, stats: &WorkerStats<'_>) -> u64 {
+    /// A held host's crawl-wide pages as this worker counts them: those acknowledged, and
+    /// those archived here since. Redis is told this total, never an increment, so that a call
+    /// repeated after its answer was lost counts no page twice.
+    fn pages_counted(&self, host: &str, stats: &WorkerStats<'_>) -> u64 {
         let acked = self.acked_pages.get(host).copied().unwrap_or(0);
         stats
             .pages_per_host
             .get(host)
-            .map_or(0, |&p| p.saturating_sub(acked))
+            .map_or(acked, |&p| p.max(acked))
     }
 }
 

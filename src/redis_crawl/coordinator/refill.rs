@@ -4,6 +4,8 @@
 //! are applied at the next step: more URLs, "busy" (the rest is not acknowledged yet: an early
 //! save point frees it), released (nothing left anywhere), or lost to another worker. Awaited
 //! in the loop, the batch held it up to ~50 ms per step on a loaded machine (`background.rs`).
+//! A call that failed may have been run by Redis with its answer lost on the way: the host's
+//! next refill then asks for the entries in flight as well, and keeps those it lacks.
 
 use std::time::Instant;
 
@@ -47,8 +49,9 @@ impl Coordinator {
             .enumerate()
             .map(|(i, (host, k))| {
                 let wait = frontier.wait_of(&host, now).as_millis() as u64;
-                let unacked = self.unacked_pages(&host, stats);
-                (host, k, wait, unacked, i < give_back)
+                let pages = self.pages_counted(&host, stats);
+                let resync = self.resync.contains(&host);
+                (host, k, wait, pages, i < give_back, resync)
             })
             .collect();
         let (redis, scripts, keys) = (self.redis.clone(), self.scripts.clone(), self.keys.clone());
@@ -57,7 +60,7 @@ impl Coordinator {
         self.refilling = Some(spawn(Some(finished), async move {
             let calls: Vec<_> = args
                 .iter()
-                .map(|(host, k, wait, unacked, give)| {
+                .map(|(host, k, wait, pages, give, resync)| {
                     let mut call = scripts.refill.key(keys.ready(*k));
                     call.arg(keys.shard(*k))
                         .arg(&token)
@@ -65,9 +68,10 @@ impl Coordinator {
                         .arg(BATCH)
                         .arg(*wait)
                         .arg(cap)
-                        .arg(*unacked)
+                        .arg(*pages)
                         .arg(ranked)
-                        .arg(i64::from(*give));
+                        .arg(i64::from(*give))
+                        .arg(i64::from(*resync));
                     call
                 })
                 .collect();
@@ -98,11 +102,14 @@ impl Coordinator {
             let answer = match answer {
                 Ok(answer) => answer,
                 Err(e) => {
+                    // Redis may have run the call: the next one asks for what is in flight.
+                    self.resync.insert(host.clone());
                     self.dirty.insert(host);
                     failure.get_or_insert(e);
                     continue;
                 }
             };
+            let resynced = self.resync.remove(&host);
             if !self.held.contains_key(&host) {
                 // Let go meanwhile (the lease was lost, or the worker is leaving).
                 continue;
@@ -112,11 +119,14 @@ impl Coordinator {
                 Some("more") => {
                     let entries = parse_entries(parts.next());
                     report.host_quota += parts.next().and_then(int).unwrap_or(0);
-                    let n = entries.len();
-                    let id = self.book().id_of(&host);
-                    if let Some(id) = id {
-                        self.book().extend(id, entries);
-                    }
+                    let mut book = self.book();
+                    let n = match book.id_of(&host) {
+                        // Entries in flight came too: only those this worker lacks are new.
+                        Some(id) if resynced => book.extend_missing(id, entries),
+                        Some(id) => book.extend(id, entries),
+                        None => 0,
+                    };
+                    drop(book);
                     frontier.add_queued(&host, n as u64);
                     // Asked again once these have run: a full batch may leave more in Redis
                     // with no new URL to say so, and after a short one (the host's last,

@@ -8,7 +8,7 @@
 //! (`--order backlinks`) and the robots.txt texts it learned.
 //! The frontier reaches it through [`FrontierStorage`]; the coordinator through [`LeaseBook`].
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::frontier::storage::{
@@ -95,11 +95,38 @@ impl LeaseBook {
         held.buffer.extend(entries);
     }
 
-    /// More entries for a held host.
-    pub fn extend(&mut self, id: u32, entries: Vec<QueuedUrl>) {
-        if let Some(held) = self.held.get_mut(&id) {
-            held.buffer.extend(entries);
-        }
+    /// More entries for a held host; returns how many it took.
+    pub fn extend(&mut self, id: u32, entries: Vec<QueuedUrl>) -> usize {
+        let Some(held) = self.held.get_mut(&id) else {
+            return 0;
+        };
+        let n = entries.len();
+        held.buffer.extend(entries);
+        n
+    }
+
+    /// Entries for a held host that may repeat some it has (a refill that also returned what
+    /// is in flight): takes those whose URL it neither holds, fetches nor has finished; returns
+    /// how many.
+    pub fn extend_missing(&mut self, id: u32, entries: Vec<QueuedUrl>) -> usize {
+        let Some(held) = self.held.get_mut(&id) else {
+            return 0;
+        };
+        let mut known: HashSet<&str> = held.buffer.iter().map(|e| e.url.as_str()).collect();
+        known.extend(held.current.iter().map(|e| e.url.as_str()));
+        known.extend(
+            held.done
+                .iter()
+                .chain(&held.staged_done)
+                .map(String::as_str),
+        );
+        let missing: Vec<QueuedUrl> = entries
+            .into_iter()
+            .filter(|e| !known.contains(e.url.as_str()))
+            .collect();
+        let n = missing.len();
+        held.buffer.extend(missing);
+        n
     }
 
     /// Stops holding a host; returns what it had not acknowledged yet.

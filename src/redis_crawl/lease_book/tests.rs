@@ -112,6 +112,44 @@ fn finished_entries_are_acknowledged_only_after_a_checkpoint_and_retries_never()
 }
 
 #[test]
+fn a_resynced_batch_adds_only_the_entries_the_worker_lacks() {
+    let book = LeaseBook::new(HashMap::new());
+    let mut store = LeaseStore::new(book.clone());
+    store.host_named(0, "a.org");
+    let urls: Vec<String> = (1..=6).map(|i| format!("http://a.org/{i}")).collect();
+    book.lock()
+        .unwrap()
+        .hold(0, urls[..4].iter().map(|u| entry(u)).collect());
+    // 1 finished before the checkpoint, 2 after it, 3 being fetched, 4 buffered.
+    store.pop(0).unwrap();
+    store.finish(0);
+    store.checkpoint().unwrap();
+    store.pop(0).unwrap();
+    store.finish(0);
+    store.pop(0).unwrap();
+    // Redis's flight (1 to 4) and the lost batch (5, 6) come back together.
+    let resent: Vec<QueuedUrl> = urls.iter().map(|u| entry(u)).collect();
+    let mut b = book.lock().unwrap();
+    assert_eq!(b.extend_missing(0, resent), 2);
+    let buffered: Vec<&str> = b
+        .held_mut(0)
+        .unwrap()
+        .buffer
+        .iter()
+        .map(|e| e.url.as_str())
+        .collect();
+    assert_eq!(
+        buffered,
+        ["http://a.org/4", "http://a.org/5", "http://a.org/6"]
+    );
+    assert_eq!(
+        b.extend_missing(7, vec![entry("http://b.org/")]),
+        0,
+        "a host not held"
+    );
+}
+
+#[test]
 fn backlinks_go_to_redis_unless_the_url_is_in_the_workers_batch() {
     let book = LeaseBook::new(HashMap::new());
     let mut store = LeaseStore::new(book.clone());

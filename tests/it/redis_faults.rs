@@ -1,0 +1,190 @@
+//! A shared crawl whose Redis connection drops at the worst moment: after Redis has run a call
+//! and before its answer reaches the worker. A fault proxy on loopback sits between the worker
+//! and a real redis-server and, once, cuts the connection instead of passing on the answer
+//! that hands a host's next batch of URLs to the worker. The worker must neither lose that
+//! batch nor wait for it forever.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::redis_server::RedisServer;
+use crate::shared_crawl::{
+    check_warcs, every_page, finish, spawn, union_pages, web_of_hosts, worker_args,
+};
+
+/// Which answer from Redis the proxy cuts.
+#[derive(Clone, Copy)]
+enum Cut {
+    /// An answer that holds these bytes.
+    AnswerHolding(&'static [u8]),
+    /// The first answer after a request that holds these bytes.
+    AnswerTo(&'static [u8]),
+}
+
+/// A TCP proxy to Redis that, `cuts` times, ends a connection instead of passing on the answer
+/// [`Cut`] names; everything else passes through.
+struct CuttingProxy {
+    port: u16,
+    cut: Arc<AtomicUsize>,
+}
+
+impl CuttingProxy {
+    async fn start(redis_port: u16, what: Cut, cuts: usize) -> CuttingProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let cut = Arc::new(AtomicUsize::new(0));
+        let counter = cut.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let Ok(server) = TcpStream::connect(("127.0.0.1", redis_port)).await else {
+                    continue;
+                };
+                tokio::spawn(relay(client, server, what, cuts, counter.clone()));
+            }
+        });
+        CuttingProxy { port, cut }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    fn cuts_made(&self) -> usize {
+        self.cut.load(Ordering::SeqCst)
+    }
+}
+
+fn holds(bytes: &[u8], marker: &[u8]) -> bool {
+    bytes.windows(marker.len()).any(|w| w == marker)
+}
+
+/// Passes bytes both ways, and ends the connection at the answer `what` names while fewer
+/// than `cuts` have been cut.
+async fn relay(
+    client: TcpStream,
+    server: TcpStream,
+    what: Cut,
+    cuts: usize,
+    cut: Arc<AtomicUsize>,
+) {
+    let (mut client_read, mut client_write) = client.into_split();
+    let (mut server_read, mut server_write) = server.into_split();
+    // Whether the last request (set before it goes on) holds `Cut::AnswerTo`'s bytes.
+    let asked = Arc::new(AtomicBool::new(false));
+    let asked_up = asked.clone();
+    let upstream = tokio::spawn(async move {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match client_read.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            if let Cut::AnswerTo(marker) = what {
+                asked_up.store(holds(&buf[..n], marker), Ordering::SeqCst);
+            }
+            if server_write.write_all(&buf[..n]).await.is_err() {
+                break;
+            }
+        }
+    });
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match server_read.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let answer = &buf[..n];
+        let chosen = match what {
+            Cut::AnswerHolding(marker) => holds(answer, marker),
+            // (Not "run the script first": the call that follows is the one to cut.)
+            Cut::AnswerTo(_) => asked.load(Ordering::SeqCst) && !answer.starts_with(b"-NOSCRIPT"),
+        };
+        if chosen
+            && cut
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |c| {
+                    (c < cuts).then_some(c + 1)
+                })
+                .is_ok()
+        {
+            break;
+        }
+        if client_write.write_all(answer).await.is_err() {
+            break;
+        }
+    }
+    upstream.abort();
+}
+
+/// Issue 30 (found by a Redis crash in a full test run): the answer to a refill, which Redis
+/// had already served (the URLs moved "in flight" for the worker), never reached the worker.
+/// Asked again, Redis handed over the next batch; the lost one stayed in flight for good, so
+/// the host was never done: the worker held it to the end and never ended, and those pages
+/// were never fetched. Now the worker asks again with the in-flight entries included, and
+/// takes those it does not have.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refill_answer_lost_with_the_connection_loses_no_url_and_does_not_hang() {
+    const PAGES: usize = 40;
+    let (_web, hosts) = web_of_hosts(132, 3, PAGES).await;
+    // Queues are lists under --order bfs, sorted sets under the other orders.
+    for order in ["bfs", "backlinks"] {
+        let redis = RedisServer::start();
+        // A refill's answer starts with "more" (a claim's does not); three of them are cut.
+        let proxy = CuttingProxy::start(redis.port, Cut::AnswerHolding(b"$4\r\nmore\r\n"), 3).await;
+        let tmp = tempfile::tempdir().unwrap();
+        let dirs: Vec<PathBuf> = vec![tmp.path().join("w1")];
+        let extra = ["--delay", "20ms", "--concurrency", "2", "--order", order];
+        let mut args = worker_args(&proxy.url(), "cut", "w1", &dirs[0], &extra);
+        args.push(hosts[0].url("/"));
+        let (code, err) = finish(spawn(args)).await;
+        assert_eq!(code, Some(0), "{order}: {err}");
+        assert_eq!(proxy.cuts_made(), 3, "{order}: three refill answers cut");
+        let union = union_pages(&dirs);
+        assert_eq!(
+            union.keys().cloned().collect::<Vec<_>>(),
+            every_page(&hosts, PAGES),
+            "{order}: no URL lost with the answers"
+        );
+        let twice: BTreeMap<_, _> = union.iter().filter(|(_, &n)| n > 1).collect();
+        assert!(twice.is_empty(), "{order}: archived twice: {twice:?}");
+        check_warcs(&dirs[0]).await;
+    }
+}
+
+/// The same for a save point's acknowledgement: Redis counted the host's pages, and the answer
+/// was lost. The worker still counted those pages as its own news, so when it asked for more
+/// Redis added them twice, found `--max-pages-per-host` reached, and dropped the host's queue:
+/// 64 of 72 pages before the fix. (The acknowledgement, sent again, counted them twice for
+/// good.) Now the worker sends the host's total, not an increment, so nothing counts twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_acknowledgement_answer_lost_counts_no_page_twice() {
+    // Three batches of 32 entries. The first save point (5 s) falls about 45 pages into host
+    // 1 (100 ms apart); the third batch is asked for after 64, with the cap not reached.
+    const PAGES: usize = 90;
+    const CAP: usize = 72;
+    let (_web, hosts) = web_of_hosts(136, 2, PAGES).await;
+    // The acknowledgement that names /p40 as done (a bare argument, so followed by CRLF; the
+    // URL's queue entry, sent when the home's links were, goes on with a tab).
+    const MARKER: &[u8] = b"/p40\r\n";
+    let redis = RedisServer::start();
+    let proxy = CuttingProxy::start(redis.port, Cut::AnswerTo(MARKER), 1).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = vec![tmp.path().join("w1")];
+    let cap = CAP.to_string();
+    let extra = ["--delay", "100ms", "--max-pages-per-host", &cap];
+    let mut args = worker_args(&proxy.url(), "ack", "w1", &dirs[0], &extra);
+    args.push(hosts[1].url("/"));
+    let (code, err) = finish(spawn(args)).await;
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(proxy.cuts_made(), 1, "the acknowledgement's answer was cut");
+    let host1 = format!("{}/", hosts[1].url("/").trim_end_matches('/'));
+    let pages = union_pages(&dirs)
+        .keys()
+        .filter(|u| u.starts_with(&host1))
+        .count();
+    assert_eq!(pages, CAP, "host 1 archived up to its cap");
+}
