@@ -2,7 +2,7 @@
 //! and before its answer reaches the worker. A fault proxy on loopback sits between the worker
 //! and a real redis-server and, once, cuts the connection instead of passing on the answer
 //! that hands a host's next batch of URLs to the worker. The worker must neither lose that
-//! batch nor wait for it forever.
+//! batch nor wait for it forever; a lost claim costs the host its lease, nothing more.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -187,4 +187,32 @@ async fn an_acknowledgement_answer_lost_counts_no_page_twice() {
         .filter(|u| u.starts_with(&host1))
         .count();
     assert_eq!(pages, CAP, "host 1 archived up to its cap");
+}
+
+/// A claim whose answer was lost: Redis leased the host to the worker, which never heard so.
+/// The host waits out its lease and is then taken over like any host whose holder went quiet:
+/// a delay, with nothing lost and nothing fetched twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_answer_lost_costs_a_lease_and_loses_nothing() {
+    const PAGES: usize = 10;
+    let (_web, hosts) = web_of_hosts(146, 3, PAGES).await;
+    let redis = RedisServer::start();
+    // Host 2's name first comes back from Redis in the answer that hands it over.
+    let proxy = CuttingProxy::start(redis.port, Cut::AnswerHolding(b"127.0.0.148"), 1).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = vec![tmp.path().join("w1")];
+    let extra = ["--delay", "20ms"];
+    let mut args = worker_args(&proxy.url(), "claim", "w1", &dirs[0], &extra);
+    args.push(hosts[0].url("/"));
+    let (code, err) = finish(spawn(args)).await;
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(proxy.cuts_made(), 1, "the claim's answer was cut");
+    let union = union_pages(&dirs);
+    assert_eq!(
+        union.keys().cloned().collect::<Vec<_>>(),
+        every_page(&hosts, PAGES),
+        "no URL lost with the answer"
+    );
+    let twice: BTreeMap<_, _> = union.iter().filter(|(_, &n)| n > 1).collect();
+    assert!(twice.is_empty(), "archived twice: {twice:?}");
 }
