@@ -402,6 +402,68 @@ async fn the_page_shows_a_live_crawl_in_chromium_and_its_pause_button_pauses_it(
     stop_from_console(&c, &token, crawl).await;
 }
 
+/// A change the console accepted is saved before it is answered: the crawl killed with -9 at
+/// once still has it when resumed. Before, a change made within 5 s of a kill was lost (with
+/// it a seed the operator saw queued).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_the_console_accepted_survives_a_kill_right_after() {
+    let web = Web::default();
+    let h = web.host("127.0.0.138").await;
+    site(&h);
+    let added = web.host("127.0.0.139").await;
+    site(&added);
+    let out = tempfile::tempdir().unwrap();
+    let crawl_args = args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "100ms",
+        "-q",
+        "--no-sitemaps",
+        "--allow-private"
+    ];
+    let mut with_token = crawl_args.clone();
+    with_token.extend(args!["--console-token", TOKEN]);
+    let mut crawl = start(with_token);
+    let c = crawl.console.clone();
+    wait_for(|| status(&c)["pages"].as_u64() >= Some(2), "2 pages").await;
+    // Paused, so that nothing of the added seed is fetched before the kill.
+    let (code, _) = post(&c, "/api/pause", Some(TOKEN), "");
+    assert_eq!(code, 200);
+    let (code, answer) = post(
+        &c,
+        "/api/excludes/add",
+        Some(TOKEN),
+        r#"{"pattern":"/trap/"}"#,
+    );
+    assert_eq!(code, 200, "{answer}");
+    let (code, answer) = post(
+        &c,
+        "/api/seeds",
+        Some(TOKEN),
+        &format!(r#"{{"urls":["{}"]}}"#, added.url("/")),
+    );
+    assert_eq!(code, 200, "{answer}");
+    crawl.child.kill().unwrap();
+    crawl.child.wait().unwrap();
+    assert!(web.paths_of(&added).is_empty());
+    let resumed_from = web.hits().len();
+    let res = trawl(crawl_args).await;
+    assert_eq!(res.status.code(), Some(0), "{}", text(&res));
+    assert!(
+        web.paths_of(&added).len() > 40,
+        "the seed added before the kill was crawled: {:?}",
+        web.paths_of(&added)
+    );
+    let later: Vec<String> = web.hits()[resumed_from..]
+        .iter()
+        .map(|h| h.path.clone())
+        .collect();
+    assert!(!later.iter().any(|p| p.starts_with("/trap/")), "{later:?}");
+}
+
 /// A worker of a shared crawl (`--redis`) shows the whole crawl, read from Redis, and its
 /// console stops it like a signal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

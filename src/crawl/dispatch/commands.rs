@@ -1,14 +1,20 @@
 //! The operator's side of the loop: a command from this worker's console (applied to the
-//! ledger or the loop, answered, and, in a shared crawl, sent to the other workers), a change
+//! ledger or the loop, answered once a save point has made it durable, and, in a shared
+//! crawl, sent to the other workers), a change
 //! another worker's console made, and the console's view published after each.
 
 use std::time::Instant;
 
+use tokio::sync::oneshot;
+
 use super::Dispatcher;
-use crate::console::command::Command;
+use crate::console::command::{Command, Reply};
 use crate::crawl::console_link::{self, ConsoleLink, Effect, LoopState};
 use crate::report::StopReason;
 use crate::warc::WriterHandle;
+
+/// A console change's answer, held until a save point has made the change durable.
+pub(super) type HeldReply = (oneshot::Sender<Reply>, Reply);
 
 impl Dispatcher {
     /// Applies a console change another worker of the shared crawl made.
@@ -46,6 +52,11 @@ impl Dispatcher {
         request: crate::console::Request,
         writer: &WriterHandle,
     ) -> Option<tokio::time::Instant> {
+        // A change to what the crawl fetches is crawl state: answered once saved.
+        let durable = !matches!(
+            request.command,
+            Command::Pause | Command::Resume | Command::Stop
+        );
         let shared_change = self.shared.is_some() && console_link::crawl_wide(&request.command);
         let change = shared_change.then(|| request.command.clone());
         let (reply, effect) =
@@ -77,9 +88,35 @@ impl Dispatcher {
             }
             Effect::Stop => Err("the crawl is stopping already".into()),
         };
-        let _ = request.reply.send(reply);
+        if durable && reply.is_ok() && self.stopping.is_none() {
+            self.unsaved_changes.push((request.reply, reply));
+        } else {
+            // (While stopping, the final save point keeps the change.)
+            let _ = request.reply.send(reply);
+        }
         self.publish_console(writer);
         deadline
+    }
+
+    /// Makes the console changes applied since the last call durable with a save point, then
+    /// answers them; so a change the operator saw accepted survives a crash (before, one made
+    /// less than 5 s before a kill -9 was lost, a seed with it). Returns true when it saved.
+    pub(super) async fn save_changes(&mut self, writer: &WriterHandle) -> bool {
+        if self.unsaved_changes.is_empty() {
+            return false;
+        }
+        self.save_point(writer).await;
+        let failed = self.state_error.as_ref().map(ToString::to_string);
+        for (to, reply) in self.unsaved_changes.drain(..) {
+            let reply = match &failed {
+                Some(e) => Err(format!(
+                    "applied, but the crawl state could not be saved: {e}"
+                )),
+                None => reply,
+            };
+            let _ = to.send(reply);
+        }
+        true
     }
 
     /// Publishes the console's view now.

@@ -105,6 +105,9 @@ pub(super) struct Dispatcher {
     console: Option<ConsoleLink>,
     /// Paused from the console: no new job starts.
     paused: bool,
+    /// Console changes applied and not answered yet: answered after the save point that makes
+    /// them durable (`commands.rs`).
+    unsaved_changes: Vec<commands::HeldReply>,
     /// `--min-free`: no new job starts while disk space is low.
     disk: DiskGuard,
     /// The seeds file, until read to its end.
@@ -148,6 +151,7 @@ impl Dispatcher {
             shared,
             console,
             paused: false,
+            unsaved_changes: Vec::new(),
             disk,
             seeds,
             seed_problems: Vec::new(),
@@ -225,6 +229,9 @@ impl Dispatcher {
                     // at the next step).
                     if let Some(shared) = &mut self.shared {
                         let _ = shared.coordinator.send_changes().await;
+                    }
+                    if self.save_changes(writer).await {
+                        last_save = Instant::now();
                     }
                 }
                 _ = notified_opt(background.as_deref()), if background.is_some() => {
