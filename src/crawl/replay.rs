@@ -8,7 +8,9 @@
 //! revisit counts the bytes it saved). Only URLs still queued are touched (in the saved state,
 //! or queued again by reading the seeds file on from the saved position), so replaying a record
 //! twice changes nothing, and only the fetches that were truly in flight at the kill are
-//! repeated (and the robots.txt and sitemap probes, which are not queue entries).
+//! repeated. A robots.txt record applies its rules when its origin's are not known yet, and a
+//! sitemap record is read when the sitemap waits on its host (`Frontier::take_probe`): the
+//! resumed run fetches neither again.
 
 use std::io;
 use std::time::{Duration, Instant, SystemTime};
@@ -105,7 +107,8 @@ pub(super) fn replay(
     Ok(applied)
 }
 
-/// The job of `url` if it is queued, or once reading on in `seeds` queues it.
+/// The job of `url` if it is queued (or a robots.txt or sitemap probe the frontier would run
+/// now), or once reading on in `seeds` queues it.
 fn take_queued(
     ledger: &mut Ledger,
     url: &Url,
@@ -114,6 +117,9 @@ fn take_queued(
 ) -> Option<Job> {
     loop {
         if let Some(job) = ledger.frontier.take_queued(url) {
+            return Some(job);
+        }
+        if let Some(job) = ledger.frontier.take_probe(url) {
             return Some(job);
         }
         let feed = seeds.as_deref_mut()?;

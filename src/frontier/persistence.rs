@@ -1,6 +1,6 @@
 //! The frontier's side of persistence: rebuilding per-host state from storage when a crawl
-//! opens, saving it at each save point, and taking out the URLs that crash replay finds
-//! archived already. Everything goes through the [`FrontierStorage`] seam.
+//! opens, saving it at each save point, and taking out the URLs (queued ones, robots.txt and
+//! sitemap probes) that crash replay finds archived already. Everything goes through the [`FrontierStorage`] seam.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -8,7 +8,9 @@ use url::Url;
 
 use super::host::HostState;
 use super::storage::{SavedHost, StoreError};
-use super::{entry_kind, politeness, Frontier, FrontierCounters, Job, RobotsRules, RobotsState};
+use super::{
+    entry_kind, politeness, robots_job, Frontier, FrontierCounters, Job, RobotsRules, RobotsState,
+};
 
 /// A saved next-allowed time further ahead than this is not trusted after a restart.
 const MAX_RESTORED_WAIT: Duration = Duration::from_secs(600);
@@ -134,5 +136,38 @@ impl Frontier {
             attempt: entry.attempt,
             referer: entry.referer,
         })
+    }
+
+    /// Takes the robots.txt probe or the sitemap job that fetched `url` before a crash (its
+    /// record is in the WARC files), when the frontier would run it now: a robots.txt whose
+    /// origin's rules are not known yet (or the redirect a robots.txt led to), a sitemap
+    /// queued on its host. So the replay applies it as the fetch did, and the resumed run does
+    /// not fetch it again. `None` for any other URL.
+    pub fn take_probe(&mut self, url: &Url) -> Option<Job> {
+        let id = *self.ids.get(url.host_str()?)?;
+        if let Some(at) = self.hosts[id as usize]
+            .sitemaps
+            .iter()
+            .position(|(u, _)| u == url)
+        {
+            return self.sitemap_job_at(id, at);
+        }
+        let q = &mut self.hosts[id as usize];
+        if q.pending_robots.as_ref().is_some_and(|p| p.url == *url) {
+            let p = q.pending_robots.take()?;
+            return Some(robots_job(q, p.origin, p.url, p.hops, 0));
+        }
+        if url.path() != "/robots.txt" || url.query().is_some() {
+            return None;
+        }
+        let origin = url.origin().ascii_serialization();
+        let attempts = match q.robots.get(&origin) {
+            None | Some(RobotsState::Unknown) => 0,
+            Some(RobotsState::Unavailable { attempts, .. }) => *attempts,
+            Some(_) => return None,
+        };
+        q.robots
+            .insert(origin.clone(), RobotsState::Fetching { attempts });
+        Some(robots_job(q, origin, url.clone(), 0, attempts))
     }
 }

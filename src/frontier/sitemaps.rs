@@ -84,8 +84,13 @@ impl Frontier {
 
     /// The host's next sitemap job, if it has one queued.
     pub(super) fn sitemap_job(&mut self, id: u32) -> Option<Job> {
+        self.sitemap_job_at(id, 0)
+    }
+
+    /// The sitemap job at `at` in the host's queue, taken out of it.
+    pub(super) fn sitemap_job_at(&mut self, id: u32, at: usize) -> Option<Job> {
         let q = &mut self.hosts[id as usize];
-        let (url, nesting) = q.sitemaps.pop_front()?;
+        let (url, nesting) = q.sitemaps.remove(at)?;
         Some(Job {
             kind: JobKind::Sitemap { nesting },
             url,

@@ -63,3 +63,82 @@ async fn a_stylesheet_archived_before_a_kill_still_leads_to_its_images() {
         assert_eq!(times, 1, "{path} fetched {times} times: {fetched:?}");
     }
 }
+
+/// Killed after robots.txt (moved by a redirect), the sitemap it lists and a page, before the
+/// first periodic save point: the replay applies the robots.txt rules and reads the sitemap
+/// from their records, so the resumed run fetches neither again (before, each was fetched
+/// once more per crash), still obeys the rules, and fetches every page once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_txt_and_its_sitemap_archived_before_a_kill_are_not_fetched_again() {
+    let web = Web::default();
+    let h = web.host("127.0.0.140").await;
+    h.route("/robots.txt", Route::redirect(301, "/robots-moved.txt"));
+    h.route(
+        "/robots-moved.txt",
+        Route::typed(
+            200,
+            "text/plain",
+            b"User-agent: *\nDisallow: /private\nSitemap: /map.xml\n",
+        ),
+    );
+    let map = format!(
+        "<urlset><url><loc>{}</loc></url><url><loc>{}</loc></url></urlset>",
+        h.url("/a"),
+        h.url("/b")
+    );
+    h.route(
+        "/map.xml",
+        Route::typed(200, "application/xml", map.as_bytes()),
+    );
+    h.route("/", Route::html("<a href=/c>c</a> <a href=/private>no</a>"));
+    for page in ["/a", "/b", "/c", "/private"] {
+        h.route(page, Route::html("<p>a page</p>"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let crawl = args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.display(),
+        "--delay",
+        "600ms",
+        "-q"
+    ];
+    let mut child = spawn_trawl(crawl.clone());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let fetched_after_map = |paths: &[String]| {
+        paths
+            .iter()
+            .skip_while(|p| *p != "/map.xml")
+            .skip(1)
+            .count()
+    };
+    while fetched_after_map(&web.paths_of(&h)) < 1 {
+        assert!(Instant::now() < deadline, "no page after the sitemap");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Its records written, the next fetch (600 ms away) not begun.
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = web.paths_of(&h);
+    assert!(before.len() < 7, "killed too late: {before:?}");
+
+    let again = trawl(crawl).await;
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let fetched = web.paths_of(&h);
+    for path in [
+        "/robots.txt",
+        "/robots-moved.txt",
+        "/map.xml",
+        "/",
+        "/a",
+        "/b",
+        "/c",
+    ] {
+        let times = fetched.iter().filter(|p| *p == path).count();
+        assert_eq!(times, 1, "{path} fetched {times} times: {fetched:?}");
+    }
+    assert!(!fetched.iter().any(|p| p == "/private"), "{fetched:?}");
+}
