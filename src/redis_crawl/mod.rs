@@ -8,6 +8,7 @@
 //! | the atomic Lua scripts | `scripts.rs` |
 //! | the connection (single server or cluster) | `connection.rs` |
 //! | joining: options check, scope, saved blobs | `join.rs` |
+//! | start-up's retries of a Redis that fails transiently | `patience.rs` |
 //! | the frontier's local storage (leased hosts' entries, outbox, backlink counts) | `lease_book/` |
 //! | the lease protocol, run by the crawl loop (sync; claim; refill; send discovered URLs; acknowledge and leave; heartbeat and share; Redis outages; console changes crawl-wide; calls the loop does not wait for) | `coordinator/mod.rs`, `claim.rs`, `refill.rs`, `outbox.rs`, `handover.rs`, `beat.rs`, `share.rs`, `outage.rs`, `changes.rs`, `background.rs` |
 //! | reading the scripts' replies | `replies.rs` |
@@ -21,6 +22,7 @@ pub mod coordinator;
 pub mod join;
 pub mod keys;
 pub mod lease_book;
+pub mod patience;
 mod replies;
 pub mod scripts;
 

@@ -241,7 +241,8 @@ return redis.call('ZCOUNT', KEYS[1], '-inf', now_ms())
 
 /// `reclaim` KEYS: ready. ARGV: prefix, token, worker prefix (`W#`), lease ms, batch, cap,
 /// ranked.
-/// A restarted worker takes back at once the hosts its previous process held.
+/// A restarted worker takes back at once the hosts its previous process held, and those this
+/// process took in a call whose answer was lost (its own token: asked again, they come again).
 const RECLAIM: &str = r#"
 local P, token, mine = ARGV[1], ARGV[2], ARGV[3]
 local lease, batch, cap = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -251,7 +252,7 @@ local owners = redis.call('HGETALL', P .. ':owner')
 local out = {}
 for i = 1, #owners, 2 do
   local host, tok = owners[i], owners[i + 1]
-  if tok ~= token and string.sub(tok, 1, #mine) == mine then
+  if string.sub(tok, 1, #mine) == mine then
     redis.call('ZADD', KEYS[1], now + lease, host)
     out[#out + 1] = adopt(P, host, token, now, batch, cap, R)
   end

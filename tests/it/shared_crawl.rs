@@ -215,7 +215,7 @@ pub(crate) async fn check_warcs(dir: &Path) {
 
 /// Waits until one of the workers has written at least `bytes` of WARC data; returns which
 /// (how hosts spread over workers depends on timing).
-async fn wait_for_any_output(dirs: &[PathBuf], bytes: u64) -> usize {
+pub(crate) async fn wait_for_any_output(dirs: &[PathBuf], bytes: u64) -> usize {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         if let Some(i) = dirs.iter().position(|d| written(d) >= bytes) {
@@ -239,7 +239,7 @@ fn written(dir: &Path) -> u64 {
         .unwrap_or(0)
 }
 
-fn kill_9(child: &mut Child) {
+pub(crate) fn kill_9(child: &mut Child) {
     let pid = child.id().to_string();
     Command::new("kill").args(["-9", &pid]).status().unwrap();
     let _ = child.wait();

@@ -1,6 +1,7 @@
 //! Start-up of a worker of a shared crawl (`--redis`): join the crawl in Redis (its options must
-//! match the crawl's), take back the hosts this worker held before a restart, then the common
-//! part of start-up over the worker's local share of the frontier.
+//! match the crawl's), take back the hosts this worker held before a restart (each step tried
+//! again for a while when Redis fails transiently), then the common part of start-up over the
+//! worker's local share of the frontier.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -10,6 +11,7 @@ use crate::config::Config;
 use crate::crawl::save_point::{SavedCrawl, StateError, STATE_META};
 use crate::crawl::CrawlError;
 use crate::frontier::Frontier;
+use crate::redis_crawl::patience::Patience;
 use crate::redis_crawl::{join, Coordinator, JoinError, LeaseStore, SharedBudget, SharedSettings};
 
 /// Runs start-up of a worker of a shared crawl: joins it in Redis, takes back the hosts this
@@ -23,9 +25,18 @@ pub(in crate::crawl) async fn start_shared(
     let dedup = load_dedup(config)?;
     let seeds: Vec<String> = config.seeds.iter().map(|s| s.url.to_string()).collect();
     let reads_seeds = config.seeds_source.is_some();
-    let joined = join(settings, &shared_options(config), &seeds, reads_seeds)
-        .await
-        .map_err(SetupError::from)?;
+    let options = shared_options(config);
+    let mut patience = Patience::start();
+    let joined = loop {
+        match join(settings, &options, &seeds, reads_seeds).await {
+            Ok(joined) => break joined,
+            Err(JoinError::Redis { source, .. })
+                if patience
+                    .try_again("joining the shared crawl", &source)
+                    .await => {}
+            Err(e) => return Err(SetupError::from(e).into()),
+        }
+    };
     tracing::warn!(
         "joined shared crawl {} as worker {}",
         settings.crawl_id,
@@ -45,12 +56,28 @@ pub(in crate::crawl) async fn start_shared(
         config.frontier.order,
         config.output.out.display().to_string(),
     );
-    let reclaimed = coordinator.reclaim(&mut frontier).await.map_err(|source| {
-        SetupError::from(JoinError::Redis {
-            url: settings.url.clone(),
-            source,
-        })
-    })?;
+    // (A try again goes on from the shard that failed; patience counts from the last shard
+    // that answered.)
+    let mut patience = Patience::start();
+    let reclaimed = loop {
+        let before = coordinator.reclaimed_shards();
+        match coordinator.reclaim(&mut frontier).await {
+            Ok(reclaimed) => break reclaimed,
+            Err(source) => {
+                if coordinator.reclaimed_shards() > before {
+                    patience = Patience::start();
+                }
+                if patience.try_again("taking back hosts", &source).await {
+                    continue;
+                }
+                return Err(SetupError::from(JoinError::Redis {
+                    url: settings.url.clone(),
+                    source,
+                })
+                .into());
+            }
+        }
+    };
     let blob = frontier.saved_meta(STATE_META).map_err(StateError::from)?;
     let saved = SavedCrawl::decode(&config.output.state_dir, blob.as_deref())?;
     let budget = config.run.max_pages.map(|max| {

@@ -57,6 +57,11 @@ impl Coordinator {
         }
     }
 
+    /// Shards whose hosts [`Coordinator::reclaim`] has taken back so far.
+    pub fn reclaimed_shards(&self) -> u32 {
+        self.reclaimed_shards
+    }
+
     /// Takes back, at start, the hosts this worker's previous process held (restart with the
     /// same `--worker-id`), so its unacknowledged pages come back to it and none is fetched
     /// twice.
@@ -66,7 +71,8 @@ impl Coordinator {
     ) -> Result<SyncReport, redis::RedisError> {
         let mut report = SyncReport::default();
         let mine = format!("{}#", self.worker);
-        for k in 0..self.keys.shards() {
+        // A failed call is tried again from its shard: those before it answered.
+        for k in self.reclaimed_shards..self.keys.shards() {
             let reply: Value = self
                 .scripts
                 .reclaim
@@ -81,6 +87,7 @@ impl Coordinator {
                 .invoke_async(&mut self.redis)
                 .await?;
             self.take_in(reply, frontier, &mut report, Instant::now());
+            self.reclaimed_shards = k + 1;
         }
         self.last_renew = Instant::now();
         if !self.held.is_empty() {

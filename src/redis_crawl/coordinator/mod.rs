@@ -87,6 +87,8 @@ pub struct Coordinator {
     /// Held hosts whose last refill failed with its answer unknown: Redis may have handed over
     /// a batch that never arrived, so the next refill asks for the entries in flight too.
     resync: HashSet<String>,
+    /// Shards whose hosts held before a restart were taken back (`reclaim`).
+    reclaimed_shards: u32,
     /// Held hosts with nothing left but unacknowledged entries: an early save point frees them.
     awaiting_ack: HashSet<String>,
     last_renew: Instant,
@@ -158,6 +160,7 @@ impl Coordinator {
             finished: Arc::new(tokio::sync::Notify::new()),
             dirty: HashSet::new(),
             resync: HashSet::new(),
+            reclaimed_shards: 0,
             awaiting_ack: HashSet::new(),
             last_renew: now,
             next_claim: now,
