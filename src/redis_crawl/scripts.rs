@@ -2,8 +2,8 @@
 //! (`{C/k}`: its hosts' queues, seen sets, records, ready set and owner table) or the crawl
 //! (`{C}`: the page budget). Times are the Redis server's (`TIME`), so workers' clocks never
 //! matter. Every script is safe to repeat after a connection dropped mid-call: repeating it
-//! changes nothing more, is fenced by the lease token, or (`refill`) is asked again in a form
-//! that gives back what a lost answer held.
+//! changes nothing more, is fenced by the lease token, or (`refill`, `reclaim`) gives back what a
+//! lost answer held.
 //!
 //! Host scripts are fenced: they act only when the shard's owner table names the caller's lease
 //! token, so a worker whose lease expired cannot touch a host another worker took over.
@@ -261,23 +261,24 @@ return out
 "#;
 
 /// `refill` KEYS: ready. ARGV: prefix, token, host, batch, wait ms, cap, the host's pages as
-/// its owner counts them (acknowledged or not: a total, as in `ack`), ranked, give back,
-/// resync.
+/// its owner counts them (acknowledged or not: a total, as in `ack`), ranked, give back, the
+/// number of the host's entries the worker knows to be in flight.
 /// Returns {'lost'}, {'more', entries, dropped}, {'busy'} (entries still unacknowledged) or
 /// {'released', dropped}: nothing queued or in flight, so the host is free again. Given back
 /// (the worker holds more than its share), a host whose entries are all acknowledged is freed
 /// with its queue, due again after `wait`, for another worker to take.
-/// Popping is not safe to repeat by itself: a batch whose answer was lost would stay in flight
-/// for good. So after a failed call the worker sends resync 1, and the entries already in
-/// flight come first in 'more' (the worker keeps those it lacks).
+/// Popping is not safe to repeat by itself: a batch whose answer was lost (or that a cluster
+/// connection sent again after a dropped connection) would stay in flight for good. So when
+/// more entries are in flight than the worker knows of, all of them come first in 'more' (the
+/// worker keeps those it lacks).
 const REFILL: &str = r#"
 local P, token, host = ARGV[1], ARGV[2], ARGV[3]
 local batch, wait, cap, counted = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local R, give = ranked(ARGV[8]), ARGV[9] == '1'
+local R, give, known = ranked(ARGV[8]), ARGV[9] == '1', tonumber(ARGV[10])
 if redis.call('HGET', P .. ':owner', host) ~= token then return {'lost'} end
 local dropped = math.max(over_cap(P, host, cap, counted, R), 0)
 local out = {}
-if ARGV[10] == '1' then out = in_flight(P, host) end
+if redis.call('HLEN', P .. ':f:' .. host) > known then out = in_flight(P, host) end
 if not give then
   for _, e in ipairs(pop(P, host, batch, R)) do out[#out + 1] = e end
 end

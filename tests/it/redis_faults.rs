@@ -136,8 +136,8 @@ async fn relay(
 /// had already served (the URLs moved "in flight" for the worker), never reached the worker.
 /// Asked again, Redis handed over the next batch; the lost one stayed in flight for good, so
 /// the host was never done: the worker held it to the end and never ended, and those pages
-/// were never fetched. Now the worker asks again with the in-flight entries included, and
-/// takes those it does not have.
+/// were never fetched. Now a refill says how many entries the worker knows to be in flight;
+/// Redis, holding more, returns them all, and the worker takes those it does not have.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refill_answer_lost_with_the_connection_loses_no_url_and_does_not_hang() {
     const PAGES: usize = 40;

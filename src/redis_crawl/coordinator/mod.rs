@@ -84,9 +84,6 @@ pub struct Coordinator {
     finished: Arc<tokio::sync::Notify>,
     /// Held hosts to refill (new URLs or acknowledgements since the last try).
     dirty: HashSet<String>,
-    /// Held hosts whose last refill failed with its answer unknown: Redis may have handed over
-    /// a batch that never arrived, so the next refill asks for the entries in flight too.
-    resync: HashSet<String>,
     /// Shards whose hosts held before a restart were taken back (`reclaim`).
     reclaimed_shards: u32,
     /// Held hosts with nothing left but unacknowledged entries: an early save point frees them.
@@ -159,7 +156,6 @@ impl Coordinator {
             refilling: None,
             finished: Arc::new(tokio::sync::Notify::new()),
             dirty: HashSet::new(),
-            resync: HashSet::new(),
             reclaimed_shards: 0,
             awaiting_ack: HashSet::new(),
             last_renew: now,
@@ -297,7 +293,6 @@ impl Coordinator {
         }
         self.acked_pages.remove(host);
         self.dirty.remove(host);
-        self.resync.remove(host);
         self.awaiting_ack.remove(host);
     }
 

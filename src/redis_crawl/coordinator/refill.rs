@@ -4,8 +4,10 @@
 //! are applied at the next step: more URLs, "busy" (the rest is not acknowledged yet: an early
 //! save point frees it), released (nothing left anywhere), or lost to another worker. Awaited
 //! in the loop, the batch held it up to ~50 ms per step on a loaded machine (`background.rs`).
-//! A call that failed may have been run by Redis with its answer lost on the way: the host's
-//! next refill then asks for the entries in flight as well, and keeps those it lacks.
+//! A call may have been run by Redis with its answer lost on the way (and a cluster connection
+//! sends a call again by itself after a dropped connection): each refill says how many of the
+//! host's entries the worker knows to be in flight, Redis answers with all of them when it has
+//! more, and the worker keeps those it lacks.
 
 use std::time::Instant;
 
@@ -50,8 +52,11 @@ impl Coordinator {
             .map(|(i, (host, k))| {
                 let wait = frontier.wait_of(&host, now).as_millis() as u64;
                 let pages = self.pages_counted(&host, stats);
-                let resync = self.resync.contains(&host);
-                (host, k, wait, pages, i < give_back, resync)
+                let known = {
+                    let book = self.book();
+                    book.id_of(&host).map_or(0, |id| book.outstanding(id))
+                };
+                (host, k, wait, pages, i < give_back, known)
             })
             .collect();
         let (redis, scripts, keys) = (self.redis.clone(), self.scripts.clone(), self.keys.clone());
@@ -60,7 +65,7 @@ impl Coordinator {
         self.refilling = Some(spawn(Some(finished), async move {
             let calls: Vec<_> = args
                 .iter()
-                .map(|(host, k, wait, pages, give, resync)| {
+                .map(|(host, k, wait, pages, give, known)| {
                     let mut call = scripts.refill.key(keys.ready(*k));
                     call.arg(keys.shard(*k))
                         .arg(&token)
@@ -71,7 +76,7 @@ impl Coordinator {
                         .arg(*pages)
                         .arg(ranked)
                         .arg(i64::from(*give))
-                        .arg(i64::from(*resync));
+                        .arg(*known);
                     call
                 })
                 .collect();
@@ -102,14 +107,11 @@ impl Coordinator {
             let answer = match answer {
                 Ok(answer) => answer,
                 Err(e) => {
-                    // Redis may have run the call: the next one asks for what is in flight.
-                    self.resync.insert(host.clone());
                     self.dirty.insert(host);
                     failure.get_or_insert(e);
                     continue;
                 }
             };
-            let resynced = self.resync.remove(&host);
             if !self.held.contains_key(&host) {
                 // Let go meanwhile (the lease was lost, or the worker is leaving).
                 continue;
@@ -120,12 +122,10 @@ impl Coordinator {
                     let entries = parse_entries(parts.next());
                     report.host_quota += parts.next().and_then(int).unwrap_or(0);
                     let mut book = self.book();
-                    let n = match book.id_of(&host) {
-                        // Entries in flight came too: only those this worker lacks are new.
-                        Some(id) if resynced => book.extend_missing(id, entries),
-                        Some(id) => book.extend(id, entries),
-                        None => 0,
-                    };
+                    // Entries in flight may come too: only those this worker lacks are new.
+                    let n = book
+                        .id_of(&host)
+                        .map_or(0, |id| book.extend_missing(id, entries));
                     drop(book);
                     frontier.add_queued(&host, n as u64);
                     // Asked again once these have run: a full batch may leave more in Redis

@@ -95,19 +95,17 @@ impl LeaseBook {
         held.buffer.extend(entries);
     }
 
-    /// More entries for a held host; returns how many it took.
-    pub fn extend(&mut self, id: u32, entries: Vec<QueuedUrl>) -> usize {
-        let Some(held) = self.held.get_mut(&id) else {
-            return 0;
-        };
-        let n = entries.len();
-        held.buffer.extend(entries);
-        n
+    /// Entries of a held host in flight in Redis as this worker knows them: handed over and
+    /// not acknowledged (buffered, being fetched, finished).
+    pub fn outstanding(&self, id: u32) -> usize {
+        self.held.get(&id).map_or(0, |h| {
+            h.buffer.len() + usize::from(h.current.is_some()) + h.done.len() + h.staged_done.len()
+        })
     }
 
-    /// Entries for a held host that may repeat some it has (a refill that also returned what
-    /// is in flight): takes those whose URL it neither holds, fetches nor has finished; returns
-    /// how many.
+    /// More entries for a held host, which may repeat some it has (a refill that also returned
+    /// what is in flight): takes those whose URL it neither holds, fetches nor has finished;
+    /// returns how many.
     pub fn extend_missing(&mut self, id: u32, entries: Vec<QueuedUrl>) -> usize {
         let Some(held) = self.held.get_mut(&id) else {
             return 0;

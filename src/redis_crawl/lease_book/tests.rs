@@ -130,7 +130,9 @@ fn a_resynced_batch_adds_only_the_entries_the_worker_lacks() {
     // Redis's flight (1 to 4) and the lost batch (5, 6) come back together.
     let resent: Vec<QueuedUrl> = urls.iter().map(|u| entry(u)).collect();
     let mut b = book.lock().unwrap();
+    assert_eq!(b.outstanding(0), 4, "every entry not acknowledged");
     assert_eq!(b.extend_missing(0, resent), 2);
+    assert_eq!(b.outstanding(0), 6);
     let buffered: Vec<&str> = b
         .held_mut(0)
         .unwrap()
