@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::capture::Capture;
-use crate::http_message::media_type::{is_html, is_valid_essence};
+use crate::http_message::media_type::{accepted_by, is_html, is_valid_essence};
 use crate::http_message::ResponseHead;
 use crate::url_rules::filter::usual_types;
 
@@ -95,15 +95,7 @@ impl ArchiveRules {
     /// True when `media_type` (lower-case, no parameters; empty when the response has none)
     /// is archived. `*/*` (or `*`) takes every response, one without a type too.
     pub fn accepts(&self, media_type: &str) -> bool {
-        self.accept.iter().any(|a| {
-            if a == "*/*" || a == "*" {
-                return true;
-            }
-            match a.strip_suffix("/*") {
-                Some(major) => media_type.split('/').next() == Some(major),
-                None => a == media_type,
-            }
-        })
+        accepted_by(&self.accept, media_type)
     }
 
     /// True when a page or requisite fetched for the `attempt`-th time (0 for the first) that

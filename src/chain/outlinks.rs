@@ -19,7 +19,9 @@ use crate::extract::script_urls::script_urls;
 use crate::extract::sitemap::parse_sitemap;
 use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
 use crate::fault::FaultKind;
-use crate::http_message::media_type::{is_html, is_javascript, parsed_as_xml};
+use crate::http_message::media_type::{
+    accepted_by, is_html, is_javascript, is_valid_essence, parsed_as_xml,
+};
 use crate::http_message::{decode_content, url_text};
 use crate::url_rules::canonical::{unresolved, Unresolved};
 use crate::url_rules::referrer::PagePolicy;
@@ -43,6 +45,9 @@ pub struct LinkRules {
     pub obey_meta_robots: bool,
     /// trawl's product token (lower-case), which a robots meta or field can name.
     pub robots_agent: String,
+    /// The `--accept` list: a link whose declared type (`<link type>`, a `Link` field's
+    /// `type`) it does not take, and that is not markup read for links, is left.
+    pub accept: Vec<String>,
 }
 
 /// Links of a page that were not taken, by reason.
@@ -56,6 +61,9 @@ pub struct Declined {
     pub not_http: u64,
     /// Links of a page whose robots meta tag or `X-Robots-Tag` says `nofollow`.
     pub nofollow: u64,
+    /// Links whose declared type `--accept` does not take (a feed, an oEmbed or JSON view):
+    /// fetched, they would not be archived.
+    pub declared_type: u64,
 }
 
 /// What a capture points to.
@@ -234,11 +242,40 @@ pub fn outlinks(
             return out;
         }
         out.links = links.urls;
+        leave_refused_types(&mut out, &links.declared, &rules.accept);
     }
     if page && !field_nofollow {
         header_links(capture, url, rules, &mut out);
     }
     out
+}
+
+/// True when a link's declared type (as written: parameters and case allowed) names a type
+/// `accept` does not take and that is not markup (read for links whatever `--accept` says).
+/// A type that is not a valid media type says nothing.
+pub fn refuses_declared(accept: &[String], declared: &str) -> bool {
+    let media = declared
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    is_valid_essence(&media) && !is_markup(&media) && !accepted_by(accept, &media)
+}
+
+/// Leaves the links only a `<link type>` of a refused type names, counting them.
+fn leave_refused_types(out: &mut Outlinks, declared: &[(Url, String)], accept: &[String]) {
+    let refused: Vec<&Url> = declared
+        .iter()
+        .filter(|(_, media)| refuses_declared(accept, media))
+        .map(|(url, _)| url)
+        .collect();
+    if refused.is_empty() {
+        return;
+    }
+    let before = out.links.len();
+    out.links.retain(|url| !refused.contains(&url));
+    out.declined.declared_type += (before - out.links.len()) as u64;
 }
 
 /// An `X-Robots-Tag` field of the response forbids trawl to follow its links.
@@ -261,7 +298,10 @@ fn header_links(capture: &Capture, url: &Url, rules: &LinkRules, out: &mut Outli
         let is = |field: &str| name.eq_ignore_ascii_case(field);
         if is("link") {
             for t in link_header_targets(&url_text(value)) {
-                if !(t.subresource && rules.page_requisites) {
+                let refused = t.media.is_some_and(|m| refuses_declared(&rules.accept, m));
+                if refused && !t.subresource {
+                    out.declined.declared_type += 1;
+                } else if !(t.subresource && rules.page_requisites) {
                     targets.push(t.target.to_string());
                 } else if let Some(req) = resolve_link(url, t.target) {
                     if !out.requisites.contains(&req) {
@@ -341,96 +381,4 @@ fn decoded_body<'c>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::exchange::Exchange;
-    use crate::http_message::parse_response_head;
-
-    fn capture(response: &str) -> Capture {
-        let exchange = Exchange {
-            target_uri: "http://a.org/d/".into(),
-            ip: None,
-            tls: None,
-            date: std::time::SystemTime::UNIX_EPOCH,
-            request: Vec::new(),
-            response: response.as_bytes().to_vec(),
-            truncated: None,
-            interim: Vec::new(),
-        };
-        let head = parse_response_head(&exchange.response).unwrap();
-        Capture::new(exchange, head)
-    }
-
-    fn rules(max_links: usize) -> LinkRules {
-        LinkRules {
-            max_links_per_page: max_links,
-            max_decoded_size: 1 << 20,
-            robots_max_decoded: 1 << 20,
-            max_sitemap_decoded: 1 << 20,
-            page_requisites: false,
-            obey_meta_robots: true,
-            robots_agent: "trawl".into(),
-        }
-    }
-
-    #[test]
-    fn pages_redirects_and_robots() {
-        let url = Url::parse("http://a.org/d/").unwrap();
-        let page = capture(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>1</a><a href=/y>2</a>",
-        );
-        let out = outlinks(&rules(1), &page, &url, true, false);
-        assert_eq!(out.links, [Url::parse("http://a.org/d/x").unwrap()]);
-        assert_eq!(out.faults, [FaultKind::LinksCapped]);
-        // Not a page (e.g. a 404 or over budget): no links.
-        assert!(outlinks(&rules(9), &page, &url, false, false)
-            .links
-            .is_empty());
-        let moved = capture("HTTP/1.1 301 Moved\r\nLocation: ../z\r\n\r\n");
-        let out = outlinks(&rules(9), &moved, &url, false, false);
-        assert_eq!(out.location, Some(Url::parse("http://a.org/z").unwrap()));
-        let away = capture("HTTP/1.1 302 Found\r\nLocation: mailto:x@a.org\r\n\r\n");
-        let out = outlinks(&rules(9), &away, &url, false, false);
-        assert_eq!((out.location, out.declined.not_http), (None, 1));
-        let headed = capture(
-            "HTTP/1.1 201 Created\r\nContent-Type: text/html\r\nLocation: /new\r\nContent-Location: alt\r\nLink: <x>; rel=next, <//cdn.a.org/>; rel=preconnect\r\nLink: <mailto:a@a.org>\r\nRefresh: 3; URL='/refreshed'\r\n\r\n<a href=x>1</a>",
-        );
-        let out = outlinks(&rules(9), &headed, &url, true, false);
-        let got: Vec<&str> = out.links.iter().map(Url::as_str).collect();
-        assert_eq!(
-            got,
-            [
-                "http://a.org/d/x",
-                "http://a.org/new",
-                "http://a.org/d/alt",
-                "http://a.org/refreshed"
-            ]
-        );
-        assert_eq!(out.declined.not_http, 1);
-        let robots = capture("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\nnot gzip");
-        let out = outlinks(&rules(9), &robots, &url, false, true);
-        assert_eq!(out.robots_body.as_deref(), Some(&b""[..]));
-        assert_eq!(out.faults, [FaultKind::InvalidContentEncoding]);
-    }
-
-    #[test]
-    fn a_preload_link_header_is_a_requisite_when_they_are_asked_for() {
-        let url = Url::parse("http://a.org/d/").unwrap();
-        let page = capture(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nLink: </app.css>; rel=preload; as=style, <n>; rel=next\r\n\r\n<p>x</p>",
-        );
-        let plain = outlinks(&rules(9), &page, &url, true, false);
-        assert_eq!(plain.links.len(), 2);
-        assert!(plain.requisites.is_empty());
-        let asked = LinkRules {
-            page_requisites: true,
-            ..rules(9)
-        };
-        let out = outlinks(&asked, &page, &url, true, false);
-        assert_eq!(out.links, [Url::parse("http://a.org/d/n").unwrap()]);
-        assert_eq!(
-            out.requisites,
-            [Url::parse("http://a.org/app.css").unwrap()]
-        );
-    }
-}
+mod tests;

@@ -265,7 +265,8 @@ impl Config {
         let filter = UrlFilter::new(&args.include, &args.exclude)
             .map_err(|e| bad(format!("bad --include/--exclude regex: {e}")))?;
         let accept = ArchiveRules::accept_list(&args.accept).map_err(bad)?;
-
+        // Links that declare a type this list refuses are left (`chain/outlinks.rs`).
+        let link_accept = accept.clone();
         let archive = ArchiveRules {
             accept,
             max_body_size: args.max_body_size,
@@ -409,6 +410,7 @@ impl Config {
                     page_requisites: args.page_requisites,
                     obey_meta_robots: !args.ignore_robots,
                     robots_agent,
+                    accept: link_accept,
                 },
                 records: RecordOptions {
                     gzip_level: args.gzip_level,

@@ -1,7 +1,7 @@
 //! The targets of HTTP `Link` header fields (RFC 8288): `<uri>; rel="next"; title="x", <uri2>`.
 //!
 //! Pure parsing: raw values in, URI references out (not resolved), each marked when the page
-//! loads it (`preload`). Targets whose relations are only connection hints (`preconnect`,
+//! loads it (`preload`) and with the type its `type` parameter declares. Targets whose relations are only connection hints (`preconnect`,
 //! `dns-prefetch`) name origins, not documents, and are left out. Quoted strings may hold commas and angle brackets; a value without `<...>` gives
 //! nothing.
 
@@ -16,13 +16,13 @@ fn hint_only(rel: &str) -> bool {
             .all(|r| r.eq_ignore_ascii_case("preconnect") || r.eq_ignore_ascii_case("dns-prefetch"))
 }
 
-/// The `rel` parameter of one link-value's parameters (`; rel="a b"; x=y`).
-fn rel_of(params: &str) -> Option<String> {
+/// The parameter `name` of one link-value's parameters (`; rel="a b"; x=y`), unquoted.
+fn param_of<'a>(params: &'a str, name: &str) -> Option<&'a str> {
     params.split(';').find_map(|p| {
         let (k, v) = p.split_once('=')?;
         k.trim()
-            .eq_ignore_ascii_case("rel")
-            .then(|| v.trim().trim_matches('"').to_string())
+            .eq_ignore_ascii_case(name)
+            .then(|| v.trim().trim_matches('"'))
     })
 }
 
@@ -34,6 +34,8 @@ pub struct LinkTarget<'a> {
     /// A resource the page loads (`preload`, `modulepreload`, which Chromium fetches from the
     /// header; `stylesheet`): a page requisite, not a page.
     pub subresource: bool,
+    /// The target's type as the `type` parameter declares it (a hint: `application/json`).
+    pub media: Option<&'a str>,
 }
 
 /// Relations whose target the page itself loads.
@@ -72,13 +74,14 @@ pub fn link_header_targets(value: &str) -> Vec<LinkTarget<'_>> {
             j += 1;
         }
         let params = &value[close + 1..j.min(bytes.len())];
-        let rel = rel_of(params);
-        let hint = rel.as_deref().is_some_and(hint_only);
+        let rel = param_of(params, "rel");
+        let hint = rel.is_some_and(hint_only);
         if !target.is_empty() && !hint {
-            let subresource = rel.as_deref().is_some_and(loads);
+            let subresource = rel.is_some_and(loads);
             out.push(LinkTarget {
                 target,
                 subresource,
+                media: param_of(params, "type").filter(|m| !m.is_empty()),
             });
         }
         i = j + 1;
@@ -113,6 +116,13 @@ mod tests {
                 ("/next", false)
             ]
         );
+    }
+
+    #[test]
+    fn a_declared_type_is_read() {
+        let v = r#"</j>; rel="alternate"; type="application/json", </n>; rel=next; type="""#;
+        let media: Vec<Option<&str>> = link_header_targets(v).iter().map(|t| t.media).collect();
+        assert_eq!(media, [Some("application/json"), None]);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Extracts outlinks from HTML with the html5ever tokenizer.
 //!
-//! Taken: `a`/`area`/`link` href (an SVG `a`'s `xlink:href`), `frame`/`iframe` src, `<meta
-//! http-equiv=refresh>`, with the first `<base href>` as the base URL, including those inside
-//! `noscript`, `noframes` and `noembed` (markup to a client without scripts, frames or plugins).
+//! Taken: `a`/`area`/`link` href (an SVG `a`'s `xlink:href`; a `link`'s declared `type` kept
+//! beside it, for the caller to leave feeds and JSON views it would not archive),
+//! `frame`/`iframe` src, `<meta http-equiv=refresh>`, with the first `<base href>` as the base
+//! URL, including those inside `noscript`, `noframes` and `noembed` (markup to a client
+//! without scripts, frames or plugins).
 //! Not taken: anything inside script, style, comments or other raw-text elements (the tokenizer
 //! is switched into the same raw states a browser uses). A `<meta name="robots">` that says
 //! `nofollow`, and the names of other metas that say it (a robot's own), are reported, for the
@@ -67,7 +69,14 @@ pub struct Links {
     /// The page names its icon (`<link rel=icon>`), so a browser does not ask for
     /// `/favicon.ico`.
     pub names_icon: bool,
+    /// Links among `urls` that only a `<link>` with a `type` names (a feed, an oEmbed or JSON
+    /// view), with that type as written: the caller may leave those of types it would not
+    /// archive. At most [`MAX_DECLARED`].
+    pub declared: Vec<(Url, String)>,
 }
+
+/// Most `<link type>` links whose declared type is kept from one page.
+pub const MAX_DECLARED: usize = 256;
 
 #[derive(Default)]
 struct Collected {
@@ -94,6 +103,9 @@ struct Collected {
     referrer: Option<PagePolicy>,
     /// A `<link rel=icon>` was met.
     names_icon: bool,
+    /// Hrefs only `<link type>` elements named so far, with the type: another element naming
+    /// one makes it a plain link.
+    declared: std::collections::HashMap<String, String, RandomState>,
 }
 
 impl Collected {
@@ -102,11 +114,31 @@ impl Collected {
     /// resolve to the same URL.
     fn push(&mut self, href: &str, max_raw: usize) {
         let href = without_fragment(href);
+        if !self.declared.is_empty() {
+            self.declared.remove(href);
+        }
         if self.hrefs.contains(href) {
             return;
         }
         if self.hrefs.len() < max_raw {
             self.hrefs.insert(href.to_string());
+        } else {
+            self.over_raw += 1;
+        }
+    }
+
+    /// Collects the `href` of a `<link>` that declares its target's `media` type: kept as any
+    /// link, and marked with its type unless another element named it first.
+    fn push_declared(&mut self, href: &str, media: &str, max_raw: usize) {
+        let bare = without_fragment(href);
+        if self.hrefs.contains(bare) {
+            return;
+        }
+        if self.declared.len() < MAX_DECLARED {
+            self.declared.insert(bare.to_string(), media.to_string());
+        }
+        if self.hrefs.len() < max_raw {
+            self.hrefs.insert(bare.to_string());
         } else {
             self.over_raw += 1;
         }
@@ -184,7 +216,17 @@ impl LinkSink {
             "a" => {
                 let _ = self.take_attr(tag, "href") || self.take_attr(tag, "xlink:href");
             }
-            "area" | "link" => {
+            "link" => match (Self::attr(tag, "type"), Self::attr(tag, "href")) {
+                (Some(media), Some(href)) if !media.trim().is_empty() => {
+                    self.collected
+                        .borrow_mut()
+                        .push_declared(href, media.trim(), self.max_raw);
+                }
+                _ => {
+                    self.take_attr(tag, "href");
+                }
+            },
+            "area" => {
                 self.take_attr(tag, "href");
             }
             "frame" => self.take_frame(tag),
@@ -361,6 +403,11 @@ pub fn extract_document(
         }
     }
     links.urls = kept.into_iter().collect();
+    for (href, media) in &collected.declared {
+        if let Some(url) = resolve_link_in(&base, href, encoding) {
+            links.declared.push((url, media.clone()));
+        }
+    }
     // A link is resolved when followed, against the document's base wherever the `<base>`
     // stands; a requisite was fetched as the browser met it, so one met before a `<base>`
     // (which belongs first in the head, but not every page puts it there) is the page's own.

@@ -96,6 +96,21 @@ pub fn is_valid_essence(essence: &str) -> bool {
         .is_some_and(|(t, s)| token(t) && token(s))
 }
 
+/// True when `media_type` (lower-case, no parameters; empty for none) is one an `--accept`
+/// list takes: its entries are media types, `major/*`, or `*/*` (also `*`), which takes every
+/// type, none included.
+pub fn accepted_by(accept: &[String], media_type: &str) -> bool {
+    accept.iter().any(|a| {
+        if a == "*/*" || a == "*" {
+            return true;
+        }
+        match a.strip_suffix("/*") {
+            Some(major) => media_type.split('/').next() == Some(major),
+            None => a == media_type,
+        }
+    })
+}
+
 /// True for a media type (as [`media_type`] returns it) that is HTML.
 pub fn is_html(media_type: &str) -> bool {
     HTML_TYPES.contains(&media_type)

@@ -68,6 +68,10 @@ pub struct Filtered {
     pub scope: u64,
     /// Links whose extension names a type `--accept` does not take.
     pub extension: u64,
+    /// Links whose declared type (`<link type>`, a `Link` field's `type`: feeds, oEmbed and
+    /// JSON views) `--accept` does not take.
+    #[serde(default)]
+    pub declared_type: u64,
     /// Beyond `--max-depth`.
     pub depth: u64,
     /// Rejected by `--include`/`--exclude`.

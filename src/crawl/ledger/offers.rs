@@ -56,6 +56,7 @@ impl Ledger {
         filtered.link_cap += declined.over_cap;
         filtered.not_http += declined.not_http;
         filtered.nofollow += declined.nofollow;
+        filtered.declared_type += declined.declared_type;
         // A link seen moments ago is a duplicate before any admission rule is tried
         // (most of a page's links are: navigation, footers).
         let (rules, admission, tally) = (&self.rules, &self.admission, &mut self.tally);
