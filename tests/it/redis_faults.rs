@@ -2,7 +2,8 @@
 //! and before its answer reaches the worker. A fault proxy on loopback sits between the worker
 //! and a real redis-server and, once, cuts the connection instead of passing on the answer
 //! that hands a host's next batch of URLs to the worker. The worker must neither lose that
-//! batch nor wait for it forever; a lost claim costs the host its lease, nothing more.
+//! batch nor wait for it forever; a lost claim costs the host its lease, nothing more. And a
+//! worker started while Redis is down waits for it.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -309,5 +310,35 @@ async fn a_restarted_worker_whose_take_back_answer_is_lost_refetches_nothing() {
     assert!(
         twice.len() <= 1,
         "archived twice (one may have been in flight): {twice:?}"
+    );
+}
+
+/// A worker started while its Redis is down (a machine booting, Redis restarting) waits for
+/// it, saying so, and crawls once it answers, where it exited 9 at the first refused
+/// connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_started_before_its_redis_waits_for_it() {
+    const PAGES: usize = 5;
+    let (_web, hosts) = web_of_hosts(142, 2, PAGES).await;
+    let mut redis = RedisServer::start();
+    let url = redis.url();
+    // Down for 3 s from now, then up again on the same port.
+    let outage = tokio::task::spawn_blocking(move || {
+        redis.crash_and_restart(Duration::from_secs(3));
+        redis
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = vec![tmp.path().join("w1")];
+    let mut args = worker_args(&url, "late", "w1", &dirs[0], &["--delay", "20ms"]);
+    args.push(hosts[1].url("/"));
+    let worker = spawn(args);
+    let _redis = outage.await.unwrap();
+    let (code, err) = finish(worker).await;
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("trying again"), "{err}");
+    assert_eq!(
+        union_pages(&dirs).keys().cloned().collect::<Vec<_>>(),
+        every_page(&hosts, PAGES)
     );
 }
