@@ -1,9 +1,9 @@
-//! A shared crawl whose Redis connection drops at the worst moment: after Redis has run a call
-//! and before its answer reaches the worker. A fault proxy on loopback sits between the worker
-//! and a real redis-server and, once, cuts the connection instead of passing on the answer
-//! that hands a host's next batch of URLs to the worker. The worker must neither lose that
-//! batch nor wait for it forever; a lost claim costs the host its lease, nothing more. And a
-//! worker started while Redis is down waits for it.
+//! A shared crawl whose Redis fails at the worst moments. A fault proxy on loopback, between
+//! the worker and a real redis-server, ends the connection instead of passing on a chosen
+//! answer, which Redis has already acted on: a refill's (the host's next batch), a save point's
+//! acknowledgement, a claim's, a restarted worker's take-back, or one answer in 15 of a whole
+//! crawl. Nothing may be lost, fetched twice or waited for forever; a lost claim costs the
+//! host its lease, nothing more. And a worker started while Redis is down waits for it.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
