@@ -158,3 +158,43 @@ async fn console_changes_on_one_worker_reach_every_worker_and_later_ones() {
         stop_from_console(&c, TOKEN, w).await;
     }
 }
+
+/// A change made while Redis cannot be reached is applied on the worker at once, and its
+/// answer says that it is not yet the crawl's; once Redis answers it is in the crawl's list
+/// of changes, for every worker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_made_while_redis_is_down_says_so_and_reaches_redis_later() {
+    let (_web, seeds) = web().await;
+    let mut redis = RedisServer::start();
+    let port = redis.port;
+    let dir = tempfile::tempdir().unwrap();
+    let w1 = worker(&redis.url(), "w1", &dir.path().join("w1"), &seeds[..4]);
+    let c = w1.console.clone();
+    wait_for(|| pages_of(&c) >= 2, "w1 to crawl").await;
+    let outage = tokio::task::spawn_blocking(move || {
+        redis.crash_and_restart(Duration::from_secs(4));
+        redis
+    });
+    // The worker sees the outage at its next step (every 250 ms).
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let (code, answer) = post(
+        &c,
+        "/api/excludes/add",
+        Some(TOKEN),
+        r#"{"pattern":"/s2/"}"#,
+    );
+    assert_eq!(code, 200, "{answer}");
+    assert!(
+        answer.to_string().contains("Redis cannot be reached"),
+        "{answer}"
+    );
+    assert_eq!(status(&c)["settings"]["excludes"][0], "/s2/");
+    let _redis = outage.await.unwrap();
+    let key = "trawl:{steered}:changes";
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !crate::redis_server::cli(port, &["LRANGE", key, "0", "-1"]).contains("/s2/") {
+        assert!(Instant::now() < deadline, "the change never reached Redis");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    stop_from_console(&c, TOKEN, w1).await;
+}

@@ -13,6 +13,10 @@ use crate::crawl::console_link::{self, ConsoleLink, Effect, LoopState};
 use crate::report::StopReason;
 use crate::warc::WriterHandle;
 
+/// Said of a shared crawl's change that Redis has not got yet.
+const HELD_BACK: &str = "(on this worker only for now: Redis cannot be reached; the other \
+workers get it once Redis answers, and it is lost if this worker stops before then)";
+
 /// A console change's answer, held until a save point has made the change durable.
 pub(super) type HeldReply = (oneshot::Sender<Reply>, Reply);
 
@@ -107,11 +111,17 @@ impl Dispatcher {
         }
         self.save_point(writer).await;
         let failed = self.state_error.as_ref().map(ToString::to_string);
+        // In a shared crawl a change is saved once Redis has it.
+        let held_back = self
+            .shared
+            .as_ref()
+            .is_some_and(|s| s.coordinator.changes_held_back());
         for (to, reply) in self.unsaved_changes.drain(..) {
             let reply = match &failed {
                 Some(e) => Err(format!(
                     "applied, but the crawl state could not be saved: {e}"
                 )),
+                None if held_back => reply.map(|done| format!("{done} {HELD_BACK}")),
                 None => reply,
             };
             let _ = to.send(reply);

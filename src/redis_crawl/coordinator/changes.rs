@@ -18,6 +18,12 @@ impl Coordinator {
         self.changes_out.push(json);
     }
 
+    /// True while a change this worker's console made has not reached Redis, or Redis is
+    /// failing: the change holds here, and is not yet the crawl's.
+    pub fn changes_held_back(&self) -> bool {
+        !self.changes_out.is_empty() || self.retry_at.is_some()
+    }
+
     /// Sends the changes this worker's console made and has not sent yet: at once after each
     /// console command (the crawl loop calls this), and at every step (a send that failed).
     pub async fn send_changes(&mut self) -> Result<(), redis::RedisError> {
