@@ -1,6 +1,7 @@
 //! The frontier's side of persistence: rebuilding per-host state from storage when a crawl
 //! opens, saving it at each save point, and taking out the URLs (queued ones, robots.txt and
-//! sitemap probes) that crash replay finds archived already. Everything goes through the [`FrontierStorage`] seam.
+//! sitemap probes) that crash replay finds archived already. Everything goes through the
+//! [`FrontierStorage`] seam.
 
 use std::time::{Duration, Instant, SystemTime};
 

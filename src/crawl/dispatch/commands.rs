@@ -1,7 +1,7 @@
 //! The operator's side of the loop: a command from this worker's console (applied to the
 //! ledger or the loop, answered once a save point has made it durable, and, in a shared
-//! crawl, sent to the other workers), a change
-//! another worker's console made, and the console's view published after each.
+//! crawl, sent to the other workers), a change another worker's console made, and the
+//! console's view published after each.
 
 use std::time::Instant;
 
