@@ -92,6 +92,7 @@ impl Coordinator {
         for (a, reply) in acks.into_iter().zip(replies) {
             match reply {
                 Ok(1) => {
+                    self.book().acknowledged(a.id, a.done);
                     self.acked_pages.insert(a.host.clone(), a.pages);
                     self.awaiting_ack.remove(&a.host);
                     self.dirty.insert(a.host);

@@ -59,6 +59,9 @@ pub struct Held {
     robots: Vec<(String, Option<Vec<u8>>)>,
     /// robots.txt texts to save at the next flush.
     pub staged_robots: Vec<(String, Option<Vec<u8>>)>,
+    /// URLs acknowledged since the host's last refill answer was taken: a refill Redis ran
+    /// before an acknowledgement may still hand them back as in flight.
+    acked_lately: Vec<String>,
 }
 
 /// The shared local state (the frontier and the coordinator both run on the crawl loop, so the
@@ -103,9 +106,17 @@ impl LeaseBook {
         })
     }
 
-    /// More entries for a held host, which may repeat some it has (a refill that also returned
-    /// what is in flight): takes those whose URL it neither holds, fetches nor has finished;
-    /// returns how many.
+    /// A save point acknowledged these finished URLs of a held host.
+    pub fn acknowledged(&mut self, id: u32, urls: Vec<String>) {
+        if let Some(held) = self.held.get_mut(&id) {
+            held.acked_lately.extend(urls);
+        }
+    }
+
+    /// More entries for a held host, from a refill answer, which may repeat some it has (the
+    /// refill also returned what is in flight): takes those whose URL it neither holds,
+    /// fetches nor has finished, nor had acknowledged since the last answer (Redis may have run
+    /// the refill before that acknowledgement); returns how many.
     pub fn extend_missing(&mut self, id: u32, entries: Vec<QueuedUrl>) -> usize {
         let Some(held) = self.held.get_mut(&id) else {
             return 0;
@@ -116,6 +127,7 @@ impl LeaseBook {
             held.done
                 .iter()
                 .chain(&held.staged_done)
+                .chain(&held.acked_lately)
                 .map(String::as_str),
         );
         let missing: Vec<QueuedUrl> = entries
@@ -124,6 +136,7 @@ impl LeaseBook {
             .collect();
         let n = missing.len();
         held.buffer.extend(missing);
+        held.acked_lately.clear();
         n
     }
 
