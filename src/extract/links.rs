@@ -117,28 +117,26 @@ impl Collected {
         if !self.declared.is_empty() {
             self.declared.remove(href);
         }
-        if self.hrefs.contains(href) {
-            return;
-        }
-        if self.hrefs.len() < max_raw {
-            self.hrefs.insert(href.to_string());
-        } else {
-            self.over_raw += 1;
-        }
+        self.insert(href, max_raw);
     }
 
     /// Collects the `href` of a `<link>` that declares its target's `media` type: kept as any
     /// link, and marked with its type unless another element named it first.
     fn push_declared(&mut self, href: &str, media: &str, max_raw: usize) {
-        let bare = without_fragment(href);
-        if self.hrefs.contains(bare) {
+        let href = without_fragment(href);
+        if !self.hrefs.contains(href) && self.declared.len() < MAX_DECLARED {
+            self.declared.insert(href.to_string(), media.to_string());
+        }
+        self.insert(href, max_raw);
+    }
+
+    /// Adds an href (without its fragment) not collected before, within `max_raw`.
+    fn insert(&mut self, href: &str, max_raw: usize) {
+        if self.hrefs.contains(href) {
             return;
         }
-        if self.declared.len() < MAX_DECLARED {
-            self.declared.insert(bare.to_string(), media.to_string());
-        }
         if self.hrefs.len() < max_raw {
-            self.hrefs.insert(bare.to_string());
+            self.hrefs.insert(href.to_string());
         } else {
             self.over_raw += 1;
         }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::args;
 use crate::harness::{spawn_trawl, text, trawl};
-use crate::server::{Route, Web};
+use crate::server::{Host, Route, Web};
 
 /// Killed between a stylesheet and the image only it names (the delay spaces the fetches,
 /// all before the first periodic save point): the resumed run fetches the image, once, and
@@ -39,29 +39,22 @@ async fn a_stylesheet_archived_before_a_kill_still_leads_to_its_images() {
         "700ms",
         "-q"
     ];
-    let mut child = spawn_trawl(crawl.clone());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !web.paths_of(&h).iter().any(|p| p == "/site.css") {
-        assert!(Instant::now() < deadline, "the stylesheet was not fetched");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
     // Its records written, the next fetch (700 ms away) not begun.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    let killed_after = kill_once(&web, &h, &crawl, 300, "the stylesheet", |paths| {
+        paths.iter().any(|p| p == "/site.css")
+    })
+    .await;
     assert!(
-        !web.paths_of(&h).iter().any(|p| p == "/back.png"),
-        "killed too late: {:?}",
-        web.paths_of(&h)
+        !killed_after.iter().any(|p| p == "/back.png"),
+        "killed too late: {killed_after:?}"
     );
-
-    let again = trawl(crawl).await;
-    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
-    let fetched = web.paths_of(&h);
-    for path in ["/", "/site.css", "/back.png", "/icon.png"] {
-        let times = fetched.iter().filter(|p| *p == path).count();
-        assert_eq!(times, 1, "{path} fetched {times} times: {fetched:?}");
-    }
+    resume_and_count_once(
+        &web,
+        &h,
+        crawl,
+        &["/", "/site.css", "/back.png", "/icon.png"],
+    )
+    .await;
 }
 
 /// Killed after robots.txt (moved by a redirect), the sitemap it lists and a page, before the
@@ -105,30 +98,17 @@ async fn robots_txt_and_its_sitemap_archived_before_a_kill_are_not_fetched_again
         "600ms",
         "-q"
     ];
-    let mut child = spawn_trawl(crawl.clone());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let fetched_after_map = |paths: &[String]| {
+    // Its records written, the next fetch (600 ms away) not begun.
+    let before = kill_once(&web, &h, &crawl, 250, "a page after the sitemap", |paths| {
         paths
             .iter()
             .skip_while(|p| *p != "/map.xml")
-            .skip(1)
-            .count()
-    };
-    while fetched_after_map(&web.paths_of(&h)) < 1 {
-        assert!(Instant::now() < deadline, "no page after the sitemap");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    // Its records written, the next fetch (600 ms away) not begun.
-    tokio::time::sleep(Duration::from_millis(250)).await;
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let before = web.paths_of(&h);
+            .nth(1)
+            .is_some()
+    })
+    .await;
     assert!(before.len() < 7, "killed too late: {before:?}");
-
-    let again = trawl(crawl).await;
-    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
-    let fetched = web.paths_of(&h);
-    for path in [
+    let once = [
         "/robots.txt",
         "/robots-moved.txt",
         "/map.xml",
@@ -136,9 +116,47 @@ async fn robots_txt_and_its_sitemap_archived_before_a_kill_are_not_fetched_again
         "/a",
         "/b",
         "/c",
-    ] {
-        let times = fetched.iter().filter(|p| *p == path).count();
+    ];
+    let fetched = resume_and_count_once(&web, &h, crawl, &once).await;
+    assert!(!fetched.iter().any(|p| p == "/private"), "{fetched:?}");
+}
+
+/// Runs `crawl` and kills it with -9 `settle_ms` after the host's requests first satisfy
+/// `ready` (`what`: what is waited for); the paths requested by then.
+async fn kill_once(
+    web: &Web,
+    h: &Host,
+    crawl: &[String],
+    settle_ms: u64,
+    what: &str,
+    ready: impl Fn(&[String]) -> bool,
+) -> Vec<String> {
+    let mut child = spawn_trawl(crawl.to_vec());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !ready(&web.paths_of(h)) {
+        assert!(Instant::now() < deadline, "{what} was not fetched");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(settle_ms)).await;
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    web.paths_of(h)
+}
+
+/// Runs `crawl` to its end and asserts that each of `paths` was requested once in all; the
+/// paths requested.
+async fn resume_and_count_once(
+    web: &Web,
+    h: &Host,
+    crawl: Vec<String>,
+    paths: &[&str],
+) -> Vec<String> {
+    let again = trawl(crawl).await;
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let fetched = web.paths_of(h);
+    for path in paths {
+        let times = fetched.iter().filter(|p| p == path).count();
         assert_eq!(times, 1, "{path} fetched {times} times: {fetched:?}");
     }
-    assert!(!fetched.iter().any(|p| p == "/private"), "{fetched:?}");
+    fetched
 }
