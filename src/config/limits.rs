@@ -1,7 +1,8 @@
 //! Caps on the URLs admitted to the frontier: length, path depth and repeats (crawler traps,
 //! hostile pages), and the ports `--deny-ports` refuses; applied to every link and to seeds.
 
-/// Ports refused by `--deny-ports`.
+/// Ports refused by `--deny-ports`. Port 0 is refused under every policy: nothing can be
+/// reached there (connecting to it fails), and browsers refuse it as a bad port.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PortPolicy {
     /// Every port.
@@ -15,6 +16,9 @@ pub enum PortPolicy {
 impl PortPolicy {
     /// True when the URL's port may be used.
     pub fn allows(&self, url: &url::Url) -> bool {
+        if url.port() == Some(0) {
+            return false;
+        }
         match self {
             PortPolicy::AllowAll => true,
             PortPolicy::DefaultOnly => url.port().is_none(),
@@ -72,6 +76,8 @@ impl Limits {
                 url.as_str().len(),
                 self.max_url_length
             ))
+        } else if url.port() == Some(0) {
+            Some("port 0 cannot be connected to".to_string())
         } else if !self.ports.allows(url) {
             Some("its port is refused by --deny-ports".to_string())
         } else if self.is_path_trap(url) {

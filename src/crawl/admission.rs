@@ -25,7 +25,7 @@ pub enum Rejection {
     UrlLength,
     /// Too many path segments or a segment repeated too often (crawler trap).
     PathTrap,
-    /// A port refused by `--deny-ports`.
+    /// A port refused by `--deny-ports`, or port 0.
     Port,
 }
 
@@ -243,6 +243,10 @@ mod tests {
             a.check(&u(s), 0, 0)
         };
         assert_eq!(check(PortPolicy::AllowAll, "http://a.org:8080/"), Ok(()));
+        assert_eq!(
+            check(PortPolicy::AllowAll, "http://a.org:0/"),
+            Err(Rejection::Port)
+        );
         assert_eq!(
             check(PortPolicy::DefaultOnly, "http://a.org:8080/"),
             Err(Rejection::Port)

@@ -88,7 +88,7 @@ pub struct Filtered {
     pub not_http: u64,
     /// Crawler-trap paths (too deep, repeated segments).
     pub path_trap: u64,
-    /// Ports refused by `--deny-ports`.
+    /// Ports refused by `--deny-ports`, and port 0 (never connectable).
     pub port: u64,
     /// Links to hosts that reached `--max-pages-per-host`.
     pub host_quota: u64,

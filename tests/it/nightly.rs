@@ -369,6 +369,14 @@ async fn first_run_mistakes_get_clear_errors() {
         "{}",
         stderr(&ports)
     );
+    // A seed on port 0, which nothing answers, is refused with its reason.
+    let port_zero = trawl(args!["crawl", "http://127.0.0.1:0/", "--out", out]).await;
+    assert_eq!(port_zero.status.code(), Some(3), "{}", text(&port_zero));
+    assert!(
+        stderr(&port_zero).contains("port 0"),
+        "{}",
+        stderr(&port_zero)
+    );
     // trawl index: one clear message per problem.
     let missing = trawl(args!["index", dir.path().join("nope.warc.gz").display()]).await;
     assert_eq!(missing.status.code(), Some(2));
