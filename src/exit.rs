@@ -24,7 +24,8 @@ pub enum ExitCode {
     AlreadyFinished = 7,
     /// Stopped at `--time-limit`; state saved, the next run resumes.
     TimeLimit = 8,
-    /// A shared crawl's Redis could not be used: unreachable, or set to evict keys.
+    /// A shared crawl's Redis could not be used: unreachable, set to evict keys, or it lost
+    /// the crawl's state (restarted without its data).
     SharedStore = 9,
     /// Stopped by SIGINT/SIGTERM (or, for a shared crawl, `trawl stop`); WARC files were
     /// closed cleanly.

@@ -281,6 +281,7 @@ fn exit_code(stats: &CrawlStats) -> ExitCode {
         StopReason::OutputError => ExitCode::OutputError,
         StopReason::Interrupted | StopReason::Stopped => ExitCode::Interrupted,
         StopReason::TimeLimit => ExitCode::TimeLimit,
+        StopReason::SharedStateLost => ExitCode::SharedStore,
         _ if stats.failed_urls > 0 || stats.filtered.robots_unavailable > 0 => {
             ExitCode::FetchErrors
         }

@@ -131,7 +131,7 @@ pub async fn status(url: &str, crawl_id: &str) -> Result<SharedStatus, ControlEr
             .cmd("ZCARD")
             .arg(keys.ready(k))
             .cmd("HMGET")
-            .arg(format!("{}:stat", keys.shard(k)))
+            .arg(keys.stat(k))
             .arg("queued")
             .arg("seen")
             .query_async(&mut redis)

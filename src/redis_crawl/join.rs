@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::future::join_all;
+
 use super::connection::Redis;
 use super::keys::{Keys, DEFAULT_SHARDS};
 use super::lease_book::LeaseBook;
@@ -59,6 +61,15 @@ pub enum JoinError {
         /// When.
         at: String,
     },
+    /// A worker found part of the crawl's state gone from Redis (a shard of a cluster
+    /// restarted without its data): the crawl cannot be finished as it is.
+    #[error("crawl {crawl} lost part of its state in Redis ({detail}); start a new crawl with another --crawl-id (the WARC files written so far are valid)")]
+    StateLost {
+        /// The crawl id.
+        crawl: String,
+        /// What a worker found.
+        detail: String,
+    },
     /// The crawl was created by an incompatible version.
     #[error("crawl {crawl} in Redis is unreadable: {detail}")]
     Unreadable {
@@ -87,6 +98,9 @@ pub struct Joined {
     pub book: Arc<Mutex<LeaseBook>>,
     /// Every scope seed of the crawl (from all workers).
     pub scope: Vec<String>,
+    /// When the crawl was created (`meta`'s `created`): a record with another value, or none,
+    /// means Redis lost the crawl's state since (`coordinator/lost_state.rs`).
+    pub created: String,
 }
 
 /// Joins crawl `settings.crawl_id` (creating it if new) with `options` (name, value pairs that
@@ -142,6 +156,12 @@ pub async fn join(
             at: at.clone(),
         });
     }
+    if let Some(detail) = meta.get("lost") {
+        return Err(JoinError::StateLost {
+            crawl,
+            detail: detail.clone(),
+        });
+    }
     let unreadable = |detail: String| JoinError::Unreadable {
         crawl: crawl.clone(),
         detail,
@@ -185,6 +205,9 @@ pub async fn join(
         });
     }
     let keys = Keys::new(&settings.crawl_id, shards);
+    if !meta.contains_key("marked") {
+        mark_shards(&mut redis, &keys).await.map_err(fail)?;
+    }
     let stopped: Option<String> = redis::cmd("GETDEL")
         .arg(keys.crawl("stop"))
         .query_async(&mut redis)
@@ -220,6 +243,7 @@ pub async fn join(
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     };
+    let created = meta.get("created").cloned().unwrap_or_default();
     let blobs: HashMap<String, Vec<u8>> = redis::cmd("HGETALL")
         .arg(keys.worker(&settings.worker_id))
         .query_async(&mut redis)
@@ -235,7 +259,34 @@ pub async fn join(
         lease: settings.lease,
         book: LeaseBook::new(blobs),
         scope,
+        created,
     })
+}
+
+/// Writes every shard's marker (`made` in its `stat`), then `marked` in the crawl's record: a
+/// shard without it has lost its state (`coordinator/lost_state.rs`). Done by the worker that
+/// creates the crawl, and by the first of this version to join a crawl made before markers.
+async fn mark_shards(redis: &mut Redis, keys: &Keys) -> redis::RedisResult<()> {
+    let marks = join_all((0..keys.shards()).map(|k| {
+        let mut redis = redis.clone();
+        let key = keys.stat(k);
+        async move {
+            redis::cmd("HSETNX")
+                .arg(key)
+                .arg("made")
+                .arg(1)
+                .query_async::<()>(&mut redis)
+                .await
+        }
+    }))
+    .await;
+    marks.into_iter().collect::<redis::RedisResult<Vec<()>>>()?;
+    redis::cmd("HSET")
+        .arg(keys.crawl("meta"))
+        .arg("marked")
+        .arg(1)
+        .query_async(redis)
+        .await
 }
 
 /// Refuses a server that may evict keys. A server that hides CONFIG (managed services) is

@@ -3,7 +3,7 @@
 //!
 //! | key | type | holds |
 //! |---|---|---|
-//! | `trawl:{C}:meta` | HASH | `options` (what joining workers must match), `shards`, `created`, `seeded`, `finished` |
+//! | `trawl:{C}:meta` | HASH | `options` (what joining workers must match), `shards`, `created`, `seeded`, `finished`, `marked` (every shard's `made` written), `lost` (a worker found part of the crawl gone) |
 //! | `trawl:{C}:scope` | SET | seed URLs (and redirect targets of seeds) that define the scope |
 //! | `trawl:{C}:permits` | HASH | URL fingerprint -> `r` (reserved) / `c` (committed), `--max-pages` |
 //! | `trawl:{C}:budget` | HASH | `committed`: pages archived and saved under the budget |
@@ -13,7 +13,7 @@
 //! | `trawl:{C}:changes` | LIST | console changes (pause, excludes, delay, host drops) as `TOKEN TAB JSON`, in order |
 //! | `trawl:{C/k}:ready` | ZSET | host -> due time (ms) when free, lease expiry (ms) when held |
 //! | `trawl:{C/k}:owner` | HASH | host -> lease token `WORKER#EPOCH` |
-//! | `trawl:{C/k}:stat` | HASH | `queued`, `seen`: the shard's counts, for `trawl status` |
+//! | `trawl:{C/k}:stat` | HASH | `queued`, `seen`: the shard's counts, for `trawl status`; `made`: the shard's marker, gone when Redis lost the shard |
 //! | `trawl:{C/k}:q:HOST` | LIST | queued entries `url TAB depth TAB redirects TAB attempt [TAB requisite TAB sitemap]` (`--order bfs`) |
 //! | `trawl:{C/k}:z:HOST` | ZSET | the same entries by score `rank * 2^20 + arrival` (other orders) |
 //! | `trawl:{C/k}:f:HOST` | HASH | url -> entry: handed to the owner, not yet acknowledged |
@@ -77,6 +77,11 @@ impl Keys {
     /// over all shards on a single server append `k}`.
     pub fn shard_base(&self) -> String {
         format!("trawl:{{{}/", self.crawl)
+    }
+
+    /// The counts and marker of shard `k`.
+    pub fn stat(&self, k: u32) -> String {
+        format!("{}:stat", self.shard(k))
     }
 
     /// The ready set of shard `k` (the key scripts are routed by).

@@ -148,6 +148,8 @@ end
 local function adopt(P, host, token, now, batch, cap, R)
   local back = unflight(P, host, R)
   redis.call('HSET', P .. ':owner', host, token)
+  -- A held host always has its record: `renew` tells a lost shard by its absence.
+  redis.call('HSETNX', P .. ':host:' .. host, 'next', 0)
   local h = redis.call('HGETALL', P .. ':host:' .. host)
   local nxt, pages, robots = 0, 0, {}
   for i = 1, #h, 2 do
@@ -223,10 +225,11 @@ return out
 "#;
 
 /// `busy_all` (a single server only). ARGV: crawl prefix, shards. Returns how many hosts have
-/// queued or in-flight URLs, over every shard.
+/// queued or in-flight URLs, over every shard, or -1 - k when shard k has lost its marker.
 const BUSY_ALL: &str = r#"
 local total = 0
 for k = 0, tonumber(ARGV[2]) - 1 do
+  if redis.call('HEXISTS', ARGV[1] .. k .. '}:stat', 'made') == 0 then return -1 - k end
   total = total + redis.call('ZCARD', ARGV[1] .. k .. '}:ready')
 end
 return total
@@ -313,7 +316,10 @@ redis.call('ZADD', KEYS[1], 'XX', now + lease, host)
 return 1
 "#;
 
-/// `renew` KEYS: ready. ARGV: prefix, token, lease ms, hosts. Returns the hosts no longer held.
+/// `renew` KEYS: ready. ARGV: prefix, token, lease ms, hosts. Returns the hosts no longer held,
+/// as `!host` when the host's record is gone too: Redis lost the shard's state (a record is
+/// never deleted, and `adopt` makes one for every host it hands out; links found elsewhere
+/// may queue the host again, so its seen set can be back).
 const RENEW: &str = r#"
 local P, token, lease = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local now = now_ms()
@@ -321,6 +327,8 @@ local lost = {}
 for i = 4, #ARGV do
   if redis.call('HGET', P .. ':owner', ARGV[i]) == token then
     redis.call('ZADD', KEYS[1], 'XX', now + lease, ARGV[i])
+  elseif redis.call('EXISTS', P .. ':host:' .. ARGV[i]) == 0 then
+    lost[#lost + 1] = '!' .. ARGV[i]
   else
     lost[#lost + 1] = ARGV[i]
   end

@@ -25,6 +25,8 @@ pub enum StopReason {
     ByteLimit,
     /// A shared crawl was stopped with `trawl stop`.
     Stopped,
+    /// A shared crawl's state in Redis was found lost (Redis restarted without its data).
+    SharedStateLost,
 }
 
 impl StopReason {
@@ -38,6 +40,9 @@ impl StopReason {
             StopReason::TimeLimit => "time limit reached (--time-limit; resumable)",
             StopReason::ByteLimit => "byte target reached (--max-bytes)",
             StopReason::Stopped => "stopped by trawl stop (resumable)",
+            StopReason::SharedStateLost => {
+                "the shared crawl's state in Redis was lost (see the log; not resumable)"
+            }
         }
     }
 

@@ -30,6 +30,7 @@ mod old_servers;
 mod proxies;
 mod redis_faults;
 mod redis_server;
+mod redis_state_lost;
 mod referer;
 mod robots_directives;
 mod search;

@@ -93,7 +93,7 @@ pub(crate) fn worker_args(
 }
 
 /// Starts one worker per directory; the first brings `seed`.
-fn start_workers(
+pub(crate) fn start_workers(
     redis: &str,
     crawl: &str,
     dirs: &[PathBuf],

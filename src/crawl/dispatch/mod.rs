@@ -273,8 +273,13 @@ impl Dispatcher {
                         self.write_status(writer.bytes_written.load(Ordering::Relaxed), None);
                         self.publish_console(writer);
                     }
-                    if self.sync_shared(exhausted && self.in_flight == 0).await && self.stopping.is_none() {
-                        shutdown_deadline = Some(self.begin_stop(StopReason::Stopped));
+                    match (self.sync_shared(exhausted && self.in_flight == 0).await, self.stopping) {
+                        (Some(reason), None) => shutdown_deadline = Some(self.begin_stop(reason)),
+                        // A worker already stopping that finds the crawl's state lost says so.
+                        (Some(StopReason::SharedStateLost), Some(_)) => {
+                            self.stopping = Some(StopReason::SharedStateLost);
+                        }
+                        _ => {}
                     }
                     self.idle.expire(Instant::now());
                     while self.tasks.try_join_next().is_some() {}

@@ -4,14 +4,13 @@
 
 use super::{worker_stats, Dispatcher};
 use crate::redis_crawl::SyncReport;
+use crate::report::StopReason;
 
 impl Dispatcher {
-    /// A shared crawl's sync step (nothing without `--redis`). Returns true when `trawl stop`
-    /// was run for the crawl.
-    pub(super) async fn sync_shared(&mut self, idle: bool) -> bool {
-        let Some(shared) = &mut self.shared else {
-            return false;
-        };
+    /// A shared crawl's sync step (nothing without `--redis`). Returns why the worker must
+    /// stop: `trawl stop` was run for the crawl, or its state in Redis is lost.
+    pub(super) async fn sync_shared(&mut self, idle: bool) -> Option<StopReason> {
+        let shared = self.shared.as_mut()?;
         shared
             .coordinator
             .share_scope(self.ledger.take_scope_added());
@@ -25,7 +24,11 @@ impl Dispatcher {
         for json in &report.changes {
             self.apply_shared_change(json);
         }
-        let stop = report.stop_requested;
+        let stop = if report.state_lost {
+            Some(StopReason::SharedStateLost)
+        } else {
+            report.stop_requested.then_some(StopReason::Stopped)
+        };
         self.count_shared(report);
         stop
     }

@@ -24,10 +24,19 @@ impl Coordinator {
         !self.changes_out.is_empty() || self.retry_at.is_some()
     }
 
-    /// Sends the changes this worker's console made and has not sent yet: at once after each
-    /// console command (the crawl loop calls this), and at every step (a send that failed).
+    /// Sends the changes this worker's console made and has not sent yet, at once after each
+    /// console command (the crawl loop calls this). After a failure they wait for the next
+    /// step, which first checks that Redis still holds the crawl (`lost_state.rs`).
     pub async fn send_changes(&mut self) -> Result<(), redis::RedisError> {
-        if self.changes_out.is_empty() {
+        if self.retry_at.is_some() {
+            return Ok(());
+        }
+        self.push_changes().await
+    }
+
+    /// Sends the changes not sent yet (at every step, as well: a send that failed).
+    pub(super) async fn push_changes(&mut self) -> Result<(), redis::RedisError> {
+        if self.changes_out.is_empty() || self.state_lost() {
             return Ok(());
         }
         let entries: Vec<String> = self

@@ -177,7 +177,8 @@ impl Coordinator {
             .arg(self.ranked_arg());
     }
 
-    /// True when the crawl has been seeded and no shard has a host with work.
+    /// True when the crawl has been seeded and no shard has a host with work. A shard found
+    /// without its marker has lost its state: the crawl is marked lost (`lost_state.rs`).
     pub(super) async fn all_shards_empty(&mut self) -> Result<bool, redis::RedisError> {
         let seeded: Option<String> = redis::cmd("HGET")
             .arg(self.keys.crawl("meta"))
@@ -189,32 +190,44 @@ impl Coordinator {
             return Ok(false);
         }
         if !self.redis.is_cluster() {
-            let busy: u64 = self
+            let busy: i64 = self
                 .scripts
                 .busy_all
                 .arg(self.keys.shard_base())
                 .arg(self.keys.shards())
                 .invoke_async(&mut self.redis)
                 .await?;
+            if busy < 0 {
+                self.shard_gone(-1 - busy).await;
+                return Ok(false);
+            }
             return Ok(busy == 0);
         }
         // A cluster: every shard at once.
         let counts = futures_util::future::join_all((0..self.keys.shards()).map(|k| {
             let mut redis = self.redis.clone();
-            let key = self.keys.ready(k);
+            let (ready, stat) = (self.keys.ready(k), self.keys.stat(k));
             async move {
-                redis::cmd("ZCARD")
-                    .arg(key)
-                    .query_async::<u64>(&mut redis)
+                redis::pipe()
+                    .cmd("ZCARD")
+                    .arg(ready)
+                    .cmd("HEXISTS")
+                    .arg(stat)
+                    .arg("made")
+                    .query_async::<(u64, bool)>(&mut redis)
                     .await
             }
         }))
         .await;
-        for n in counts {
-            if n? > 0 {
+        let mut busy = false;
+        for (k, reply) in counts.into_iter().enumerate() {
+            let (hosts, made) = reply?;
+            if !made {
+                self.shard_gone(k as i64).await;
                 return Ok(false);
             }
+            busy |= hosts > 0;
         }
-        Ok(true)
+        Ok(!busy)
     }
 }

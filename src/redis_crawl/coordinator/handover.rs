@@ -18,6 +18,19 @@ impl Coordinator {
         stats: &WorkerStats<'_>,
         budget: Option<&SharedBudget>,
     ) {
+        if self.state_lost() {
+            return;
+        }
+        // After a failure Redis may be back without the crawl: nothing is written before
+        // that is known (`lost_state.rs`).
+        if self.retry_at.is_some() {
+            if let Err(e) = self.check_record().await {
+                return self.unreachable(e, frontier);
+            }
+            if self.state_lost() {
+                return;
+            }
+        }
         match self.try_save(frontier, stats, budget).await {
             // Hosts that ran dry waiting for this acknowledgement are refilled (or let go)
             // now, not at the next step.
@@ -144,9 +157,20 @@ impl Coordinator {
         budget: Option<&SharedBudget>,
         state: &str,
     ) {
+        if self.state_lost() {
+            return;
+        }
         for attempt in 0..5u32 {
             match self.try_leave(frontier, stats, budget, state).await {
-                Ok(()) => return,
+                Ok(()) => {
+                    if self.state_lost() {
+                        tracing::warn!(
+                            "not handing back {} host(s): the crawl's state in Redis is lost",
+                            self.held.len()
+                        );
+                    }
+                    return;
+                }
                 Err(e) => {
                     tracing::warn!("leaving the shared crawl: Redis: {e} (try {})", attempt + 1);
                     tokio::time::sleep(Duration::from_millis(500 << attempt)).await;
@@ -166,6 +190,11 @@ impl Coordinator {
         budget: Option<&SharedBudget>,
         state: &str,
     ) -> Result<(), redis::RedisError> {
+        // Nothing is written to a Redis that lost the crawl (`lost_state.rs`).
+        self.check_record().await?;
+        if self.state_lost() {
+            return Ok(());
+        }
         self.try_save(frontier, stats, budget).await?;
         // A refill under way ends before the hosts go back (what it took is handed back too).
         self.collect_refills(frontier, &mut SyncReport::default(), true)

@@ -15,6 +15,7 @@ mod beat;
 mod changes;
 mod claim;
 mod handover;
+mod lost_state;
 mod outage;
 mod outbox;
 mod refill;
@@ -49,6 +50,8 @@ pub struct SyncReport {
     pub host_pages: Vec<(String, u64)>,
     /// `trawl stop` was run for this crawl.
     pub stop_requested: bool,
+    /// The crawl's state in Redis is lost (`lost_state.rs`): the worker stops.
+    pub state_lost: bool,
     /// The crawl's scope seeds, when other workers added some since the last report.
     pub scope: Vec<String>,
     /// Console changes other workers made (JSON), in order.
@@ -125,6 +128,10 @@ pub struct Coordinator {
     /// For the heartbeat.
     started: SystemTime,
     out: String,
+    /// When the crawl was created, as joined: its record with another value means Redis lost it.
+    created: String,
+    /// Why the crawl's state in Redis is known lost (`lost_state.rs`).
+    state_lost: Option<String>,
 }
 
 impl Coordinator {
@@ -182,6 +189,8 @@ impl Coordinator {
             scope_known: joined.scope.len(),
             started: SystemTime::now(),
             out,
+            created: joined.created.clone(),
+            state_lost: None,
         }
     }
 
@@ -224,7 +233,7 @@ impl Coordinator {
     /// wait to be sent, they go now, and the refill follows when the send has finished
     /// ([`Coordinator::advance`]).
     pub fn refill_dry(&mut self, frontier: &Frontier, stats: &WorkerStats<'_>) {
-        if self.retry_at.is_some() || self.sending.is_some() {
+        if self.retry_at.is_some() || self.sending.is_some() || self.state_lost() {
             return;
         }
         if self.book().has_outgoing() {
@@ -266,6 +275,10 @@ impl Coordinator {
         idle: bool,
     ) -> SyncReport {
         let mut report = SyncReport::default();
+        if self.state_lost() {
+            report.state_lost = true;
+            return report;
+        }
         let now = Instant::now();
         if let Some((at, _)) = self.retry_at {
             if now < at {
@@ -275,13 +288,14 @@ impl Coordinator {
         }
         match self.step(frontier, stats, idle, &mut report).await {
             Ok(()) => {
-                if self.retry_at.take().is_some() {
+                if self.retry_at.take().is_some() && !self.state_lost() {
                     tracing::warn!("Redis is reachable again: continuing");
                 }
             }
             Err(e) => self.unreachable(e, frontier),
         }
         report.stop_requested = self.stop_requested;
+        report.state_lost = self.state_lost();
         report
     }
 
@@ -305,6 +319,9 @@ impl Coordinator {
     ) -> Result<(), redis::RedisError> {
         if self.retry_at.is_some() {
             self.recover(frontier, stats).await?;
+            if self.state_lost() {
+                return Ok(());
+            }
         }
         let now = Instant::now();
         // Discovered URLs go out in the background (`outbox.rs`); the seeds count as sent once
@@ -321,7 +338,7 @@ impl Coordinator {
         } else {
             self.collect_sent(report, false).await?;
         }
-        self.send_changes().await?;
+        self.push_changes().await?;
         // The first step waits for the console changes made so far; later ones come in the
         // background (`changes.rs`).
         self.collect_changes(report, false).await?;
@@ -373,6 +390,9 @@ impl Coordinator {
         if now >= self.next_beat {
             self.next_beat = now + BEAT_EVERY;
             self.beat_round(stats, report).await?;
+            if self.state_lost() {
+                return Ok(());
+            }
         }
         // Checked at every step once this worker has nothing (one cheap call), so that the
         // crawl ends as soon as its last host is let go.
@@ -406,10 +426,16 @@ impl Coordinator {
         let replies = self.redis.invoke_all::<Vec<String>>(&calls).await;
         drop(calls);
         let mut failure = None;
+        let mut gone = Vec::new();
         for reply in replies {
             match reply {
                 Ok(lost) => {
                     for host in lost {
+                        // `!host`: its record is gone too (`lost_state.rs`).
+                        if let Some(host) = host.strip_prefix('!') {
+                            gone.push(host.to_string());
+                            continue;
+                        }
                         tracing::warn!("lease on {host} lost to another worker");
                         self.held.remove(&host);
                         self.forget(&host, frontier);
@@ -419,6 +445,10 @@ impl Coordinator {
                     failure.get_or_insert(e);
                 }
             }
+        }
+        if !gone.is_empty() {
+            self.hosts_gone(&gone).await;
+            return Ok(());
         }
         if let Some(e) = failure {
             return Err(e);

@@ -64,6 +64,11 @@ impl Coordinator {
         frontier: &mut Frontier,
         stats: &WorkerStats<'_>,
     ) -> Result<(), redis::RedisError> {
+        // A Redis that came back without the crawl's state gets nothing written to it.
+        self.check_record().await?;
+        if self.state_lost() {
+            return Ok(());
+        }
         self.no_takeover_until = Some(Instant::now() + TAKEOVER_GRACE);
         if !self.suspended {
             return Ok(());
