@@ -47,7 +47,8 @@ pub struct SharedStatus {
     pub seen: i64,
     /// Hosts with queued or in-flight URLs.
     pub hosts_active: u64,
-    /// Why it stopped, if it did: `stop requested` or `finished`.
+    /// Why it stopped, if it did: `stop requested`, `finished`, or `state lost: ...` (a
+    /// worker found part of its state gone from Redis).
     pub stop_reason: Option<String>,
     /// Workers by id.
     pub workers: BTreeMap<String, WorkerStatus>,
@@ -153,6 +154,7 @@ pub async fn status(url: &str, crawl_id: &str) -> Result<SharedStatus, ControlEr
         .await
         .map_err(fail)?;
     let stop_reason = match (meta.get("finished"), stop) {
+        _ if meta.contains_key("lost") => Some(format!("state lost: {}", meta["lost"])),
         (Some(_), _) => Some("finished".to_string()),
         (None, Some(_)) => Some("stop requested".to_string()),
         _ => None,

@@ -97,7 +97,14 @@ async fn a_shard_lost_from_redis_stops_the_crawl_and_it_is_not_joined_again() {
     for dir in &dirs {
         check_warcs(dir).await;
     }
-    // A worker joining the crawl afterwards is refused, with the reason.
+    // `trawl status` says so, and a worker joining the crawl afterwards is refused, with the
+    // reason.
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["status", "--redis", &redis.url(), "--crawl-id", "part"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&status.stdout);
+    assert!(shown.contains("state lost"), "{shown}");
     let late = tmp.path().join("w3");
     let mut args = worker_args(&redis.url(), "part", "w3", &late, &extra);
     args.push(hosts[1].url("/"));
