@@ -14,7 +14,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::redis_server::RedisServer;
+use crate::redis_server::{cli, RedisServer};
 use crate::shared_crawl::{
     check_warcs, every_page, finish, kill_9, seeded_workers, spawn, union_pages,
     wait_for_any_output, web_of_hosts, worker_args,
@@ -341,4 +341,38 @@ async fn a_worker_started_before_its_redis_waits_for_it() {
         union_pages(&dirs).keys().cloned().collect::<Vec<_>>(),
         every_page(&hosts, PAGES)
     );
+}
+
+/// A Redis at its `maxmemory` (noeviction refuses writes with `OOM`) pauses the crawl, the log
+/// says what to do, and once the limit is raised the crawl goes on and loses no page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_out_of_memory_pauses_the_crawl_until_writes_are_accepted() {
+    const PAGES: usize = 30;
+    let (_web, hosts) = web_of_hosts(252, 3, PAGES).await;
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("w{i}"))).collect();
+    let extra = ["--delay", "50ms", "--concurrency", "2"];
+    let homes: Vec<String> = hosts.iter().map(|h| h.url("/")).collect();
+    let workers = seeded_workers(&redis.url(), "oom", &dirs, &extra, "2s", &homes[..1]);
+    wait_for_any_output(&dirs, 6_000).await;
+    cli(redis.port, &["CONFIG", "SET", "maxmemory", "1"]);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    cli(redis.port, &["CONFIG", "SET", "maxmemory", "0"]);
+    let mut logs = String::new();
+    for w in workers {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(0), "{err}");
+        logs.push_str(&err);
+    }
+    assert!(logs.contains("at its maxmemory"), "{logs}");
+    assert!(logs.contains("Redis is reachable again after"), "{logs}");
+    assert_eq!(
+        union_pages(&dirs).keys().cloned().collect::<Vec<_>>(),
+        every_page(&hosts, PAGES),
+        "no page lost"
+    );
+    for dir in &dirs {
+        check_warcs(dir).await;
+    }
 }

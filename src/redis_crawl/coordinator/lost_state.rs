@@ -36,7 +36,9 @@ impl Coordinator {
     pub(super) fn judge_record(&mut self, created: Option<String>, lost: Option<String>) {
         if let Some(detail) = lost {
             self.lose_state(format!("a worker found part of it gone: {detail}"));
-        } else if created.as_deref() != Some(self.created.as_str()) {
+        } else if !self.created.is_empty() && created.as_deref() != Some(self.created.as_str()) {
+            // (A crawl whose record had no `created` when this worker joined is judged by
+            // `lost` and its shards' markers alone.)
             self.lose_state(
                 "its record is gone or was made again: Redis restarted without its data (no RDB \
                  or AOF persistence) or from an older snapshot, was flushed, or failed over to \

@@ -97,6 +97,8 @@ pub struct Coordinator {
     next_beat: Instant,
     /// Set while Redis is unreachable: when to try again, and the current backoff.
     retry_at: Option<(Instant, Duration)>,
+    /// The outage under way, for its log lines (`outage.rs`).
+    outage: Option<outage::Outage>,
     /// The held hosts start nothing: Redis was unreachable past their leases' margin.
     suspended: bool,
     /// Right after an outage: no host whose lease ran out is taken over before then.
@@ -170,6 +172,7 @@ impl Coordinator {
             claim_every: CLAIM_EVERY,
             next_beat: now,
             retry_at: None,
+            outage: None,
             suspended: false,
             no_takeover_until: None,
             ranked: match order {
@@ -288,8 +291,10 @@ impl Coordinator {
         }
         match self.step(frontier, stats, idle, &mut report).await {
             Ok(()) => {
+                let outage = self.outage.take();
                 if self.retry_at.take().is_some() && !self.state_lost() {
-                    tracing::warn!("Redis is reachable again: continuing");
+                    let secs = outage.map_or(0.0, |o| o.since.elapsed().as_secs_f64());
+                    tracing::warn!("Redis is reachable again after {secs:.1}s: continuing");
                 }
             }
             Err(e) => self.unreachable(e, frontier),

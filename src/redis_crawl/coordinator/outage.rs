@@ -18,6 +18,16 @@ const HOLDING_BACKOFF: Duration = Duration::from_secs(1);
 /// After an outage, how long no host is taken over from another worker: the owner needs up to
 /// [`HOLDING_BACKOFF`] and a tick of the loop to see Redis again and acknowledge.
 const TAKEOVER_GRACE: Duration = Duration::from_secs(3);
+/// While an outage lasts, how often the log says so again (each retry in between is a debug
+/// line): a Redis down for a night leaves some hundred lines, not one per second.
+const REMINDER_EVERY: Duration = Duration::from_secs(30);
+
+/// An outage under way: since when, and when the log last said so.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Outage {
+    pub(super) since: Instant,
+    said: Instant,
+}
 
 impl Coordinator {
     /// A Redis call failed: retry later (sooner while hosts are held), and suspend the held
@@ -31,11 +41,35 @@ impl Coordinator {
         let backoff = self
             .retry_at
             .map_or(Duration::from_millis(250), |(_, b)| (b * 2).min(cap));
-        tracing::warn!(
-            "Redis unreachable or failing ({e}): pausing the shared crawl, retrying in {:.1}s",
-            backoff.as_secs_f64()
-        );
         let now = Instant::now();
+        let hint = if e.code() == Some("OOM") {
+            " (Redis is at its maxmemory: raise it or free memory; the crawl goes on once Redis \
+             accepts writes)"
+        } else {
+            ""
+        };
+        match &mut self.outage {
+            None => {
+                self.outage = Some(Outage {
+                    since: now,
+                    said: now,
+                });
+                tracing::warn!(
+                    "Redis unreachable or failing ({e}){hint}: pausing the shared crawl, retrying \
+                     in {:.1}s",
+                    backoff.as_secs_f64()
+                );
+            }
+            Some(outage) if now >= outage.said + REMINDER_EVERY => {
+                outage.said = now;
+                tracing::warn!(
+                    "Redis unreachable or failing for {:.0}s ({e}){hint}: the shared crawl stays \
+                     paused, retrying",
+                    (now - outage.since).as_secs_f64()
+                );
+            }
+            Some(_) => tracing::debug!("Redis still failing ({e}): retrying in {backoff:?}"),
+        }
         self.retry_at = Some((now + backoff, backoff));
         self.expire_leases(frontier, now);
     }
