@@ -11,8 +11,10 @@ use std::time::{Duration, Instant};
 use super::{Coordinator, WorkerStats};
 use crate::frontier::Frontier;
 
-/// Longest wait between retries while Redis is unreachable and no host is held.
-const MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// Longest wait between retries while Redis is unreachable and no host is held: a worker
+/// notices within 2 s that Redis is back (10 s until 2026-11-28; a try costs Redis and the
+/// network next to nothing, and the log says so only every [`REMINDER_EVERY`]).
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// Longest wait between retries while hosts are held: their owner must be back soon after Redis.
 const HOLDING_BACKOFF: Duration = Duration::from_secs(1);
 /// After an outage, how long no host is taken over from another worker: the owner needs up to
