@@ -288,6 +288,10 @@ impl Coordinator {
                 self.expire_leases(frontier, now);
                 return report;
             }
+            if let Err(e) = self.probe().await {
+                self.unreachable(e, frontier);
+                return report;
+            }
         }
         match self.step(frontier, stats, idle, &mut report).await {
             Ok(()) => {
