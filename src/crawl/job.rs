@@ -69,6 +69,11 @@ impl Budget {
             Budget::Shared(b) => b.exhausted(),
         }
     }
+
+    /// True when a save point now would let a shared crawl reach its target sooner.
+    pub fn wants_commit(&self) -> bool {
+        matches!(self, Budget::Shared(b) if b.wants_commit())
+    }
 }
 
 /// What happened to a job.

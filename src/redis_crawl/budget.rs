@@ -6,7 +6,7 @@
 //! the committed count does. Distinct archived pages therefore never exceed the target, and a
 //! worker killed mid-page leaves its permit to whoever refetches that page.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -27,6 +27,9 @@ pub struct SharedBudget {
     /// Pages archived here since the last commit.
     archived: Mutex<Vec<Fingerprint>>,
     committed: AtomicU64,
+    /// A permit was refused since the last commit: every permit is reserved, so the pages
+    /// archived under them should be committed soon (the crawl ends when they are).
+    refused: AtomicBool,
 }
 
 impl SharedBudget {
@@ -39,6 +42,7 @@ impl SharedBudget {
             max,
             archived: Mutex::new(Vec::new()),
             committed: AtomicU64::new(0),
+            refused: AtomicBool::new(false),
         }
     }
 
@@ -58,7 +62,12 @@ impl SharedBudget {
                 .invoke_async::<i64>(&mut redis)
                 .await;
             match call {
-                Ok(granted) => return granted == 1,
+                Ok(granted) => {
+                    if granted != 1 {
+                        self.refused.store(true, Ordering::Release);
+                    }
+                    return granted == 1;
+                }
                 Err(e) => {
                     tracing::warn!("page budget: Redis unreachable ({e}); retrying");
                     tokio::time::sleep(backoff).await;
@@ -79,6 +88,7 @@ impl SharedBudget {
     /// Commits the pages archived since the last call (their records are synced).
     pub async fn commit(&self, redis: &mut Redis) -> Result<(), redis::RedisError> {
         let fps = std::mem::take(&mut *self.archived.lock().unwrap_or_else(|e| e.into_inner()));
+        self.refused.store(false, Ordering::Release);
         let mut call = self.scripts.commit.key(self.keys.crawl("permits"));
         call.key(self.keys.crawl("budget"));
         for fp in &fps {
@@ -102,5 +112,17 @@ impl SharedBudget {
     /// True once the crawl's committed pages reach the target.
     pub fn exhausted(&self) -> bool {
         self.committed.load(Ordering::Acquire) >= self.max
+    }
+
+    /// Takes the crawl's committed count as read from Redis (the heartbeat round): a worker
+    /// that archives nothing more learns that the target is met from the others' commits.
+    pub fn learn_committed(&self, committed: u64) {
+        self.committed.fetch_max(committed, Ordering::AcqRel);
+    }
+
+    /// True when a permit was refused since the last commit: a save point now commits this
+    /// worker's pages, so that the crawl reaches its target (and every worker stops) sooner.
+    pub fn wants_commit(&self) -> bool {
+        self.refused.load(Ordering::Acquire)
     }
 }

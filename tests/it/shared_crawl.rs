@@ -495,6 +495,33 @@ async fn max_pages_is_exact_for_the_crawl_also_with_a_worker_killed() {
     }
 }
 
+/// With `-p`, a worker past the crawl's page target fetches the requisites of its pages and
+/// ends. Before, it waited for the shared crawl to be over, which a crawl with URLs left in
+/// Redis never is: every worker ran until killed. A worker that archives none of the pages
+/// learns that the target is met from the heartbeat round.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_pages_with_requisites_ends_every_worker() {
+    let (_web, hosts) = web_of_hosts(170, 4, 60).await;
+    let redis = RedisServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = (1..=2).map(|i| tmp.path().join(format!("w{i}"))).collect();
+    let extra = [
+        "--delay",
+        "20ms",
+        "--concurrency",
+        "2",
+        "--max-pages",
+        "40",
+        "-p",
+    ];
+    let workers = start_workers(&redis.url(), "drain", &dirs, &extra, &hosts[1].url("/"));
+    for w in workers {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(0), "{err}");
+    }
+    assert_eq!(union_pages(&dirs).len(), 40, "distinct pages archived");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redis_crash_mid_crawl_pauses_the_workers_and_loses_nothing() {
     let (_web, hosts) = web_of_hosts(120, 6, 30).await;

@@ -192,14 +192,16 @@ impl Dispatcher {
         loop {
             let more_seeds = self.feed_seeds();
             let (wake, exhausted) = self.dispatch();
-            // A worker of a shared crawl with nothing to do ends only with the crawl; a crawl
-            // still reading its seeds is not over.
+            // A worker of a shared crawl with nothing to do ends only with the crawl (or, past
+            // the crawl's page target, once its requisites are fetched); a crawl still reading
+            // its seeds is not over.
             let over = exhausted
                 && self.seeds.is_none()
-                && self
-                    .shared
-                    .as_ref()
-                    .is_none_or(|s| s.coordinator.crawl_over());
+                && (self.draining
+                    || self
+                        .shared
+                        .as_ref()
+                        .is_none_or(|s| s.coordinator.crawl_over()));
             if self.in_flight == 0 && (over || self.stopping.is_some()) {
                 break;
             }
@@ -281,10 +283,14 @@ impl Dispatcher {
                         }
                         _ => {}
                     }
+                    self.check_page_target();
                     self.idle.expire(Instant::now());
                     while self.tasks.try_join_next().is_some() {}
                     // Hosts wait to be let go: a save point soon, at once when nothing runs.
-                    let early = self.shared.as_ref().is_some_and(|s| s.coordinator.wants_save())
+                    // ... and when a permit was refused: the crawl's page target is met once
+                    // the pages under the permits are committed.
+                    let early = (self.shared.as_ref().is_some_and(|s| s.coordinator.wants_save())
+                        || self.jobs.budget.wants_commit())
                         && (last_save.elapsed() >= EARLY_SAVE || self.in_flight == 0);
                     if (last_save.elapsed() >= SAVE_EVERY || early) && self.stopping.is_none() {
                         last_save = Instant::now();
@@ -395,6 +401,22 @@ impl Dispatcher {
         if self.ledger.handle(result, Instant::now()) == Handled::OutputClosed {
             self.stopping = Some(StopReason::OutputError);
         }
+        self.check_page_target();
+        let downloaded = self.ledger.tally.bytes_downloaded;
+        if self.stopping.is_none() && self.rules.max_bytes.is_some_and(|max| downloaded >= max) {
+            self.stopping = Some(StopReason::ByteLimit);
+        }
+        refill.is_some_and(|host| {
+            self.shared
+                .as_ref()
+                .is_some_and(|s| s.coordinator.ran_dry(&host, &self.ledger.frontier))
+        })
+    }
+
+    /// Once `--max-pages` is met: stops, or with `-p` fetches only the requisites of the pages
+    /// archived. Checked after each result and, in a shared crawl, at each step (the target
+    /// may be met by the other workers' pages).
+    fn check_page_target(&mut self) {
         if self.stopping.is_none() && !self.draining && self.jobs.budget.exhausted() {
             if self.rules.drain_requisites {
                 tracing::info!(
@@ -406,15 +428,6 @@ impl Dispatcher {
                 self.stopping = Some(StopReason::TargetReached);
             }
         }
-        let downloaded = self.ledger.tally.bytes_downloaded;
-        if self.stopping.is_none() && self.rules.max_bytes.is_some_and(|max| downloaded >= max) {
-            self.stopping = Some(StopReason::ByteLimit);
-        }
-        refill.is_some_and(|host| {
-            self.shared
-                .as_ref()
-                .is_some_and(|s| s.coordinator.ran_dry(&host, &self.ledger.frontier))
-        })
     }
 
     /// Takes a save point; a failure stops the crawl. A worker of a shared crawl then

@@ -3,6 +3,7 @@
 //! tally. Nothing here runs without `--redis`.
 
 use super::{worker_stats, Dispatcher};
+use crate::crawl::job::Budget;
 use crate::redis_crawl::SyncReport;
 use crate::report::StopReason;
 
@@ -23,6 +24,9 @@ impl Dispatcher {
         self.ledger.widen_scope(&report.scope);
         for json in &report.changes {
             self.apply_shared_change(json);
+        }
+        if let (Some(n), Budget::Shared(budget)) = (report.committed, &self.jobs.budget) {
+            budget.learn_committed(n);
         }
         let stop = if report.state_lost {
             Some(StopReason::SharedStateLost)

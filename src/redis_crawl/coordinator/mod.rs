@@ -52,6 +52,8 @@ pub struct SyncReport {
     pub stop_requested: bool,
     /// The crawl's state in Redis is lost (`lost_state.rs`): the worker stops.
     pub state_lost: bool,
+    /// Pages committed under `--max-pages` crawl-wide, when the heartbeat round read them.
+    pub committed: Option<u64>,
     /// The crawl's scope seeds, when other workers added some since the last report.
     pub scope: Vec<String>,
     /// Console changes other workers made (JSON), in order.
