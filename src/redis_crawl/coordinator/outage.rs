@@ -26,6 +26,8 @@ const REMINDER_EVERY: Duration = Duration::from_secs(30);
 
 /// How long a probe waits for a reconnect its first call started.
 const PROBE_AGAIN: Duration = Duration::from_millis(50);
+/// How long a probe's `PING` may take.
+const PROBE_TIMEOUT: Duration = Duration::from_millis(250);
 
 /// An outage under way: since when, and when the log last said so.
 #[derive(Debug, Clone, Copy)]
@@ -78,16 +80,26 @@ impl Coordinator {
     /// reconnects by itself, but once a reconnect has failed (Redis still down) the next call
     /// only fails and starts another: asked again a moment later, the call gets the new
     /// connection. Without it a worker found Redis back one retry late (2.5 and 4.5 s after a
-    /// restart, measured).
+    /// restart, measured). A `PING` waits [`PROBE_TIMEOUT`] at most, not the calls' 5 s: a
+    /// retry against a Redis that has stopped answering (stalled, or behind a network that
+    /// drops packets) costs the crawl loop a quarter of a second.
     pub(super) async fn probe(&mut self) -> Result<(), redis::RedisError> {
-        let first = redis::cmd("PING").query_async::<()>(&mut self.redis).await;
-        match first {
+        match self.ping().await {
             Err(e) if is_transient(&e) => {
                 tokio::time::sleep(PROBE_AGAIN).await;
-                redis::cmd("PING").query_async::<()>(&mut self.redis).await
+                self.ping().await
             }
             other => other,
         }
+    }
+
+    async fn ping(&mut self) -> Result<(), redis::RedisError> {
+        let cmd = redis::cmd("PING");
+        tokio::time::timeout(PROBE_TIMEOUT, cmd.query_async::<()>(&mut self.redis))
+            .await
+            .unwrap_or_else(|_| {
+                Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "no answer to PING").into())
+            })
     }
 
     /// Starts nothing more on the held hosts once their leases may have run out (no renewal got
