@@ -3,7 +3,8 @@
 //! workers facing a crawl that is gone, or (one node of a cluster) partly gone: queues, seen
 //! sets and leases missing. Going on would crawl again what was done, or end the crawl early
 //! with URLs lost; waiting would never end. So a worker that finds it stops (exit 9) and says
-//! why, writing nothing more to Redis, and a worker that finds only part of it gone marks the
+//! why, starting no more calls to Redis (those already under way in the background may still
+//! land), and a worker that finds only part of it gone marks the
 //! crawl (`meta`'s `lost`) so that every other worker stops too and none joins it again.
 //!
 //! Found by: the crawl's record (`meta`'s `created`) missing or not the one joined (checked in
