@@ -3,7 +3,10 @@
 //! The `url` crate already lower-cases scheme and host, converts IDNA hosts to ASCII, removes
 //! the default port and resolves dot segments. On top of that we drop the fragment and
 //! normalize percent-encoding (RFC 3986 section 6.2.2: upper-case hex digits, decode
-//! unreserved characters). We deliberately do not reorder query parameters or strip
+//! unreserved characters), and write a `%` that starts no escape as `%25`, as wget and the
+//! SURT form pywb looks captures up by do (a browser sends it bare, which nginx and Apache
+//! answer with 400: Boost's `operator%.html` is fetched only so). We deliberately do not
+//! reorder query parameters or strip
 //! "session ids" from it: both change which resource a server returns. (The seen set does not
 //! count session ids: `session_ids.rs`.)
 
@@ -152,7 +155,8 @@ fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
-/// Upper-cases the hex digits of percent-escapes and decodes escaped unreserved characters.
+/// Upper-cases the hex digits of percent-escapes, decodes escaped unreserved characters, and
+/// escapes a `%` that starts no escape (`%25`). The result is a fixed point.
 pub fn normalize_percent(s: &str) -> Cow<'_, str> {
     let bytes = s.as_bytes();
     if !bytes.contains(&b'%') {
@@ -165,11 +169,7 @@ pub fn normalize_percent(s: &str) -> Cow<'_, str> {
             let (h, l) = (bytes[i + 1], bytes[i + 2]);
             if let (Some(hv), Some(lv)) = (hex_value(h), hex_value(l)) {
                 let decoded = hv * 16 + lv;
-                // Decoding next to a stray '%' could create a new escape ("%%44e" would become
-                // "%De"), so the result would not be a fixed point: keep those escaped.
-                let after_stray_percent =
-                    out.ends_with('%') || out.chars().rev().nth(1) == Some('%');
-                if is_unreserved(decoded) && !after_stray_percent {
+                if is_unreserved(decoded) {
                     out.push(decoded as char);
                 } else {
                     out.push('%');
@@ -179,6 +179,12 @@ pub fn normalize_percent(s: &str) -> Cow<'_, str> {
                 i += 3;
                 continue;
             }
+        }
+        if bytes[i] == b'%' {
+            // A stray '%': escaped, so that it cannot join what follows into an escape.
+            out.push_str("%25");
+            i += 1;
+            continue;
         }
         // Safe: we only split at ASCII bytes, so multi-byte characters are copied whole.
         let ch_len = utf8_len(bytes[i]);
@@ -250,7 +256,26 @@ mod tests {
         // Found by the canonical_url fuzz target.
         let once = canon("http://a.org/?=%%%44e?2");
         assert_eq!(canon(&once), once);
-        assert_eq!(once, "http://a.org/?=%%%44e?2");
+        assert_eq!(once, "http://a.org/?=%25%25De?2");
+    }
+
+    #[test]
+    fn a_percent_that_starts_no_escape_is_escaped() {
+        assert_eq!(
+            canon("http://a.org/yap/operator%.html"),
+            "http://a.org/yap/operator%25.html"
+        );
+        assert_eq!(
+            canon("http://a.org/p?off=50%&x=%zz%4"),
+            "http://a.org/p?off=50%25&x=%25zz%254"
+        );
+        // Already escaped: unchanged.
+        assert_eq!(canon("http://a.org/a%25b"), "http://a.org/a%25b");
+        let base = Url::parse("http://a.org/doc/yap/x.html").unwrap();
+        assert_eq!(
+            resolve_link(&base, "operator%.html").unwrap().as_str(),
+            "http://a.org/doc/yap/operator%25.html"
+        );
     }
 
     #[test]

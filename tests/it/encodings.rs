@@ -175,3 +175,27 @@ async fn a_meta_charset_past_the_first_kilobyte_is_obeyed() {
     let paths = web.paths_of(&h);
     assert!(paths.iter().any(|p| p == target), "{paths:?}");
 }
+
+/// A link with a `%` that starts no escape (Boost's `operator%.html`) is requested with it
+/// escaped, `%25`, as wget requests it: sent bare, as a browser sends it, nginx and Apache
+/// answer 400 and the file is never archived.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stray_percent_in_a_link_is_requested_escaped() {
+    let web = Web::default();
+    let h = web.host("127.0.0.143").await;
+    h.route(
+        "/",
+        Route::html(r#"<a href="yap/operator%.html">%</a> <a href="q?off=50%">q</a>"#),
+    );
+    h.route("/yap/operator%25.html", Route::html("<p>operator %</p>"));
+    h.route("/q?off=50%25", Route::html("<p>half off</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    let paths = web.paths_of(&h);
+    assert!(
+        paths.iter().any(|p| p == "/yap/operator%25.html"),
+        "{paths:?}"
+    );
+    assert!(paths.iter().any(|p| p == "/q?off=50%25"), "{paths:?}");
+    assert_eq!(stats["status_codes"]["200"], 3, "{stats}");
+}
