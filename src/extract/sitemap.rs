@@ -51,46 +51,120 @@ impl Sitemap {
 /// Reads a sitemap body (content coding already removed).
 pub fn parse_sitemap(body: &[u8]) -> Sitemap {
     let mut out = Sitemap::default();
-    let bytes: std::borrow::Cow<[u8]> = if body.starts_with(&[0x1f, 0x8b]) {
-        // A .xml.gz file served as application/gzip (not as Content-Encoding).
-        let mut data = Vec::new();
-        let read = flate2::read::MultiGzDecoder::new(body)
-            .take(MAX_SITEMAP_BYTES as u64 + 1)
-            .read_to_end(&mut data);
-        if read.is_err() {
-            out.invalid = true;
-        }
-        data.into()
-    } else {
-        body.into()
-    };
-    let bytes = if bytes.len() > MAX_SITEMAP_BYTES {
+    if body.starts_with(&[0x1f, 0x8b]) {
+        // A .xml.gz file served as application/gzip (not as Content-Encoding): read as it is
+        // decompressed, so that a bomb costs no buffer of its decompressed size.
+        parse_gzip(body, &mut out);
+        return out;
+    }
+    let bytes = if body.len() > MAX_SITEMAP_BYTES {
         out.over_limits += 1;
-        &bytes[..MAX_SITEMAP_BYTES]
+        &body[..MAX_SITEMAP_BYTES]
     } else {
-        &bytes[..]
+        body
     };
     let text = String::from_utf8_lossy(bytes);
     let start = text.trim_start_matches('\u{feff}').trim_start();
     if start.starts_with('<') {
-        read_xml(start, &mut out);
+        read_xml(Reader::from_str(start), &mut out);
     } else {
-        // The protocol's text format: one URL per line.
-        for line in start.lines() {
-            let line = line.trim();
-            if line.starts_with("http://") || line.starts_with("https://") {
-                out.push(line, false);
-            } else if !line.is_empty() {
-                out.invalid = true;
-                break;
-            }
-        }
+        read_lines(start, &mut out);
     }
     out
 }
 
-fn read_xml(text: &str, out: &mut Sitemap) {
-    let mut reader = Reader::from_str(text);
+/// A gzip sitemap, decompressed as it is read, up to [`MAX_SITEMAP_BYTES`].
+fn parse_gzip(body: &[u8], out: &mut Sitemap) {
+    let mut decoded = Faults {
+        inner: flate2::read::MultiGzDecoder::new(body).take(MAX_SITEMAP_BYTES as u64),
+        failed: false,
+    };
+    // Its first bytes tell XML from the text format (one URL per line, rare: read whole).
+    let mut head = Vec::new();
+    let _ = (&mut decoded).take(HEAD_BYTES).read_to_end(&mut head);
+    let text = String::from_utf8_lossy(&head);
+    let start = text.trim_start_matches('\u{feff}').trim_start();
+    if start.starts_with('<') {
+        let reader = std::io::BufReader::new(head.as_slice().chain(&mut decoded));
+        read_xml(Reader::from_reader(reader), out);
+    } else {
+        read_lines_from(
+            std::io::BufReader::new(head.as_slice().chain(&mut decoded)),
+            out,
+        );
+    }
+    if decoded.failed {
+        out.invalid = true;
+    }
+    // Cut at the limit: there is more past it.
+    if decoded.inner.limit() == 0 {
+        let mut more = [0u8; 1];
+        if matches!(decoded.inner.into_inner().read(&mut more), Ok(1)) {
+            out.over_limits += 1;
+        }
+    }
+}
+
+/// How much of a gzip sitemap is looked at to tell its format.
+const HEAD_BYTES: u64 = 64 * 1024;
+
+/// A reader that notes a fault and then reads as ended (what came before it is kept).
+struct Faults<R> {
+    inner: R,
+    failed: bool,
+}
+
+impl<R: Read> Read for Faults<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.failed {
+            return Ok(0);
+        }
+        self.inner.read(buf).or_else(|_| {
+            self.failed = true;
+            Ok(0)
+        })
+    }
+}
+
+/// [`read_lines`] as the text is read, a line at a time: a line longer than a URL that trawl
+/// keeps ends the file as invalid (a file of zeros is one endless line).
+fn read_lines_from<R: std::io::BufRead>(mut reader: R, out: &mut Sitemap) {
+    use std::io::BufRead;
+    let longest = MAX_LOC as u64 + 2;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match (&mut reader).take(longest).read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(n) if n as u64 == longest && !line.ends_with(b"\n") => {
+                out.invalid = true;
+                return;
+            }
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        read_lines(text.trim_start_matches('\u{feff}'), out);
+        if out.invalid {
+            return;
+        }
+    }
+}
+
+/// The protocol's text format: one URL per line.
+fn read_lines(text: &str, out: &mut Sitemap) {
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with("http://") || line.starts_with("https://") {
+            out.push(line, false);
+        } else if !line.is_empty() {
+            out.invalid = true;
+            break;
+        }
+    }
+}
+
+fn read_xml<R: std::io::BufRead>(mut reader: Reader<R>, out: &mut Sitemap) {
+    let mut buf = Vec::new();
     let mut in_loc = false;
     let mut in_index = false;
     let mut saw_root = false;
@@ -101,7 +175,8 @@ fn read_xml(text: &str, out: &mut Sitemap) {
     let mut depth = 0usize;
     let mut entry_depth = None;
     loop {
-        match reader.read_event() {
+        buf.clear();
+        match reader.read_event_into(&mut buf) {
             Ok(Event::Start(e)) => {
                 depth += 1;
                 match e.local_name().as_ref() {
@@ -237,5 +312,59 @@ mod tests {
         assert!(parse_sitemap(&junk).invalid);
         assert!(parse_sitemap(b"<html><body>not a sitemap</body></html>").invalid);
         assert!(parse_sitemap(&[0x1f, 0x8b, 1, 2, 3]).invalid);
+    }
+
+    fn gzip(parts: &[&[u8]]) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        for part in parts {
+            gz.write_all(part).unwrap();
+        }
+        gz.finish().unwrap()
+    }
+
+    #[test]
+    fn a_gzip_sitemap_is_read_as_it_is_decompressed_up_to_the_limit() {
+        // Past 50 MB decompressed: cut there and counted once, the URLs before kept. (Gzip
+        // members one after another decompress as one file: 51 copies of 1 MiB of spaces.)
+        let mut bomb = gzip(&[b"<urlset><url><loc>https://a.org/1</loc></url>"]);
+        let spaces = gzip(&[&[b' '; 1 << 20]]);
+        for _ in 0..MAX_SITEMAP_BYTES / (1 << 20) + 1 {
+            bomb.extend_from_slice(&spaces);
+        }
+        let s = parse_sitemap(&bomb);
+        assert_eq!((s.pages.len(), s.over_limits), (1, 1));
+        // Exactly at the limit: not cut.
+        let mut full = gzip(&[b"<urlset><url><loc>https://a.org/1</loc></url></urlset>"]);
+        let whole_mibs = (MAX_SITEMAP_BYTES - 54) >> 20;
+        for _ in 0..whole_mibs {
+            full.extend_from_slice(&spaces);
+        }
+        full.extend(gzip(&[&vec![
+            b' ';
+            MAX_SITEMAP_BYTES - 54 - (whole_mibs << 20)
+        ]]));
+        assert_eq!(parse_sitemap(&full).over_limits, 0);
+        // A stream cut short: what came before the fault is kept, and the file is invalid.
+        let whole = gzip(&[
+            b"\xef\xbb\xbf  <urlset><url><loc>https://a.org/1</loc></url>",
+            &[b' '; 200_000],
+            b"<url><loc>https://a.org/2</loc></url></urlset>",
+        ]);
+        let s = parse_sitemap(&whole[..whole.len() - 12]);
+        assert!(s.invalid);
+        assert_eq!(s.pages.first().map(String::as_str), Some("https://a.org/1"));
+        assert_eq!(parse_sitemap(&whole).pages.len(), 2);
+        // The text format, gzipped (a byte-order mark first), read a line at a time; an
+        // endless line (a file of zeros) is invalid.
+        let text = gzip(&[b"\xef\xbb\xbfhttps://a.org/x\r\nhttps://a.org/y\n"]);
+        assert_eq!(
+            parse_sitemap(&text).pages,
+            ["https://a.org/x", "https://a.org/y"]
+        );
+        let zeros = parse_sitemap(&gzip(&[&[0u8; 100_000]]));
+        assert!(zeros.invalid && zeros.pages.is_empty());
+        // An empty file lists nothing and is not called invalid.
+        let empty = parse_sitemap(&gzip(&[]));
+        assert!(empty.pages.is_empty() && !empty.invalid);
     }
 }
