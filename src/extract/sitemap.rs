@@ -79,7 +79,7 @@ fn parse_gzip(body: &[u8], out: &mut Sitemap) {
         inner: flate2::read::MultiGzDecoder::new(body).take(MAX_SITEMAP_BYTES as u64),
         failed: false,
     };
-    // Its first bytes tell XML from the text format (one URL per line, rare: read whole).
+    // Its first bytes tell XML from the text format (one URL per line).
     let mut head = Vec::new();
     let _ = (&mut decoded).take(HEAD_BYTES).read_to_end(&mut head);
     let text = String::from_utf8_lossy(&head);
