@@ -1,9 +1,10 @@
 //! The targets of HTTP `Link` header fields (RFC 8288): `<uri>; rel="next"; title="x", <uri2>`.
 //!
 //! Pure parsing: raw values in, URI references out (not resolved), each marked when the page
-//! loads it (`preload`) and with the type its `type` parameter declares. Targets whose relations are only connection hints (`preconnect`,
-//! `dns-prefetch`) name origins, not documents, and are left out. Quoted strings may hold commas and angle brackets; a value without `<...>` gives
-//! nothing.
+//! loads it (`preload`) and with the type its `type` parameter declares. Targets whose
+//! relations are only connection hints (`preconnect`, `dns-prefetch`) name origins, not
+//! documents, and are left out. Quoted strings may hold commas and angle brackets; a value
+//! without `<...>` gives nothing.
 
 /// Most targets taken from one response's Link fields.
 pub const MAX_LINK_TARGETS: usize = 100;

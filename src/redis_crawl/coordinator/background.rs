@@ -74,7 +74,7 @@ impl Coordinator {
         stats: &WorkerStats<'_>,
     ) -> SyncReport {
         let mut report = SyncReport::default();
-        if self.retry_at.is_some() || self.state_lost() {
+        if self.outage.is_some() || self.state_lost() {
             report.state_lost = self.state_lost();
             return report;
         }

@@ -21,14 +21,14 @@ impl Coordinator {
     /// True while a change this worker's console made has not reached Redis, or Redis is
     /// failing: the change holds here, and is not yet the crawl's.
     pub fn changes_held_back(&self) -> bool {
-        !self.changes_out.is_empty() || self.retry_at.is_some()
+        !self.changes_out.is_empty() || self.outage.is_some()
     }
 
     /// Sends the changes this worker's console made and has not sent yet, at once after each
     /// console command (the crawl loop calls this). After a failure they wait for the next
     /// step, which first checks that Redis still holds the crawl (`lost_state.rs`).
     pub async fn send_changes(&mut self) -> Result<(), redis::RedisError> {
-        if self.retry_at.is_some() {
+        if self.outage.is_some() {
             return Ok(());
         }
         self.push_changes().await

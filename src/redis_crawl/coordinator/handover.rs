@@ -23,7 +23,7 @@ impl Coordinator {
         }
         // After a failure Redis may be back without the crawl: nothing is written before
         // that is known (`lost_state.rs`).
-        if self.retry_at.is_some() {
+        if self.outage.is_some() {
             if let Err(e) = self.check_record().await {
                 return self.unreachable(e, frontier);
             }

@@ -97,9 +97,7 @@ pub struct Coordinator {
     next_claim: Instant,
     claim_every: Duration,
     next_beat: Instant,
-    /// Set while Redis is unreachable: when to try again, and the current backoff.
-    retry_at: Option<(Instant, Duration)>,
-    /// The outage under way, for its log lines (`outage.rs`).
+    /// Set while Redis is unreachable: since when, when to try again (`outage.rs`).
     outage: Option<outage::Outage>,
     /// The held hosts start nothing: Redis was unreachable past their leases' margin.
     suspended: bool,
@@ -173,7 +171,6 @@ impl Coordinator {
             next_claim: now,
             claim_every: CLAIM_EVERY,
             next_beat: now,
-            retry_at: None,
             outage: None,
             suspended: false,
             no_takeover_until: None,
@@ -238,7 +235,7 @@ impl Coordinator {
     /// wait to be sent, they go now, and the refill follows when the send has finished
     /// ([`Coordinator::advance`]).
     pub fn refill_dry(&mut self, frontier: &Frontier, stats: &WorkerStats<'_>) {
-        if self.retry_at.is_some() || self.sending.is_some() || self.state_lost() {
+        if self.outage.is_some() || self.sending.is_some() || self.state_lost() {
             return;
         }
         if self.book().has_outgoing() {
@@ -285,7 +282,7 @@ impl Coordinator {
             return report;
         }
         let now = Instant::now();
-        if let Some((at, _)) = self.retry_at {
+        if let Some(at) = self.outage.map(|o| o.retry_at) {
             if now < at {
                 self.expire_leases(frontier, now);
                 return report;
@@ -297,9 +294,8 @@ impl Coordinator {
         }
         match self.step(frontier, stats, idle, &mut report).await {
             Ok(()) => {
-                let outage = self.outage.take();
-                if self.retry_at.take().is_some() && !self.state_lost() {
-                    let secs = outage.map_or(0.0, |o| o.since.elapsed().as_secs_f64());
+                if let Some(outage) = self.outage.take().filter(|_| !self.state_lost()) {
+                    let secs = outage.since.elapsed().as_secs_f64();
                     tracing::warn!("Redis is reachable again after {secs:.1}s: continuing");
                 }
             }
@@ -328,7 +324,7 @@ impl Coordinator {
         idle: bool,
         report: &mut SyncReport,
     ) -> Result<(), redis::RedisError> {
-        if self.retry_at.is_some() {
+        if self.outage.is_some() {
             self.recover(frontier, stats).await?;
             if self.state_lost() {
                 return Ok(());

@@ -29,10 +29,13 @@ const PROBE_AGAIN: Duration = Duration::from_millis(50);
 /// How long a probe's `PING` may take.
 const PROBE_TIMEOUT: Duration = Duration::from_millis(250);
 
-/// An outage under way: since when, and when the log last said so.
+/// An outage under way: since when, when to try again and the current backoff, and when the
+/// log last said so.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Outage {
     pub(super) since: Instant,
+    pub(super) retry_at: Instant,
+    backoff: Duration,
     said: Instant,
 }
 
@@ -40,9 +43,6 @@ impl Coordinator {
     /// A Redis call failed: retry later, and suspend the held hosts once their leases may have
     /// run out.
     pub(super) fn unreachable(&mut self, e: redis::RedisError, frontier: &mut Frontier) {
-        let backoff = self.retry_at.map_or(Duration::from_millis(250), |(_, b)| {
-            (b * 2).min(MAX_BACKOFF)
-        });
         let now = Instant::now();
         let hint = if e.code() == Some("OOM") {
             " (Redis is at its maxmemory: raise it or free memory; the crawl goes on once Redis \
@@ -52,8 +52,11 @@ impl Coordinator {
         };
         match &mut self.outage {
             None => {
+                let backoff = Duration::from_millis(250);
                 self.outage = Some(Outage {
                     since: now,
+                    retry_at: now + backoff,
+                    backoff,
                     said: now,
                 });
                 tracing::warn!(
@@ -62,17 +65,24 @@ impl Coordinator {
                     backoff.as_secs_f64()
                 );
             }
-            Some(outage) if now >= outage.said + REMINDER_EVERY => {
-                outage.said = now;
-                tracing::warn!(
-                    "Redis unreachable or failing for {:.0}s ({e}){hint}: the shared crawl stays \
-                     paused, retrying",
-                    (now - outage.since).as_secs_f64()
-                );
+            Some(outage) => {
+                outage.backoff = (outage.backoff * 2).min(MAX_BACKOFF);
+                outage.retry_at = now + outage.backoff;
+                if now >= outage.said + REMINDER_EVERY {
+                    outage.said = now;
+                    tracing::warn!(
+                        "Redis unreachable or failing for {:.0}s ({e}){hint}: the shared crawl \
+                         stays paused, retrying",
+                        (now - outage.since).as_secs_f64()
+                    );
+                } else {
+                    tracing::debug!(
+                        "Redis still failing ({e}): retrying in {:?}",
+                        outage.backoff
+                    );
+                }
             }
-            Some(_) => tracing::debug!("Redis still failing ({e}): retrying in {backoff:?}"),
         }
-        self.retry_at = Some((now + backoff, backoff));
         self.expire_leases(frontier, now);
     }
 
