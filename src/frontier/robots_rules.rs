@@ -76,7 +76,8 @@ pub fn parsed_part(body: &[u8]) -> &[u8] {
 ///   Google's robots.txt parser reads it, RFC 9309's reference: `User-agent: trawl/0.1` is a
 ///   group for `trawl`, which `texting_robots` (exact match) would not see;
 /// - each `Allow:`/`Disallow:` path with its percent-escapes in the form trawl's URLs have
-///   (hex digits upper-cased, unreserved characters decoded: `url_rules::canonical`), so that
+///   (hex digits upper-cased, unreserved characters decoded, `|` and its kind escaped:
+///   `url_rules::canonical`), so that
 ///   `Disallow: /wiki/Sp%c3%a9cial` or `/%7Euser` matches the URLs it names, as RFC 9309
 ///   section 2.2.2 compares them (decoded unreserved octets, the rest as escapes).
 fn lines_as_matched(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
@@ -137,12 +138,10 @@ fn product_token_cut(line: &[u8]) -> Option<usize> {
     (!ends_there).then_some(value + token)
 }
 
-/// An `Allow:` or `Disallow:` line whose path has percent-escapes not in the form trawl's URLs
-/// have, rewritten in that form; `None` for any other line.
+/// An `Allow:` or `Disallow:` line whose path is not written as trawl's URLs are (its
+/// percent-escapes, or a character they escape such as `|`), rewritten in that form; `None`
+/// for any other line.
 fn rule_in_url_form(line: &[u8]) -> Option<Vec<u8>> {
-    if !line.contains(&b'%') {
-        return None;
-    }
     let text = std::str::from_utf8(line).ok()?;
     let (key, value) = text.split_once(':')?;
     let key = key.trim().trim_start_matches('\u{feff}');
@@ -245,6 +244,14 @@ mod tests {
         assert!(!r.allows("http://a.org/A%2F"));
         assert!(r.allows("http://a.org/A/"));
         assert!(r.allows("http://a.org/wiki/Main"));
+        // Characters the canonical form escapes (`|` as `%7C`) match their escaped spelling.
+        let r = RobotsRules::parse(
+            "trawl",
+            b"User-agent: *\nDisallow: /a|b\nDisallow: /*?f=[1]\n",
+        );
+        assert!(!r.allows("http://a.org/a%7Cb.html"));
+        assert!(!r.allows("http://a.org/list?f=%5B1%5D&p=2"));
+        assert!(r.allows("http://a.org/list?f=1"));
     }
 
     #[test]

@@ -5,8 +5,12 @@
 //! normalize percent-encoding (RFC 3986 section 6.2.2: upper-case hex digits, decode
 //! unreserved characters), and write a `%` that starts no escape as `%25`, as wget and the
 //! SURT form pywb looks captures up by do (a browser sends it bare, which nginx and Apache
-//! answer with 400: Boost's `operator%.html` is fetched only so). We deliberately do not
-//! reorder query parameters or strip
+//! answer with 400: Boost's `operator%.html` is fetched only so). The characters RFC 3986
+//! allows nowhere in a path or query that the WHATWG parser leaves bare (`|`, `^`, `[`, `]`,
+//! `{`, `}`, `` ` ``, `\` in a query) are escaped too, as wget escapes most of them: Tomcat
+//! answers 400 to a request target holding one, and a WARC-Target-URI must be a URI. A server
+//! decodes either spelling to the same bytes, and pywb's SURT keys write both alike. We
+//! deliberately do not reorder query parameters or strip
 //! "session ids" from it: both change which resource a server returns. (The seen set does not
 //! count session ids: `session_ids.rs`.)
 
@@ -155,17 +159,37 @@ fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
-/// Upper-cases the hex digits of percent-escapes, decodes escaped unreserved characters, and
-/// escapes a `%` that starts no escape (`%25`). The result is a fixed point.
-pub fn normalize_percent(s: &str) -> Cow<'_, str> {
-    let bytes = s.as_bytes();
-    if !bytes.contains(&b'%') {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len());
+/// Bytes that [`normalize_percent`] writes as `%XX`: printable ASCII that RFC 3986 allows
+/// nowhere in a path or query. (Space and controls are escaped by the WHATWG parser, and by
+/// `texting_robots` in robots.txt rules; `#` ends the query before we see it.)
+const ESCAPED: [bool; 128] = {
+    let mut table = [false; 128];
+    let bytes = b"\"<>[\\]^`{|}";
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+fn is_escaped(b: u8) -> bool {
+    b < 0x80 && ESCAPED[b as usize]
+}
+
+/// Upper-cases the hex digits of percent-escapes, decodes escaped unreserved characters,
+/// escapes a `%` that starts no escape (`%25`) and the characters in [`ESCAPED`] (`|` as
+/// `%7C`). The result is a fixed point.
+pub fn normalize_percent(s: &str) -> Cow<'_, str> {
+    let bytes = s.as_bytes();
+    if !bytes.iter().any(|&b| b == b'%' || is_escaped(b)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'%' && i + 2 < bytes.len() {
             let (h, l) = (bytes[i + 1], bytes[i + 2]);
             if let (Some(hv), Some(lv)) = (hex_value(h), hex_value(l)) {
                 let decoded = hv * 16 + lv;
@@ -180,14 +204,16 @@ pub fn normalize_percent(s: &str) -> Cow<'_, str> {
                 continue;
             }
         }
-        if bytes[i] == b'%' {
-            // A stray '%': escaped, so that it cannot join what follows into an escape.
-            out.push_str("%25");
+        if b == b'%' || is_escaped(b) {
+            // A stray '%' is escaped so that it cannot join what follows into an escape.
+            out.push('%');
+            out.push(char::from(HEX_DIGITS[usize::from(b >> 4)]));
+            out.push(char::from(HEX_DIGITS[usize::from(b & 0xf)]));
             i += 1;
             continue;
         }
         // Safe: we only split at ASCII bytes, so multi-byte characters are copied whole.
-        let ch_len = utf8_len(bytes[i]);
+        let ch_len = utf8_len(b);
         out.push_str(&s[i..i + ch_len]);
         i += ch_len;
     }
@@ -197,6 +223,8 @@ pub fn normalize_percent(s: &str) -> Cow<'_, str> {
         Cow::Owned(out)
     }
 }
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789ABCDEF";
 
 fn hex_value(b: u8) -> Option<u8> {
     (b as char).to_digit(16).map(|d| d as u8)
@@ -279,6 +307,25 @@ mod tests {
     }
 
     #[test]
+    fn characters_no_uri_holds_are_escaped_as_wget_escapes_them() {
+        // Bare in WHATWG's serialization (a browser sends them so), refused by Tomcat.
+        assert_eq!(
+            canon("http://a.org/lib/a|b^c[1]{2}.html?x={1}|2&y=[a]^b`c\\d"),
+            "http://a.org/lib/a%7Cb%5Ec%5B1%5D%7B2%7D.html?x=%7B1%7D%7C2&y=%5Ba%5D%5Eb%60c%5Cd"
+        );
+        let base = Url::parse("http://a.org/libraries/Cabal/x.html").unwrap();
+        let once = resolve_link(&base, "|").unwrap();
+        assert_eq!(once.as_str(), "http://a.org/libraries/Cabal/%7C");
+        assert_eq!(canon(once.as_str()), once.as_str());
+        // An IPv6 host keeps its brackets; escapes of these characters are kept as they are.
+        assert_eq!(canon("http://[::1]:8080/a%7cb"), "http://[::1]:8080/a%7Cb");
+        assert_eq!(
+            normalize_percent("/plain/path?q=1"),
+            Cow::Borrowed("/plain/path?q=1")
+        );
+    }
+
+    #[test]
     fn unicode_and_spaces_are_encoded_and_idna_hosts_become_ascii() {
         assert_eq!(
             canon("http://Bücher.example/ä b"),
@@ -350,13 +397,13 @@ mod tests {
         let base = Url::parse("http://a.org/dir/page.html").unwrap();
         let sjis = encoding_rs::SHIFT_JIS;
         // What headless Chromium requested for the same href in a Shift_JIS page: the path in
-        // UTF-8, the query in Shift_JIS ('{' is 0x7B and stays), the euro sign (not in
-        // Shift_JIS) as an escaped character reference.
+        // UTF-8, the query in Shift_JIS, the euro sign (not in Shift_JIS) as an escaped
+        // character reference. Chromium sends the byte 0x7B bare ('{'); we escape it.
         assert_eq!(
             resolve_link_in(&base, "/img/日本?q=日本&e=€", sjis)
                 .unwrap()
                 .as_str(),
-            "http://a.org/img/%E6%97%A5%E6%9C%AC?q=%93%FA%96{&e=%26%238364%3B"
+            "http://a.org/img/%E6%97%A5%E6%9C%AC?q=%93%FA%96%7B&e=%26%238364%3B"
         );
         assert_eq!(
             resolve_link_in(&base, "?q=привет#top", encoding_rs::WINDOWS_1251)
