@@ -162,27 +162,24 @@ fn is_unreserved(b: u8) -> bool {
 /// Bytes that [`normalize_percent`] writes as `%XX`: printable ASCII that RFC 3986 allows
 /// nowhere in a path or query. (Space and controls are escaped by the WHATWG parser, and by
 /// `texting_robots` in robots.txt rules; `#` ends the query before we see it.)
-const ESCAPED: [bool; 128] = {
-    let mut table = [false; 128];
-    let bytes = b"\"<>[\\]^`{|}";
-    let mut i = 0;
-    while i < bytes.len() {
-        table[bytes[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
-
 fn is_escaped(b: u8) -> bool {
-    b < 0x80 && ESCAPED[b as usize]
+    matches!(
+        b,
+        b'"' | b'<' | b'>' | b'[' | b'\\' | b']' | b'^' | b'`' | b'{' | b'|' | b'}'
+    )
 }
 
 /// Upper-cases the hex digits of percent-escapes, decodes escaped unreserved characters,
-/// escapes a `%` that starts no escape (`%25`) and the characters in [`ESCAPED`] (`|` as
+/// escapes a `%` that starts no escape (`%25`) and the characters of [`is_escaped`] (`|` as
 /// `%7C`). The result is a fixed point.
 pub fn normalize_percent(s: &str) -> Cow<'_, str> {
     let bytes = s.as_bytes();
-    if !bytes.iter().any(|&b| b == b'%' || is_escaped(b)) {
+    // A fold without an early exit, which the compiler vectorizes: as fast as `contains(&b'%')`
+    // on a link's path (measured), where `any` took five times as long.
+    if !bytes
+        .iter()
+        .fold(false, |seen, &b| seen | (b == b'%') | is_escaped(b))
+    {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
