@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, Parser};
 
-use crate::cli::{join_port_lists, Cli};
+use crate::cli::{join_port_lists, wget_short_words, Cli};
 
 /// The key of the positional seed URLs.
 const URLS_KEY: &str = "urls";
@@ -17,7 +17,7 @@ const URLS_KEY: &str = "urls";
 /// Parses the process's command line, with the values of a `crawl --config FILE` merged in;
 /// exits with code 2 and a message when the file cannot be used (as clap does for bad flags).
 pub fn parse_command_line() -> Cli {
-    let argv = join_port_lists(std::env::args_os().collect());
+    let argv = join_port_lists(wget_short_words(std::env::args_os().collect()));
     match merge_config_file(argv) {
         Ok(argv) => Cli::parse_from(argv),
         Err(e) => {

@@ -45,7 +45,7 @@ Re-using an output directory:
                   the earlier crawls become revisit records
       --fresh     the saved state is discarded and the crawl starts over (WARCs kept)
 
-Durations need a unit: 500ms, 2s, 1m 30s, 1h. Sizes: 20MiB, 1GB, 65536 (bytes).
+Durations need a unit: 500ms, 2s, 1m 30s, 1h (wget's --wait takes bare seconds). Sizes: 20MiB, 1GB, 65536 (bytes).
 
 Exit codes:
   0    finished: all queued URLs done, or a page/byte target reached
@@ -191,7 +191,7 @@ pub struct CrawlArgs {
     #[arg(long, value_enum, default_value = "domain")]
     pub scope: ScopeKind,
 
-    /// Do not ascend to the parent directory (wget's name): on a seed's host, follow only links
+    /// Do not ascend to the parent directory (wget's name, and its -np): on a seed's host, follow only links
     /// inside the seed's directory, its path up to the last `/` (`/docs/v2/` for
     /// `/docs/v2/index.html`; mind the trailing slash). Other hosts in scope are not limited,
     /// nor page requisites and sitemaps; a seed that redirects adds its target's directory.
@@ -480,4 +480,8 @@ pub struct CrawlArgs {
     /// Request headers, cookies.
     #[command(flatten)]
     pub request: RequestArgs,
+
+    /// wget's names, folded into the flags above (`config::Config::from_args`).
+    #[command(flatten)]
+    pub wget: super::WgetArgs,
 }

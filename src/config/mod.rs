@@ -236,7 +236,8 @@ pub struct Config {
 impl Config {
     /// Validates raw CLI values. Seed problems are kept for the caller to print; they are only
     /// an error when no seed at all is usable.
-    pub fn from_args(args: CrawlArgs) -> Result<Config, ConfigError> {
+    pub fn from_args(mut args: CrawlArgs) -> Result<Config, ConfigError> {
+        std::mem::take(&mut args.wget).fold_into(&mut args);
         let bad = |m: String| ConfigError::BadArgument(m);
         nonzero::check(&args).map_err(bad)?;
         if let Some(finished) = &args.finished_dir {

@@ -318,6 +318,68 @@ async fn wget_names_of_the_flags_work_as_trawls() {
     assert_eq!(agents, [Some("archive-bot/1.0".to_string())]);
 }
 
+/// A wget command line runs with wget's meanings: `-r -l 2` stops two hops from the seed,
+/// `-np` (rewritten before parsing) stays in the seed's directory, `-H` spans hosts,
+/// `-e robots=off` ignores robots.txt, `-w 0` and `-t 1` set the delay and the attempts, and
+/// `-nd`/`--delete-after` change nothing. A wgetrc command trawl lacks is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wget_command_line_crawls_as_wget_reads_it() {
+    let web = Web::default();
+    let host = web.host("127.0.0.145").await;
+    let other = web.host("127.0.0.149").await;
+    host.route(
+        "/robots.txt",
+        Route::typed(200, "text/plain", b"User-agent: *\nDisallow: /\n"),
+    );
+    host.route(
+        "/docs/",
+        Route::html(&format!(
+            r#"<a href="one">1</a> <a href="/up">parent</a> <a href="{}">other</a>"#,
+            other.url("/there")
+        )),
+    );
+    host.route("/docs/one", Route::html(r#"<a href="two">2</a>"#));
+    host.route("/docs/two", Route::html(r#"<a href="three">3</a>"#));
+    host.route("/docs/three", Route::html("<p>three hops</p>"));
+    host.route("/up", Route::html("<p>above the seed</p>"));
+    other.route("/there", Route::html("<p>another host</p>"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = trawl(args![
+        "crawl",
+        "-r",
+        "-l",
+        "2",
+        "-np",
+        "-H",
+        "-w",
+        "0",
+        "-t",
+        "1",
+        "-e",
+        "robots=off",
+        "-nd",
+        "--delete-after",
+        "--allow-private",
+        "--out",
+        dir.path().join("o").display(),
+        "-q",
+        host.url("/docs/")
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let paths = web.paths_of(&host);
+    for fetched in ["/docs/", "/docs/one", "/docs/two"] {
+        assert!(paths.contains(&fetched.to_string()), "{fetched}: {paths:?}");
+    }
+    for left in ["/docs/three", "/up", "/robots.txt"] {
+        assert!(!paths.contains(&left.to_string()), "{left}: {paths:?}");
+    }
+    assert_eq!(web.paths_of(&other), ["/there"]);
+    let refused = trawl(args!["crawl", "-e", "use_proxy=yes", host.url("/")]).await;
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(text(&refused).contains("robots=off"), "{}", text(&refused));
+}
+
 /// `--warc-max-size 0` is no size rotation, as wget reads its own `--warc-max-size 0` (it
 /// rotated after every record batch).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

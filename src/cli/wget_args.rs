@@ -1,0 +1,357 @@
+//! GNU wget's names for what `trawl crawl` does under its own names, with wget's meanings, so
+//! that a wget command line (`wget -r -l 3 -np -w 1 -e robots=off URL`) runs as it reads:
+//! `--wait` takes bare seconds, `--level 0` and `inf` mean no limit, `-r` has wget's depth of 5,
+//! `--tries` counts the first attempt. Each folds into the trawl flag it stands for
+//! ([`WgetArgs::fold_into`]) before the configuration is read, and conflicts with it when both
+//! are given. wget's multi-letter short options (`-np`, `-nd`, `-nH`) are rewritten to their
+//! long names before parsing ([`wget_short_words`]); clap reads one letter per short option.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::values::{parse_duration, parse_size};
+use super::CrawlArgs;
+use crate::url_rules::ScopeKind;
+
+/// wget's depth for `-r` without `-l`.
+const WGET_RECURSIVE_DEPTH: u32 = 5;
+
+/// The wget-named flags of `trawl crawl`.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "wget's names (wget's meanings)")]
+pub struct WgetArgs {
+    /// wget's -r: follow links (trawl always does), to wget's depth of 5 unless --level or
+    /// --max-depth says otherwise.
+    #[arg(long, short = 'r')]
+    pub recursive: bool,
+
+    /// wget's -m: follow links without a depth limit (wget's -N, timestamping, has no meaning
+    /// for WARC files: every crawl archives what it fetches).
+    #[arg(long, short = 'm')]
+    pub mirror: bool,
+
+    /// wget's -l: most link hops from a seed; 0 or inf: no limit (--max-depth 0 means seeds
+    /// only).
+    #[arg(long, short = 'l', value_name = "N|inf", value_parser = parse_level, conflicts_with = "max_depth")]
+    pub level: Option<Level>,
+
+    /// wget's -w: seconds between two requests to one host (bare seconds, or wget's 2m, 1h, 1d;
+    /// --delay with trawl's units).
+    #[arg(long, short = 'w', value_name = "SECONDS", value_parser = parse_wait, conflicts_with = "delay")]
+    pub wait: Option<Duration>,
+
+    /// wget's -H: follow links to any host (--scope any).
+    #[arg(long, short = 'H', conflicts_with = "scope")]
+    pub span_hosts: bool,
+
+    /// wget's -t: attempts per URL, the first included (--retries N-1). trawl caps retries, so
+    /// 0 and inf are refused.
+    #[arg(long, short = 't', value_name = "N", value_parser = parse_tries, conflicts_with = "retries")]
+    pub tries: Option<u32>,
+
+    /// wget's -Q: stop after this many bytes were downloaded (10k, 5m as wget writes them, in
+    /// units of 1024; 0 or inf: no quota; --max-bytes).
+    #[arg(long, short = 'Q', value_name = "SIZE", value_parser = parse_quota, conflicts_with = "max_bytes")]
+    pub quota: Option<Quota>,
+
+    /// wget's -e, for the one wgetrc command a crawl of trawl's has: robots=off (or on).
+    #[arg(long, short = 'e', value_name = "COMMAND", value_parser = parse_execute)]
+    pub execute: Vec<bool>,
+
+    /// wget's -nd, -nH and --delete-after: trawl writes only WARC files, never a tree of
+    /// downloaded files, so these change nothing.
+    #[arg(long, visible_aliases = ["no-host-directories", "delete-after"], action = clap::ArgAction::Count)]
+    pub no_directories: u8,
+}
+
+/// `--level`: `None` is no limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Level(pub Option<u32>);
+
+/// `--quota`: `None` is no quota.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota(pub Option<u64>);
+
+impl WgetArgs {
+    /// Writes what these flags mean into the trawl flags they stand for.
+    pub fn fold_into(self, args: &mut CrawlArgs) {
+        if let Some(Level(depth)) = self.level {
+            args.max_depth = depth;
+        } else if self.recursive && !self.mirror && args.max_depth.is_none() {
+            args.max_depth = Some(WGET_RECURSIVE_DEPTH);
+        }
+        if let Some(wait) = self.wait {
+            args.delay = wait;
+        }
+        if self.span_hosts {
+            args.scope = ScopeKind::Any;
+        }
+        if let Some(tries) = self.tries {
+            args.retries = tries - 1;
+        }
+        if let Some(Quota(bytes)) = self.quota {
+            args.max_bytes = bytes;
+        }
+        if let Some(&obey) = self.execute.last() {
+            args.ignore_robots = !obey;
+        }
+    }
+}
+
+fn is_inf(s: &str) -> bool {
+    s.eq_ignore_ascii_case("inf") || s.eq_ignore_ascii_case("infinity")
+}
+
+fn parse_level(s: &str) -> Result<Level, String> {
+    let s = s.trim();
+    if is_inf(s) {
+        return Ok(Level(None));
+    }
+    match s.parse::<u32>() {
+        Ok(0) => Ok(Level(None)),
+        Ok(n) => Ok(Level(Some(n))),
+        Err(_) => Err(format!(
+            "{s:?} is not a depth: a number, or inf (0 and inf: no limit)"
+        )),
+    }
+}
+
+/// wget's `--wait`: seconds, with an optional `m`, `h` or `d`; trawl's durations (`250ms`) too.
+fn parse_wait(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (number, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], Some(c)),
+        _ => (s, None),
+    };
+    let scale = match unit {
+        None | Some('s') => 1.0,
+        Some('m') => 60.0,
+        Some('h') => 3600.0,
+        Some('d') => 86_400.0,
+        Some(_) => return parse_duration(s),
+    };
+    match number.parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 && n * scale <= 86_400.0 * 365.0 => {
+            Ok(Duration::from_secs_f64(n * scale))
+        }
+        Ok(_) => Err(format!("{s:?} is not a wait of 0 seconds to a year")),
+        Err(_) => parse_duration(s),
+    }
+}
+
+fn parse_tries(s: &str) -> Result<u32, String> {
+    let s = s.trim();
+    match s.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ if is_inf(s) || s == "0" => Err(
+            "trawl retries a bounded number of times: give a number of tries (wget's default is 20)"
+                .into(),
+        ),
+        _ => Err(format!("{s:?} is not a number of tries")),
+    }
+}
+
+/// wget's `--quota`: bytes, or `k`/`m`/`g`/`t` in units of 1024; trawl's sizes (`10GB`) too.
+fn parse_quota(s: &str) -> Result<Quota, String> {
+    let s = s.trim();
+    if is_inf(s) {
+        return Ok(Quota(None));
+    }
+    let (number, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], Some(c.to_ascii_lowercase())),
+        _ => (s, None),
+    };
+    let shift = match unit {
+        None => 0,
+        Some('k') => 10,
+        Some('m') => 20,
+        Some('g') => 30,
+        Some('t') => 40,
+        Some(_) => return parse_size(s).map(|n| Quota((n > 0).then_some(n))),
+    };
+    let bytes = match number.parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 => n * (1u64 << shift) as f64,
+        _ => return parse_size(s).map(|n| Quota((n > 0).then_some(n))),
+    };
+    // `as` saturates at u64::MAX.
+    let bytes = bytes as u64;
+    Ok(Quota((bytes > 0).then_some(bytes)))
+}
+
+/// `-e robots=off`: wgetrc's `name = value`, its booleans written on/off, yes/no, 1/0.
+fn parse_execute(s: &str) -> Result<bool, String> {
+    let refused = || {
+        format!(
+            "-e {s:?}: the only wgetrc command trawl reads is robots=off (or on); \
+             see trawl crawl --help for the rest"
+        )
+    };
+    let (name, value) = s.split_once('=').ok_or_else(refused)?;
+    if !name.trim().eq_ignore_ascii_case("robots") {
+        return Err(refused());
+    }
+    match value.trim().to_ascii_lowercase().as_str() {
+        "on" | "yes" | "1" | "true" => Ok(true),
+        "off" | "no" | "0" | "false" => Ok(false),
+        _ => Err(refused()),
+    }
+}
+
+/// `argv` with wget's multi-letter short options written as long ones (`-np` as
+/// `--no-parent`), up to a `--`.
+pub fn wget_short_words(argv: Vec<OsString>) -> Vec<OsString> {
+    let mut after_separator = false;
+    argv.into_iter()
+        .map(|arg| {
+            if after_separator {
+                return arg;
+            }
+            let long = match arg.to_str() {
+                Some("--") => {
+                    after_separator = true;
+                    None
+                }
+                Some("-np") => Some("--no-parent"),
+                Some("-nd") => Some("--no-directories"),
+                Some("-nH") => Some("--no-host-directories"),
+                _ => None,
+            };
+            long.map_or(arg, OsString::from)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn crawl(argv: &[&str]) -> Result<CrawlArgs, String> {
+        let argv = wget_short_words(argv.iter().map(OsString::from).collect());
+        match Cli::try_parse_from(argv) {
+            Ok(Cli {
+                command: Command::Crawl(mut args),
+            }) => {
+                std::mem::take(&mut args.wget).fold_into(&mut args);
+                Ok(*args)
+            }
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn a_wget_command_line_reads_as_wget_reads_it() {
+        let a = crawl(&[
+            "trawl",
+            "crawl",
+            "-r",
+            "-l",
+            "3",
+            "-np",
+            "-w",
+            "1.5",
+            "-H",
+            "-t",
+            "4",
+            "-Q",
+            "5m",
+            "-e",
+            "robots=off",
+            "-nd",
+            "-nH",
+            "--delete-after",
+            "http://a.org/docs/",
+        ])
+        .unwrap();
+        assert_eq!(a.max_depth, Some(3));
+        assert!(a.no_parent);
+        assert_eq!(a.delay, Duration::from_millis(1500));
+        assert_eq!(a.scope, ScopeKind::Any);
+        assert_eq!(a.retries, 3);
+        assert_eq!(a.max_bytes, Some(5 << 20));
+        assert!(a.ignore_robots);
+        assert_eq!(a.seeds, vec!["http://a.org/docs/".to_string()]);
+    }
+
+    #[test]
+    fn depth_follows_wget_for_r_level_and_mirror() {
+        let depth = |v: &[&str]| {
+            let mut argv = vec!["trawl", "crawl"];
+            argv.extend_from_slice(v);
+            argv.push("a.org");
+            crawl(&argv).unwrap().max_depth
+        };
+        assert_eq!(depth(&[]), None);
+        assert_eq!(depth(&["-r"]), Some(5));
+        assert_eq!(depth(&["-r", "--max-depth", "2"]), Some(2));
+        assert_eq!(depth(&["-r", "-l", "inf"]), None);
+        assert_eq!(depth(&["--recursive", "--level=0"]), None);
+        assert_eq!(depth(&["-m"]), None);
+        assert_eq!(depth(&["--mirror", "-r"]), None);
+        assert_eq!(depth(&["-l", "1"]), Some(1));
+    }
+
+    #[test]
+    fn wget_values_parse_with_wget_units_and_clear_errors() {
+        assert_eq!(parse_wait("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_wait("0.25").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_wait("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_wait("1d").unwrap(), Duration::from_secs(86_400));
+        assert_eq!(parse_wait("250ms").unwrap(), Duration::from_millis(250));
+        assert!(parse_wait("-1").is_err());
+        assert!(parse_wait("soon").is_err());
+        assert_eq!(parse_quota("10k").unwrap(), Quota(Some(10 << 10)));
+        assert_eq!(parse_quota("2G").unwrap(), Quota(Some(2 << 30)));
+        assert_eq!(parse_quota("1t").unwrap(), Quota(Some(1 << 40)));
+        assert_eq!(parse_quota("12345").unwrap(), Quota(Some(12345)));
+        assert_eq!(parse_quota("10GB").unwrap(), Quota(Some(10_000_000_000)));
+        assert_eq!(parse_quota("0").unwrap(), Quota(None));
+        assert_eq!(parse_quota("inf").unwrap(), Quota(None));
+        assert!(parse_quota("lots").is_err());
+        assert!(parse_tries("inf").unwrap_err().contains("bounded"));
+        assert!(parse_tries("0").is_err());
+        assert_eq!(parse_tries("1").unwrap(), 1);
+        assert!(parse_level("deep").is_err());
+        assert!(!parse_execute("robots = off").unwrap());
+        assert!(parse_execute("ROBOTS=on").unwrap());
+        let refused = parse_execute("use_proxy=yes").unwrap_err();
+        assert!(refused.contains("robots=off"), "{refused}");
+        assert!(parse_execute("robots").is_err());
+    }
+
+    #[test]
+    fn wget_names_conflict_with_the_flags_they_stand_for() {
+        for pair in [
+            ["--wait", "1", "--delay", "1s"],
+            ["-l", "2", "--max-depth", "2"],
+            ["-t", "2", "--retries", "1"],
+            ["-Q", "1m", "--max-bytes", "1MB"],
+            ["-H", "--scope", "any", "x"],
+        ] {
+            let mut argv = vec!["trawl", "crawl"];
+            argv.extend(pair.iter().filter(|a| **a != "x"));
+            argv.push("a.org");
+            let error = crawl(&argv).unwrap_err();
+            assert!(error.contains("cannot be used with"), "{pair:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn only_whole_short_words_before_a_separator_are_rewritten() {
+        let argv: Vec<OsString> = ["trawl", "-np", "-npx", "--", "-np"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(
+            wget_short_words(argv),
+            ["trawl", "--no-parent", "-npx", "--", "-np"]
+                .iter()
+                .map(OsString::from)
+                .collect::<Vec<_>>()
+        );
+    }
+}
