@@ -43,6 +43,7 @@ fn config() -> FrontierConfig {
     FrontierConfig {
         delay_factor: 0.0,
         delay: Duration::from_millis(100),
+        random_wait: false,
         max_delay: Duration::from_secs(30),
         robots_agent: "trawl".into(),
         obey_robots: true,

@@ -42,6 +42,11 @@ pub struct WgetArgs {
     #[arg(long, short = 'w', value_name = "SECONDS", value_parser = parse_wait, conflicts_with = "delay")]
     pub wait: Option<Duration>,
 
+    /// wget's --random-wait: each wait between two requests to one host is drawn from 0.5 to
+    /// 1.5 times --wait (or --delay); a longer robots.txt Crawl-delay is kept exact.
+    #[arg(long)]
+    pub random_wait: bool,
+
     /// wget's -H: follow links to any host (--scope any).
     #[arg(long, short = 'H', conflicts_with = "scope")]
     pub span_hosts: bool,
@@ -275,6 +280,27 @@ mod tests {
         assert_eq!(a.max_bytes, Some(5 << 20));
         assert!(a.ignore_robots);
         assert_eq!(a.seeds, vec!["http://a.org/docs/".to_string()]);
+    }
+
+    #[test]
+    fn random_wait_reaches_the_frontier_settings() {
+        let argv = [
+            "trawl",
+            "crawl",
+            "--wait",
+            "2",
+            "--random-wait",
+            "http://a.org/",
+        ];
+        let Ok(Cli {
+            command: Command::Crawl(args),
+        }) = Cli::try_parse_from(argv)
+        else {
+            panic!("parses");
+        };
+        let config = crate::config::Config::from_args(*args).unwrap();
+        assert!(config.frontier.random_wait);
+        assert_eq!(config.frontier.delay, Duration::from_secs(2));
     }
 
     #[test]

@@ -237,6 +237,7 @@ impl Config {
     /// Validates raw CLI values. Seed problems are kept for the caller to print; they are only
     /// an error when no seed at all is usable.
     pub fn from_args(mut args: CrawlArgs) -> Result<Config, ConfigError> {
+        let random_wait = args.wget.random_wait;
         std::mem::take(&mut args.wget).fold_into(&mut args);
         let bad = |m: String| ConfigError::BadArgument(m);
         nonzero::check(&args).map_err(bad)?;
@@ -368,6 +369,7 @@ impl Config {
             },
             frontier: FrontierConfig {
                 delay: args.delay,
+                random_wait,
                 delay_factor: args.delay_factor,
                 max_delay: args.max_delay,
                 robots_agent: robots_agent.clone(),

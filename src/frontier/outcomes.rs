@@ -56,8 +56,12 @@ impl Frontier {
                 q.backoff = Duration::ZERO;
             }
         }
+        let wait = match self.config.random_wait {
+            true => politeness::random_wait(q.delay, self.config.delay, fastrand::f64()),
+            false => q.delay,
+        };
         let delay = match ended {
-            Ended::Answered(took) => q.delay.max(q.backoff).max(politeness::in_proportion(
+            Ended::Answered(took) => wait.max(q.backoff).max(politeness::in_proportion(
                 took,
                 self.config.delay_factor,
                 self.config.max_delay,

@@ -21,6 +21,15 @@ pub fn in_proportion(took: Duration, factor: f64, max: Duration) -> Duration {
     }
 }
 
+/// wget's `--random-wait`: `delay` times 0.5 + `unit` (`unit` in [0, 1)), when `delay` is the
+/// crawl's own `base` delay; a delay a site's Crawl-delay or the operator raised is kept.
+pub fn random_wait(delay: Duration, base: Duration, unit: f64) -> Duration {
+    match delay == base {
+        true => delay.mul_f64(0.5 + unit.clamp(0.0, 1.0)),
+        false => delay,
+    }
+}
+
 /// How long to wait before retry number `attempt` (1-based) of a failed fetch: doubling from
 /// `base`, capped at five minutes.
 pub fn retry_backoff(base: Duration, attempt: u32) -> Duration {
@@ -41,6 +50,15 @@ mod tests {
         assert_eq!(in_proportion(MS(400), 5.0, max), MS(2000));
         assert_eq!(in_proportion(MS(400), 0.5, max), MS(200));
         assert_eq!(in_proportion(Duration::from_secs(20), 5.0, max), max);
+    }
+
+    #[test]
+    fn a_random_wait_spans_half_to_one_and_a_half_of_the_crawls_delay_only() {
+        assert_eq!(random_wait(MS(1000), MS(1000), 0.0), MS(500));
+        assert_eq!(random_wait(MS(1000), MS(1000), 0.5), MS(1000));
+        assert_eq!(random_wait(MS(1000), MS(1000), 0.999), MS(1499));
+        // A robots.txt Crawl-delay (or the operator) set this host's delay: kept exact.
+        assert_eq!(random_wait(MS(2500), MS(1000), 0.0), MS(2500));
     }
 
     #[test]

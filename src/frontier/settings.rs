@@ -10,6 +10,9 @@ use super::{CrawlOrder, PolitenessKey};
 pub struct FrontierConfig {
     /// Configured per-host delay.
     pub delay: Duration,
+    /// wget's `--random-wait`: each wait of `delay` is drawn from 0.5 to 1.5 times it (a
+    /// host whose robots.txt or operator set a longer delay keeps it exact).
+    pub random_wait: bool,
     /// A host waits at least this many times as long as its last fetch took (`--delay-factor`,
     /// Heritrix's `delayFactor`; 0: off), up to `max_delay`.
     pub delay_factor: f64,

@@ -50,6 +50,7 @@ fn config(obey: bool) -> FrontierConfig {
     FrontierConfig {
         delay_factor: 0.0,
         delay: DELAY,
+        random_wait: false,
         max_delay: Duration::from_secs(30),
         robots_agent: "trawl".into(),
         obey_robots: obey,
