@@ -3,7 +3,7 @@
 //! `--wait` takes bare seconds, `--level 0` and `inf` mean no limit, `-r` has wget's depth of 5,
 //! `--tries` counts the first attempt. Each folds into the trawl flag it stands for
 //! ([`WgetArgs::fold_into`]) before the configuration is read, and conflicts with it when both
-//! are given. wget's multi-letter short options (`-np`, `-nd`, `-nH`) are rewritten to their
+//! are given. wget's multi-letter short options (`-np`, `-nd`, `-nH`, `-nc`) are rewritten to their
 //! long names before parsing ([`wget_short_words`]); clap reads one letter per short option.
 
 use std::ffi::OsString;
@@ -34,12 +34,24 @@ pub struct WgetArgs {
 
     /// wget's -l: most link hops from a seed; 0 or inf: no limit (--max-depth 0 means seeds
     /// only).
-    #[arg(long, short = 'l', value_name = "N|inf", value_parser = parse_level, conflicts_with = "max_depth")]
+    #[arg(
+        long,
+        short = 'l',
+        value_name = "N|inf",
+        value_parser = parse_level,
+        conflicts_with = "max_depth",
+    )]
     pub level: Option<Level>,
 
     /// wget's -w: seconds between two requests to one host (bare seconds, or wget's 2m, 1h, 1d;
     /// --delay with trawl's units).
-    #[arg(long, short = 'w', value_name = "SECONDS", value_parser = parse_wait, conflicts_with = "delay")]
+    #[arg(
+        long,
+        short = 'w',
+        value_name = "SECONDS",
+        value_parser = parse_wait,
+        conflicts_with = "delay",
+    )]
     pub wait: Option<Duration>,
 
     /// wget's --random-wait: each wait between two requests to one host is drawn from 0.5 to
@@ -53,22 +65,67 @@ pub struct WgetArgs {
 
     /// wget's -t: attempts per URL, the first included (--retries N-1). trawl caps retries, so
     /// 0 and inf are refused.
-    #[arg(long, short = 't', value_name = "N", value_parser = parse_tries, conflicts_with = "retries")]
+    #[arg(
+        long,
+        short = 't',
+        value_name = "N",
+        value_parser = parse_tries,
+        conflicts_with = "retries",
+    )]
     pub tries: Option<u32>,
 
     /// wget's -Q: stop after this many bytes were downloaded (10k, 5m as wget writes them, in
     /// units of 1024; 0 or inf: no quota; --max-bytes).
-    #[arg(long, short = 'Q', value_name = "SIZE", value_parser = parse_quota, conflicts_with = "max_bytes")]
+    #[arg(
+        long,
+        short = 'Q',
+        value_name = "SIZE",
+        value_parser = parse_quota,
+        conflicts_with = "max_bytes",
+    )]
     pub quota: Option<Quota>,
 
     /// wget's -e, for the one wgetrc command a crawl of trawl's has: robots=off (or on).
     #[arg(long, short = 'e', value_name = "COMMAND", value_parser = parse_execute)]
     pub execute: Vec<bool>,
 
-    /// wget's -nd, -nH and --delete-after: trawl writes only WARC files, never a tree of
-    /// downloaded files, so these change nothing.
-    #[arg(long, visible_aliases = ["no-host-directories", "delete-after"], action = clap::ArgAction::Count)]
+    /// wget's -T: seconds of silence before a read gives up, and for a connection to be made
+    /// (--timeout and --connect-timeout at once).
+    #[arg(
+        short = 'T',
+        value_name = "SECONDS",
+        value_parser = parse_wait,
+        conflicts_with_all = ["timeout", "connect_timeout"],
+    )]
+    pub all_timeouts: Option<Duration>,
+
+    /// wget's --read-timeout: seconds of silence before a read gives up (--timeout).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = parse_wait,
+        conflicts_with_all = ["timeout", "all_timeouts"],
+    )]
+    pub read_timeout: Option<Duration>,
+
+    /// wget's options for the tree of files it writes: -nd, -nH, --delete-after, -k
+    /// (--convert-links), -E (--adjust-extension), -K (--backup-converted), -x
+    /// (--force-directories), -nc (--no-clobber). trawl writes only WARC files, which wget's
+    /// options leave as they are too, so these change nothing.
+    #[arg(
+        long,
+        visible_aliases = [
+            "no-host-directories", "delete-after", "convert-links", "adjust-extension",
+            "html-extension", "backup-converted", "force-directories", "no-clobber"
+        ],
+        short_aliases = ['k', 'E', 'K', 'x'],
+        action = clap::ArgAction::Count
+    )]
     pub no_directories: u8,
+
+    /// wget's --cut-dirs: also a part of the file tree's names, so it changes nothing.
+    #[arg(long, value_name = "N")]
+    pub cut_dirs: Option<u32>,
 }
 
 /// `--level`: `None` is no limit.
@@ -89,6 +146,13 @@ impl WgetArgs {
         }
         if let Some(wait) = self.wait {
             args.delay = wait;
+        }
+        if let Some(timeout) = self.all_timeouts {
+            args.timeout = timeout;
+            args.connect_timeout = timeout;
+        }
+        if let Some(timeout) = self.read_timeout {
+            args.timeout = timeout;
         }
         if self.span_hosts {
             args.scope = ScopeKind::Any;
@@ -221,6 +285,7 @@ pub fn wget_short_words(argv: Vec<OsString>) -> Vec<OsString> {
                 Some("-np") => Some("--no-parent"),
                 Some("-nd") => Some("--no-directories"),
                 Some("-nH") => Some("--no-host-directories"),
+                Some("-nc") => Some("--no-clobber"),
                 _ => None,
             };
             long.map_or(arg, OsString::from)
@@ -268,6 +333,13 @@ mod tests {
             "robots=off",
             "-nd",
             "-nH",
+            "-k",
+            "-E",
+            "-nc",
+            "--cut-dirs",
+            "2",
+            "-T",
+            "60",
             "--delete-after",
             "http://a.org/docs/",
         ])
@@ -279,6 +351,8 @@ mod tests {
         assert_eq!(a.retries, 3);
         assert_eq!(a.max_bytes, Some(5 << 20));
         assert!(a.ignore_robots);
+        assert_eq!(a.timeout, Duration::from_secs(60));
+        assert_eq!(a.connect_timeout, Duration::from_secs(60));
         assert_eq!(a.seeds, vec!["http://a.org/docs/".to_string()]);
     }
 
