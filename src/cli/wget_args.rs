@@ -123,6 +123,21 @@ pub struct WgetArgs {
     )]
     pub no_directories: u8,
 
+    /// wget's --warc-file and --warc-cdx, refused with what to write instead.
+    #[arg(long, hide = true, value_name = "NAME", value_parser = refuse_warc_file)]
+    pub warc_file: Option<String>,
+
+    /// (See `warc_file`.)
+    #[arg(
+        long,
+        hide = true,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "",
+        value_parser = refuse_warc_cdx,
+    )]
+    pub warc_cdx: Option<String>,
+
     /// wget's --cut-dirs: also a part of the file tree's names, so it changes nothing.
     #[arg(long, value_name = "N")]
     pub cut_dirs: Option<u32>,
@@ -266,6 +281,18 @@ fn parse_execute(s: &str) -> Result<bool, String> {
         "off" | "no" | "0" | "false" => Ok(false),
         _ => Err(refused()),
     }
+}
+
+fn refuse_warc_file(name: &str) -> Result<String, String> {
+    Err(format!(
+        "trawl writes WARC files that rotate (every --records-per-file records and \
+         --warc-max-size bytes) into --out, named PREFIX-TIMESTAMP-SERIAL.warc.gz: for wget's \
+         {name:?}, write --out DIR --warc-prefix NAME"
+    ))
+}
+
+fn refuse_warc_cdx(_: &str) -> Result<String, String> {
+    Err("trawl writes CDXJ, the index pywb reads, not wget's CDX: use --cdxj".into())
 }
 
 /// `argv` with wget's multi-letter short options written as long ones (`-np` as
@@ -421,6 +448,13 @@ mod tests {
         let refused = parse_execute("use_proxy=yes").unwrap_err();
         assert!(refused.contains("robots=off"), "{refused}");
         assert!(parse_execute("robots").is_err());
+        for (flag, hint) in [
+            ("--warc-file=site", "--warc-prefix"),
+            ("--warc-cdx", "--cdxj"),
+        ] {
+            let error = crawl(&["trawl", "crawl", flag, "a.org"]).unwrap_err();
+            assert!(error.contains(hint), "{flag}: {error}");
+        }
     }
 
     #[test]
