@@ -10,12 +10,13 @@ mod crawl_args;
 mod request_args;
 mod values;
 mod wget_args;
+mod wget_values;
 
 pub use archive_args::*;
 pub use crawl_args::*;
 pub use request_args::RequestArgs;
 pub use values::*;
-pub use wget_args::{wget_short_words, WgetArgs};
+pub use wget_args::{wget_short_words, WgetArgs, WgetOnly};
 
 /// trawl: an archival web crawler that writes WARC/1.1 files.
 #[derive(Debug, Parser)]

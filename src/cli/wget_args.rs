@@ -3,17 +3,19 @@
 //! `--wait` takes bare seconds, `--level 0` and `inf` mean no limit, `-r` has wget's depth of 5,
 //! `--tries` counts the first attempt. Each folds into the trawl flag it stands for
 //! ([`WgetArgs::fold_into`]) before the configuration is read, and conflicts with it when both
-//! are given. wget's multi-letter short options (`-np`, `-nd`, `-nH`, `-nc`) are rewritten to their
-//! long names before parsing ([`wget_short_words`]); clap reads one letter per short option.
+//! are given; what no trawl flag says (`--random-wait`, `-D`) is handed to the configuration
+//! ([`WgetOnly`]). Values are read as wget reads them (`wget_values.rs`). wget's multi-letter
+//! short options (`-np`, `-nd`, `-nH`, `-nc`) are rewritten to their long names before parsing
+//! ([`wget_short_words`]); clap reads one letter per short option.
 
 use std::ffi::OsString;
 use std::time::Duration;
 
 use clap::Args;
 
-use super::values::{parse_duration, parse_size};
+use super::wget_values::*;
 use super::CrawlArgs;
-use crate::url_rules::ScopeKind;
+use crate::url_rules::{HostLists, ScopeKind};
 
 /// wget's depth for `-r` without `-l`.
 const WGET_RECURSIVE_DEPTH: u32 = 5;
@@ -62,6 +64,15 @@ pub struct WgetArgs {
     /// wget's -H: follow links to any host (--scope any).
     #[arg(long, short = 'H', conflicts_with = "scope")]
     pub span_hosts: bool,
+
+    /// wget's -D: follow only hosts in these domains (comma-separated; `a.org` takes
+    /// `www.a.org`), for links and page requisites alike; with -H, any such host.
+    #[arg(long, short = 'D', value_name = "DOMAINS", value_delimiter = ',')]
+    pub domains: Vec<String>,
+
+    /// wget's --exclude-domains: never follow hosts in these domains, links or requisites.
+    #[arg(long, value_name = "DOMAINS", value_delimiter = ',')]
+    pub exclude_domains: Vec<String>,
 
     /// wget's -t: attempts per URL, the first included (--retries N-1). trawl caps retries, so
     /// 0 and inf are refused.
@@ -143,17 +154,19 @@ pub struct WgetArgs {
     pub cut_dirs: Option<u32>,
 }
 
-/// `--level`: `None` is no limit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Level(pub Option<u32>);
-
-/// `--quota`: `None` is no quota.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Quota(pub Option<u64>);
+/// What wget's flags ask for that no flag of trawl's says.
+#[derive(Debug, Clone, Default)]
+pub struct WgetOnly {
+    /// `--random-wait`.
+    pub random_wait: bool,
+    /// `--domains`, `--exclude-domains`.
+    pub host_lists: HostLists,
+}
 
 impl WgetArgs {
-    /// Writes what these flags mean into the trawl flags they stand for.
-    pub fn fold_into(self, args: &mut CrawlArgs) {
+    /// Writes what these flags mean into the trawl flags they stand for, and returns what
+    /// only they say; an error for a domain list entry that is no host name.
+    pub fn fold_into(self, args: &mut CrawlArgs) -> Result<WgetOnly, String> {
         if let Some(Level(depth)) = self.level {
             args.max_depth = depth;
         } else if self.recursive && !self.mirror && args.max_depth.is_none() {
@@ -181,118 +194,11 @@ impl WgetArgs {
         if let Some(&obey) = self.execute.last() {
             args.ignore_robots = !obey;
         }
+        Ok(WgetOnly {
+            random_wait: self.random_wait,
+            host_lists: HostLists::new(&self.domains, &self.exclude_domains)?,
+        })
     }
-}
-
-fn is_inf(s: &str) -> bool {
-    s.eq_ignore_ascii_case("inf") || s.eq_ignore_ascii_case("infinity")
-}
-
-fn parse_level(s: &str) -> Result<Level, String> {
-    let s = s.trim();
-    if is_inf(s) {
-        return Ok(Level(None));
-    }
-    match s.parse::<u32>() {
-        Ok(0) => Ok(Level(None)),
-        Ok(n) => Ok(Level(Some(n))),
-        Err(_) => Err(format!(
-            "{s:?} is not a depth: a number, or inf (0 and inf: no limit)"
-        )),
-    }
-}
-
-/// wget's `--wait`: seconds, with an optional `m`, `h` or `d`; trawl's durations (`250ms`) too.
-fn parse_wait(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (number, unit) = match s.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], Some(c)),
-        _ => (s, None),
-    };
-    let scale = match unit {
-        None | Some('s') => 1.0,
-        Some('m') => 60.0,
-        Some('h') => 3600.0,
-        Some('d') => 86_400.0,
-        Some(_) => return parse_duration(s),
-    };
-    match number.parse::<f64>() {
-        Ok(n) if n.is_finite() && n >= 0.0 && n * scale <= 86_400.0 * 365.0 => {
-            Ok(Duration::from_secs_f64(n * scale))
-        }
-        Ok(_) => Err(format!("{s:?} is not a wait of 0 seconds to a year")),
-        Err(_) => parse_duration(s),
-    }
-}
-
-fn parse_tries(s: &str) -> Result<u32, String> {
-    let s = s.trim();
-    match s.parse::<u32>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ if is_inf(s) || s == "0" => Err(
-            "trawl retries a bounded number of times: give a number of tries (wget's default is 20)"
-                .into(),
-        ),
-        _ => Err(format!("{s:?} is not a number of tries")),
-    }
-}
-
-/// wget's `--quota`: bytes, or `k`/`m`/`g`/`t` in units of 1024; trawl's sizes (`10GB`) too.
-fn parse_quota(s: &str) -> Result<Quota, String> {
-    let s = s.trim();
-    if is_inf(s) {
-        return Ok(Quota(None));
-    }
-    let (number, unit) = match s.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], Some(c.to_ascii_lowercase())),
-        _ => (s, None),
-    };
-    let shift = match unit {
-        None => 0,
-        Some('k') => 10,
-        Some('m') => 20,
-        Some('g') => 30,
-        Some('t') => 40,
-        Some(_) => return parse_size(s).map(|n| Quota((n > 0).then_some(n))),
-    };
-    let bytes = match number.parse::<f64>() {
-        Ok(n) if n.is_finite() && n >= 0.0 => n * (1u64 << shift) as f64,
-        _ => return parse_size(s).map(|n| Quota((n > 0).then_some(n))),
-    };
-    // `as` saturates at u64::MAX.
-    let bytes = bytes as u64;
-    Ok(Quota((bytes > 0).then_some(bytes)))
-}
-
-/// `-e robots=off`: wgetrc's `name = value`, its booleans written on/off, yes/no, 1/0.
-fn parse_execute(s: &str) -> Result<bool, String> {
-    let refused = || {
-        format!(
-            "-e {s:?}: the only wgetrc command trawl reads is robots=off (or on); \
-             see trawl crawl --help for the rest"
-        )
-    };
-    let (name, value) = s.split_once('=').ok_or_else(refused)?;
-    if !name.trim().eq_ignore_ascii_case("robots") {
-        return Err(refused());
-    }
-    match value.trim().to_ascii_lowercase().as_str() {
-        "on" | "yes" | "1" | "true" => Ok(true),
-        "off" | "no" | "0" | "false" => Ok(false),
-        _ => Err(refused()),
-    }
-}
-
-fn refuse_warc_file(name: &str) -> Result<String, String> {
-    Err(format!(
-        "trawl writes WARC files that rotate (every --records-per-file records and \
-         --warc-max-size bytes) into --out, named PREFIX-TIMESTAMP-SERIAL.warc.gz: for wget's \
-         {name:?}, write --out DIR --warc-prefix NAME"
-    ))
-}
-
-fn refuse_warc_cdx(_: &str) -> Result<String, String> {
-    Err("trawl writes CDXJ, the index pywb reads, not wget's CDX: use --cdxj".into())
 }
 
 /// `argv` with wget's multi-letter short options written as long ones (`-np` as
@@ -332,7 +238,9 @@ mod tests {
             Ok(Cli {
                 command: Command::Crawl(mut args),
             }) => {
-                std::mem::take(&mut args.wget).fold_into(&mut args);
+                std::mem::take(&mut args.wget)
+                    .fold_into(&mut args)
+                    .map_err(|e| e.to_string())?;
                 Ok(*args)
             }
             Ok(other) => panic!("{other:?}"),
@@ -423,31 +331,9 @@ mod tests {
     }
 
     #[test]
-    fn wget_values_parse_with_wget_units_and_clear_errors() {
-        assert_eq!(parse_wait("2").unwrap(), Duration::from_secs(2));
-        assert_eq!(parse_wait("0.25").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_wait("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_wait("1d").unwrap(), Duration::from_secs(86_400));
-        assert_eq!(parse_wait("250ms").unwrap(), Duration::from_millis(250));
-        assert!(parse_wait("-1").is_err());
-        assert!(parse_wait("soon").is_err());
-        assert_eq!(parse_quota("10k").unwrap(), Quota(Some(10 << 10)));
-        assert_eq!(parse_quota("2G").unwrap(), Quota(Some(2 << 30)));
-        assert_eq!(parse_quota("1t").unwrap(), Quota(Some(1 << 40)));
-        assert_eq!(parse_quota("12345").unwrap(), Quota(Some(12345)));
-        assert_eq!(parse_quota("10GB").unwrap(), Quota(Some(10_000_000_000)));
-        assert_eq!(parse_quota("0").unwrap(), Quota(None));
-        assert_eq!(parse_quota("inf").unwrap(), Quota(None));
-        assert!(parse_quota("lots").is_err());
-        assert!(parse_tries("inf").unwrap_err().contains("bounded"));
-        assert!(parse_tries("0").is_err());
-        assert_eq!(parse_tries("1").unwrap(), 1);
-        assert!(parse_level("deep").is_err());
-        assert!(!parse_execute("robots = off").unwrap());
-        assert!(parse_execute("ROBOTS=on").unwrap());
-        let refused = parse_execute("use_proxy=yes").unwrap_err();
-        assert!(refused.contains("robots=off"), "{refused}");
-        assert!(parse_execute("robots").is_err());
+    fn what_trawl_cannot_read_is_refused_with_what_to_write() {
+        let error = crawl(&["trawl", "crawl", "-D", "a.org,b c", "a.org"]).unwrap_err();
+        assert!(error.contains("--domains"), "{error}");
         for (flag, hint) in [
             ("--warc-file=site", "--warc-prefix"),
             ("--warc-cdx", "--cdxj"),

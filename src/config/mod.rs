@@ -34,7 +34,7 @@ use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
 use crate::redis_crawl::SharedSettings;
 use crate::seeds::{Seed, SeedProblem, SeedSource};
-use crate::url_rules::{ExtensionFilter, RefererPolicy, ScopeKind, UrlFilter};
+use crate::url_rules::{ExtensionFilter, HostLists, RefererPolicy, ScopeKind, UrlFilter};
 use crate::warc::Rotation;
 
 /// Largest robots.txt body read (more than the parse limit, which cuts at a line break).
@@ -78,6 +78,8 @@ pub struct AdmissionConfig {
     pub limits: Limits,
     /// What `Referer` the URLs admitted carry (`--no-referer`, `--referer`).
     pub referer: RefererPolicy,
+    /// wget's `--domains`, `--exclude-domains`.
+    pub host_lists: HostLists,
 }
 
 /// What to do with each closed WARC file.
@@ -237,9 +239,10 @@ impl Config {
     /// Validates raw CLI values. Seed problems are kept for the caller to print; they are only
     /// an error when no seed at all is usable.
     pub fn from_args(mut args: CrawlArgs) -> Result<Config, ConfigError> {
-        let random_wait = args.wget.random_wait;
-        std::mem::take(&mut args.wget).fold_into(&mut args);
         let bad = |m: String| ConfigError::BadArgument(m);
+        let wget = std::mem::take(&mut args.wget)
+            .fold_into(&mut args)
+            .map_err(bad)?;
         nonzero::check(&args).map_err(bad)?;
         if let Some(finished) = &args.finished_dir {
             let same = std::path::absolute(finished).ok() == std::path::absolute(&args.out).ok();
@@ -369,7 +372,7 @@ impl Config {
             },
             frontier: FrontierConfig {
                 delay: args.delay,
-                random_wait,
+                random_wait: wget.random_wait,
                 delay_factor: args.delay_factor,
                 max_delay: args.max_delay,
                 robots_agent: robots_agent.clone(),
@@ -401,6 +404,7 @@ impl Config {
                     enabled: !args.request.no_referer,
                     seeds: args.request.referer.map(String::into_boxed_str),
                 },
+                host_lists: wget.host_lists,
             },
             chain: ChainConfig {
                 archive,

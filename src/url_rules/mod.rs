@@ -5,6 +5,7 @@
 pub mod canonical;
 pub mod extension_probes;
 pub mod filter;
+pub mod host_lists;
 pub mod referrer;
 pub mod scope;
 pub mod session_ids;
@@ -12,5 +13,6 @@ pub mod session_ids;
 pub use canonical::{canonicalize, origin_prefix, resolve_link, resolve_link_in};
 pub use extension_probes::{ExtensionProbes, ProbeAnswer};
 pub use filter::{ExtensionFilter, UrlFilter};
+pub use host_lists::HostLists;
 pub use referrer::RefererPolicy;
 pub use scope::{Scope, ScopeKind};

@@ -7,6 +7,8 @@ use std::net::IpAddr;
 
 use url::{Host, Url};
 
+use super::HostLists;
+
 /// How far from its seeds a crawl may go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ScopeKind {
@@ -25,6 +27,8 @@ pub struct Scope {
     allowed: HashSet<String>,
     /// With `--no-parent`: the seeds' directories, by host.
     seed_dirs: Option<HashMap<String, Vec<SeedDir>>>,
+    /// wget's `--domains` and `--exclude-domains`, on top of the kind.
+    host_lists: HostLists,
 }
 
 /// A seed's directory (its path up to the last `/`) and the origin it holds for: wget's
@@ -60,7 +64,20 @@ impl Scope {
             kind,
             allowed: HashSet::new(),
             seed_dirs: None,
+            host_lists: HostLists::default(),
         }
+    }
+
+    /// wget's `--domains`/`--exclude-domains`: a host must also be in the first list (when
+    /// given) and in none of the second, for links and page requisites alike.
+    pub fn with_host_lists(mut self, lists: HostLists) -> Self {
+        self.host_lists = lists;
+        self
+    }
+
+    /// True when `--domains`/`--exclude-domains` let the URL's host in (always without them).
+    pub fn host_lists_allow(&self, url: &Url) -> bool {
+        self.host_lists.is_empty() || url.host_str().is_some_and(|h| self.host_lists.allow(h))
     }
 
     /// `--no-parent` (wget's name): on a seed's host, links stay inside the seed's directory
@@ -100,6 +117,9 @@ impl Scope {
     /// True when the URL's host is in scope, whatever its path: for the files a site keeps
     /// at its root for crawlers (sitemaps).
     pub fn allows_host(&self, url: &Url) -> bool {
+        if !self.host_lists_allow(url) {
+            return false;
+        }
         match self.kind {
             ScopeKind::Any => true,
             _ => self

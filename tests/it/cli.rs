@@ -320,13 +320,15 @@ async fn wget_names_of_the_flags_work_as_trawls() {
 
 /// A wget command line runs with wget's meanings: `-r -l 2` stops two hops from the seed,
 /// `-np` (rewritten before parsing) stays in the seed's directory, `-H` spans hosts,
-/// `-e robots=off` ignores robots.txt, `-w 0` and `-t 1` set the delay and the attempts, and
-/// `-nd`/`--delete-after` change nothing. A wgetrc command trawl lacks is refused.
+/// `-D` keeps links and requisites to its domains, `-e robots=off` ignores robots.txt, `-w 0`
+/// and `-t 1` set the delay and the attempts, and `-nd`/`--delete-after` change nothing. A
+/// wgetrc command trawl lacks is refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wget_command_line_crawls_as_wget_reads_it() {
     let web = Web::default();
     let host = web.host("127.0.0.145").await;
     let other = web.host("127.0.0.149").await;
+    let elsewhere = web.host("127.0.0.157").await;
     host.route(
         "/robots.txt",
         Route::typed(200, "text/plain", b"User-agent: *\nDisallow: /\n"),
@@ -334,8 +336,11 @@ async fn a_wget_command_line_crawls_as_wget_reads_it() {
     host.route(
         "/docs/",
         Route::html(&format!(
-            r#"<a href="one">1</a> <a href="/up">parent</a> <a href="{}">other</a>"#,
-            other.url("/there")
+            r#"<a href="one">1</a> <a href="/up">parent</a> <a href="{}">other</a>
+               <a href="{}">not in -D</a> <img src="{}">"#,
+            other.url("/there"),
+            elsewhere.url("/page"),
+            elsewhere.url("/pic.png")
         )),
     );
     host.route("/docs/one", Route::html(r#"<a href="two">2</a>"#));
@@ -351,6 +356,9 @@ async fn a_wget_command_line_crawls_as_wget_reads_it() {
         "2",
         "-np",
         "-H",
+        "-D",
+        "127.0.0.145,127.0.0.149",
+        "-p",
         "-w",
         "0",
         "-t",
@@ -374,7 +382,8 @@ async fn a_wget_command_line_crawls_as_wget_reads_it() {
     for left in ["/docs/three", "/up", "/robots.txt"] {
         assert!(!paths.contains(&left.to_string()), "{left}: {paths:?}");
     }
-    assert_eq!(web.paths_of(&other), ["/there"]);
+    assert!(web.paths_of(&other).contains(&"/there".to_string()));
+    assert_eq!(web.paths_of(&elsewhere), Vec::<String>::new());
     let refused = trawl(args!["crawl", "-e", "use_proxy=yes", host.url("/")]).await;
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
     assert!(text(&refused).contains("robots=off"), "{}", text(&refused));

@@ -97,9 +97,10 @@ impl Ledger {
         admission: &AdmissionConfig,
         rules: LedgerRules,
     ) -> Self {
+        let scope = Scope::new(admission.scope).with_host_lists(admission.host_lists.clone());
         let scope = match admission.no_parent {
-            true => Scope::new(admission.scope).no_parent(),
-            false => Scope::new(admission.scope),
+            true => scope.no_parent(),
+            false => scope,
         };
         let referer = admission.referer.clone();
         let admission = Admission::new(

@@ -1,0 +1,159 @@
+//! The values of wget's flags as wget reads them (`cli/wget_args.rs`): bare seconds with
+//! `m`/`h`/`d`, `inf` and `0` as no limit, sizes in units of 1024, wgetrc's `robots=off`, and
+//! the messages for the wget flags trawl does not take.
+
+use std::time::Duration;
+
+use super::values::{parse_duration, parse_size};
+
+/// `--level`: `None` is no limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Level(pub Option<u32>);
+
+/// `--quota`: `None` is no quota.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota(pub Option<u64>);
+
+fn is_inf(s: &str) -> bool {
+    s.eq_ignore_ascii_case("inf") || s.eq_ignore_ascii_case("infinity")
+}
+
+pub(super) fn parse_level(s: &str) -> Result<Level, String> {
+    let s = s.trim();
+    if is_inf(s) {
+        return Ok(Level(None));
+    }
+    match s.parse::<u32>() {
+        Ok(0) => Ok(Level(None)),
+        Ok(n) => Ok(Level(Some(n))),
+        Err(_) => Err(format!(
+            "{s:?} is not a depth: a number, or inf (0 and inf: no limit)"
+        )),
+    }
+}
+
+/// wget's `--wait`: seconds, with an optional `m`, `h` or `d`; trawl's durations (`250ms`) too.
+pub(super) fn parse_wait(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (number, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], Some(c)),
+        _ => (s, None),
+    };
+    let scale = match unit {
+        None | Some('s') => 1.0,
+        Some('m') => 60.0,
+        Some('h') => 3600.0,
+        Some('d') => 86_400.0,
+        Some(_) => return parse_duration(s),
+    };
+    match number.parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 && n * scale <= 86_400.0 * 365.0 => {
+            Ok(Duration::from_secs_f64(n * scale))
+        }
+        Ok(_) => Err(format!("{s:?} is not a wait of 0 seconds to a year")),
+        Err(_) => parse_duration(s),
+    }
+}
+
+pub(super) fn parse_tries(s: &str) -> Result<u32, String> {
+    let s = s.trim();
+    match s.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ if is_inf(s) || s == "0" => Err(
+            "trawl retries a bounded number of times: give a number of tries (wget's default is 20)"
+                .into(),
+        ),
+        _ => Err(format!("{s:?} is not a number of tries")),
+    }
+}
+
+/// wget's `--quota`: bytes, or `k`/`m`/`g`/`t` in units of 1024; trawl's sizes (`10GB`) too.
+pub(super) fn parse_quota(s: &str) -> Result<Quota, String> {
+    let s = s.trim();
+    if is_inf(s) {
+        return Ok(Quota(None));
+    }
+    let (number, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], Some(c.to_ascii_lowercase())),
+        _ => (s, None),
+    };
+    let shift = match unit {
+        None => 0,
+        Some('k') => 10,
+        Some('m') => 20,
+        Some('g') => 30,
+        Some('t') => 40,
+        Some(_) => return parse_size(s).map(|n| Quota((n > 0).then_some(n))),
+    };
+    let bytes = match number.parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 => n * (1u64 << shift) as f64,
+        _ => return parse_size(s).map(|n| Quota((n > 0).then_some(n))),
+    };
+    // `as` saturates at u64::MAX.
+    let bytes = bytes as u64;
+    Ok(Quota((bytes > 0).then_some(bytes)))
+}
+
+/// `-e robots=off`: wgetrc's `name = value`, its booleans written on/off, yes/no, 1/0.
+pub(super) fn parse_execute(s: &str) -> Result<bool, String> {
+    let refused = || {
+        format!(
+            "-e {s:?}: the only wgetrc command trawl reads is robots=off (or on); \
+             see trawl crawl --help for the rest"
+        )
+    };
+    let (name, value) = s.split_once('=').ok_or_else(refused)?;
+    if !name.trim().eq_ignore_ascii_case("robots") {
+        return Err(refused());
+    }
+    match value.trim().to_ascii_lowercase().as_str() {
+        "on" | "yes" | "1" | "true" => Ok(true),
+        "off" | "no" | "0" | "false" => Ok(false),
+        _ => Err(refused()),
+    }
+}
+
+pub(super) fn refuse_warc_file(name: &str) -> Result<String, String> {
+    Err(format!(
+        "trawl writes WARC files that rotate (every --records-per-file records and \
+         --warc-max-size bytes) into --out, named PREFIX-TIMESTAMP-SERIAL.warc.gz: for wget's \
+         {name:?}, write --out DIR --warc-prefix NAME"
+    ))
+}
+
+pub(super) fn refuse_warc_cdx(_: &str) -> Result<String, String> {
+    Err("trawl writes CDXJ, the index pywb reads, not wget's CDX: use --cdxj".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wget_values_parse_with_wget_units_and_clear_errors() {
+        assert_eq!(parse_wait("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_wait("0.25").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_wait("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_wait("1d").unwrap(), Duration::from_secs(86_400));
+        assert_eq!(parse_wait("250ms").unwrap(), Duration::from_millis(250));
+        assert!(parse_wait("-1").is_err());
+        assert!(parse_wait("soon").is_err());
+        assert_eq!(parse_quota("10k").unwrap(), Quota(Some(10 << 10)));
+        assert_eq!(parse_quota("2G").unwrap(), Quota(Some(2 << 30)));
+        assert_eq!(parse_quota("1t").unwrap(), Quota(Some(1 << 40)));
+        assert_eq!(parse_quota("12345").unwrap(), Quota(Some(12345)));
+        assert_eq!(parse_quota("10GB").unwrap(), Quota(Some(10_000_000_000)));
+        assert_eq!(parse_quota("0").unwrap(), Quota(None));
+        assert_eq!(parse_quota("inf").unwrap(), Quota(None));
+        assert!(parse_quota("lots").is_err());
+        assert!(parse_tries("inf").unwrap_err().contains("bounded"));
+        assert!(parse_tries("0").is_err());
+        assert_eq!(parse_tries("1").unwrap(), 1);
+        assert!(parse_level("deep").is_err());
+        assert!(!parse_execute("robots = off").unwrap());
+        assert!(parse_execute("ROBOTS=on").unwrap());
+        let refused = parse_execute("use_proxy=yes").unwrap_err();
+        assert!(refused.contains("robots=off"), "{refused}");
+        assert!(parse_execute("robots").is_err());
+    }
+}
