@@ -15,7 +15,7 @@ use clap::Args;
 
 use super::wget_values::*;
 use super::CrawlArgs;
-use crate::url_rules::{HostLists, ScopeKind};
+use crate::url_rules::{DirLists, HostLists, ScopeKind};
 
 /// wget's depth for `-r` without `-l`.
 const WGET_RECURSIVE_DEPTH: u32 = 5;
@@ -73,6 +73,15 @@ pub struct WgetArgs {
     /// wget's --exclude-domains: never follow hosts in these domains, links or requisites.
     #[arg(long, value_name = "DOMAINS", value_delimiter = ',')]
     pub exclude_domains: Vec<String>,
+
+    /// wget's -I: follow only URLs in these directories and under them (comma-separated;
+    /// `*`, `?`, `[...]` patterns do not cross a `/`), for links and page requisites alike.
+    #[arg(long, short = 'I', value_name = "DIRS", value_delimiter = ',')]
+    pub include_directories: Vec<String>,
+
+    /// wget's -X: never URLs in these directories or under them (`-X /cgi-bin,/forum`).
+    #[arg(long, short = 'X', value_name = "DIRS", value_delimiter = ',')]
+    pub exclude_directories: Vec<String>,
 
     /// wget's -t: attempts per URL, the first included (--retries N-1). trawl caps retries, so
     /// 0 and inf are refused.
@@ -161,6 +170,8 @@ pub struct WgetOnly {
     pub random_wait: bool,
     /// `--domains`, `--exclude-domains`.
     pub host_lists: HostLists,
+    /// `--include-directories`, `--exclude-directories`.
+    pub dir_lists: DirLists,
 }
 
 impl WgetArgs {
@@ -197,6 +208,7 @@ impl WgetArgs {
         Ok(WgetOnly {
             random_wait: self.random_wait,
             host_lists: HostLists::new(&self.domains, &self.exclude_domains)?,
+            dir_lists: DirLists::new(&self.include_directories, &self.exclude_directories)?,
         })
     }
 }
@@ -334,6 +346,8 @@ mod tests {
     fn what_trawl_cannot_read_is_refused_with_what_to_write() {
         let error = crawl(&["trawl", "crawl", "-D", "a.org,b c", "a.org"]).unwrap_err();
         assert!(error.contains("--domains"), "{error}");
+        let error = crawl(&["trawl", "crawl", "-X", "/ok,/[bad", "a.org"]).unwrap_err();
+        assert!(error.contains("--exclude-directories"), "{error}");
         for (flag, hint) in [
             ("--warc-file=site", "--warc-prefix"),
             ("--warc-cdx", "--cdxj"),

@@ -34,7 +34,7 @@ use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
 use crate::redis_crawl::SharedSettings;
 use crate::seeds::{Seed, SeedProblem, SeedSource};
-use crate::url_rules::{ExtensionFilter, HostLists, RefererPolicy, ScopeKind, UrlFilter};
+use crate::url_rules::{DirLists, ExtensionFilter, HostLists, RefererPolicy, ScopeKind, UrlFilter};
 use crate::warc::Rotation;
 
 /// Largest robots.txt body read (more than the parse limit, which cuts at a line break).
@@ -80,6 +80,8 @@ pub struct AdmissionConfig {
     pub referer: RefererPolicy,
     /// wget's `--domains`, `--exclude-domains`.
     pub host_lists: HostLists,
+    /// wget's `--include-directories`, `--exclude-directories`.
+    pub dir_lists: DirLists,
 }
 
 /// What to do with each closed WARC file.
@@ -405,6 +407,7 @@ impl Config {
                     seeds: args.request.referer.map(String::into_boxed_str),
                 },
                 host_lists: wget.host_lists,
+                dir_lists: wget.dir_lists,
             },
             chain: ChainConfig {
                 archive,

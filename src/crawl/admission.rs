@@ -129,10 +129,10 @@ impl Admission {
     /// Whether a page requisite `hops` transclusions from its page may be queued: depth and
     /// the extension filter do not apply, nor scope up to [`MAX_FOREIGN_REQUISITE_HOPS`] (a
     /// page's images and stylesheets may live anywhere); URL limits, ports,
-    /// `--include`/`--exclude` and wget's `--domains`/`--exclude-domains` do.
+    /// `--include`/`--exclude` and wget's host and directory lists (`-D`, `-I`, `-X`) do.
     pub fn check_requisite(&self, url: &Url, hops: u8) -> Result<(), Rejection> {
         if hops > MAX_FOREIGN_REQUISITE_HOPS && !self.scope.allows_host(url)
-            || !self.scope.host_lists_allow(url)
+            || !self.scope.lists_allow(url)
         {
             return Err(Rejection::Scope);
         }

@@ -3,6 +3,7 @@
 //! Pure functions and small value types; used by seeds, extraction results and the frontier.
 
 pub mod canonical;
+pub mod dir_lists;
 pub mod extension_probes;
 pub mod filter;
 pub mod host_lists;
@@ -11,6 +12,7 @@ pub mod scope;
 pub mod session_ids;
 
 pub use canonical::{canonicalize, origin_prefix, resolve_link, resolve_link_in};
+pub use dir_lists::DirLists;
 pub use extension_probes::{ExtensionProbes, ProbeAnswer};
 pub use filter::{ExtensionFilter, UrlFilter};
 pub use host_lists::HostLists;

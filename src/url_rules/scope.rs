@@ -7,7 +7,7 @@ use std::net::IpAddr;
 
 use url::{Host, Url};
 
-use super::HostLists;
+use super::{DirLists, HostLists};
 
 /// How far from its seeds a crawl may go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -29,6 +29,8 @@ pub struct Scope {
     seed_dirs: Option<HashMap<String, Vec<SeedDir>>>,
     /// wget's `--domains` and `--exclude-domains`, on top of the kind.
     host_lists: HostLists,
+    /// wget's `--include-directories` and `--exclude-directories`.
+    dir_lists: DirLists,
 }
 
 /// A seed's directory (its path up to the last `/`) and the origin it holds for: wget's
@@ -65,18 +67,26 @@ impl Scope {
             allowed: HashSet::new(),
             seed_dirs: None,
             host_lists: HostLists::default(),
+            dir_lists: DirLists::default(),
         }
     }
 
-    /// wget's `--domains`/`--exclude-domains`: a host must also be in the first list (when
-    /// given) and in none of the second, for links and page requisites alike.
-    pub fn with_host_lists(mut self, lists: HostLists) -> Self {
-        self.host_lists = lists;
+    /// wget's `--domains`/`--exclude-domains` and `--include-directories`/
+    /// `--exclude-directories`: a URL's host and directory must also be in the first list of
+    /// each pair (when given) and in none of the second, for links and page requisites alike.
+    pub fn with_lists(mut self, hosts: HostLists, dirs: DirLists) -> Self {
+        self.host_lists = hosts;
+        self.dir_lists = dirs;
         self
     }
 
-    /// True when `--domains`/`--exclude-domains` let the URL's host in (always without them).
-    pub fn host_lists_allow(&self, url: &Url) -> bool {
+    /// True when wget's host and directory lists let the URL in (always without them).
+    pub fn lists_allow(&self, url: &Url) -> bool {
+        self.host_lists_allow(url)
+            && (self.dir_lists.is_empty() || self.dir_lists.allow(url.path()))
+    }
+
+    fn host_lists_allow(&self, url: &Url) -> bool {
         self.host_lists.is_empty() || url.host_str().is_some_and(|h| self.host_lists.allow(h))
     }
 
@@ -111,7 +121,7 @@ impl Scope {
 
     /// True when a link to the URL may be followed.
     pub fn allows(&self, url: &Url) -> bool {
-        self.allows_host(url) && self.inside_seed_dirs(url)
+        self.allows_host(url) && self.inside_seed_dirs(url) && self.lists_allow(url)
     }
 
     /// True when the URL's host is in scope, whatever its path: for the files a site keeps

@@ -320,7 +320,7 @@ async fn wget_names_of_the_flags_work_as_trawls() {
 
 /// A wget command line runs with wget's meanings: `-r -l 2` stops two hops from the seed,
 /// `-np` (rewritten before parsing) stays in the seed's directory, `-H` spans hosts,
-/// `-D` keeps links and requisites to its domains, `-e robots=off` ignores robots.txt, `-w 0`
+/// `-D` keeps links and requisites to its domains, `-X` out of its directories, `-e robots=off` ignores robots.txt, `-w 0`
 /// and `-t 1` set the delay and the attempts, and `-nd`/`--delete-after` change nothing. A
 /// wgetrc command trawl lacks is refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -337,6 +337,7 @@ async fn a_wget_command_line_crawls_as_wget_reads_it() {
         "/docs/",
         Route::html(&format!(
             r#"<a href="one">1</a> <a href="/up">parent</a> <a href="{}">other</a>
+               <a href="old/a.html">-X</a> <a href="older/b.html">not -X</a>
                <a href="{}">not in -D</a> <img src="{}">"#,
             other.url("/there"),
             elsewhere.url("/page"),
@@ -347,6 +348,7 @@ async fn a_wget_command_line_crawls_as_wget_reads_it() {
     host.route("/docs/two", Route::html(r#"<a href="three">3</a>"#));
     host.route("/docs/three", Route::html("<p>three hops</p>"));
     host.route("/up", Route::html("<p>above the seed</p>"));
+    host.route("/docs/older/b.html", Route::html("<p>kept</p>"));
     other.route("/there", Route::html("<p>another host</p>"));
     let dir = tempfile::tempdir().unwrap();
     let out = trawl(args![
@@ -358,6 +360,8 @@ async fn a_wget_command_line_crawls_as_wget_reads_it() {
         "-H",
         "-D",
         "127.0.0.145,127.0.0.149",
+        "-X",
+        "/docs/old",
         "-p",
         "-w",
         "0",
@@ -376,10 +380,10 @@ async fn a_wget_command_line_crawls_as_wget_reads_it() {
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let paths = web.paths_of(&host);
-    for fetched in ["/docs/", "/docs/one", "/docs/two"] {
+    for fetched in ["/docs/", "/docs/one", "/docs/two", "/docs/older/b.html"] {
         assert!(paths.contains(&fetched.to_string()), "{fetched}: {paths:?}");
     }
-    for left in ["/docs/three", "/up", "/robots.txt"] {
+    for left in ["/docs/three", "/up", "/robots.txt", "/docs/old/a.html"] {
         assert!(!paths.contains(&left.to_string()), "{left}: {paths:?}");
     }
     assert!(web.paths_of(&other).contains(&"/there".to_string()));

@@ -97,7 +97,8 @@ impl Ledger {
         admission: &AdmissionConfig,
         rules: LedgerRules,
     ) -> Self {
-        let scope = Scope::new(admission.scope).with_host_lists(admission.host_lists.clone());
+        let scope = Scope::new(admission.scope)
+            .with_lists(admission.host_lists.clone(), admission.dir_lists.clone());
         let scope = match admission.no_parent {
             true => scope.no_parent(),
             false => scope,
