@@ -712,6 +712,17 @@ async fn a_worker_with_other_options_or_an_evicting_redis_is_refused() {
     .await;
     assert_eq!(b.status.code(), Some(2), "{}", text(&b));
     assert!(text(&b).contains("delay"), "{}", text(&b));
+    // wget's -D, which no option of the crawl's said: refused too.
+    let d = trawl(worker_args(
+        &redis.url(),
+        "opts",
+        "d",
+        &tmp.path().join("d"),
+        &["--delay", "1s", "-D", "example.org"],
+    ))
+    .await;
+    assert_eq!(d.status.code(), Some(2), "{}", text(&d));
+    assert!(text(&d).contains("domains"), "{}", text(&d));
     for w in [early, a] {
         let (code, err) = finish(w).await;
         assert_eq!(code, Some(0), "{err}");

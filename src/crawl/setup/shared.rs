@@ -116,6 +116,12 @@ pub(super) fn shared_options(config: &Config) -> Vec<(&'static str, String)> {
         ("delay", format!("{:?}", f.delay)),
         ("max-delay", format!("{:?}", f.max_delay)),
         ("delay-factor", f.delay_factor.to_string()),
+        ("random-wait", f.random_wait.to_string()),
+        ("domains", described(a.host_lists.is_empty(), &a.host_lists)),
+        (
+            "directories",
+            described(a.dir_lists.is_empty(), &a.dir_lists),
+        ),
         ("robots", format!("{} {}", f.obey_robots, f.robots_agent)),
         ("robots-attempts", f.robots_attempts.to_string()),
         ("accept", config.chain.archive.accept.join(",")),
@@ -131,4 +137,13 @@ pub(super) fn shared_options(config: &Config) -> Vec<(&'static str, String)> {
         ("dedup", config.chain.dedup.is_some().to_string()),
         ("order", format!("{:?}", f.order)),
     ]
+}
+
+/// A list option as the crawl records it: empty when not given (what a crawl made before the
+/// option existed had).
+fn described(empty: bool, lists: &dyn std::fmt::Debug) -> String {
+    match empty {
+        true => String::new(),
+        false => format!("{lists:?}"),
+    }
 }
