@@ -3,7 +3,7 @@
 //! `--wait` takes bare seconds, `--level 0` and `inf` mean no limit, `-r` has wget's depth of 5,
 //! `--tries` counts the first attempt. Each folds into the trawl flag it stands for
 //! ([`WgetArgs::fold_into`]) before the configuration is read, and conflicts with it when both
-//! are given; what no trawl flag says (`--random-wait`, `-D`) is handed to the configuration
+//! are given; what no trawl flag says (`--random-wait`, `-D`, `-I`, `-X`) goes to the configuration
 //! ([`WgetOnly`]). Values are read as wget reads them (`wget_values.rs`). wget's multi-letter
 //! short options (`-np`, `-nd`, `-nH`, `-nc`) are rewritten to their long names before parsing
 //! ([`wget_short_words`]); clap reads one letter per short option.
@@ -176,7 +176,7 @@ pub struct WgetOnly {
 
 impl WgetArgs {
     /// Writes what these flags mean into the trawl flags they stand for, and returns what
-    /// only they say; an error for a domain list entry that is no host name.
+    /// only they say; an error for a list entry that is no host name or directory pattern.
     pub fn fold_into(self, args: &mut CrawlArgs) -> Result<WgetOnly, String> {
         if let Some(Level(depth)) = self.level {
             args.max_depth = depth;

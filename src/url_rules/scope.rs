@@ -82,12 +82,15 @@ impl Scope {
 
     /// True when wget's host and directory lists let the URL in (always without them).
     pub fn lists_allow(&self, url: &Url) -> bool {
-        self.host_lists_allow(url)
-            && (self.dir_lists.is_empty() || self.dir_lists.allow(url.path()))
+        self.host_lists_allow(url) && self.dir_lists_allow(url)
     }
 
     fn host_lists_allow(&self, url: &Url) -> bool {
         self.host_lists.is_empty() || url.host_str().is_some_and(|h| self.host_lists.allow(h))
+    }
+
+    fn dir_lists_allow(&self, url: &Url) -> bool {
+        self.dir_lists.is_empty() || self.dir_lists.allow(url.path())
     }
 
     /// `--no-parent` (wget's name): on a seed's host, links stay inside the seed's directory
@@ -121,7 +124,7 @@ impl Scope {
 
     /// True when a link to the URL may be followed.
     pub fn allows(&self, url: &Url) -> bool {
-        self.allows_host(url) && self.inside_seed_dirs(url) && self.lists_allow(url)
+        self.allows_host(url) && self.inside_seed_dirs(url) && self.dir_lists_allow(url)
     }
 
     /// True when the URL's host is in scope, whatever its path: for the files a site keeps
