@@ -15,7 +15,7 @@ use clap::Args;
 
 use super::wget_values::*;
 use super::CrawlArgs;
-use crate::url_rules::{DirLists, HostLists, ScopeKind};
+use crate::url_rules::{DirLists, FileLists, HostLists, ScopeKind};
 
 /// wget's depth for `-r` without `-l`.
 const WGET_RECURSIVE_DEPTH: u32 = 5;
@@ -82,6 +82,23 @@ pub struct WgetArgs {
     /// wget's -X: never URLs in these directories or under them (`-X /cgi-bin,/forum`).
     #[arg(long, short = 'X', value_name = "DIRS", value_delimiter = ',')]
     pub exclude_directories: Vec<String>,
+
+    /// wget's -A: fetch only files whose name ends with one of these suffixes or matches one of
+    /// these patterns (`-A pdf,'*.jp?g'`); directories and .html/.htm pages still pass while
+    /// their links are followed. Archives every type then, unless --accept says otherwise
+    /// (trawl's --accept takes media types; wget's long --accept is not this flag).
+    #[arg(short = 'A', value_name = "SUFFIXES", value_delimiter = ',')]
+    pub accept_files: Vec<String>,
+
+    /// wget's -R: never fetch files whose name ends with one of these suffixes or matches
+    /// one of these patterns (`-R zip,iso`); .html/.htm pages as -A says.
+    #[arg(
+        long = "reject",
+        short = 'R',
+        value_name = "SUFFIXES",
+        value_delimiter = ','
+    )]
+    pub reject_files: Vec<String>,
 
     /// wget's -t: attempts per URL, the first included (--retries N-1). trawl caps retries, so
     /// 0 and inf are refused.
@@ -172,6 +189,8 @@ pub struct WgetOnly {
     pub host_lists: HostLists,
     /// `--include-directories`, `--exclude-directories`.
     pub dir_lists: DirLists,
+    /// `-A`, `-R`.
+    pub file_lists: FileLists,
 }
 
 impl WgetArgs {
@@ -205,10 +224,21 @@ impl WgetArgs {
         if let Some(&obey) = self.execute.last() {
             args.ignore_robots = !obey;
         }
+        let default_accept = ["text/html", "application/xhtml+xml"];
+        let file_lists = !self.accept_files.is_empty() || !self.reject_files.is_empty();
+        if file_lists && args.accept == default_accept {
+            // wget's WARC holds every response it downloaded.
+            args.accept = vec!["*/*".to_string()];
+        }
         Ok(WgetOnly {
             random_wait: self.random_wait,
             host_lists: HostLists::new(&self.domains, &self.exclude_domains)?,
             dir_lists: DirLists::new(&self.include_directories, &self.exclude_directories)?,
+            file_lists: FileLists::new(
+                &self.accept_files,
+                &self.reject_files,
+                args.page_requisites,
+            )?,
         })
     }
 }
@@ -322,6 +352,25 @@ mod tests {
         let config = crate::config::Config::from_args(*args).unwrap();
         assert!(config.frontier.random_wait);
         assert_eq!(config.frontier.delay, Duration::from_secs(2));
+    }
+
+    #[test]
+    fn file_lists_archive_every_type_unless_accept_says_otherwise() {
+        let accept = |v: &[&str]| {
+            let mut argv = vec!["trawl", "crawl"];
+            argv.extend_from_slice(v);
+            argv.push("a.org");
+            crawl(&argv).unwrap().accept
+        };
+        assert_eq!(accept(&[]), ["text/html", "application/xhtml+xml"]);
+        assert_eq!(accept(&["-A", "pdf"]), ["*/*"]);
+        assert_eq!(accept(&["-R", "zip"]), ["*/*"]);
+        assert_eq!(
+            accept(&["-A", "pdf", "--accept", "application/pdf"]),
+            ["application/pdf"]
+        );
+        let error = crawl(&["trawl", "crawl", "-A", "[pdf", "a.org"]).unwrap_err();
+        assert!(error.contains("-A"), "{error}");
     }
 
     #[test]

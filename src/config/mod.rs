@@ -34,7 +34,9 @@ use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
 use crate::redis_crawl::SharedSettings;
 use crate::seeds::{Seed, SeedProblem, SeedSource};
-use crate::url_rules::{DirLists, ExtensionFilter, HostLists, RefererPolicy, ScopeKind, UrlFilter};
+use crate::url_rules::{
+    DirLists, ExtensionFilter, FileLists, HostLists, RefererPolicy, ScopeKind, UrlFilter,
+};
 use crate::warc::Rotation;
 
 /// Largest robots.txt body read (more than the parse limit, which cuts at a line break).
@@ -82,6 +84,8 @@ pub struct AdmissionConfig {
     pub host_lists: HostLists,
     /// wget's `--include-directories`, `--exclude-directories`.
     pub dir_lists: DirLists,
+    /// wget's `-A`, `-R`.
+    pub file_lists: FileLists,
 }
 
 /// What to do with each closed WARC file.
@@ -408,6 +412,7 @@ impl Config {
                 },
                 host_lists: wget.host_lists,
                 dir_lists: wget.dir_lists,
+                file_lists: wget.file_lists,
             },
             chain: ChainConfig {
                 archive,

@@ -5,7 +5,9 @@
 use url::Url;
 
 use crate::config::Limits;
-use crate::url_rules::{ExtensionFilter, ExtensionProbes, ProbeAnswer, Scope, UrlFilter};
+use crate::url_rules::{
+    ExtensionFilter, ExtensionProbes, FileLists, ProbeAnswer, Scope, UrlFilter,
+};
 
 /// Why a URL was not admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +49,8 @@ pub struct Admission {
     max_depth: Option<u32>,
     max_redirects: u32,
     limits: Limits,
+    /// wget's `-A`/`-R`.
+    files: FileLists,
 }
 
 impl Admission {
@@ -67,7 +71,14 @@ impl Admission {
             max_depth,
             max_redirects,
             limits,
+            files: FileLists::default(),
         }
+    }
+
+    /// wget's `-A`/`-R` file-name lists, for links and requisites.
+    pub fn with_file_lists(mut self, files: FileLists) -> Self {
+        self.files = files;
+        self
     }
 
     /// The `--include`/`--exclude` patterns in force.
@@ -97,7 +108,7 @@ impl Admission {
         if !self.scope.allows(url) {
             return Err(Rejection::Scope);
         }
-        if !self.filter.allows(url) {
+        if !self.filter.allows(url) || !self.files_allow(url, Some(depth)) {
             return Err(Rejection::Pattern);
         }
         if self.limits.is_path_trap(url) {
@@ -129,7 +140,7 @@ impl Admission {
     /// Whether a page requisite `hops` transclusions from its page may be queued: depth and
     /// the extension filter do not apply, nor scope up to [`MAX_FOREIGN_REQUISITE_HOPS`] (a
     /// page's images and stylesheets may live anywhere); URL limits, ports,
-    /// `--include`/`--exclude` and wget's host and directory lists (`-D`, `-I`, `-X`) do.
+    /// `--include`/`--exclude` and wget's lists (`-D`, `-I`, `-X`, `-A`, `-R`) do.
     pub fn check_requisite(&self, url: &Url, hops: u8) -> Result<(), Rejection> {
         if hops > MAX_FOREIGN_REQUISITE_HOPS && !self.scope.allows_host(url)
             || !self.scope.lists_allow(url)
@@ -142,10 +153,17 @@ impl Admission {
         if !self.limits.ports.allows(url) {
             return Err(Rejection::Port);
         }
-        if !self.filter.allows(url) {
+        if !self.filter.allows(url) || !self.files_allow(url, None) {
             return Err(Rejection::Pattern);
         }
         Ok(())
+    }
+
+    /// wget's `-A`/`-R` on a link at `depth` hops, or a requisite (`None`: its page's
+    /// requisites are read, so it is never at a last level).
+    fn files_allow(&self, url: &Url, depth: Option<u32>) -> bool {
+        let last_level = depth.is_some_and(|d| self.max_depth.is_some_and(|max| d >= max));
+        self.files.is_empty() || self.files.allow(url.path(), last_level)
     }
 }
 
@@ -166,6 +184,38 @@ mod tests {
 
     fn u(s: &str) -> Url {
         Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn wget_file_lists_hold_html_pages_only_at_the_last_level() {
+        let mut scope = Scope::new(ScopeKind::Host);
+        scope.add_seed(&u("http://a.org/"));
+        let files = FileLists::new(&["pdf".into()], &[], false).unwrap();
+        let a = Admission::new(
+            scope,
+            UrlFilter::new(&[], &[]).unwrap(),
+            ExtensionFilter::new(|_| true),
+            Some(2),
+            3,
+            limits(PortPolicy::AllowAll),
+        )
+        .with_file_lists(files);
+        assert_eq!(a.check(&u("http://a.org/p.html"), 1, 0), Ok(()));
+        assert_eq!(a.check(&u("http://a.org/d/"), 2, 0), Ok(()));
+        assert_eq!(a.check(&u("http://a.org/f.pdf"), 2, 0), Ok(()));
+        assert_eq!(
+            a.check(&u("http://a.org/p.html"), 2, 0),
+            Err(Rejection::Pattern)
+        );
+        assert_eq!(
+            a.check(&u("http://a.org/i.png"), 1, 0),
+            Err(Rejection::Pattern)
+        );
+        assert_eq!(
+            a.check_requisite(&u("http://a.org/i.png"), 1),
+            Err(Rejection::Pattern)
+        );
+        assert_eq!(a.check_requisite(&u("http://a.org/frame.html"), 1), Ok(()));
     }
 
     #[test]

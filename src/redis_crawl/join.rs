@@ -181,7 +181,7 @@ pub async fn join(
         "delay-factor" => Some(serde_json::Value::String("0".into())),
         "robots-attempts" => Some(serde_json::Value::String("3".into())),
         "random-wait" => Some(serde_json::Value::String("false".into())),
-        "domains" | "directories" => Some(serde_json::Value::String(String::new())),
+        "domains" | "directories" | "files" => Some(serde_json::Value::String(String::new())),
         _ => None,
     };
     let theirs_of = |k: &str| saved.get(k).cloned().or_else(|| earlier(k));

@@ -5,6 +5,7 @@
 pub mod canonical;
 pub mod dir_lists;
 pub mod extension_probes;
+pub mod file_lists;
 pub mod filter;
 pub mod host_lists;
 pub mod referrer;
@@ -14,6 +15,7 @@ pub mod session_ids;
 pub use canonical::{canonicalize, origin_prefix, resolve_link, resolve_link_in};
 pub use dir_lists::DirLists;
 pub use extension_probes::{ExtensionProbes, ProbeAnswer};
+pub use file_lists::FileLists;
 pub use filter::{ExtensionFilter, UrlFilter};
 pub use host_lists::HostLists;
 pub use referrer::RefererPolicy;

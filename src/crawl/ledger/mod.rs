@@ -111,7 +111,8 @@ impl Ledger {
             admission.max_depth,
             admission.max_redirects,
             admission.limits.clone(),
-        );
+        )
+        .with_file_lists(admission.file_lists.clone());
         let base_excludes = admission.filter().excludes().to_vec();
         Ledger {
             frontier,

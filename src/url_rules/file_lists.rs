@@ -1,0 +1,132 @@
+//! wget's `-A` and `-R`: lists of file-name suffixes or shell patterns that a URL's file name
+//! (its last path segment, decoded, without the query) must match, or must not. As wget reads
+//! them: an entry without `*`, `?` or `[` is a suffix (`pdf` takes `a.pdf`, and `xpdf`); a URL
+//! with no file name (a directory) always passes; a file named `.html` or `.htm` passes too
+//! while its links will be followed (wget downloads such a page to read its links, and its
+//! WARC keeps it), and is held to the lists only at the last level of `-l` without `-p`.
+
+use glob::Pattern;
+use percent_encoding::percent_decode_str;
+
+/// The two lists of one crawl; empty lists say nothing.
+#[derive(Debug, Clone, Default)]
+pub struct FileLists {
+    accept: Vec<FileEntry>,
+    reject: Vec<FileEntry>,
+    /// `-p`: every page's links and requisites are read, so no HTML page is a leaf.
+    no_leaves: bool,
+}
+
+#[derive(Debug, Clone)]
+enum FileEntry {
+    Suffix(String),
+    Pattern(Pattern),
+}
+
+impl FileLists {
+    /// The lists from the flags' values (`requisites`: `-p` was given); an entry that is no
+    /// pattern is an error.
+    pub fn new(accept: &[String], reject: &[String], requisites: bool) -> Result<Self, String> {
+        Ok(FileLists {
+            accept: entries(accept, "-A")?,
+            reject: entries(reject, "-R")?,
+            no_leaves: requisites,
+        })
+    }
+
+    /// True when neither list is given.
+    pub fn is_empty(&self) -> bool {
+        self.accept.is_empty() && self.reject.is_empty()
+    }
+
+    /// True when the file of `path` (a URL's path as the `url` crate writes it) may be
+    /// fetched; `last_level`: the URL is at the last level of the depth limit, so a page
+    /// there is read for nothing.
+    pub fn allow(&self, path: &str, last_level: bool) -> bool {
+        let file = &path[path.rfind('/').map_or(0, |i| i + 1)..];
+        if file.is_empty() {
+            return true;
+        }
+        let file = percent_decode_str(file).decode_utf8_lossy();
+        if (self.no_leaves || !last_level) && has_html_suffix(&file) {
+            return true;
+        }
+        (self.accept.is_empty() || self.accept.iter().any(|e| e.takes(&file)))
+            && !self.reject.iter().any(|e| e.takes(&file))
+    }
+}
+
+impl FileEntry {
+    fn takes(&self, file: &str) -> bool {
+        match self {
+            FileEntry::Suffix(suffix) => file.ends_with(suffix.as_str()),
+            FileEntry::Pattern(pattern) => pattern.matches(file),
+        }
+    }
+}
+
+/// wget's `has_html_suffix_p`: the part after the last `.` is `html` or `htm`, in any case.
+fn has_html_suffix(file: &str) -> bool {
+    file.rsplit_once('.')
+        .is_some_and(|(_, ext)| ext.eq_ignore_ascii_case("html") || ext.eq_ignore_ascii_case("htm"))
+}
+
+fn entries(list: &[String], flag: &str) -> Result<Vec<FileEntry>, String> {
+    list.iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .map(|s| match s.contains(['*', '?', '[']) {
+            true => Pattern::new(s)
+                .map(FileEntry::Pattern)
+                .map_err(|e| format!("{flag}: {s:?} is not a pattern: {e}")),
+            false => Ok(FileEntry::Suffix(s.to_string())),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lists(accept: &[&str], reject: &[&str], requisites: bool) -> FileLists {
+        let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        FileLists::new(&v(accept), &v(reject), requisites).unwrap()
+    }
+
+    #[test]
+    fn suffixes_and_patterns_match_the_file_name_as_wget_matches_them() {
+        let a = lists(&["pdf", "*.jp?g"], &["draft.pdf"], false);
+        assert!(a.allow("/papers/a.pdf", false));
+        assert!(a.allow("/papers/xpdf", false), "a suffix, not an extension");
+        assert!(!a.allow("/papers/old-draft.pdf", false));
+        assert!(a.allow("/img/p.jpeg", false));
+        assert!(!a.allow("/img/p.png", false));
+        assert!(
+            !a.allow("/list.php", false),
+            "a page without an HTML suffix is a file"
+        );
+        assert!(a.allow("/papers/", false), "a directory has no file name");
+        assert!(a.allow("/%E6%97%A5.pdf", false));
+        let r = lists(&[], &["*.zip", "iso"], false);
+        assert!(!r.allow("/dl/x.zip", false));
+        assert!(!r.allow("/dl/debian.iso", false));
+        assert!(r.allow("/dl/readme.txt", false));
+    }
+
+    #[test]
+    fn html_pages_pass_while_their_links_are_followed() {
+        let a = lists(&["pdf"], &[], false);
+        assert!(a.allow("/docs/index.html", false));
+        assert!(a.allow("/docs/INDEX.HTM", false));
+        // At the last level of -l, nothing of the page would be read: held to the list.
+        assert!(!a.allow("/docs/index.html", true));
+        // With -p its requisites are read: passes at every level.
+        assert!(lists(&["pdf"], &[], true).allow("/docs/index.html", true));
+        // -R on an HTML suffix holds only where the page is a leaf, as in wget.
+        let r = lists(&[], &["html"], false);
+        assert!(r.allow("/a.html", false));
+        assert!(!r.allow("/a.html", true));
+        assert!(FileLists::new(&["[x".into()], &[], false).is_err());
+        assert!(lists(&[], &[], false).is_empty());
+    }
+}
