@@ -32,13 +32,18 @@ pub(super) fn parse_level(s: &str) -> Result<Level, String> {
     }
 }
 
+/// `s` cut into a number and the one letter after it, if any (`2m`, `10k`).
+fn number_and_unit(s: &str) -> (&str, Option<char>) {
+    match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], Some(c.to_ascii_lowercase())),
+        _ => (s, None),
+    }
+}
+
 /// wget's `--wait`: seconds, with an optional `m`, `h` or `d`; trawl's durations (`250ms`) too.
 pub(super) fn parse_wait(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let (number, unit) = match s.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], Some(c)),
-        _ => (s, None),
-    };
+    let (number, unit) = number_and_unit(s);
     let scale = match unit {
         None | Some('s') => 1.0,
         Some('m') => 60.0,
@@ -73,10 +78,7 @@ pub(super) fn parse_quota(s: &str) -> Result<Quota, String> {
     if is_inf(s) {
         return Ok(Quota(None));
     }
-    let (number, unit) = match s.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], Some(c.to_ascii_lowercase())),
-        _ => (s, None),
-    };
+    let (number, unit) = number_and_unit(s);
     let shift = match unit {
         None => 0,
         Some('k') => 10,

@@ -2,7 +2,7 @@
 //! directories a URL's directory must be in, or must not. As wget reads them: the directory is
 //! the URL's path up to its last `/`, decoded, without the leading `/`; an entry without
 //! wildcards takes itself and what is under it (`/forum` takes `forum/a/`, not `forums/`); an
-//! entry with `*`, `?` or `[...]` is a shell pattern whose wildcards stop at a `/` (fnmatch with
+//! entry with `*`, `?`, `[` or `]` is a shell pattern whose wildcards stop at a `/` (fnmatch with
 //! `FNM_PATHNAME`, here the `glob` crate's `Pattern`).
 
 use std::borrow::Cow;
@@ -72,7 +72,7 @@ fn entries(list: &[String], flag: &str) -> Result<Vec<DirEntry>, String> {
         .map(|s| {
             let entry = s.strip_prefix('/').unwrap_or(s);
             let entry = entry.strip_suffix('/').unwrap_or(entry);
-            if entry.contains(['*', '?', '[']) {
+            if entry.contains(['*', '?', '[', ']']) {
                 Pattern::new(entry)
                     .map(DirEntry::Pattern)
                     .map_err(|e| format!("{flag}: {s:?} is not a pattern: {e}"))

@@ -1,7 +1,8 @@
 //! wget's `-A` and `-R`: lists of file-name suffixes or shell patterns that a URL's file name
 //! (its last path segment, decoded, without the query) must match, or must not. As wget reads
-//! them: an entry without `*`, `?` or `[` is a suffix (`pdf` takes `a.pdf`, and `xpdf`); a URL
-//! with no file name (a directory) always passes; a file named `.html` or `.htm` passes too
+//! them: an entry without `*`, `?`, `[` or `]` is a suffix (`pdf` takes `a.pdf`, and `xpdf`); a URL
+//! with no file name (a directory) always passes; a file named `.html`, `.htm` or `.?html`
+//! (`.shtml`, `.xhtml`) passes too
 //! while its links will be followed (wget downloads such a page to read its links, and its
 //! WARC keeps it), and is held to the lists only at the last level of `-l` without `-p`.
 
@@ -65,17 +66,22 @@ impl FileEntry {
     }
 }
 
-/// wget's `has_html_suffix_p`: the part after the last `.` is `html` or `htm`, in any case.
+/// wget's `has_html_suffix_p`: the part after the last `.` is `html`, `htm` or one character
+/// and `html` (`shtml`, `xhtml`), in any case.
 fn has_html_suffix(file: &str) -> bool {
-    file.rsplit_once('.')
-        .is_some_and(|(_, ext)| ext.eq_ignore_ascii_case("html") || ext.eq_ignore_ascii_case("htm"))
+    file.rsplit_once('.').is_some_and(|(_, ext)| {
+        let ext = ext.as_bytes();
+        ext.eq_ignore_ascii_case(b"html")
+            || ext.eq_ignore_ascii_case(b"htm")
+            || (ext.len() == 5 && ext[1..].eq_ignore_ascii_case(b"html"))
+    })
 }
 
 fn entries(list: &[String], flag: &str) -> Result<Vec<FileEntry>, String> {
     list.iter()
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
-        .map(|s| match s.contains(['*', '?', '[']) {
+        .map(|s| match s.contains(['*', '?', '[', ']']) {
             true => Pattern::new(s)
                 .map(FileEntry::Pattern)
                 .map_err(|e| format!("{flag}: {s:?} is not a pattern: {e}")),
@@ -118,6 +124,8 @@ mod tests {
         let a = lists(&["pdf"], &[], false);
         assert!(a.allow("/docs/index.html", false));
         assert!(a.allow("/docs/INDEX.HTM", false));
+        assert!(a.allow("/cgi/page.shtml", false));
+        assert!(!a.allow("/cgi/page.xhtmlx", false));
         // At the last level of -l, nothing of the page would be read: held to the list.
         assert!(!a.allow("/docs/index.html", true));
         // With -p its requisites are read: passes at every level.

@@ -1,6 +1,8 @@
 //! wget's `--domains` and `--exclude-domains`: lists of domain names that a URL's host must
-//! end with, or must not, at a label boundary (`a.org` takes `a.org` and `www.a.org`, not
-//! `xa.org`), compared without case, names given in Unicode or punycode alike.
+//! end with, or must not, compared without case, names given in Unicode or punycode alike.
+//! Stricter than wget's `sufmatch`, a plain suffix under which `-D a.org` also takes
+//! `evila.org`: here the suffix must start at a label (`a.org` takes `a.org` and `www.a.org`),
+//! since a list of domains names the sites to crawl, not strings of letters.
 
 /// The two lists of one crawl; empty lists say nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -32,8 +34,8 @@ impl HostLists {
     }
 }
 
-/// wget's `sufmatch`: `host` is `domain` or ends with `.domain`; a domain written with a
-/// leading dot (`.a.org`) takes only names under it.
+/// `host` is `domain` or ends with `.domain`; a domain written with a leading dot (`.a.org`)
+/// takes only names under it, as in wget.
 fn ends_with_domain(host: &str, domain: &str) -> bool {
     match domain.strip_prefix('.') {
         Some(under) => host.len() > under.len() && host.ends_with(domain),
