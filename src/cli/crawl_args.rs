@@ -11,6 +11,9 @@ use super::values::*;
 use super::RequestArgs;
 use crate::url_rules::ScopeKind;
 
+/// `--accept` when not given: pages only.
+pub const DEFAULT_ACCEPT: &str = "text/html,application/xhtml+xml";
+
 /// `--order` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Order {
@@ -349,7 +352,7 @@ pub struct CrawlArgs {
         long,
         value_name = "TYPES",
         value_delimiter = ',',
-        default_value = "text/html,application/xhtml+xml"
+        default_value = DEFAULT_ACCEPT
     )]
     pub accept: Vec<String>,
 

@@ -224,9 +224,8 @@ impl WgetArgs {
         if let Some(&obey) = self.execute.last() {
             args.ignore_robots = !obey;
         }
-        let default_accept = ["text/html", "application/xhtml+xml"];
         let file_lists = !self.accept_files.is_empty() || !self.reject_files.is_empty();
-        if file_lists && args.accept == default_accept {
+        if file_lists && args.accept.join(",") == super::DEFAULT_ACCEPT {
             // wget's WARC holds every response it downloaded.
             args.accept = vec!["*/*".to_string()];
         }
