@@ -136,6 +136,7 @@ fn trawl_fetcher() -> Fetcher {
         pins: Vec::new(),
         proxy: None,
         dns_servers: Vec::new(),
+        families: trawl::fetch::Families::Any,
         dns_records: false,
         login: None,
         rate: None,

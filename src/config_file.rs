@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, Parser};
 
-use crate::cli::{join_port_lists, wget_short_words, Cli};
+use crate::cli::{join_port_lists, refused_wget_flag, wget_short_words, Cli};
 
 /// The key of the positional seed URLs.
 const URLS_KEY: &str = "urls";
@@ -19,6 +19,13 @@ const URLS_KEY: &str = "urls";
 pub fn parse_command_line() -> Cli {
     let argv = join_port_lists(wget_short_words(std::env::args_os().collect()));
     match merge_config_file(argv) {
+        Ok(argv) if refused_wget_flag(&argv).is_some() => {
+            eprintln!(
+                "trawl: error: {}",
+                refused_wget_flag(&argv).unwrap_or_default()
+            );
+            std::process::exit(crate::exit::ExitCode::BadArguments as i32);
+        }
         Ok(argv) => Cli::parse_from(argv),
         Err(e) => {
             eprintln!("trawl: error: {e}");

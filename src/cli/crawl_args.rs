@@ -363,9 +363,11 @@ pub struct CrawlArgs {
 
     /// HTTP statuses that mean "slow down and try again later" (429, 503 by default; 4xx/5xx
     /// only): the host's delay grows (up to --max-delay), the URL is retried, and only the
-    /// last answer is archived. An empty value turns this off.
+    /// last answer is archived. An empty value turns this off. wget's --retry-on-http-error
+    /// works too.
     #[arg(
         long,
+        alias = "retry-on-http-error",
         value_name = "CODES",
         value_delimiter = ',',
         default_value = "429,503",
@@ -408,9 +410,10 @@ pub struct CrawlArgs {
     #[arg(long)]
     pub dedup: bool,
 
-    /// Also dedup against the captures listed in this CDXJ index of earlier crawls
+    /// Also dedup against the captures listed in this index of earlier crawls: CDXJ, or a
+    /// CDX file with its " CDX" header line (wget's --warc-cdx, whose --warc-dedup this is too)
     /// (repeatable; implies --dedup).
-    #[arg(long, value_name = "FILE.cdxj")]
+    #[arg(long, value_name = "FILE.cdxj", alias = "warc-dedup")]
     pub dedup_index: Vec<PathBuf>,
 
     /// When the crawl ends, write a sorted CDXJ index of every WARC file in --out to
@@ -460,8 +463,14 @@ pub struct CrawlArgs {
     pub shutdown_timeout: Duration,
 
     /// Append everything trawl says (log messages, notes, the status line, the final report) to
-    /// this file instead of stderr; errors also go to stderr.
-    #[arg(long, value_name = "FILE")]
+    /// this file instead of stderr; errors also go to stderr. wget's -a/--append-output and
+    /// --output-file work too (appending: a resumed crawl keeps its earlier messages).
+    #[arg(
+        long,
+        value_name = "FILE",
+        visible_aliases = ["append-output", "output-file"],
+        short_alias = 'a'
+    )]
     pub log_file: Option<PathBuf>,
 
     /// Write the final report as JSON to this file.
@@ -476,8 +485,8 @@ pub struct CrawlArgs {
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     pub quiet: bool,
 
-    /// More log output (-v: each fetch, -vv: debug).
-    #[arg(long, short = 'v', action = clap::ArgAction::Count)]
+    /// More log output (-v: each fetch, -vv: debug; wget's -d/--debug is -v).
+    #[arg(long, short = 'v', short_alias = 'd', alias = "debug", action = clap::ArgAction::Count)]
     pub verbose: u8,
 
     /// Request headers, cookies.

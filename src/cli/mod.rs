@@ -10,6 +10,8 @@ mod crawl_args;
 mod request_args;
 mod values;
 mod wget_args;
+mod wget_no_effect;
+mod wget_refused;
 mod wget_values;
 
 pub use archive_args::*;
@@ -17,6 +19,7 @@ pub use crawl_args::*;
 pub use request_args::RequestArgs;
 pub use values::*;
 pub use wget_args::{wget_short_words, WgetArgs, WgetOnly};
+pub use wget_refused::refused_wget_flag;
 
 /// trawl: an archival web crawler that writes WARC/1.1 files.
 #[derive(Debug, Parser)]

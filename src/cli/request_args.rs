@@ -34,8 +34,8 @@ pub struct RequestArgs {
     /// HTTP Basic credentials (wget's name) for sites that ask for them: a host in the crawl's
     /// scope that answers 401 with a Basic challenge gets them, its URL is fetched again, and
     /// every later request to that host carries them. Other hosts never see them. The request
-    /// records hold them (base64), as wget's WARCs do.
-    #[arg(long, value_name = "USER")]
+    /// records hold them (base64), as wget's WARCs do. wget's --user works too.
+    #[arg(long, value_name = "USER", alias = "user")]
     pub http_user: Option<String>,
 
     /// The password of --http-user (empty when not given); a config file (--config) keeps it
@@ -44,7 +44,7 @@ pub struct RequestArgs {
         long,
         value_name = "PASSWORD",
         requires = "http_user",
-        alias = "http-passwd"
+        aliases = ["http-passwd", "password"]
     )]
     pub http_password: Option<String>,
 

@@ -3,18 +3,22 @@
 //! `--wait` takes bare seconds, `--level 0` and `inf` mean no limit, `-r` has wget's depth of 5,
 //! `--tries` counts the first attempt. Each folds into the trawl flag it stands for
 //! ([`WgetArgs::fold_into`]) before the configuration is read, and conflicts with it when both
-//! are given; what no trawl flag says (`--random-wait`, `-D`, `-I`, `-X`) goes to the configuration
-//! ([`WgetOnly`]). Values are read as wget reads them (`wget_values.rs`). wget's multi-letter
-//! short options (`-np`, `-nd`, `-nH`, `-nc`) are rewritten to their long names before parsing
-//! ([`wget_short_words`]); clap reads one letter per short option.
+//! are given; what no trawl flag says (`--random-wait`, `-D`, `-I`, `-X`, `--https-only`, `-4`,
+//! ...) goes to the configuration ([`WgetOnly`]). Values are read as wget reads them
+//! (`wget_values.rs`). wget's flags that change nothing in a WARC file are accepted
+//! (`wget_no_effect.rs`), those trawl cannot honour refused by name (`wget_refused.rs`). wget's
+//! multi-letter short options (`-np`, `-nd`, `-nH`, `-nc`, `-nv`) are rewritten to their long
+//! names before parsing ([`wget_short_words`]); clap reads one letter per short option.
 
 use std::ffi::OsString;
 use std::time::Duration;
 
 use clap::Args;
 
+use super::wget_no_effect::WgetNoEffect;
 use super::wget_values::*;
 use super::CrawlArgs;
+use crate::fetch::Families;
 use crate::url_rules::{DirLists, FileLists, HostLists, ScopeKind};
 
 /// wget's depth for `-r` without `-l`.
@@ -145,39 +149,36 @@ pub struct WgetArgs {
     )]
     pub read_timeout: Option<Duration>,
 
-    /// wget's options for the tree of files it writes: -nd, -nH, --delete-after, -k
-    /// (--convert-links), -E (--adjust-extension), -K (--backup-converted), -x
-    /// (--force-directories), -nc (--no-clobber). trawl writes only WARC files, which wget's
-    /// options leave as they are too, so these change nothing.
-    #[arg(
-        long,
-        visible_aliases = [
-            "no-host-directories", "delete-after", "convert-links", "adjust-extension",
-            "html-extension", "backup-converted", "force-directories", "no-clobber"
-        ],
-        short_aliases = ['k', 'E', 'K', 'x'],
-        action = clap::ArgAction::Count
-    )]
-    pub no_directories: u8,
+    /// wget's --waitretry: the longest wait before a URL whose fetch failed is tried again
+    /// (bare seconds; the waits double from 1 s, or --delay, up to this; 5 minutes without it).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_wait)]
+    pub waitretry: Option<Duration>,
 
-    /// wget's --warc-file and --warc-cdx, refused with what to write instead.
-    #[arg(long, hide = true, value_name = "NAME", value_parser = refuse_warc_file)]
-    pub warc_file: Option<String>,
+    /// wget's --ignore-case: -A, -R, -I and -X match names in any case.
+    #[arg(long)]
+    pub ignore_case: bool,
 
-    /// (See `warc_file`.)
-    #[arg(
-        long,
-        hide = true,
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "",
-        value_parser = refuse_warc_cdx,
-    )]
-    pub warc_cdx: Option<String>,
+    /// wget's --https-only: follow only https:// links and page requisites (seeds and their
+    /// redirects to https are fetched as given).
+    #[arg(long)]
+    pub https_only: bool,
 
-    /// wget's --cut-dirs: also a part of the file tree's names, so it changes nothing.
-    #[arg(long, value_name = "N")]
-    pub cut_dirs: Option<u32>,
+    /// wget's -4: connect to IPv4 addresses only.
+    #[arg(long, short = '4', conflicts_with_all = ["inet6_only", "prefer_family"])]
+    pub inet4_only: bool,
+
+    /// wget's -6: connect to IPv6 addresses only.
+    #[arg(long, short = '6', conflicts_with = "prefer_family")]
+    pub inet6_only: bool,
+
+    /// wget's --prefer-family: try a host's IPv4 or IPv6 addresses first (IPv4, IPv6, or none:
+    /// the resolver's order, IPv6 first).
+    #[arg(long, value_name = "FAMILY", value_parser = parse_family)]
+    pub prefer_family: Option<Families>,
+
+    /// wget's flags that change nothing in a WARC file.
+    #[command(flatten)]
+    pub no_effect: WgetNoEffect,
 }
 
 /// What wget's flags ask for that no flag of trawl's says.
@@ -191,6 +192,12 @@ pub struct WgetOnly {
     pub dir_lists: DirLists,
     /// `-A`, `-R`.
     pub file_lists: FileLists,
+    /// `--waitretry`.
+    pub retry_max_wait: Option<Duration>,
+    /// `--https-only`.
+    pub https_only: bool,
+    /// `-4`, `-6`, `--prefer-family`.
+    pub families: Families,
 }
 
 impl WgetArgs {
@@ -229,15 +236,27 @@ impl WgetArgs {
             // wget's WARC holds every response it downloaded.
             args.accept = vec!["*/*".to_string()];
         }
+        let mut dir_lists = DirLists::new(&self.include_directories, &self.exclude_directories)?;
+        let mut file_lists =
+            FileLists::new(&self.accept_files, &self.reject_files, args.page_requisites)?;
+        if self.ignore_case {
+            dir_lists = dir_lists.ignoring_case();
+            file_lists = file_lists.ignoring_case();
+        }
+        let families = match (self.inet4_only, self.inet6_only, self.prefer_family) {
+            (true, _, _) => Families::Ipv4Only,
+            (_, true, _) => Families::Ipv6Only,
+            (_, _, Some(prefer)) => prefer,
+            _ => Families::default(),
+        };
         Ok(WgetOnly {
             random_wait: self.random_wait,
             host_lists: HostLists::new(&self.domains, &self.exclude_domains)?,
-            dir_lists: DirLists::new(&self.include_directories, &self.exclude_directories)?,
-            file_lists: FileLists::new(
-                &self.accept_files,
-                &self.reject_files,
-                args.page_requisites,
-            )?,
+            dir_lists,
+            file_lists,
+            retry_max_wait: self.waitretry,
+            https_only: self.https_only,
+            families,
         })
     }
 }
@@ -260,6 +279,7 @@ pub fn wget_short_words(argv: Vec<OsString>) -> Vec<OsString> {
                 Some("-nd") => Some("--no-directories"),
                 Some("-nH") => Some("--no-host-directories"),
                 Some("-nc") => Some("--no-clobber"),
+                Some("-nv") => Some("--no-verbose"),
                 _ => None,
             };
             long.map_or(arg, OsString::from)
@@ -396,13 +416,10 @@ mod tests {
         assert!(error.contains("--domains"), "{error}");
         let error = crawl(&["trawl", "crawl", "-X", "/ok,/[bad", "a.org"]).unwrap_err();
         assert!(error.contains("--exclude-directories"), "{error}");
-        for (flag, hint) in [
-            ("--warc-file=site", "--warc-prefix"),
-            ("--warc-cdx", "--cdxj"),
-        ] {
-            let error = crawl(&["trawl", "crawl", flag, "a.org"]).unwrap_err();
-            assert!(error.contains(hint), "{flag}: {error}");
-        }
+        let error = crawl(&["trawl", "crawl", "--prefer-family", "ipx", "a.org"]).unwrap_err();
+        assert!(error.contains("IPv4"), "{error}");
+        let error = crawl(&["trawl", "crawl", "-4", "-6", "a.org"]).unwrap_err();
+        assert!(error.contains("cannot be used with"), "{error}");
     }
 
     #[test]

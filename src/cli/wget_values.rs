@@ -1,10 +1,11 @@
 //! The values of wget's flags as wget reads them (`cli/wget_args.rs`): bare seconds with
 //! `m`/`h`/`d`, `inf` and `0` as no limit, sizes in units of 1024, wgetrc's `robots=off`, and
-//! the messages for the wget flags trawl does not take.
+//! `--prefer-family`'s names.
 
 use std::time::Duration;
 
 use super::values::{parse_duration, parse_size};
+use crate::fetch::Families;
 
 /// `--level`: `None` is no limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,16 +116,14 @@ pub(super) fn parse_execute(s: &str) -> Result<bool, String> {
     }
 }
 
-pub(super) fn refuse_warc_file(name: &str) -> Result<String, String> {
-    Err(format!(
-        "trawl writes WARC files that rotate (every --records-per-file records and \
-         --warc-max-size bytes) into --out, named PREFIX-TIMESTAMP-SERIAL.warc.gz: for wget's \
-         {name:?}, write --out DIR --warc-prefix NAME"
-    ))
-}
-
-pub(super) fn refuse_warc_cdx(_: &str) -> Result<String, String> {
-    Err("trawl writes CDXJ, the index pywb reads, not wget's CDX: use --cdxj".into())
+/// wget's `--prefer-family` (`IPv4`, `IPv6` or `none`, in any case).
+pub(super) fn parse_family(s: &str) -> Result<Families, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "ipv4" => Ok(Families::PreferIpv4),
+        "ipv6" => Ok(Families::PreferIpv6),
+        "none" => Ok(Families::Any),
+        _ => Err(format!("{s:?}: IPv4, IPv6 or none")),
+    }
 }
 
 #[cfg(test)]
@@ -157,5 +156,8 @@ mod tests {
         let refused = parse_execute("use_proxy=yes").unwrap_err();
         assert!(refused.contains("robots=off"), "{refused}");
         assert!(parse_execute("robots").is_err());
+        assert_eq!(parse_family("IPv4").unwrap(), Families::PreferIpv4);
+        assert_eq!(parse_family("ipv6").unwrap(), Families::PreferIpv6);
+        assert_eq!(parse_family("none").unwrap(), Families::Any);
     }
 }

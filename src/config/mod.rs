@@ -226,6 +226,7 @@ impl Config {
                 pins,
                 proxy: args.request.proxy.clone(),
                 dns_servers: args.request.dns_server.clone(),
+                families: wget.families,
                 dns_records: args.request.dns_records,
                 login,
                 rate: args
@@ -269,6 +270,7 @@ impl Config {
                 host_lists: wget.host_lists,
                 dir_lists: wget.dir_lists,
                 file_lists: wget.file_lists,
+                https_only: wget.https_only,
             },
             chain: ChainConfig {
                 archive,
@@ -329,6 +331,7 @@ impl Config {
                 max_pages: args.max_pages,
                 max_pages_per_host: args.max_pages_per_host,
                 retries: args.retries,
+                retry_max_wait: wget.retry_max_wait,
                 shutdown_timeout: args.shutdown_timeout,
                 time_limit: args.time_limit,
                 max_bytes: args.max_bytes,

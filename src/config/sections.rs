@@ -39,6 +39,8 @@ pub struct AdmissionConfig {
     pub dir_lists: DirLists,
     /// wget's `-A`, `-R`.
     pub file_lists: FileLists,
+    /// wget's `--https-only`.
+    pub https_only: bool,
 }
 
 /// What to do with each closed WARC file.
@@ -135,6 +137,8 @@ pub struct RunConfig {
     pub max_pages_per_host: Option<u64>,
     /// Network retries per URL.
     pub retries: u32,
+    /// wget's `--waitretry`: the longest wait before a retry (five minutes without it).
+    pub retry_max_wait: Option<Duration>,
     /// Grace period for in-flight fetches after a stop request.
     pub shutdown_timeout: Duration,
     /// Stop (resumably) after this long.

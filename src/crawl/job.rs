@@ -314,7 +314,9 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     // Keyed now, while the links' text is in this core's caches (link_key.rs).
     let keys = link_keys(&found.links, &job.host);
     let dedup = ctx.dedup.as_deref();
-    let seen = content_seen(dedup, &capture, page);
+    // A page requisite's payload (an image, a stylesheet) repeats most from crawl to crawl.
+    let payload = page || requisite.is_some() && (200..300).contains(&status);
+    let seen = content_seen(dedup, &capture, payload);
     let facts = (page || frame).then_some(PageFacts {
         depth: job.depth,
         elapsed,

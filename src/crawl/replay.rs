@@ -159,7 +159,9 @@ fn examine(
     let bytes_saved = if archived.revisit {
         revisit_saved(chain.dedup, archived.payload_digest)
     } else {
-        let seen = content_seen(chain.dedup, capture, page);
+        let requisite = matches!(job.kind, JobKind::Requisite { .. });
+        let payload = page || requisite && (200..300).contains(&capture.status());
+        let seen = content_seen(chain.dedup, capture, payload);
         seen.remember(chain.dedup, capture, archived.record_id);
         0
     };

@@ -1,5 +1,6 @@
 //! Name resolution: `--resolve` pins first, then hickory's async resolver with its TTL cache
-//! (the system's configuration, or the `--dns-server` resolvers); IP literals skip DNS.
+//! (the system's configuration, or the `--dns-server` resolvers); IP literals skip DNS. The
+//! addresses are those of the families asked for (`-4`, `-6`, `--prefer-family`).
 //!
 //! With `--dns-records` every lookup is noted for the archive once per name and TTL
 //! ([`Dns::take_lookups`]); the crawl loop has them written as `dns:` records.
@@ -9,7 +10,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use hickory_resolver::config::{NameServerConfig, ResolverConfig, ResolverOpts};
+use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolverConfig, ResolverOpts};
 use hickory_resolver::lookup_ip::LookupIp;
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::TokioResolver;
@@ -26,6 +27,48 @@ const MAX_WAITING: usize = 10_000;
 /// Shortest time before a name's lookup is archived again (a TTL of 0 is common).
 const MIN_RECORD_TTL: Duration = Duration::from_secs(60);
 
+/// Which of a name's addresses are used, in which order (wget's `-4`, `-6`,
+/// `--prefer-family`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Families {
+    /// Both, in the resolver's order (IPv6 first).
+    #[default]
+    Any,
+    /// IPv4 addresses only.
+    Ipv4Only,
+    /// IPv6 addresses only.
+    Ipv6Only,
+    /// Both, IPv4 first.
+    PreferIpv4,
+    /// Both, IPv6 first.
+    PreferIpv6,
+}
+
+impl Families {
+    /// The queries the resolver makes for these families.
+    fn strategy(self) -> LookupIpStrategy {
+        match self {
+            Families::Any | Families::PreferIpv6 => LookupIpStrategy::Ipv6AndIpv4,
+            Families::PreferIpv4 => LookupIpStrategy::Ipv4AndIpv6,
+            Families::Ipv4Only => LookupIpStrategy::Ipv4Only,
+            Families::Ipv6Only => LookupIpStrategy::Ipv6Only,
+        }
+    }
+
+    /// `ips` of the wanted families, the preferred one first (IP literals and `--resolve`
+    /// pins too, which skip the resolver).
+    fn apply(self, mut ips: Vec<IpAddr>) -> Vec<IpAddr> {
+        match self {
+            Families::Any => {}
+            Families::Ipv4Only => ips.retain(IpAddr::is_ipv4),
+            Families::Ipv6Only => ips.retain(IpAddr::is_ipv6),
+            Families::PreferIpv4 => ips.sort_by_key(IpAddr::is_ipv6),
+            Families::PreferIpv6 => ips.sort_by_key(IpAddr::is_ipv4),
+        }
+        ips
+    }
+}
+
 /// A shared, caching resolver, behind the `--resolve` pins.
 #[derive(Clone)]
 pub struct Dns {
@@ -35,6 +78,7 @@ pub struct Dns {
     server: Option<IpAddr>,
     /// `--dns-records`: lookups to archive.
     log: Option<Arc<Mutex<LookupLog>>>,
+    families: Families,
 }
 
 #[derive(Default)]
@@ -47,20 +91,21 @@ struct LookupLog {
 impl Dns {
     /// Reads the system configuration (/etc/resolv.conf, /etc/hosts). Without one, only IP
     /// literals resolve and host names fail with a DNS error.
-    pub fn from_system() -> Self {
+    pub fn from_system(families: Families) -> Self {
         match hickory_resolver::system_conf::read_system_conf() {
-            Ok((config, options)) => Self::with_config(config, options),
+            Ok((config, options)) => Self::with_config(config, options, families),
             Err(_) => Dns {
                 resolver: None,
                 pins: Arc::from(Vec::new()),
                 server: None,
                 log: None,
+                families,
             },
         }
     }
 
     /// Asks these name servers (UDP, then TCP for long answers) instead of the system's.
-    pub fn from_servers(servers: &[SocketAddr]) -> Self {
+    pub fn from_servers(servers: &[SocketAddr], families: Families) -> Self {
         let configs: Vec<NameServerConfig> = servers
             .iter()
             .map(|addr| {
@@ -74,10 +119,12 @@ impl Dns {
         Self::with_config(
             ResolverConfig::from_name_servers(configs),
             ResolverOpts::default(),
+            families,
         )
     }
 
-    fn with_config(config: ResolverConfig, options: ResolverOpts) -> Self {
+    fn with_config(config: ResolverConfig, mut options: ResolverOpts, families: Families) -> Self {
+        options.ip_strategy = families.strategy();
         let server = single_server(config.name_servers());
         let resolver = TokioResolver::builder_with_config(config, TokioRuntimeProvider::default())
             .with_options(options)
@@ -88,6 +135,7 @@ impl Dns {
             pins: Arc::from(Vec::new()),
             server,
             log: None,
+            families,
         }
     }
 
@@ -134,8 +182,13 @@ impl Dns {
             }
             None => return Err(FetchError::Dns("URL has no host".into())),
         };
+        let ips = self.families.apply(ips);
         if ips.is_empty() {
-            return Err(FetchError::Dns("no addresses".into()));
+            return Err(FetchError::Dns(match self.families {
+                Families::Ipv4Only => "no IPv4 address (-4)".into(),
+                Families::Ipv6Only => "no IPv6 address (-6)".into(),
+                _ => "no addresses".into(),
+            }));
         }
         Ok(ips
             .into_iter()
@@ -203,4 +256,45 @@ fn single_server(servers: &[NameServerConfig]) -> Option<IpAddr> {
 
 fn lock(log: &Mutex<LookupLog>) -> std::sync::MutexGuard<'_, LookupLog> {
     log.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fetch::pins::parse_pin;
+
+    async fn resolved(families: Families, url: &str) -> Result<Vec<SocketAddr>, FetchError> {
+        let pin = parse_pin("both.test:80:[::1],127.0.0.9").unwrap();
+        let dns = Dns::from_system(families).with_pins(vec![pin]);
+        dns.resolve(&Url::parse(url).unwrap()).await
+    }
+
+    #[tokio::test]
+    async fn families_choose_and_order_a_names_addresses() {
+        let ips = |r: Result<Vec<SocketAddr>, FetchError>| {
+            r.unwrap()
+                .iter()
+                .map(|a| a.ip().to_string())
+                .collect::<Vec<_>>()
+        };
+        let name = "http://both.test/";
+        assert_eq!(
+            ips(resolved(Families::Any, name).await),
+            ["::1", "127.0.0.9"]
+        );
+        assert_eq!(ips(resolved(Families::Ipv4Only, name).await), ["127.0.0.9"]);
+        assert_eq!(ips(resolved(Families::Ipv6Only, name).await), ["::1"]);
+        assert_eq!(
+            ips(resolved(Families::PreferIpv4, name).await),
+            ["127.0.0.9", "::1"]
+        );
+        assert_eq!(
+            ips(resolved(Families::PreferIpv6, name).await),
+            ["::1", "127.0.0.9"]
+        );
+        let refused = resolved(Families::Ipv4Only, "http://[::1]/").await;
+        assert!(refused.unwrap_err().to_string().contains("-4"));
+        let refused = resolved(Families::Ipv6Only, "http://127.0.0.1/").await;
+        assert!(refused.unwrap_err().to_string().contains("-6"));
+    }
 }

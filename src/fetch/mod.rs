@@ -14,6 +14,7 @@ pub mod cookies_txt;
 pub mod dns;
 pub mod error;
 mod given_certificate;
+mod options;
 pub mod pins;
 pub mod proxy;
 pub mod rate_limit;
@@ -39,46 +40,11 @@ use crate::http_message::{message_length, parse_final_head, sniff, ResponseHead}
 pub use address_guard::{AddressClass, AddressGuard};
 pub use connection::{has_origin, origin_key, Connection};
 pub use cookie_jar::CookieJar;
-pub use dns::Dns;
+pub use dns::{Dns, Families};
 pub use error::{FetchError, HeadLimits};
+pub use options::FetchOptions;
 use request::RequestTemplate;
 pub use site_login::SiteLogin;
-
-/// Limits and identity for every fetch.
-#[derive(Debug, Clone)]
-pub struct FetchOptions {
-    /// The User-Agent header.
-    pub user_agent: String,
-    /// `--header`: fields added to every request (Accept and Accept-Encoding replace trawl's).
-    pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
-    /// TCP connect (and TLS handshake) timeout.
-    pub connect_timeout: Duration,
-    /// Longest silence while waiting for the response head or the next body bytes.
-    pub read_timeout: Duration,
-    /// Longest time for the whole fetch; a body cut by it is archived as truncated (time).
-    pub total_timeout: Duration,
-    /// Largest response head (status line + headers).
-    pub max_head_bytes: usize,
-    /// Most header fields in a response.
-    pub max_headers: usize,
-    /// Which TLS certificates are accepted (`--insecure`, `--ca-certificate`).
-    pub trust: tls::Trust,
-    /// Which addresses may be connected to.
-    pub guard: AddressGuard,
-    /// Names pinned to addresses (`--resolve`).
-    pub pins: Vec<pins::Pin>,
-    /// `--proxy`: every connection goes through it.
-    pub proxy: Option<proxy::Proxy>,
-    /// `--dns-server`: resolvers asked instead of the system's.
-    pub dns_servers: Vec<std::net::SocketAddr>,
-    /// `--dns-records`: note every lookup for the archive.
-    pub dns_records: bool,
-    /// `--http-user`, `--http-password`: the credentials, shared with the crawl loop, which
-    /// names the hosts that get them.
-    pub login: Option<Arc<SiteLogin>>,
-    /// `--limit-rate`: the crawl's bytes per second, shared by its fetches.
-    pub rate: Option<Arc<rate_limit::RateLimit>>,
-}
 
 /// A received response (possibly truncated) as a [`Capture`].
 #[derive(Debug)]
@@ -137,7 +103,7 @@ impl Fetcher {
     /// A fetcher with the system resolver and the built-in TLS roots.
     pub fn new(options: FetchOptions) -> Self {
         Fetcher {
-            dns: dns_of(&options),
+            dns: options::dns_of(&options),
             tls: tls::client_config(&options.trust),
             http1: connection::http1_builder(options.max_head_bytes, options.max_headers),
             requests: RequestTemplate::new(&options.user_agent, options.headers.clone()),
@@ -465,19 +431,6 @@ impl Fetcher {
             max_bytes: self.options.max_head_bytes.max(8192),
             max_headers: self.options.max_headers,
         }
-    }
-}
-
-/// The resolver `options` ask for.
-fn dns_of(options: &FetchOptions) -> Dns {
-    let dns = match options.dns_servers.is_empty() {
-        true => Dns::from_system(),
-        false => Dns::from_servers(&options.dns_servers),
-    };
-    let dns = dns.with_pins(options.pins.clone());
-    match options.dns_records {
-        true => dns.recording(),
-        false => dns,
     }
 }
 

@@ -16,6 +16,7 @@ fn fetcher() -> Fetcher {
         pins: Vec::new(),
         proxy: None,
         dns_servers: Vec::new(),
+        families: super::Families::Any,
         dns_records: false,
         login: None,
         rate: None,

@@ -180,7 +180,7 @@ pub async fn join(
         "no-parent" => Some(serde_json::Value::String("false".into())),
         "delay-factor" => Some(serde_json::Value::String("0".into())),
         "robots-attempts" => Some(serde_json::Value::String("3".into())),
-        "random-wait" => Some(serde_json::Value::String("false".into())),
+        "random-wait" | "https-only" => Some(serde_json::Value::String("false".into())),
         "domains" | "directories" | "files" => Some(serde_json::Value::String(String::new())),
         _ => None,
     };

@@ -15,6 +15,8 @@ use percent_encoding::percent_decode_str;
 pub struct DirLists {
     include: Vec<DirEntry>,
     exclude: Vec<DirEntry>,
+    /// wget's `--ignore-case`: entries and directories compared in lower case.
+    fold_case: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -35,7 +37,18 @@ impl DirLists {
         Ok(DirLists {
             include: entries(include, "--include-directories")?,
             exclude: entries(exclude, "--exclude-directories")?,
+            fold_case: false,
         })
+    }
+
+    /// The same lists matching directories in any case (wget's `--ignore-case`).
+    pub fn ignoring_case(self) -> Self {
+        let fold = |list: Vec<DirEntry>| list.into_iter().map(DirEntry::lowercased).collect();
+        DirLists {
+            include: fold(self.include),
+            exclude: fold(self.exclude),
+            fold_case: true,
+        }
     }
 
     /// True when neither list is given.
@@ -48,13 +61,24 @@ impl DirLists {
     pub fn allow(&self, path: &str) -> bool {
         let dir = &path[..path.rfind('/').unwrap_or(0)];
         let dir = dir.strip_prefix('/').unwrap_or(dir);
-        let dir: Cow<'_, str> = percent_decode_str(dir).decode_utf8_lossy();
+        let mut dir: Cow<'_, str> = percent_decode_str(dir).decode_utf8_lossy();
+        if self.fold_case {
+            dir = dir.to_lowercase().into();
+        }
         (self.include.is_empty() || self.include.iter().any(|e| e.takes(&dir)))
             && !self.exclude.iter().any(|e| e.takes(&dir))
     }
 }
 
 impl DirEntry {
+    fn lowercased(self) -> Self {
+        match self {
+            DirEntry::Under(top) => DirEntry::Under(top.to_lowercase()),
+            DirEntry::Pattern(pattern) => Pattern::new(&pattern.as_str().to_lowercase())
+                .map_or(DirEntry::Pattern(pattern), DirEntry::Pattern),
+        }
+    }
+
     fn takes(&self, dir: &str) -> bool {
         match self {
             DirEntry::Under(top) => dir
@@ -123,5 +147,16 @@ mod tests {
         assert!(lists(&[], &[]).allow("/any/thing"));
         assert!(lists(&[], &[]).is_empty());
         assert!(DirLists::new(&["/[a".into()], &[]).is_err());
+    }
+
+    #[test]
+    fn ignore_case_matches_directories_in_any_case() {
+        let x = lists(&[], &["/Forum", "/*/OLD"]);
+        assert!(x.allow("/forum/a.html"), "case counts by default");
+        let x = x.ignoring_case();
+        assert!(!x.allow("/forum/a.html"));
+        assert!(!x.allow("/FORUM/a.html"));
+        assert!(!x.allow("/Docs/old/a.html"));
+        assert!(x.allow("/forums/a.html"));
     }
 }

@@ -16,6 +16,8 @@ pub struct FileLists {
     reject: Vec<FileEntry>,
     /// `-p`: every page's links and requisites are read, so no HTML page is a leaf.
     no_leaves: bool,
+    /// wget's `--ignore-case`: entries and names compared in lower case.
+    fold_case: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -32,7 +34,19 @@ impl FileLists {
             accept: entries(accept, "-A")?,
             reject: entries(reject, "-R")?,
             no_leaves: requisites,
+            fold_case: false,
         })
+    }
+
+    /// The same lists matching names in any case (wget's `--ignore-case`).
+    pub fn ignoring_case(self) -> Self {
+        let fold = |list: Vec<FileEntry>| list.into_iter().map(FileEntry::lowercased).collect();
+        FileLists {
+            accept: fold(self.accept),
+            reject: fold(self.reject),
+            no_leaves: self.no_leaves,
+            fold_case: true,
+        }
     }
 
     /// True when neither list is given.
@@ -48,7 +62,10 @@ impl FileLists {
         if file.is_empty() {
             return true;
         }
-        let file = percent_decode_str(file).decode_utf8_lossy();
+        let mut file = percent_decode_str(file).decode_utf8_lossy();
+        if self.fold_case {
+            file = file.to_lowercase().into();
+        }
         if (self.no_leaves || !last_level) && has_html_suffix(&file) {
             return true;
         }
@@ -58,6 +75,14 @@ impl FileLists {
 }
 
 impl FileEntry {
+    fn lowercased(self) -> Self {
+        match self {
+            FileEntry::Suffix(suffix) => FileEntry::Suffix(suffix.to_lowercase()),
+            FileEntry::Pattern(pattern) => Pattern::new(&pattern.as_str().to_lowercase())
+                .map_or(FileEntry::Pattern(pattern), FileEntry::Pattern),
+        }
+    }
+
     fn takes(&self, file: &str) -> bool {
         match self {
             FileEntry::Suffix(suffix) => file.ends_with(suffix.as_str()),
@@ -136,5 +161,17 @@ mod tests {
         assert!(!r.allow("/a.html", true));
         assert!(FileLists::new(&["[x".into()], &[], false).is_err());
         assert!(lists(&[], &[], false).is_empty());
+    }
+
+    #[test]
+    fn ignore_case_matches_names_in_any_case() {
+        let a = lists(&["PDF", "*.Jp?g"], &["draft.pdf"], false);
+        assert!(!a.allow("/a.pdf", false), "case counts by default");
+        let a = a.ignoring_case();
+        assert!(a.allow("/a.pdf", false));
+        assert!(a.allow("/A.PDF", false));
+        assert!(a.allow("/P.JPEG", false));
+        assert!(!a.allow("/DRAFT.PDF", false));
+        assert!(!a.allow("/x.png", false));
     }
 }

@@ -31,6 +31,8 @@ pub struct Scope {
     host_lists: HostLists,
     /// wget's `--include-directories` and `--exclude-directories`.
     dir_lists: DirLists,
+    /// wget's `--https-only`: links and requisites to `http://` are not followed.
+    https_only: bool,
 }
 
 /// A seed's directory (its path up to the last `/`) and the origin it holds for: wget's
@@ -68,6 +70,7 @@ impl Scope {
             seed_dirs: None,
             host_lists: HostLists::default(),
             dir_lists: DirLists::default(),
+            https_only: false,
         }
     }
 
@@ -80,9 +83,21 @@ impl Scope {
         self
     }
 
-    /// True when wget's host and directory lists let the URL in (always without them).
+    /// wget's `--https-only`: only `https://` links and requisites are followed (seeds are
+    /// fetched as given).
+    pub fn https_only(mut self, only: bool) -> Self {
+        self.https_only = only;
+        self
+    }
+
+    /// True when wget's host and directory lists, and `--https-only`, let the URL in (always
+    /// without them).
     pub fn lists_allow(&self, url: &Url) -> bool {
-        self.host_lists_allow(url) && self.dir_lists_allow(url)
+        self.scheme_allows(url) && self.host_lists_allow(url) && self.dir_lists_allow(url)
+    }
+
+    fn scheme_allows(&self, url: &Url) -> bool {
+        !self.https_only || url.scheme() == "https"
     }
 
     fn host_lists_allow(&self, url: &Url) -> bool {
@@ -124,7 +139,10 @@ impl Scope {
 
     /// True when a link to the URL may be followed.
     pub fn allows(&self, url: &Url) -> bool {
-        self.allows_host(url) && self.inside_seed_dirs(url) && self.dir_lists_allow(url)
+        self.scheme_allows(url)
+            && self.allows_host(url)
+            && self.inside_seed_dirs(url)
+            && self.dir_lists_allow(url)
     }
 
     /// True when the URL's host is in scope, whatever its path: for the files a site keeps

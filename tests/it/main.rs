@@ -45,3 +45,4 @@ mod site_login;
 mod third_party;
 mod tls_trust;
 mod unattended;
+mod wget_command_lines;

@@ -69,6 +69,10 @@ impl Ledger {
                 self.tally.retries += 1;
                 let base = self.rules.delay.max(Duration::from_secs(1));
                 let backoff = retry_backoff(base, job.attempt + 1);
+                let backoff = self
+                    .rules
+                    .retry_max_wait
+                    .map_or(backoff, |max| backoff.min(max));
                 self.frontier.retry(job, now, backoff);
             }
             JobKind::Resolve => self.frontier.resolved(&job.host, None, now),

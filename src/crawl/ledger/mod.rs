@@ -39,6 +39,8 @@ pub(super) struct LedgerRules {
     pub(super) max_pages_per_host: Option<u64>,
     /// Network retries per URL.
     pub(super) retries: u32,
+    /// `--waitretry`: the longest wait before a retry.
+    pub(super) retry_max_wait: Option<Duration>,
     /// The configured per-host delay (retries wait at least one second, or this).
     pub(super) delay: Duration,
     /// `--page-requisites`.
@@ -98,7 +100,8 @@ impl Ledger {
         rules: LedgerRules,
     ) -> Self {
         let scope = Scope::new(admission.scope)
-            .with_lists(admission.host_lists.clone(), admission.dir_lists.clone());
+            .with_lists(admission.host_lists.clone(), admission.dir_lists.clone())
+            .https_only(admission.https_only);
         let scope = match admission.no_parent {
             true => scope.no_parent(),
             false => scope,

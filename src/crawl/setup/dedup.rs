@@ -1,6 +1,6 @@
-//! The content-seen table a crawl starts with (`--dedup`): the CDXJ indexes of earlier crawls
-//! (`--dedup-index`) and the complete 2xx responses of the WARC files already in the output
-//! directory, so a payload archived before is written as a revisit.
+//! The content-seen table a crawl starts with (`--dedup`): the indexes of earlier crawls
+//! (`--dedup-index`: CDXJ, or CDX such as wget's) and the complete 2xx responses of the WARC
+//! files already in the output directory, so a payload archived before is written as a revisit.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -71,12 +71,12 @@ fn load_earlier_captures(table: &DedupTable, dirs: &[PathBuf]) -> Result<usize, 
     Ok(added)
 }
 
-/// The content-seen table preloaded from CDXJ indexes of earlier crawls.
+/// The content-seen table preloaded from the CDXJ or CDX indexes of earlier crawls.
 fn load_dedup_index(files: &[PathBuf]) -> Result<DedupTable, SetupError> {
     let table = DedupTable::default();
     for path in files {
         table
-            .load_cdxj(path)
+            .load_index(path)
             .map_err(|source| SetupError::DedupIndex {
                 path: path.clone(),
                 source,

@@ -201,6 +201,7 @@ fn finish_start(
     let rules = LedgerRules {
         max_pages_per_host: config.run.max_pages_per_host,
         retries: config.run.retries,
+        retry_max_wait: config.run.retry_max_wait,
         delay: config.frontier.delay,
         page_requisites: config.chain.links.page_requisites,
     };

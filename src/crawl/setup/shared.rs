@@ -123,6 +123,7 @@ pub(super) fn shared_options(config: &Config) -> Vec<(&'static str, String)> {
             described(a.dir_lists.is_empty(), &a.dir_lists),
         ),
         ("files", described(a.file_lists.is_empty(), &a.file_lists)),
+        ("https-only", a.https_only.to_string()),
         ("robots", format!("{} {}", f.obey_robots, f.robots_agent)),
         ("robots-attempts", f.robots_attempts.to_string()),
         ("accept", config.chain.archive.accept.join(",")),

@@ -1,0 +1,179 @@
+//! GNU wget's flags that trawl cannot honour, refused by name before clap parses, each with
+//! why and what to write instead: clap alone would say "unexpected argument" and suggest a
+//! flag of trawl's that merely looks alike (`--waitretry`: "did you mean --wait?").
+
+use std::ffi::OsString;
+
+/// wget's flags (long names, and short letters as `-O`) and why trawl does not take them.
+const REFUSED: &[(&[&str], &str)] = &[
+    (
+        &["--warc-file"],
+        "trawl writes WARC files that rotate (every --records-per-file records and \
+         --warc-max-size bytes) into --out, named PREFIX-TIMESTAMP-SERIAL.warc.gz: write \
+         --out DIR --warc-prefix NAME",
+    ),
+    (
+        &["--warc-cdx"],
+        "trawl writes CDXJ, the index pywb reads, not wget's CDX: use --cdxj \
+         (--warc-dedup and --dedup-index read wget's CDX files)",
+    ),
+    (
+        &["--no-warc-compression"],
+        "trawl writes .warc.gz files, one gzip member per record, which every WARC reader \
+         takes (zcat gives the plain WARC)",
+    ),
+    (
+        &["--spider"],
+        "trawl archives what it fetches (wget refuses --spider with --warc-file too); \
+         `trawl index` lists what a crawl found",
+    ),
+    (
+        &["-O", "--output-document"],
+        "trawl writes WARC files into --out, not one document",
+    ),
+    (
+        &["-b", "--background"],
+        "run trawl under nohup, cron or systemd; `trawl status --out DIR` shows its progress",
+    ),
+    (
+        &[
+            "--post-data",
+            "--post-file",
+            "--body-data",
+            "--body-file",
+            "--method",
+        ],
+        "trawl crawls with GET; for a site behind a login, give --load-cookies or \
+         --http-user",
+    ),
+    (
+        &["-F", "--force-html", "-B", "--base"],
+        "trawl reads --seeds as URLs, one per line, not as an HTML page",
+    ),
+    (
+        &["-L", "--relative"],
+        "trawl resolves every link; keep a crawl on its hosts with --scope host (the \
+         default) and in its directory with -np",
+    ),
+    (
+        &["--follow-tags", "--ignore-tags"],
+        "trawl follows the links of every element a browser loads or a reader follows; \
+         leave URLs out with --exclude REGEX or -X",
+    ),
+    (
+        &[
+            "--follow-ftp",
+            "--ftp-user",
+            "--ftp-password",
+            "--no-passive-ftp",
+            "--no-remove-listing",
+            "--no-glob",
+            "--preserve-permissions",
+            "--retr-symlinks",
+        ],
+        "trawl fetches http:// and https:// URLs only",
+    ),
+    (
+        &["--ignore-length"],
+        "trawl reads each body as browsers do and archives the bytes as received",
+    ),
+    (
+        &[
+            "--certificate",
+            "--certificate-type",
+            "--private-key",
+            "--private-key-type",
+        ],
+        "trawl does not present TLS client certificates",
+    ),
+    (
+        &["--bind-address"],
+        "trawl connects from the address the system chooses",
+    ),
+    (
+        &["--no-http-keep-alive"],
+        "trawl keeps connections open as browsers do, one per host at a time",
+    ),
+    (
+        &["--local-encoding", "--remote-encoding", "--iri", "--no-iri"],
+        "trawl reads each page's charset as browsers do (the header, a byte order mark, \
+         <meta>, then windows-1252)",
+    ),
+    (
+        &["--ask-password", "--use-askpass"],
+        "give the password with --http-password, in a --config file to keep it out of the \
+         process list",
+    ),
+    (
+        &["--auth-no-challenge"],
+        "trawl sends --http-user's credentials to a host in scope once it asks for them (a \
+         401), then with every request",
+    ),
+    (
+        &["--dns-timeout"],
+        "trawl's resolver gives a name up after two attempts of 5 s each (--connect-timeout \
+         bounds the connection that follows)",
+    ),
+];
+
+/// The message for the first wget flag in `argv` (a `trawl crawl` command line) that trawl
+/// does not take, if any. Only arguments before a `--` are flags.
+pub fn refused_wget_flag(argv: &[OsString]) -> Option<String> {
+    if argv.get(1).and_then(|a| a.to_str()) != Some("crawl") {
+        return None;
+    }
+    argv.iter()
+        .skip(2)
+        .take_while(|arg| *arg != "--")
+        .filter_map(|arg| arg.to_str())
+        .find_map(|arg| {
+            let name = arg.split_once('=').map_or(arg, |(name, _)| name);
+            REFUSED
+                .iter()
+                .find(|(names, _)| names.contains(&name))
+                .map(|(_, why)| format!("wget's {name} is not taken: {why}"))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(args: &[&str]) -> Option<String> {
+        let argv: Vec<OsString> = ["trawl", "crawl"]
+            .iter()
+            .chain(args)
+            .map(OsString::from)
+            .collect();
+        refused_wget_flag(&argv)
+    }
+
+    #[test]
+    fn wget_flags_trawl_cannot_honour_are_refused_with_what_to_write() {
+        for (args, hint) in [
+            (&["--warc-file=site", "a.org"][..], "--warc-prefix"),
+            (&["--warc-file", "site", "a.org"], "--warc-prefix"),
+            (&["--warc-cdx", "a.org"], "--cdxj"),
+            (&["-r", "--spider", "a.org"], "archives what it fetches"),
+            (&["-O", "page.html", "a.org"], "--out"),
+            (&["--post-data=a=1", "a.org"], "GET"),
+            (&["--follow-tags=a,img", "a.org"], "--exclude"),
+        ] {
+            let message = refused(args).unwrap_or_default();
+            assert!(message.contains(hint), "{args:?}: {message}");
+            assert!(message.starts_with("wget's "), "{message}");
+        }
+    }
+
+    #[test]
+    fn only_flags_of_a_crawl_before_a_separator_are_read() {
+        assert_eq!(refused(&["-r", "-l", "2", "a.org"]), None);
+        assert_eq!(refused(&["--", "--spider"]), None);
+        assert_eq!(refused(&["--header", "X-A: --spider", "a.org"]), None);
+        let argv: Vec<OsString> = ["trawl", "index", "--spider"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(refused_wget_flag(&argv), None);
+    }
+}
