@@ -24,13 +24,13 @@ use hyper::client::conn::http1::{self, Builder, SendRequest};
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use url::Url;
 
 use super::address_guard::AddressGuard;
 use super::dns::Dns;
 use super::error::FetchError;
+use super::happy_eyeballs::connect_first;
 use super::proxy::{literal_address, Proxy, ProxyKind, Tunnel};
 use super::recorder::{Recorder, SharedTape};
 use crate::exchange::TlsSession;
@@ -209,14 +209,14 @@ pub struct Connector<'a> {
     pub timeout: Duration,
 }
 
-/// Resolves, checks the addresses against the SSRF guard, connects (trying each allowed
-/// address in turn, or through `--proxy`) and does the TLS handshake for https, over a
+/// Resolves, checks the addresses against the SSRF guard, connects (racing the allowed
+/// addresses as browsers do, `happy_eyeballs.rs`, or through `--proxy`) and does the TLS handshake for https, over a
 /// recording stream. The connection is returned idle; [`Connection::activate`] starts HTTP on
 /// it.
 pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchError> {
     let Some(proxy) = c.proxy else {
         let allowed = allowed_addresses(url, c, c.dns.resolve(url).await?)?;
-        let (tcp, peer) = connect_any(&allowed, c.timeout).await?;
+        let (tcp, peer) = connect_first(&allowed, c.timeout).await?;
         let _ = tcp.set_nodelay(true);
         return over(url, c, tcp, Some(peer.ip()), false).await;
     };
@@ -335,27 +335,4 @@ pub fn http1_builder(max_head_bytes: usize, max_headers: usize) -> Builder {
         .max_buf_size(max_head_bytes.max(8192))
         .max_headers(max_headers);
     builder
-}
-
-async fn connect_any(
-    addrs: &[SocketAddr],
-    timeout: Duration,
-) -> Result<(TcpStream, SocketAddr), FetchError> {
-    let mut last = FetchError::Connect {
-        kind: FaultKind::Connect,
-        detail: "no address".into(),
-    };
-    for addr in addrs {
-        match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
-            Ok(Ok(s)) => return Ok((s, *addr)),
-            Ok(Err(e)) => last = FetchError::connect(&e, format!("{addr}: {e}")),
-            Err(_) => {
-                last = FetchError::Connect {
-                    kind: FaultKind::ConnectTimeout,
-                    detail: format!("{addr}: timed out after {timeout:?}"),
-                }
-            }
-        }
-    }
-    Err(last)
 }

@@ -14,6 +14,7 @@ pub mod cookies_txt;
 pub mod dns;
 pub mod error;
 mod given_certificate;
+mod happy_eyeballs;
 mod options;
 pub mod pins;
 pub mod proxy;
