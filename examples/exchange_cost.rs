@@ -137,6 +137,7 @@ fn trawl_fetcher() -> Fetcher {
         proxy: None,
         dns_servers: Vec::new(),
         families: trawl::fetch::Families::Any,
+        dns_timeout: None,
         dns_records: false,
         login: None,
         rate: None,

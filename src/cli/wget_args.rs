@@ -163,6 +163,17 @@ pub struct WgetArgs {
     #[arg(long)]
     pub https_only: bool,
 
+    /// wget's --dns-timeout: the longest a name's lookup may take (bare seconds; without it,
+    /// the resolver tries twice for 5 s each).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_wait)]
+    pub dns_timeout: Option<Duration>,
+
+    /// wget's --auth-no-challenge: the seeds' hosts get --http-user's credentials (Basic) from
+    /// the first request, not once they ask (a site that answers a login page or a 404
+    /// instead of a 401); other hosts in scope still once they ask.
+    #[arg(long)]
+    pub auth_no_challenge: bool,
+
     /// wget's -4: connect to IPv4 addresses only.
     #[arg(long, short = '4', conflicts_with_all = ["inet6_only", "prefer_family"])]
     pub inet4_only: bool,
@@ -198,6 +209,10 @@ pub struct WgetOnly {
     pub https_only: bool,
     /// `-4`, `-6`, `--prefer-family`.
     pub families: Families,
+    /// `--dns-timeout`.
+    pub dns_timeout: Option<Duration>,
+    /// `--auth-no-challenge`.
+    pub auth_no_challenge: bool,
 }
 
 impl WgetArgs {
@@ -257,6 +272,8 @@ impl WgetArgs {
             retry_max_wait: self.waitretry,
             https_only: self.https_only,
             families,
+            dns_timeout: self.dns_timeout.filter(|t| !t.is_zero()),
+            auth_no_challenge: self.auth_no_challenge,
         })
     }
 }

@@ -104,16 +104,6 @@ const REFUSED: &[(&[&str], &str)] = &[
         "give the password with --http-password, in a --config file to keep it out of the \
          process list",
     ),
-    (
-        &["--auth-no-challenge"],
-        "trawl sends --http-user's credentials to a host in scope once it asks for them (a \
-         401), then with every request",
-    ),
-    (
-        &["--dns-timeout"],
-        "trawl's resolver gives a name up after two attempts of 5 s each (--connect-timeout \
-         bounds the connection that follows)",
-    ),
 ];
 
 /// The message for the first wget flag in `argv` (a `trawl crawl` command line) that trawl

@@ -202,7 +202,7 @@ impl Config {
                         "--http-user must hold no colon, and neither it nor --http-password a control character (RFC 7617)".into(),
                     )
                 })?;
-                Some(std::sync::Arc::new(login))
+                Some(std::sync::Arc::new(login.unasked(wget.auth_no_challenge)))
             }
             None => None,
         };
@@ -227,6 +227,7 @@ impl Config {
                 proxy: args.request.proxy.clone(),
                 dns_servers: args.request.dns_server.clone(),
                 families: wget.families,
+                dns_timeout: wget.dns_timeout,
                 dns_records: args.request.dns_records,
                 login,
                 rate: args

@@ -79,6 +79,8 @@ pub struct Dns {
     /// `--dns-records`: lookups to archive.
     log: Option<Arc<Mutex<LookupLog>>>,
     families: Families,
+    /// wget's `--dns-timeout`: the longest a lookup may take, its retries included.
+    timeout: Option<Duration>,
 }
 
 #[derive(Default)]
@@ -100,6 +102,7 @@ impl Dns {
                 server: None,
                 log: None,
                 families,
+                timeout: None,
             },
         }
     }
@@ -136,7 +139,15 @@ impl Dns {
             server,
             log: None,
             families,
+            timeout: None,
         }
+    }
+
+    /// Gives every lookup up after `timeout` (wget's `--dns-timeout`), where the resolver
+    /// alone tries twice for 5 s each (resolv.conf's defaults, or its `options`).
+    pub fn with_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
     }
 
     /// Answers pinned names from `pins` before asking DNS.
@@ -173,10 +184,13 @@ impl Dns {
                     .resolver
                     .as_ref()
                     .ok_or_else(|| FetchError::Dns("no resolver configuration".into()))?;
-                let lookup = resolver
-                    .lookup_ip(name)
-                    .await
-                    .map_err(|e| FetchError::Dns(e.to_string()))?;
+                let lookup = match self.timeout {
+                    None => resolver.lookup_ip(name).await,
+                    Some(limit) => tokio::time::timeout(limit, resolver.lookup_ip(name))
+                        .await
+                        .map_err(|_| FetchError::Dns(format!("no answer in {limit:?}")))?,
+                }
+                .map_err(|e| FetchError::Dns(e.to_string()))?;
                 self.note(name, &lookup);
                 lookup.iter().collect()
             }
@@ -296,5 +310,15 @@ mod tests {
         assert!(refused.unwrap_err().to_string().contains("-4"));
         let refused = resolved(Families::Ipv6Only, "http://127.0.0.1/").await;
         assert!(refused.unwrap_err().to_string().contains("-6"));
+    }
+
+    #[tokio::test]
+    async fn a_name_server_that_never_answers_is_given_up_at_the_dns_timeout() {
+        let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let dns = Dns::from_servers(&[silent.local_addr().unwrap()], Families::Any)
+            .with_timeout(Some(Duration::from_millis(300)));
+        let url = Url::parse("http://never.answered.test/").unwrap();
+        let error = dns.resolve(&url).await.unwrap_err().to_string();
+        assert!(error.contains("no answer in 300ms"), "{error}");
     }
 }

@@ -36,6 +36,8 @@ pub struct FetchOptions {
     pub dns_servers: Vec<std::net::SocketAddr>,
     /// wget's `-4`, `-6`, `--prefer-family`: which addresses of a name are used, in which order.
     pub families: Families,
+    /// wget's `--dns-timeout`: the longest a name's lookup may take.
+    pub dns_timeout: Option<Duration>,
     /// `--dns-records`: note every lookup for the archive.
     pub dns_records: bool,
     /// `--http-user`, `--http-password`: the credentials, shared with the crawl loop, which
@@ -51,7 +53,9 @@ pub(super) fn dns_of(options: &FetchOptions) -> Dns {
         true => Dns::from_system(options.families),
         false => Dns::from_servers(&options.dns_servers, options.families),
     };
-    let dns = dns.with_pins(options.pins.clone());
+    let dns = dns
+        .with_pins(options.pins.clone())
+        .with_timeout(options.dns_timeout);
     match options.dns_records {
         true => dns.recording(),
         false => dns,

@@ -3,8 +3,9 @@
 //! site offers both, as it does not send the password). A host gets them once it has asked (a 401
 //! whose `WWW-Authenticate` offers either) and the crawl loop has let it (the host is in the
 //! crawl's scope), then with every request after; a host that never asked never sees them.
-//! This is wget's rule, kept to the crawl's scope. A Digest answer whose nonce the server
-//! calls stale is made again with the fresh one.
+//! This is wget's rule, kept to the crawl's scope; with `--auth-no-challenge` the seeds' hosts
+//! get them from the first request (wget's sends them to every host). A Digest answer whose
+//! nonce the server calls stale is made again with the fresh one.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, RwLock};
@@ -32,6 +33,8 @@ pub struct SiteLogin {
     hosts: RwLock<HashSet<String>>,
     /// The last Digest challenge of each host that sent one, with its nonce count.
     digests: Mutex<HashMap<String, DigestClient>>,
+    /// wget's `--auth-no-challenge`: the seeds' hosts get the credentials before they ask.
+    unasked: bool,
 }
 
 impl std::fmt::Debug for SiteLogin {
@@ -81,7 +84,21 @@ impl SiteLogin {
             basic,
             hosts: RwLock::default(),
             digests: Mutex::default(),
+            unasked: false,
         })
+    }
+
+    /// With `unasked` (wget's `--auth-no-challenge`), the crawl loop gives the seeds' hosts
+    /// the credentials before they ask: for sites that answer a request without them with a
+    /// login page or a 404 rather than a 401.
+    pub fn unasked(mut self, unasked: bool) -> Self {
+        self.unasked = unasked;
+        self
+    }
+
+    /// True when the seeds' hosts get the credentials before they ask.
+    pub fn sends_unasked(&self) -> bool {
+        self.unasked
     }
 
     /// From now on, requests to `host` carry the credentials. False when it already had them.

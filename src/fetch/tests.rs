@@ -17,6 +17,7 @@ fn fetcher() -> Fetcher {
         proxy: None,
         dns_servers: Vec::new(),
         families: super::Families::Any,
+        dns_timeout: None,
         dns_records: false,
         login: None,
         rate: None,

@@ -185,3 +185,38 @@ async fn a_digest_host_gets_digest_answers_and_a_stale_nonce_is_answered_again()
     let records = read_records(&out.path().join("wrong"));
     assert_eq!(statuses(&records, &a.url("/private/")), [401, 401]);
 }
+
+/// wget's `--auth-no-challenge`: the seed's host gets the credentials from its first request
+/// (robots.txt included), for sites that answer a request without them with something other
+/// than a 401; a host in scope that is no seed's, and hosts out of scope, still only once
+/// they ask.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_no_challenge_sends_the_credentials_to_the_seeds_hosts_at_once() {
+    let web = Web::default();
+    let a = web.host("127.0.0.165").await;
+    let cdn = web.host("127.0.0.166").await;
+    site(&a, &cdn);
+    let out = tempfile::tempdir().unwrap();
+    let flags = [
+        "--page-requisites",
+        "--http-user",
+        "staff",
+        "--http-password",
+        "s3cret",
+        "--auth-no-challenge",
+    ];
+    let result = crawl(&a.url("/"), out.path(), &flags).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let staff = [Some(STAFF.to_string())];
+    assert_eq!(web.field_of_requests(&a, "/", "authorization"), staff);
+    assert_eq!(
+        web.field_of_requests(&a, "/private/", "authorization"),
+        staff
+    );
+    assert_eq!(
+        web.field_of_requests(&cdn, "/logo.png", "authorization"),
+        [None]
+    );
+    let records = read_records(out.path());
+    assert_eq!(statuses(&records, &a.url("/private/")), [200]);
+}

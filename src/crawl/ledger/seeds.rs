@@ -31,6 +31,11 @@ impl Ledger {
             );
         }
         let widened = self.admission.scope.add_seed(&seed.url);
+        if let (Some(login), Some(host)) = (&self.login, seed.url.host_str()) {
+            if login.sends_unasked() {
+                login.accept(host);
+            }
+        }
         self.seed_journal
             .scope_seed(&seed.url, widened, seed.http_fallback);
         if seed.http_fallback {
