@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::crawl_site::crawl_without_delay;
+use crate::harness::crawl_without_delay;
 use crate::harness::{read_records, text};
 use crate::server::{Route, Web};
 

@@ -197,3 +197,14 @@ pub async fn assert_replays_as(warcs: &Path, url: &str, status: u16, body: &str)
     .await;
     assert!(replay.status.success(), "pywb: {}", text(&replay));
 }
+
+/// `trawl crawl URL --out OUT --delay 0ms -q EXTRA...`.
+pub async fn crawl_without_delay(
+    url: String,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut a = args!["crawl", url, "--out", out.display(), "--delay", "0ms", "-q"];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    trawl(a).await
+}

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use trawl::redis_crawl::keys::Keys;
 use trawl::redis_crawl::scripts::Scripts;
 
-use crate::crawl_site::hub_site;
+use crate::crawl_orders::hub_site;
 use crate::harness::read_records;
 use crate::redis_server::RedisServer;
 use crate::server::{Route, Web};
@@ -60,7 +60,7 @@ async fn a_shared_crawl_serves_each_host_in_the_order_asked() {
 }
 
 /// Issue 28: `--order backlinks` in a shared crawl, on the site of the one-process test
-/// (`crawl_site::backlinks_order_archives_the_most_linked_pages_first`): the root links to 60
+/// (`crawl_orders::backlinks_order_archives_the_most_linked_pages_first`): the root links to 60
 /// hubs, every hub to the same 10 popular pages and to two leaves of its own. Under bfs the
 /// crawl's 45 pages are the root and hubs; under backlinks the popular pages, whose links a
 /// worker counts from its cache of recent links and Redis from its seen set, move up in the

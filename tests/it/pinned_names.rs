@@ -1,0 +1,148 @@
+//! `--resolve` (names pinned to addresses) and `--politeness ip` (requests spaced per
+//! address), on names served by loopback addresses.
+
+use std::time::Duration;
+
+use crate::args;
+use crate::harness::{read_records, text, trawl, Rec};
+use crate::server::{Route, Web};
+
+/// `--resolve HOST:PORT:ADDR` pins names to addresses (curl's flag): two names served by one
+/// loopback address are crawled under their names, the pinned address is allowed by the SSRF
+/// guard, an unpinned name is a DNS failure (counted, not a crash), a bad value is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resolve_pins_names_to_addresses() {
+    let web = Web::default();
+    let h = web.host("127.0.0.63").await;
+    let port = h.addr.port();
+    h.route(
+        "/",
+        Route::html(&format!(
+            r#"<a href="http://www.site-b.test:{port}/b">b</a><a href="http://unpinned.test:{port}/">u</a>"#
+        )),
+    );
+    h.route("/b", Route::html("<p>b</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let result = trawl(args![
+        "crawl",
+        format!("http://site-a.test:{port}/"),
+        "--resolve",
+        format!("site-a.test:{port}:127.0.0.63"),
+        "--resolve",
+        format!("WWW.Site-B.test:{port}:[::1],127.0.0.63"),
+        "--scope",
+        "any",
+        "--out",
+        out.path().display(),
+        "--delay",
+        "0ms",
+        "--retries",
+        0,
+        "-q"
+    ])
+    .await;
+    // The unpinned name fails (exit 4: some fetches failed); the pinned ones are archived.
+    assert_eq!(result.status.code(), Some(4), "{}", text(&result));
+    let records = read_records(out.path());
+    let responses: Vec<&Rec> = records
+        .iter()
+        .filter(|r| r.warc_type == "response")
+        .collect();
+    let uris: Vec<&str> = responses
+        .iter()
+        .filter_map(|r| r.target_uri.as_deref())
+        .collect();
+    assert!(
+        uris.contains(&format!("http://site-a.test:{port}/").as_str()),
+        "{uris:?}"
+    );
+    assert!(
+        uris.contains(&format!("http://www.site-b.test:{port}/b").as_str()),
+        "{uris:?}"
+    );
+    assert!(!uris.iter().any(|u| u.contains("unpinned")));
+    assert!(web.paths_of(&h).contains(&"/b".to_string()));
+
+    let bad = trawl(args![
+        "crawl",
+        "http://a.test/",
+        "--resolve",
+        "a.test:80:not-an-ip",
+        "--out",
+        out.path().join("bad").display()
+    ])
+    .await;
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad).contains("not an IP address"), "{}", text(&bad));
+}
+
+/// `--politeness ip`: 20 host names pinned to one loopback address are served as one server:
+/// it never sees two requests closer than the delay. Under `host` (the default) the same crawl
+/// sends them much closer, so the test shows the effect, not only that the flag parses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ip_politeness_spaces_requests_to_a_shared_address() {
+    async fn crawl(politeness: &str) -> Vec<Duration> {
+        let web = Web::default();
+        let h = web.host("127.0.0.64").await;
+        let port = h.addr.port();
+        let links: String = (1..20)
+            .map(|i| format!(r#"<a href="http://h{i}.shared.test:{port}/">{i}</a>"#))
+            .collect();
+        h.route("/", Route::html(&links));
+        let out = tempfile::tempdir().unwrap();
+        let result = trawl(args![
+            "crawl",
+            format!("http://h0.shared.test:{port}/"),
+            "--resolve",
+            format!("*:{port}:127.0.0.64"),
+            "--politeness",
+            politeness,
+            "--scope",
+            "any",
+            "--delay",
+            "100ms",
+            "--out",
+            out.path().display(),
+            "-q"
+        ])
+        .await;
+        assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+        let mut times: Vec<_> = web.hits().iter().map(|hit| hit.at).collect();
+        times.sort();
+        // 20 pages, 20 robots.txt and 20 /sitemap.xml, all on one address.
+        assert_eq!(times.len(), 60, "{politeness}");
+        times.windows(2).map(|w| w[1] - w[0]).collect()
+    }
+    let by_ip = crawl("ip").await;
+    let smallest = by_ip.iter().min().unwrap();
+    assert!(
+        *smallest >= Duration::from_millis(99),
+        "two requests {smallest:?} apart under --politeness ip"
+    );
+    let by_host = crawl("host").await;
+    assert!(
+        by_host.iter().min().unwrap() < &Duration::from_millis(50),
+        "per-host politeness should overlap the 20 names"
+    );
+    // A shared crawl leases hosts one by one: groups are refused there, with the reason.
+    let out = tempfile::tempdir().unwrap();
+    let refused = trawl(args![
+        "crawl",
+        "http://a.test/",
+        "--redis",
+        "redis://127.0.0.1:1/",
+        "--crawl-id",
+        "x",
+        "--politeness",
+        "domain",
+        "--out",
+        out.path().display()
+    ])
+    .await;
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("--politeness"),
+        "{}",
+        text(&refused)
+    );
+}
