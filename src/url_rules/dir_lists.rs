@@ -11,12 +11,27 @@ use glob::{MatchOptions, Pattern};
 use percent_encoding::percent_decode_str;
 
 /// The two lists of one crawl; empty lists say nothing.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct DirLists {
     include: Vec<DirEntry>,
     exclude: Vec<DirEntry>,
     /// wget's `--ignore-case`: entries and directories compared in lower case.
     fold_case: bool,
+}
+
+/// Written as the derived form was before `--ignore-case` (a shared crawl compares the lists
+/// of its workers by this text, so a crawl started by an earlier build still matches).
+impl std::fmt::Debug for DirLists {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut lists = f.debug_struct("DirLists");
+        lists
+            .field("include", &self.include)
+            .field("exclude", &self.exclude);
+        if self.fold_case {
+            lists.field("fold_case", &true);
+        }
+        lists.finish()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -158,5 +173,16 @@ mod tests {
         assert!(!x.allow("/FORUM/a.html"));
         assert!(!x.allow("/Docs/old/a.html"));
         assert!(x.allow("/forums/a.html"));
+    }
+
+    #[test]
+    fn the_lists_read_as_before_ignore_case_unless_it_is_given() {
+        // A shared crawl compares its workers' lists by this text.
+        let x = lists(&["/a"], &[]);
+        assert_eq!(
+            format!("{x:?}"),
+            r#"DirLists { include: [Under("a")], exclude: [] }"#
+        );
+        assert!(format!("{:?}", x.ignoring_case()).ends_with("fold_case: true }"));
     }
 }

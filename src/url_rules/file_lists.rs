@@ -10,7 +10,7 @@ use glob::Pattern;
 use percent_encoding::percent_decode_str;
 
 /// The two lists of one crawl; empty lists say nothing.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct FileLists {
     accept: Vec<FileEntry>,
     reject: Vec<FileEntry>,
@@ -18,6 +18,22 @@ pub struct FileLists {
     no_leaves: bool,
     /// wget's `--ignore-case`: entries and names compared in lower case.
     fold_case: bool,
+}
+
+/// Written as the derived form was before `--ignore-case` (a shared crawl compares the lists
+/// of its workers by this text, so a crawl started by an earlier build still matches).
+impl std::fmt::Debug for FileLists {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut lists = f.debug_struct("FileLists");
+        lists
+            .field("accept", &self.accept)
+            .field("reject", &self.reject)
+            .field("no_leaves", &self.no_leaves);
+        if self.fold_case {
+            lists.field("fold_case", &true);
+        }
+        lists.finish()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -173,5 +189,15 @@ mod tests {
         assert!(a.allow("/P.JPEG", false));
         assert!(!a.allow("/DRAFT.PDF", false));
         assert!(!a.allow("/x.png", false));
+    }
+
+    #[test]
+    fn the_lists_read_as_before_ignore_case_unless_it_is_given() {
+        let a = lists(&["pdf"], &[], true);
+        assert_eq!(
+            format!("{a:?}"),
+            r#"FileLists { accept: [Suffix("pdf")], reject: [], no_leaves: true }"#
+        );
+        assert!(format!("{:?}", a.ignoring_case()).ends_with("fold_case: true }"));
     }
 }
