@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, Parser};
 
-use crate::cli::{join_port_lists, refused_wget_flag, wget_short_words, Cli};
+use crate::cli::{join_port_lists, refused_wget_flag, wget_short_words, wgetrc_commands, Cli};
 
 /// The key of the positional seed URLs.
 const URLS_KEY: &str = "urls";
@@ -18,7 +18,7 @@ const URLS_KEY: &str = "urls";
 /// exits with code 2 and a message when the file cannot be used (as clap does for bad flags).
 pub fn parse_command_line() -> Cli {
     let argv = join_port_lists(wget_short_words(std::env::args_os().collect()));
-    match merge_config_file(argv) {
+    match wgetrc_commands(argv).and_then(merge_config_file) {
         Ok(argv) if refused_wget_flag(&argv).is_some() => {
             eprintln!(
                 "trawl: error: {}",

@@ -13,6 +13,7 @@ mod wget_args;
 mod wget_no_effect;
 mod wget_refused;
 mod wget_values;
+mod wgetrc_commands;
 
 pub use archive_args::*;
 pub use crawl_args::*;
@@ -20,6 +21,7 @@ pub use request_args::RequestArgs;
 pub use values::*;
 pub use wget_args::{wget_short_words, WgetArgs, WgetOnly};
 pub use wget_refused::refused_wget_flag;
+pub use wgetrc_commands::wgetrc_commands;
 
 /// trawl: an archival web crawler that writes WARC/1.1 files.
 #[derive(Debug, Parser)]

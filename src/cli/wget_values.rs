@@ -101,8 +101,8 @@ pub(super) fn parse_quota(s: &str) -> Result<Quota, String> {
 pub(super) fn parse_execute(s: &str) -> Result<bool, String> {
     let refused = || {
         format!(
-            "-e {s:?}: the only wgetrc command trawl reads is robots=off (or on); \
-             see trawl crawl --help for the rest"
+            "execute = {s:?}: the only wgetrc command a --config file takes is robots=off \
+             (or on); write the others as the flags they name"
         )
     };
     let (name, value) = s.split_once('=').ok_or_else(refused)?;

@@ -1,0 +1,182 @@
+//! wget's `-e COMMAND` (`--execute`): a wgetrc command given on the command line. Most wgetrc
+//! commands are wget's long flags by another spelling (case, `_` and `-` do not count:
+//! `page_requisites = on` is `--page-requisites`), so each `-e` is written as the flag of
+//! `trawl crawl` it names before clap parses, with wget's meaning: `on`/`off` for a flag that
+//! takes no value, the value for one that does. A few have no flag of that name: `robots`,
+//! `http_proxy`/`https_proxy` (`--proxy`), `use_proxy`, `check_certificate`, `cookies`,
+//! `timeout` (`-T`), `input` (`--seeds`), `logfile` (`--log-file`), and the file-tree ones.
+//! A command trawl has no flag for is refused by name (the caller exits 2).
+
+use std::ffi::OsString;
+
+use clap::CommandFactory;
+
+use super::Cli;
+
+/// `argv` (a `trawl crawl` command line) with each `-e NAME=VALUE` written as the flag it
+/// names; an error for a command trawl cannot take. Only arguments before a `--` are read.
+pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
+    if argv.get(1).and_then(|a| a.to_str()) != Some("crawl") {
+        return Ok(argv);
+    }
+    let mut out = Vec::with_capacity(argv.len());
+    let mut args = argv.into_iter();
+    while let Some(arg) = args.next() {
+        let command = match arg.to_str() {
+            Some("--") => {
+                out.push(arg);
+                out.extend(args.by_ref());
+                break;
+            }
+            Some("-e" | "--execute") => match args.next() {
+                Some(value) => value.to_string_lossy().into_owned(),
+                None => {
+                    out.push(arg);
+                    continue;
+                }
+            },
+            Some(s) if s.starts_with("--execute=") => s["--execute=".len()..].to_string(),
+            Some(s) if s.starts_with("-e") && s.len() > 2 && !s.starts_with("--") => {
+                s[2..].to_string()
+            }
+            _ => {
+                out.push(arg);
+                continue;
+            }
+        };
+        out.extend(flags_of(&command)?.into_iter().map(OsString::from));
+    }
+    Ok(out)
+}
+
+/// The command-line arguments one wgetrc command stands for.
+fn flags_of(command: &str) -> Result<Vec<String>, String> {
+    let refused = |why: &str| format!("-e {command:?}: {why}");
+    let (name, value) = command
+        .split_once('=')
+        .ok_or_else(|| refused("a wgetrc command is NAME=VALUE"))?;
+    let (name, value) = (plain(name), value.trim());
+    let on = || match value.to_ascii_lowercase().as_str() {
+        "on" | "yes" | "1" | "true" => Ok(true),
+        "off" | "no" | "0" | "false" => Ok(false),
+        _ => Err(refused("the value is on or off")),
+    };
+    let when = |on: bool, flag: &str| match on {
+        true => vec![flag.to_string()],
+        false => Vec::new(),
+    };
+    Ok(match name.as_str() {
+        "robots" => when(!on()?, "--ignore-robots"),
+        "checkcertificate" => when(!on()?, "--insecure"),
+        "cookies" => when(!on()?, "--no-cookies"),
+        // No proxy is read from the environment: only http_proxy/https_proxy name one.
+        "useproxy" => Vec::new(),
+        "httpproxy" | "httpsproxy" => {
+            let url = match value.contains("://") {
+                true => value.to_string(),
+                false => format!("http://{value}"),
+            };
+            vec![format!("--proxy={url}")]
+        }
+        "timeout" => vec![format!("-T{value}")],
+        "input" => vec![format!("--seeds={value}")],
+        "logfile" => vec![format!("--log-file={value}")],
+        // Where wget puts the files it writes: nothing for a WARC file.
+        "dirprefix" | "addhostdir" | "dirstruct" => Vec::new(),
+        _ => {
+            let crawl = Cli::command();
+            let crawl = crawl
+                .find_subcommand("crawl")
+                .expect("the crawl subcommand exists");
+            let flag = crawl.get_arguments().find(|a| {
+                a.get_long().is_some_and(|l| plain(l) == name)
+                    || a.get_all_aliases()
+                        .is_some_and(|all| all.iter().any(|l| plain(l) == name))
+            });
+            let Some(flag) = flag else {
+                return Err(refused(
+                    "trawl has no flag for this wgetrc command (see trawl crawl --help)",
+                ));
+            };
+            let long = flag.get_long().expect("found by its long name");
+            match flag.get_action().takes_values() {
+                true => vec![format!("--{long}={value}")],
+                false => when(on()?, &format!("--{long}")),
+            }
+        }
+    })
+}
+
+/// A wgetrc name or flag without case, `_` or `-` (wget reads `page_requisites`,
+/// `pagerequisites` and `PAGE-REQUISITES` alike).
+fn plain(name: &str) -> String {
+    name.trim()
+        .chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(args: &[&str]) -> Result<Vec<String>, String> {
+        let argv = ["trawl", "crawl"].iter().chain(args).map(OsString::from);
+        wgetrc_commands(argv.collect()).map(|v| {
+            v.into_iter()
+                .skip(2)
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        })
+    }
+
+    #[test]
+    fn wgetrc_commands_become_the_flags_they_name() {
+        assert_eq!(
+            rewritten(&[
+                "-e",
+                "robots=off",
+                "-e",
+                "page_requisites = on",
+                "--execute=Wait=2",
+                "-eTRIES=3",
+                "-e",
+                "convert_links=on",
+                "-e",
+                "span_hosts=off",
+                "a.org",
+            ])
+            .unwrap(),
+            [
+                "--ignore-robots",
+                "--page-requisites",
+                "--wait=2",
+                "--tries=3",
+                "--no-directories",
+                "a.org"
+            ]
+        );
+        assert_eq!(
+            rewritten(&["-e", "use_proxy=yes", "-e", "https_proxy=127.0.0.1:3128"]).unwrap(),
+            ["--proxy=http://127.0.0.1:3128"]
+        );
+        assert_eq!(
+            rewritten(&["-e", "check_certificate=off", "-e", "timeout=60"]).unwrap(),
+            ["--insecure", "-T60"]
+        );
+        assert_eq!(rewritten(&["--", "-e", "x"]).unwrap(), ["--", "-e", "x"]);
+    }
+
+    #[test]
+    fn commands_trawl_has_no_flag_for_are_refused_by_name() {
+        for (args, hint) in [
+            (&["-e", "ftp_user=x"][..], "no flag"),
+            (&["-e", "robots"], "NAME=VALUE"),
+            (&["-e", "recursive=maybe"], "on or off"),
+        ] {
+            let error = rewritten(args).unwrap_err();
+            assert!(error.contains(hint), "{args:?}: {error}");
+        }
+    }
+}
