@@ -15,7 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::redis_server::{cli, RedisServer};
-use crate::shared_crawl::{
+use crate::shared_workers::{
     check_warcs, every_page, finish, kill_9, seeded_workers, spawn, union_pages,
     wait_for_any_output, web_of_hosts, worker_args,
 };

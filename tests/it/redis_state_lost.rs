@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::redis_server::{cli, RedisServer};
-use crate::shared_crawl::{
+use crate::shared_workers::{
     check_warcs, finish, spawn, start_workers, union_pages, wait_for_any_output, web_of_hosts,
     worker_args,
 };

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::redis_server::RedisServer;
-use crate::shared_crawl::{
+use crate::shared_workers::{
     check_warcs, every_page, finish, spawn, union_pages, web_of_hosts, worker_args,
 };
 

@@ -11,7 +11,7 @@ use crate::crawl_orders::hub_site;
 use crate::harness::read_records;
 use crate::redis_server::RedisServer;
 use crate::server::{Route, Web};
-use crate::shared_crawl::{finish, seeded_workers};
+use crate::shared_workers::{finish, seeded_workers};
 
 /// Issue 28: `--order` in a shared crawl. A home page links first to 20 deep URLs, then to 20
 /// shallow ones: under `path-depth` both workers serve every shallow URL before any deep one,
