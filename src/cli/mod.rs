@@ -12,6 +12,7 @@ mod values;
 mod wget_args;
 mod wget_no_effect;
 mod wget_refused;
+mod wget_requests;
 mod wget_values;
 mod wgetrc_commands;
 

@@ -16,6 +16,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::wget_no_effect::WgetNoEffect;
+use super::wget_requests::WgetRequests;
 use super::wget_values::*;
 use super::CrawlArgs;
 use crate::fetch::Families;
@@ -165,29 +166,9 @@ pub struct WgetArgs {
     #[arg(long)]
     pub https_only: bool,
 
-    /// wget's --dns-timeout: the longest a name's lookup may take (bare seconds; without it,
-    /// the resolver tries twice for 5 s each).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_wait)]
-    pub dns_timeout: Option<Duration>,
-
-    /// wget's --auth-no-challenge: the seeds' hosts get --http-user's credentials (Basic) from
-    /// the first request, not once they ask (a site that answers a login page or a 404
-    /// instead of a 401); other hosts in scope still once they ask.
-    #[arg(long)]
-    pub auth_no_challenge: bool,
-
-    /// wget's -4: connect to IPv4 addresses only.
-    #[arg(long, short = '4', conflicts_with_all = ["inet6_only", "prefer_family"])]
-    pub inet4_only: bool,
-
-    /// wget's -6: connect to IPv6 addresses only.
-    #[arg(long, short = '6', conflicts_with = "prefer_family")]
-    pub inet6_only: bool,
-
-    /// wget's --prefer-family: try a host's IPv4 or IPv6 addresses first (IPv4, IPv6, or none:
-    /// the resolver's order, IPv6 first).
-    #[arg(long, value_name = "FAMILY", value_parser = parse_family)]
-    pub prefer_family: Option<Families>,
+    /// wget's flags for how each request is made.
+    #[command(flatten)]
+    pub requests: WgetRequests,
 
     /// wget's flags that change nothing in a WARC file.
     #[command(flatten)]
@@ -248,6 +229,7 @@ impl WgetArgs {
         if let Some(&obey) = self.execute.last() {
             args.ignore_robots = !obey;
         }
+        self.requests.add_headers(&mut args.request.headers);
         let file_lists = !self.accept_files.is_empty() || !self.reject_files.is_empty();
         if file_lists && args.accept.join(",") == super::DEFAULT_ACCEPT {
             // wget's WARC holds every response it downloaded.
@@ -260,12 +242,6 @@ impl WgetArgs {
             dir_lists = dir_lists.ignoring_case();
             file_lists = file_lists.ignoring_case();
         }
-        let families = match (self.inet4_only, self.inet6_only, self.prefer_family) {
-            (true, _, _) => Families::Ipv4Only,
-            (_, true, _) => Families::Ipv6Only,
-            (_, _, Some(prefer)) => prefer,
-            _ => Families::default(),
-        };
         Ok(WgetOnly {
             random_wait: self.random_wait,
             host_lists: HostLists::new(&self.domains, &self.exclude_domains)?,
@@ -273,9 +249,9 @@ impl WgetArgs {
             file_lists,
             retry_max_wait: self.waitretry,
             https_only: self.https_only,
-            families,
-            dns_timeout: self.dns_timeout.filter(|t| !t.is_zero()),
-            auth_no_challenge: self.auth_no_challenge,
+            families: self.requests.families(),
+            dns_timeout: self.requests.dns_timeout.filter(|t| !t.is_zero()),
+            auth_no_challenge: self.requests.auth_no_challenge,
         })
     }
 }

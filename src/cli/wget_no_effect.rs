@@ -12,7 +12,8 @@ pub struct WgetNoEffect {
     /// wget's options for the tree of files it writes: -nd, -nH, --delete-after, -k
     /// (--convert-links), -E (--adjust-extension), -K (--backup-converted), -x
     /// (--force-directories), -nc (--no-clobber), --protocol-directories, --unlink,
-    /// --convert-file-only, --save-headers, --content-on-error, --trust-server-names. trawl
+    /// --convert-file-only, --save-headers, --content-on-error, --trust-server-names,
+    /// --content-disposition, --xattr. trawl
     /// writes only WARC files, which wget's options leave as they are too, so these change
     /// nothing.
     #[arg(
@@ -21,7 +22,7 @@ pub struct WgetNoEffect {
             "no-host-directories", "delete-after", "convert-links", "adjust-extension",
             "html-extension", "backup-converted", "force-directories", "no-clobber",
             "protocol-directories", "unlink", "convert-file-only", "save-headers",
-            "content-on-error", "trust-server-names"
+            "content-on-error", "trust-server-names", "content-disposition", "xattr"
         ],
         short_aliases = ['k', 'E', 'K', 'x'],
         action = clap::ArgAction::Count
@@ -64,27 +65,30 @@ pub struct WgetNoEffect {
     )]
     pub no_verbose: u8,
 
-    /// wget's --progress=TYPE (what wget prints).
-    #[arg(long, value_name = "TYPE")]
+    /// wget's --progress=TYPE and --report-speed=TYPE (what wget prints).
+    #[arg(long, visible_alias = "report-speed", value_name = "TYPE")]
     pub progress: Option<String>,
 
     /// wget's flags for what trawl does anyway: --retry-connrefused (a refused connection is
     /// retried), --keep-session-cookies (--save-cookies keeps them), --no-proxy (no proxy
     /// unless --proxy), --no-dns-cache (names are looked up again as their TTL says),
     /// --no-warc-keep-log (trawl's log is not archived), --no-warc-digests (digests are
-    /// cheap and kept).
+    /// cheap and kept), --no-config and --no-netrc (trawl reads neither file), --no-hsts
+    /// (trawl fetches each URL with the scheme its link gives), --strict-comments (comments
+    /// are read as browsers read them).
     #[arg(
         long = "retry-connrefused",
         visible_aliases = [
             "keep-session-cookies", "no-proxy", "no-dns-cache", "no-warc-keep-log",
-            "no-warc-digests"
+            "no-warc-digests", "no-config", "no-netrc", "no-hsts", "strict-comments"
         ],
         action = clap::ArgAction::Count
     )]
     pub already_so: u8,
 
-    /// wget's --warc-tempdir (trawl writes its WARC files straight into --out).
-    #[arg(long, value_name = "DIR")]
+    /// wget's --warc-tempdir (trawl writes its WARC files straight into --out) and
+    /// --hsts-file (no HSTS database is kept).
+    #[arg(long, visible_alias = "hsts-file", value_name = "PATH")]
     pub warc_tempdir: Option<String>,
 
     /// wget's --regex-type (posix or pcre): --accept-regex and --reject-regex are read with

@@ -70,6 +70,10 @@ const REFUSED: &[(&[&str], &str)] = &[
             "--no-glob",
             "--preserve-permissions",
             "--retr-symlinks",
+            "--ftps-implicit",
+            "--ftps-resume-ssl",
+            "--ftps-clear-data-connection",
+            "--ftps-fallback-to-ftp",
         ],
         "trawl fetches http:// and https:// URLs only",
     ),
@@ -85,6 +89,28 @@ const REFUSED: &[(&[&str], &str)] = &[
             "--private-key-type",
         ],
         "trawl does not present TLS client certificates",
+    ),
+    (
+        &[
+            "--secure-protocol",
+            "--ciphers",
+            "--pinnedpubkey",
+            "--crl-file",
+        ],
+        "trawl speaks TLS 1.2 and 1.3 through rustls with its own cipher suites",
+    ),
+    (
+        &["--ca-directory"],
+        "give the authorities in one PEM file with --ca-certificate (cat the directory's \
+         files into one)",
+    ),
+    (
+        &["--proxy-user", "--proxy-password"],
+        "write them in the proxy's URL: --proxy http://USER:PASSWORD@HOST:PORT",
+    ),
+    (
+        &["--rejected-log"],
+        "the report counts refused links by reason (`filtered`)",
     ),
     (
         &["--bind-address"],
