@@ -192,4 +192,63 @@ mod tests {
             .collect();
         assert_eq!(refused_wget_flag(&argv), None);
     }
+
+    /// Every long flag of wget 1.21.3's `--help` (but `--help` and `--version`), with a value
+    /// where it takes one.
+    const WGET_FLAGS: &str = "
+        --accept-regex=1 --accept=1 --adjust-extension --append-output=1 --ask-password
+        --auth-no-challenge --background --backup-converted --backups=1 --base=1
+        --bind-address=1 --body-data=1 --body-file=1 --ca-certificate=1 --ca-directory=1
+        --certificate-type=1 --certificate=1 --ciphers=1 --compression=1 --config=1
+        --connect-timeout=1 --content-disposition --content-on-error --continue
+        --convert-file-only --convert-links --crl-file=1 --cut-dirs=1 --debug --default-page=1
+        --delete-after --directory-prefix=1 --dns-timeout=1 --domains=1 --exclude-directories=1
+        --exclude-domains=1 --execute=1 --follow-ftp --follow-tags=1 --force-directories
+        --force-html --ftp-password=1 --ftp-user=1 --ftps-clear-data-connection
+        --ftps-fallback-to-ftp --ftps-implicit --ftps-resume-ssl --header=1 --hsts-file
+        --http-password=1 --http-user=1 --https-only --ignore-case --ignore-length
+        --ignore-tags=1 --include-directories=1 --inet4-only --inet6-only --input-file=1
+        --keep-session-cookies --level=1 --limit-rate=1 --load-cookies=1 --local-encoding=1
+        --max-redirect --method --method=1 --mirror --no-cache --no-check-certificate
+        --no-clobber --no-config --no-cookies --no-directories --no-dns-cache --no-glob
+        --no-host-directories --no-hsts --no-http-keep-alive --no-if-modified-since --no-iri
+        --no-netrc --no-parent --no-passive-ftp --no-proxy --no-remove-listing
+        --no-use-server-timestamps --no-verbose --no-warc-compression --no-warc-digests
+        --no-warc-keep-log --output-document=1 --output-file=1 --page-requisites --password=1
+        --pinnedpubkey=1 --post-data=1 --post-file=1 --prefer-family=1 --preserve-permissions
+        --private-key-type=1 --private-key=1 --progress=1 --protocol-directories
+        --proxy-password=1 --proxy-user=1 --quiet --quota=1 --random-wait --read-timeout=1
+        --recursive --referer=1 --regex-type=1 --reject-regex=1 --reject=1 --rejected-log=1
+        --relative --remote-encoding=1 --report-speed=1 --restrict-file-names=1 --retr-symlinks
+        --retry-connrefused --retry-on-http-error=1 --save-cookies=1 --save-headers
+        --secure-protocol --secure-protocol=1 --server-response --show-progress --span-hosts
+        --spider --start-pos=1 --strict-comments --timeout=1 --timestamping --tries=1
+        --trust-server-names --unlink --use-askpass=1 --user-agent=1 --user=1 --verbose
+        --wait=1 --waitretry=1 --warc-cdx --warc-dedup=1 --warc-file=1 --warc-header=1
+        --warc-max-size=1 --warc-tempdir=1 --xattr
+    ";
+
+    #[test]
+    fn every_flag_of_wget_is_taken_or_refused_by_name() {
+        use clap::Parser;
+        for flag in WGET_FLAGS.split_whitespace() {
+            let argv: Vec<OsString> = ["trawl", "crawl", flag, "a.org"]
+                .iter()
+                .map(OsString::from)
+                .collect();
+            let Ok(argv) = crate::cli::wgetrc_commands(argv) else {
+                continue;
+            };
+            if refused_wget_flag(&argv).is_some() {
+                continue;
+            }
+            if let Err(e) = crate::cli::Cli::try_parse_from(argv) {
+                assert_ne!(
+                    e.kind(),
+                    clap::error::ErrorKind::UnknownArgument,
+                    "{flag}: {e}"
+                );
+            }
+        }
+    }
 }
