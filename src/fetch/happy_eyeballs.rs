@@ -1,7 +1,8 @@
 //! Connecting to one of a host's addresses as browsers do (Happy Eyeballs, RFC 8305 section
 //! 5): the addresses interleaved by family, starting with the family of the first; one attempt
 //! started at once, and the next one 250 ms later or as soon as an attempt fails, whichever
-//! comes first; the first connection made wins and the other attempts are dropped. A host
+//! comes first; the first connection made wins and the other attempts are dropped; at most 16
+//! addresses of a name are tried. A host
 //! whose IPv6 (or first) address swallows connection attempts then costs a quarter second,
 //! where trying the addresses in turn cost the whole connect timeout for every new
 //! connection. Written here rather than taken from hyper-util's `HttpConnector` (which races
@@ -22,6 +23,10 @@ use crate::fault::FaultKind;
 /// recommended Connection Attempt Delay).
 const ATTEMPT_DELAY: Duration = Duration::from_millis(250);
 
+/// Most addresses of one name tried for one connection: a hostile name server can answer
+/// with thousands, and each attempt holds a socket until its timeout.
+const MAX_ATTEMPTS: usize = 16;
+
 /// The first TCP connection made to one of `addrs`, each attempt allowed `timeout`; the last
 /// failure when none connects.
 pub(super) async fn connect_first(
@@ -34,7 +39,7 @@ pub(super) async fn connect_first(
             tokio::time::timeout(timeout, TcpStream::connect(addr)).await,
         )
     };
-    let mut waiting = interleaved(addrs).into_iter();
+    let mut waiting = interleaved(addrs).into_iter().take(MAX_ATTEMPTS);
     let mut running = FuturesUnordered::new();
     let mut last = FetchError::Connect {
         kind: FaultKind::Connect,
@@ -152,5 +157,12 @@ mod tests {
         };
         let error = connect_first(&[closed], timeout).await.unwrap_err();
         assert!(error.to_string().contains("refused"), "{error}");
+        // Past the first 16 addresses of a name, none is tried.
+        let mut many = vec![closed; MAX_ATTEMPTS];
+        many.push(answering);
+        let error = connect_first(&many, timeout).await.unwrap_err();
+        assert!(error.to_string().contains("refused"), "{error}");
+        many.remove(0);
+        assert_eq!(connect_first(&many, timeout).await.unwrap().1, answering);
     }
 }
