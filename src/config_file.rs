@@ -15,22 +15,29 @@ use crate::cli::{join_port_lists, refused_wget_flag, wget_short_words, wgetrc_co
 const URLS_KEY: &str = "urls";
 
 /// Parses the process's command line, with the values of a `crawl --config FILE` merged in;
-/// exits with code 2 and a message when the file cannot be used (as clap does for bad flags).
+/// exits with code 2 and a message when the file cannot be used or a wget flag is refused
+/// (as clap does for bad flags).
 pub fn parse_command_line() -> Cli {
-    let argv = join_port_lists(wget_short_words(std::env::args_os().collect()));
-    match wgetrc_commands(argv).and_then(merge_config_file) {
-        Ok(argv) if refused_wget_flag(&argv).is_some() => {
-            eprintln!(
-                "trawl: error: {}",
-                refused_wget_flag(&argv).unwrap_or_default()
-            );
-            std::process::exit(crate::exit::ExitCode::BadArguments as i32);
-        }
+    match command_line(std::env::args_os().collect()) {
         Ok(argv) => Cli::parse_from(argv),
         Err(e) => {
             eprintln!("trawl: error: {e}");
             std::process::exit(crate::exit::ExitCode::BadArguments as i32);
         }
+    }
+}
+
+/// `argv` as clap is to read it: wget's short words and wgetrc commands written as trawl's
+/// flags, the `--config` file merged in (its `execute` key read as wgetrc commands too); an
+/// error for a file that cannot be used or a wget flag trawl refuses.
+pub fn command_line(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
+    let argv = join_port_lists(wget_short_words(argv));
+    let argv = wgetrc_commands(argv)
+        .and_then(merge_config_file)
+        .and_then(wgetrc_commands)?;
+    match refused_wget_flag(&argv) {
+        Some(refused) => Err(refused),
+        None => Ok(argv),
     }
 }
 
@@ -120,6 +127,26 @@ mod tests {
 
     fn os(args: &[&str]) -> Vec<OsString> {
         args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn a_files_execute_key_is_read_as_wgetrc_commands() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("trawl.toml");
+        std::fs::write(
+            &file,
+            "execute = [\"page_requisites = on\", \"robots=off\"]\n",
+        )
+        .unwrap();
+        let config = file.display().to_string();
+        let argv = command_line(os(&["trawl", "crawl", "--config", &config, "a.org"])).unwrap();
+        let crate::cli::Command::Crawl(args) = Cli::try_parse_from(argv).unwrap().command else {
+            panic!("not a crawl")
+        };
+        assert!(args.page_requisites && args.ignore_robots);
+        std::fs::write(&file, "execute = [\"spider = on\"]\n").unwrap();
+        let refused = command_line(os(&["trawl", "crawl", "--config", &config, "a.org"]));
+        assert!(refused.unwrap_err().contains("--spider"));
     }
 
     #[test]

@@ -128,8 +128,8 @@ pub struct WgetArgs {
     pub quota: Option<Quota>,
 
     /// wget's -e: a wgetrc command, read as the flag it names (-e page_requisites=on is -p,
-    /// -e robots=off is --ignore-robots, -e https_proxy=H:P is --proxy); in a --config file,
-    /// robots=off (or on) only.
+    /// -e robots=off is --ignore-robots, -e https_proxy=H:P is --proxy), also as `execute`
+    /// in a --config file.
     #[arg(long, short = 'e', value_name = "COMMAND", value_parser = parse_execute)]
     pub execute: Vec<bool>,
 

@@ -142,13 +142,15 @@ pub fn refused_wget_flag(argv: &[OsString]) -> Option<String> {
         .skip(2)
         .take_while(|arg| *arg != "--")
         .filter_map(|arg| arg.to_str())
-        .find_map(|arg| {
-            let name = arg.split_once('=').map_or(arg, |(name, _)| name);
-            REFUSED
-                .iter()
-                .find(|(names, _)| names.contains(&name))
-                .map(|(_, why)| format!("wget's {name} is not taken: {why}"))
-        })
+        .find_map(|arg| refusal(arg.split_once('=').map_or(arg, |(name, _)| name)))
+}
+
+/// Why trawl does not take the wget flag `name` (`--spider`, `-O`), if it is one it refuses.
+pub(super) fn refusal(name: &str) -> Option<String> {
+    REFUSED
+        .iter()
+        .find(|(names, _)| names.contains(&name))
+        .map(|(_, why)| format!("wget's {name} is not taken: {why}"))
 }
 
 #[cfg(test)]

@@ -101,8 +101,8 @@ pub(super) fn parse_quota(s: &str) -> Result<Quota, String> {
 pub(super) fn parse_execute(s: &str) -> Result<bool, String> {
     let refused = || {
         format!(
-            "execute = {s:?}: the only wgetrc command a --config file takes is robots=off \
-             (or on); write the others as the flags they name"
+            "-e {s:?}: not a wgetrc command trawl reads (robots=off, or one that names a \
+             flag of trawl crawl)"
         )
     };
     let (name, value) = s.split_once('=').ok_or_else(refused)?;

@@ -11,6 +11,7 @@ use std::ffi::OsString;
 
 use clap::CommandFactory;
 
+use super::wget_refused::refusal;
 use super::Cli;
 
 /// `argv` (a `trawl crawl` command line) with each `-e NAME=VALUE` written as the flag it
@@ -94,9 +95,13 @@ fn flags_of(command: &str) -> Result<Vec<String>, String> {
                         .is_some_and(|all| all.iter().any(|l| plain(l) == name))
             });
             let Some(flag) = flag else {
-                return Err(refused(
-                    "trawl has no flag for this wgetrc command (see trawl crawl --help)",
-                ));
+                let dashed = format!("--{}", command_name(command).replace('_', "-"));
+                return Err(match refusal(&dashed) {
+                    Some(why) => refused(&why),
+                    None => refused(
+                        "trawl has no flag for this wgetrc command (see trawl crawl --help)",
+                    ),
+                });
             };
             let long = flag.get_long().expect("found by its long name");
             match flag.get_action().takes_values() {
@@ -105,6 +110,12 @@ fn flags_of(command: &str) -> Result<Vec<String>, String> {
             }
         }
     })
+}
+
+/// The name of a wgetrc command as written, trimmed and in lower case.
+fn command_name(command: &str) -> String {
+    let name = command.split_once('=').map_or(command, |(name, _)| name);
+    name.trim().to_ascii_lowercase()
 }
 
 /// A wgetrc name or flag without case, `_` or `-` (wget reads `page_requisites`,
@@ -171,7 +182,8 @@ mod tests {
     #[test]
     fn commands_trawl_has_no_flag_for_are_refused_by_name() {
         for (args, hint) in [
-            (&["-e", "ftp_user=x"][..], "no flag"),
+            (&["-e", "ftp_user=x"][..], "http:// and https://"),
+            (&["-e", "no_such_thing=x"], "no flag"),
             (&["-e", "robots"], "NAME=VALUE"),
             (&["-e", "recursive=maybe"], "on or off"),
         ] {

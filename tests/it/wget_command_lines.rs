@@ -79,7 +79,7 @@ async fn a_wget_command_line_crawls_as_wget_reads_it() {
     assert_eq!(web.paths_of(&elsewhere), Vec::<String>::new());
     let refused = trawl(args!["crawl", "-e", "ftp_user=anonymous", host.url("/")]).await;
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
-    assert!(text(&refused).contains("no flag"), "{}", text(&refused));
+    assert!(text(&refused).contains("--ftp-user"), "{}", text(&refused));
 }
 
 /// The header `name` of the record whose WARC-Target-URI is `uri` and type `warc_type`.
