@@ -138,10 +138,25 @@ pub fn refused_wget_flag(argv: &[OsString]) -> Option<String> {
     if argv.get(1).and_then(|a| a.to_str()) != Some("crawl") {
         return None;
     }
-    argv.iter()
+    let args: Vec<&str> = argv
+        .iter()
         .skip(2)
         .take_while(|arg| *arg != "--")
-        .filter_map(|arg| arg.to_str())
+        .map(|arg| arg.to_str().unwrap_or(""))
+        .collect();
+    // wget's -c is --continue; trawl's is --concurrency N, which a wget line gives no number.
+    let continues = args
+        .windows(2)
+        .any(|w| w[0] == "-c" && w[1].parse::<u32>().is_err())
+        || args.last() == Some(&"-c");
+    if continues {
+        return Some(
+            "wget's -c (--continue) is not taken: it changes nothing in a WARC file (wget \
+             turns it off with --warc-file), and trawl's -c is --concurrency N: leave it out"
+                .into(),
+        );
+    }
+    args.iter()
         .find_map(|arg| refusal(arg.split_once('=').map_or(arg, |(name, _)| name)))
 }
 
@@ -176,6 +191,7 @@ mod tests {
             (&["-O", "page.html", "a.org"], "--out"),
             (&["--post-data=a=1", "a.org"], "GET"),
             (&["--follow-tags=a,img", "a.org"], "--exclude"),
+            (&["-r", "-c", "a.org"], "--concurrency N"),
         ] {
             let message = refused(args).unwrap_or_default();
             assert!(message.contains(hint), "{args:?}: {message}");
@@ -186,6 +202,7 @@ mod tests {
     #[test]
     fn only_flags_of_a_crawl_before_a_separator_are_read() {
         assert_eq!(refused(&["-r", "-l", "2", "a.org"]), None);
+        assert_eq!(refused(&["-c", "64", "a.org"]), None);
         assert_eq!(refused(&["--", "--spider"]), None);
         assert_eq!(refused(&["--header", "X-A: --spider", "a.org"]), None);
         let argv: Vec<OsString> = ["trawl", "index", "--spider"]
