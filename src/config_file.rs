@@ -168,7 +168,7 @@ mod tests {
         assert_eq!(args.delay, std::time::Duration::from_secs(2));
         assert_eq!(args.max_pages, Some(5));
         assert_eq!(args.exclude, ["/a,b/", "/c/"]);
-        assert!(args.dedup && !args.quiet);
+        assert!(args.dedup && !args.report.quiet);
         assert_eq!(args.deny_ports, Some(vec![22, 25]));
         assert_eq!(args.seeds, ["http://a.org/"]);
         assert_eq!(args.out, std::path::PathBuf::from("cli"));

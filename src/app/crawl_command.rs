@@ -22,7 +22,7 @@ use crate::warc::naming::list_warc_files;
 use crate::warc::recovery::repair_open_files;
 
 pub(super) fn run_crawl(args: CrawlArgs) -> ExitCode {
-    let (quiet, verbose) = (args.quiet, args.verbose);
+    let (quiet, verbose) = (args.report.quiet, args.report.verbose);
     let config = match Config::from_args(args) {
         Ok(c) => c,
         Err(e) => return config_error(e),

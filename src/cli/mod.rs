@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod archive_args;
 mod crawl_args;
+mod report_args;
 mod request_args;
 mod values;
 mod wget_args;
@@ -18,6 +19,7 @@ mod wgetrc_commands;
 
 pub use archive_args::*;
 pub use crawl_args::*;
+pub use report_args::ReportArgs;
 pub use request_args::RequestArgs;
 pub use values::*;
 pub use wget_args::{wget_short_words, WgetArgs, WgetOnly};

@@ -344,10 +344,10 @@ impl Config {
                 }),
             },
             report: ReportConfig {
-                stats: args.stats,
-                progress_interval: args.progress_interval,
-                quiet: args.quiet,
-                log_file: args.log_file,
+                stats: args.report.stats,
+                progress_interval: args.report.progress_interval,
+                quiet: args.report.quiet,
+                log_file: args.report.log_file,
             },
             shared,
         })
