@@ -28,7 +28,7 @@ pub use wgetrc_commands::wgetrc_commands;
 
 /// trawl: an archival web crawler that writes WARC/1.1 files.
 #[derive(Debug, Parser)]
-#[command(name = "trawl", version, about, long_about = None)]
+#[command(name = "trawl", version, propagate_version = true, about, long_about = None)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

@@ -212,9 +212,9 @@ mod tests {
         assert_eq!(refused_wget_flag(&argv), None);
     }
 
-    /// Every long flag of wget 1.21.3's `--help` (but `--help` and `--version`), with a value
-    /// where it takes one.
+    /// Every long flag of wget 1.21.3's `--help`, with a value where it takes one.
     const WGET_FLAGS: &str = "
+        --help --version
         --accept-regex=1 --accept=1 --adjust-extension --append-output=1 --ask-password
         --auth-no-challenge --background --backup-converted --backups=1 --base=1
         --bind-address=1 --body-data=1 --body-file=1 --ca-certificate=1 --ca-directory=1
