@@ -47,11 +47,11 @@ impl DedupTable {
     /// Loads the full 2xx captures an index of earlier crawls lists (CDXJ or CDX; revisits
     /// and other statuses are skipped). Returns how many digests were added.
     pub fn load_index(&self, path: &Path) -> std::io::Result<usize> {
-        let text = std::fs::read_to_string(path)?;
+        let file = std::io::BufReader::new(std::fs::File::open(path)?);
         let mut added = 0;
-        for (digest, original) in index_files::indexed_captures(&text) {
+        index_files::read_index(file, |digest, original| {
             added += usize::from(self.insert(digest, original));
-        }
+        })?;
         Ok(added)
     }
 }

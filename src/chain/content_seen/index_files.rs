@@ -2,23 +2,48 @@
 //! `trawl index`, pywb's cdxj-indexer) and classic CDX, whose first line names its fields
 //! (` CDX a b a m s k r M V g u` from wget's `--warc-cdx`, ` CDX N b a m s k r M S V g` from
 //! pywb's cdx-indexer, Heritrix's and the Wayback Machine's). Each yields the full 2xx
-//! captures it lists; revisits, other statuses and lines that do not parse are skipped.
+//! captures it lists; revisits, other statuses, repeated headers and lines that do not parse
+//! (or run over 64 KiB) are skipped. Read a line at a time.
+
+use std::io::BufRead;
 
 use crate::record::Original;
 
-/// The payload digest (`sha1:BASE32`) and the capture holding it, of each full 2xx capture
-/// that `text` lists.
-pub(super) fn indexed_captures(text: &str) -> Vec<(String, Original)> {
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let Some(first) = lines.next() else {
-        return Vec::new();
-    };
-    match cdx_fields(first) {
-        Some(fields) => lines.filter_map(|l| cdx_capture(&fields, l)).collect(),
-        None => std::iter::once(first)
-            .chain(lines)
-            .filter_map(cdxj_capture)
-            .collect(),
+/// Most bytes of one index line read; a longer one is skipped (a CDXJ line is ~300).
+const MAX_LINE: usize = 64 * 1024;
+
+/// Calls `each` with the payload digest (`sha1:BASE32`) and the capture holding it, of each
+/// full 2xx capture that `index` lists, reading a line at a time (an index of a large crawl
+/// runs to gigabytes).
+pub(super) fn read_index(
+    mut index: impl BufRead,
+    mut each: impl FnMut(String, Original),
+) -> std::io::Result<()> {
+    let mut fields: Option<Option<Vec<char>>> = None;
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        if index.read_until(b'\n', &mut raw)? == 0 {
+            return Ok(());
+        }
+        if raw.len() > MAX_LINE {
+            continue;
+        }
+        let line = String::from_utf8_lossy(&raw);
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() {
+            continue;
+        }
+        // The first line says the format: a CDX header names its fields, else CDXJ.
+        let format = fields.get_or_insert_with(|| cdx_fields(line));
+        let capture = match format {
+            Some(_) if cdx_fields(line).is_some() => None,
+            Some(fields) => cdx_capture(fields, line),
+            None => cdxj_capture(line),
+        };
+        if let Some((digest, original)) = capture {
+            each(digest, original);
+        }
     }
 }
 
@@ -103,6 +128,12 @@ fn warc_date_of(ts: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn indexed_captures(text: &str) -> Vec<(String, Original)> {
+        let mut captures = Vec::new();
+        read_index(text.as_bytes(), |d, o| captures.push((d, o))).unwrap();
+        captures
+    }
+
     #[test]
     fn reads_full_captures_from_cdxj() {
         let text = concat!(
@@ -128,8 +159,14 @@ mod tests {
             "http://a.com/ 20261128065054 http://a.com/ text/html 200 U7YNQAI4G6PWQMMUOHHSP5WANQ65FEYT - - 825 w.warc.gz <urn:uuid:f7b6027f-a1e7-4945-abc6-d1d57501011c>\n",
             "http://a.com/robots.txt 20261128065054 http://a.com/robots.txt text/html 404 HZCCVJ3MFQ2E357L5C3HJNMN73564POR - - 27822 w.warc.gz <urn:uuid:7928b69d-7177-429c-8658-303ebadc35c1>\n",
             "http://a.com/a b 20261128065054 http://a.com/a b text/html 200 XXXX - - 1 w.warc.gz <urn:uuid:x>\n",
+            // wget writes the header again each time it opens the file to append.
+            " CDX a b a m s k r M V g u\n",
         );
-        let captures = indexed_captures(text);
+        let long = format!(
+            "{text}http://a.com/{} 20261128065054\n",
+            "x".repeat(MAX_LINE)
+        );
+        let captures = indexed_captures(&long);
         assert_eq!(captures.len(), 1, "{captures:?}");
         let (digest, o) = &captures[0];
         assert_eq!(digest, "sha1:U7YNQAI4G6PWQMMUOHHSP5WANQ65FEYT");
