@@ -9,10 +9,14 @@ use std::ffi::OsString;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, Parser};
 
-use crate::cli::{join_port_lists, refused_wget_flag, wget_short_words, wgetrc_commands, Cli};
+use crate::cli::{
+    join_port_lists, refused_wget_flag, wget_short_words, wgetrc_commands, wgetrc_flags, Cli,
+};
 
 /// The key of the positional seed URLs.
 const URLS_KEY: &str = "urls";
+/// The key of wget's `-e`: wgetrc commands, each read as the flag it names.
+const EXECUTE_KEY: &str = "execute";
 
 /// Parses the process's command line, with the values of a `crawl --config FILE` merged in;
 /// exits with code 2 and a message when the file cannot be used or a wget flag is refused
@@ -28,13 +32,12 @@ pub fn parse_command_line() -> Cli {
 }
 
 /// `argv` as clap is to read it: wget's short words and wgetrc commands written as trawl's
-/// flags, the `--config` file merged in (its `execute` key read as wgetrc commands too); an
-/// error for a file that cannot be used or a wget flag trawl refuses.
+/// flags, the `--config` file merged in (its `execute` key read as wgetrc commands too, the
+/// command line winning); an error for a file that cannot be used or a wget flag trawl
+/// refuses.
 pub fn command_line(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
     let argv = join_port_lists(wget_short_words(argv));
-    let argv = wgetrc_commands(argv)
-        .and_then(merge_config_file)
-        .and_then(wgetrc_commands)?;
+    let argv = wgetrc_commands(argv).and_then(merge_config_file)?;
     match refused_wget_flag(&argv) {
         Some(refused) => Err(refused),
         None => Ok(argv),
@@ -72,6 +75,24 @@ pub fn merge_config_file(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
             }
             continue;
         }
+        if name == EXECUTE_KEY {
+            // wgetrc commands: each flag one names, unless the command line gives that flag.
+            for command in values(key, value)? {
+                for flag in wgetrc_flags(&command)? {
+                    let given = sub
+                        .get_arguments()
+                        .find(|a| names_flag(a, &flag))
+                        .is_some_and(|a| {
+                            crawl.value_source(a.get_id().as_str())
+                                == Some(ValueSource::CommandLine)
+                        });
+                    if !given {
+                        added.push(OsString::from(flag));
+                    }
+                }
+            }
+            continue;
+        }
         let arg = sub
             .get_arguments()
             .find(|a| a.get_long() == Some(name.as_str()) && name != "config")
@@ -97,6 +118,17 @@ pub fn merge_config_file(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
     out.extend(added);
     out.extend(urls.into_iter().map(OsString::from));
     Ok(out)
+}
+
+/// True when `flag` (`--wait=2`, `--ignore-robots`, `-T60`) is `arg`'s.
+fn names_flag(arg: &clap::Arg, flag: &str) -> bool {
+    match flag.strip_prefix("--") {
+        Some(long) => arg.get_long() == Some(long.split('=').next().unwrap_or(long)),
+        None => flag
+            .strip_prefix('-')
+            .and_then(|short| short.chars().next())
+            .is_some_and(|c| arg.get_short() == Some(c)),
+    }
 }
 
 /// The values of a key as text: a scalar, or each element of an array.
@@ -144,6 +176,16 @@ mod tests {
             panic!("not a crawl")
         };
         assert!(args.page_requisites && args.ignore_robots);
+        std::fs::write(&file, "execute = [\"wait = 2\", \"tries=3\"]\n").unwrap();
+        let argv = command_line(os(&[
+            "trawl", "crawl", "--config", &config, "--wait", "1", "a.org",
+        ]))
+        .unwrap();
+        let crate::cli::Command::Crawl(args) = Cli::try_parse_from(argv).unwrap().command else {
+            panic!("not a crawl")
+        };
+        assert_eq!(args.wget.wait, Some(std::time::Duration::from_secs(1)));
+        assert_eq!(args.wget.tries, Some(3));
         std::fs::write(&file, "execute = [\"spider = on\"]\n").unwrap();
         let refused = command_line(os(&["trawl", "crawl", "--config", &config, "a.org"]));
         assert!(refused.unwrap_err().contains("--spider"));

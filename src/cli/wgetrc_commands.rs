@@ -45,13 +45,13 @@ pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
                 continue;
             }
         };
-        out.extend(flags_of(&command)?.into_iter().map(OsString::from));
+        out.extend(wgetrc_flags(&command)?.into_iter().map(OsString::from));
     }
     Ok(out)
 }
 
 /// The command-line arguments one wgetrc command stands for.
-fn flags_of(command: &str) -> Result<Vec<String>, String> {
+pub fn wgetrc_flags(command: &str) -> Result<Vec<String>, String> {
     let refused = |why: &str| format!("-e {command:?}: {why}");
     let (name, value) = command
         .split_once('=')
