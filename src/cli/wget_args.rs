@@ -129,9 +129,10 @@ pub struct WgetArgs {
 
     /// wget's -e: a wgetrc command, read as the flag it names (-e page_requisites=on is -p,
     /// -e robots=off is --ignore-robots, -e https_proxy=H:P is --proxy), also as `execute`
-    /// in a --config file.
-    #[arg(long, short = 'e', value_name = "COMMAND", value_parser = parse_execute)]
-    pub execute: Vec<bool>,
+    /// in a --config file. (Written as those flags before clap parses, `wgetrc_commands.rs`:
+    /// this field is for --help.)
+    #[arg(long, short = 'e', value_name = "COMMAND")]
+    pub execute: Vec<String>,
 
     /// wget's -T: seconds of silence before a read gives up, and for a connection to be made
     /// (--timeout and --connect-timeout at once).
@@ -226,9 +227,6 @@ impl WgetArgs {
         if let Some(Quota(bytes)) = self.quota {
             args.max_bytes = bytes;
         }
-        if let Some(&obey) = self.execute.last() {
-            args.ignore_robots = !obey;
-        }
         self.requests.add_headers(&mut args.request.headers);
         let file_lists = !self.accept_files.is_empty() || !self.reject_files.is_empty();
         if file_lists && args.accept.join(",") == super::DEFAULT_ACCEPT {
@@ -289,7 +287,7 @@ mod tests {
     use clap::Parser;
 
     fn crawl(argv: &[&str]) -> Result<CrawlArgs, String> {
-        let argv = wget_short_words(argv.iter().map(OsString::from).collect());
+        let argv = crate::config_file::command_line(argv.iter().map(OsString::from).collect())?;
         match Cli::try_parse_from(argv) {
             Ok(Cli {
                 command: Command::Crawl(mut args),

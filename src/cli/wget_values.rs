@@ -1,6 +1,6 @@
 //! The values of wget's flags as wget reads them (`cli/wget_args.rs`): bare seconds with
-//! `m`/`h`/`d`, `inf` and `0` as no limit, sizes in units of 1024, wgetrc's `robots=off`, and
-//! `--prefer-family`'s names.
+//! `m`/`h`/`d`, `inf` and `0` as no limit, sizes in units of 1024, and `--prefer-family`'s
+//! names.
 
 use std::time::Duration;
 
@@ -97,25 +97,6 @@ pub(super) fn parse_quota(s: &str) -> Result<Quota, String> {
     Ok(Quota((bytes > 0).then_some(bytes)))
 }
 
-/// `-e robots=off`: wgetrc's `name = value`, its booleans written on/off, yes/no, 1/0.
-pub(super) fn parse_execute(s: &str) -> Result<bool, String> {
-    let refused = || {
-        format!(
-            "-e {s:?}: not a wgetrc command trawl reads (robots=off, or one that names a \
-             flag of trawl crawl)"
-        )
-    };
-    let (name, value) = s.split_once('=').ok_or_else(refused)?;
-    if !name.trim().eq_ignore_ascii_case("robots") {
-        return Err(refused());
-    }
-    match value.trim().to_ascii_lowercase().as_str() {
-        "on" | "yes" | "1" | "true" => Ok(true),
-        "off" | "no" | "0" | "false" => Ok(false),
-        _ => Err(refused()),
-    }
-}
-
 /// wget's `--prefer-family` (`IPv4`, `IPv6` or `none`, in any case).
 pub(super) fn parse_family(s: &str) -> Result<Families, String> {
     match s.to_ascii_lowercase().as_str() {
@@ -151,11 +132,6 @@ mod tests {
         assert!(parse_tries("0").is_err());
         assert_eq!(parse_tries("1").unwrap(), 1);
         assert!(parse_level("deep").is_err());
-        assert!(!parse_execute("robots = off").unwrap());
-        assert!(parse_execute("ROBOTS=on").unwrap());
-        let refused = parse_execute("use_proxy=yes").unwrap_err();
-        assert!(refused.contains("robots=off"), "{refused}");
-        assert!(parse_execute("robots").is_err());
         assert_eq!(parse_family("IPv4").unwrap(), Families::PreferIpv4);
         assert_eq!(parse_family("ipv6").unwrap(), Families::PreferIpv6);
         assert_eq!(parse_family("none").unwrap(), Families::Any);

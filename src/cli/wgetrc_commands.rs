@@ -2,9 +2,12 @@
 //! commands are wget's long flags by another spelling (case, `_` and `-` do not count:
 //! `page_requisites = on` is `--page-requisites`), so each `-e` is written as the flag of
 //! `trawl crawl` it names before clap parses, with wget's meaning: `on`/`off` for a flag that
-//! takes no value, the value for one that does. A few have no flag of that name: `robots`,
-//! `http_proxy`/`https_proxy` (`--proxy`), `use_proxy`, `check_certificate`, `cookies`,
-//! `timeout` (`-T`), `input` (`--seeds`), `logfile` (`--log-file`), and the file-tree ones.
+//! takes no value, the value for one that does; `NAME = off` for a `--no-NAME` flag
+//! (`cache = off` is `--no-cache`). A few have no flag of that name, or trawl's flag of that
+//! name means another thing: `robots`, `http_proxy`/`https_proxy` (`--proxy`), `use_proxy`,
+//! `accept` (wget's `-A`), `reclevel` (`-l`), `numtries`, `timeout` (`-T`),
+//! `connect_timeout` (in seconds), `input` (`--seeds`), `logfile` (`--log-file`), and the
+//! file-tree ones.
 //! A command trawl has no flag for is refused by name (the caller exits 2).
 
 use std::ffi::OsString;
@@ -68,8 +71,6 @@ pub fn wgetrc_flags(command: &str) -> Result<Vec<String>, String> {
     };
     Ok(match name.as_str() {
         "robots" => when(!on()?, "--ignore-robots"),
-        "checkcertificate" => when(!on()?, "--insecure"),
-        "cookies" => when(!on()?, "--no-cookies"),
         // No proxy is read from the environment: only http_proxy/https_proxy name one.
         "useproxy" => Vec::new(),
         "httpproxy" | "httpsproxy" => {
@@ -79,7 +80,16 @@ pub fn wgetrc_flags(command: &str) -> Result<Vec<String>, String> {
             };
             vec![format!("--proxy={url}")]
         }
+        "noproxy" => return Err(refused(
+            "every request goes through --proxy; trawl keeps no list of hosts to reach directly",
+        )),
+        // Names wget's own long flags spell otherwise, or trawl's flag of that name means
+        // something else (trawl's --accept takes media types, wget's accept suffixes).
+        "accept" => vec![format!("-A{value}")],
+        "reclevel" => vec![format!("--level={value}")],
+        "numtries" => vec![format!("--tries={value}")],
         "timeout" => vec![format!("-T{value}")],
+        "connecttimeout" => vec![format!("--connect-timeout={}", with_unit(value))],
         "input" => vec![format!("--seeds={value}")],
         "logfile" => vec![format!("--log-file={value}")],
         // Where wget puts the files it writes: nothing for a WARC file.
@@ -89,27 +99,43 @@ pub fn wgetrc_flags(command: &str) -> Result<Vec<String>, String> {
             let crawl = crawl
                 .find_subcommand("crawl")
                 .expect("the crawl subcommand exists");
-            let flag = crawl.get_arguments().find(|a| {
-                a.get_long().is_some_and(|l| plain(l) == name)
-                    || a.get_all_aliases()
-                        .is_some_and(|all| all.iter().any(|l| plain(l) == name))
-            });
-            let Some(flag) = flag else {
-                let dashed = format!("--{}", command_name(command).replace('_', "-"));
-                return Err(match refusal(&dashed) {
-                    Some(why) => refused(&why),
-                    None => refused(
-                        "trawl has no flag for this wgetrc command (see trawl crawl --help)",
-                    ),
-                });
+            let named = |name: &str| {
+                crawl.get_arguments().find(|a| {
+                    a.get_long().is_some_and(|l| plain(l) == name)
+                        || a.get_all_aliases()
+                            .is_some_and(|all| all.iter().any(|l| plain(l) == name))
+                })
             };
-            let long = flag.get_long().expect("found by its long name");
-            match flag.get_action().takes_values() {
-                true => vec![format!("--{long}={value}")],
-                false => when(on()?, &format!("--{long}")),
+            let dashed = format!("--{}", command_name(command).replace('_', "-"));
+            if let Some(flag) = named(&name) {
+                let long = flag.get_long().expect("found by its long name");
+                match flag.get_action().takes_values() {
+                    true => vec![format!("--{long}={value}")],
+                    false => when(on()?, &format!("--{long}")),
+                }
+            } else if let Some(flag) = named(&format!("no{name}")) {
+                // `cache = off` is --no-cache, `check_certificate = off` --no-check-certificate.
+                let long = flag.get_long().expect("found by its long name");
+                when(!on()?, &format!("--{long}"))
+            } else if let Some(why) =
+                refusal(&dashed).or_else(|| refusal(&format!("--no-{}", &dashed[2..])))
+            {
+                return Err(refused(&why));
+            } else {
+                return Err(refused(
+                    "trawl has no flag for this wgetrc command (see trawl crawl --help)",
+                ));
             }
         }
     })
+}
+
+/// A wgetrc time in seconds as trawl's durations are written (`5` is `5s`).
+fn with_unit(value: &str) -> String {
+    match value.parse::<f64>() {
+        Ok(_) => format!("{value}s"),
+        Err(_) => value.to_string(),
+    }
 }
 
 /// The name of a wgetrc command as written, trimmed and in lower case.
@@ -176,6 +202,32 @@ mod tests {
             rewritten(&["-e", "check_certificate=off", "-e", "timeout=60"]).unwrap(),
             ["--insecure", "-T60"]
         );
+        assert_eq!(
+            rewritten(&[
+                "-e",
+                "accept=pdf",
+                "-e",
+                "reclevel=2",
+                "-e",
+                "cookies=off",
+                "-e",
+                "cache=off",
+                "-e",
+                "connect_timeout=5",
+            ])
+            .unwrap(),
+            [
+                "-Apdf",
+                "--level=2",
+                "--no-cookies",
+                "--no-cache",
+                "--connect-timeout=5s"
+            ]
+        );
+        // What the robots parser of clap's -e field held, before this pass took every -e.
+        assert_eq!(wgetrc_flags("robots = off").unwrap(), ["--ignore-robots"]);
+        assert!(wgetrc_flags("ROBOTS=on").unwrap().is_empty());
+        assert!(wgetrc_flags("robots").is_err());
         assert_eq!(rewritten(&["--", "-e", "x"]).unwrap(), ["--", "-e", "x"]);
     }
 
@@ -186,6 +238,8 @@ mod tests {
             (&["-e", "no_such_thing=x"], "no flag"),
             (&["-e", "robots"], "NAME=VALUE"),
             (&["-e", "recursive=maybe"], "on or off"),
+            (&["-e", "http_keep_alive=off"], "--no-http-keep-alive"),
+            (&["-e", "no_proxy=localhost"], "--proxy"),
         ] {
             let error = rewritten(args).unwrap_err();
             assert!(error.contains(hint), "{args:?}: {error}");
