@@ -11,6 +11,7 @@ use clap::{CommandFactory, Parser};
 
 use crate::cli::{
     join_port_lists, refused_wget_flag, wget_short_words, wgetrc_commands, wgetrc_flags, Cli,
+    WgetrcCommandLine,
 };
 
 /// The key of the positional seed URLs.
@@ -45,9 +46,12 @@ pub fn command_line(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
 }
 
 /// `argv` with the values of the `--config` file of a `crawl` command added for every flag the
-/// command line does not set. Unchanged when there is no `--config` (or the command line does
-/// not parse: clap reports that).
-pub fn merge_config_file(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
+/// command line does not set (nor turn off with a wgetrc command, as `-e robots=on` does
+/// `--ignore-robots`). Unchanged when there is no `--config` (or the command line does not
+/// parse: clap reports that).
+pub fn merge_config_file(command_line: WgetrcCommandLine) -> Result<Vec<OsString>, String> {
+    let WgetrcCommandLine { argv, turned_off } = command_line;
+    let turned_off = |long: &str| turned_off.iter().any(|off| off == long);
     let command = Cli::command();
     let Ok(matches) = command.clone().try_get_matches_from(argv.clone()) else {
         return Ok(argv);
@@ -79,13 +83,14 @@ pub fn merge_config_file(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
             // wgetrc commands: each flag one names, unless the command line gives that flag.
             for command in values(key, value)? {
                 for flag in wgetrc_flags(&command)? {
-                    let given = sub
-                        .get_arguments()
-                        .find(|a| names_flag(a, &flag))
-                        .is_some_and(|a| {
-                            crawl.value_source(a.get_id().as_str())
-                                == Some(ValueSource::CommandLine)
-                        });
+                    let given = turned_off(&flag)
+                        || sub
+                            .get_arguments()
+                            .find(|a| names_flag(a, &flag))
+                            .is_some_and(|a| {
+                                crawl.value_source(a.get_id().as_str())
+                                    == Some(ValueSource::CommandLine)
+                            });
                     if !given {
                         added.push(OsString::from(flag));
                     }
@@ -97,7 +102,9 @@ pub fn merge_config_file(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
             .get_arguments()
             .find(|a| a.get_long() == Some(name.as_str()) && name != "config")
             .ok_or_else(|| format!("--config {}: unknown key {key:?}", path.display()))?;
-        if crawl.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine) {
+        if crawl.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine)
+            || turned_off(&format!("--{name}"))
+        {
             continue;
         }
         let takes_value = arg.get_num_args().is_some_and(|n| n.takes_values());
@@ -161,6 +168,57 @@ mod tests {
         args.iter().map(OsString::from).collect()
     }
 
+    /// A command line with no wgetrc commands.
+    fn plain(argv: Vec<OsString>) -> WgetrcCommandLine {
+        WgetrcCommandLine {
+            argv,
+            turned_off: Vec::new(),
+        }
+    }
+
+    fn crawl_args(argv: &[&str]) -> crate::cli::CrawlArgs {
+        let argv = command_line(os(argv)).unwrap();
+        match Cli::try_parse_from(argv).unwrap().command {
+            crate::cli::Command::Crawl(args) => *args,
+            _ => panic!("not a crawl"),
+        }
+    }
+
+    #[test]
+    fn a_wgetrc_command_on_the_command_line_turns_off_what_the_file_turns_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("trawl.toml");
+        let config = file.display().to_string();
+        for text in ["execute = [\"robots = off\"]\n", "ignore-robots = true\n"] {
+            std::fs::write(&file, text).unwrap();
+            let args = crawl_args(&["trawl", "crawl", "--config", &config, "a.org"]);
+            assert!(args.ignore_robots, "{text}");
+            let args = crawl_args(&[
+                "trawl",
+                "crawl",
+                "--config",
+                &config,
+                "-e",
+                "robots=on",
+                "a.org",
+            ]);
+            assert!(!args.ignore_robots, "{text}");
+        }
+        std::fs::write(&file, "page-requisites = true\nexecute = [\"cache=off\"]\n").unwrap();
+        let args = crawl_args(&[
+            "trawl",
+            "crawl",
+            "--config",
+            &config,
+            "-e",
+            "page_requisites=off",
+            "-e",
+            "cache=on",
+            "a.org",
+        ]);
+        assert!(!args.page_requisites && !args.wget.requests.no_cache);
+    }
+
     #[test]
     fn a_files_execute_key_is_read_as_wgetrc_commands() {
         let dir = tempfile::tempdir().unwrap();
@@ -201,8 +259,10 @@ mod tests {
         )
         .unwrap();
         let config = file.display().to_string();
-        let argv = merge_config_file(os(&["trawl", "crawl", "--config", &config, "--out", "cli"]))
-            .unwrap();
+        let argv = merge_config_file(plain(os(&[
+            "trawl", "crawl", "--config", &config, "--out", "cli",
+        ])))
+        .unwrap();
         let cli = Cli::try_parse_from(argv).unwrap();
         let crate::cli::Command::Crawl(args) = cli.command else {
             panic!("not a crawl")
@@ -221,8 +281,8 @@ mod tests {
             "header = [\"X-Contact: ops@example.org\"]\nload-cookies = \"c.txt\"\nsave_cookies = \"s.txt\"\nproxy = \"socks5h://127.0.0.1:9050\"\ndns-records = true\ndns-server = [\"127.0.0.1:5353\", \"::1\"]\n",
         )
         .unwrap();
-        let argv =
-            merge_config_file(os(&["trawl", "crawl", "--config", &config, "a.org"])).unwrap();
+        let argv = merge_config_file(plain(os(&["trawl", "crawl", "--config", &config, "a.org"])))
+            .unwrap();
         let Ok(Cli {
             command: crate::cli::Command::Crawl(args),
         }) = Cli::try_parse_from(argv)
@@ -247,7 +307,8 @@ mod tests {
         assert_eq!(request.dns_server.len(), 2);
 
         std::fs::write(&file, "dealy = \"2s\"\n").unwrap();
-        let err = merge_config_file(os(&["trawl", "crawl", "--config", &config])).unwrap_err();
+        let err =
+            merge_config_file(plain(os(&["trawl", "crawl", "--config", &config]))).unwrap_err();
         assert!(err.contains("unknown key \"dealy\""), "{err}");
     }
 }

@@ -24,7 +24,7 @@ pub use request_args::RequestArgs;
 pub use values::*;
 pub use wget_args::{wget_short_words, WgetArgs, WgetOnly};
 pub use wget_refused::refused_wget_flag;
-pub use wgetrc_commands::{wgetrc_commands, wgetrc_flags};
+pub use wgetrc_commands::{wgetrc_commands, wgetrc_flags, WgetrcCommandLine};
 
 /// trawl: an archival web crawler that writes WARC/1.1 files.
 #[derive(Debug, Parser)]

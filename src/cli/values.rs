@@ -151,12 +151,31 @@ pub fn parse_dns_server(s: &str) -> Result<std::net::SocketAddr, String> {
     })
 }
 
-/// Parses human sizes such as `1GB`, `500MiB`, `64k`; a bare number means bytes.
+/// Parses human sizes as GNU tools and wget read them: a bare number is bytes; one letter
+/// (`64k`, `2M`, `1g`, `1t`, any case) counts in units of 1024, as in wget's `--limit-rate`,
+/// `--quota` and `--warc-max-size`; `KB`, `MB`, `GB` in units of 1000 and `KiB`, `MiB`, `GiB`
+/// in units of 1024.
 pub fn parse_size(s: &str) -> Result<u64, String> {
-    s.trim()
-        .parse::<bytesize::ByteSize>()
+    let s = s.trim();
+    let shift = match s.chars().last().map(|c| c.to_ascii_lowercase()) {
+        Some('k') => Some(10),
+        Some('m') => Some(20),
+        Some('g') => Some(30),
+        Some('t') => Some(40),
+        _ => None,
+    };
+    if let Some(shift) = shift {
+        let number = s[..s.len() - 1].trim_end();
+        if let Ok(n) = number.parse::<f64>() {
+            if n.is_finite() && n >= 0.0 {
+                // `as` saturates at u64::MAX.
+                return Ok((n * (1u64 << shift) as f64) as u64);
+            }
+        }
+    }
+    s.parse::<bytesize::ByteSize>()
         .map(|b| b.as_u64())
-        .map_err(|e| format!("{e} (examples: 1GB, 500MiB, 65536)"))
+        .map_err(|e| format!("{e} (examples: 1GB, 500MiB, 64k, 65536)"))
 }
 
 #[cfg(test)]
@@ -231,5 +250,13 @@ mod tests {
         assert_eq!(parse_size("500MiB").unwrap(), 500 * 1024 * 1024);
         assert_eq!(parse_size("65536").unwrap(), 65536);
         assert!(parse_size("big").is_err());
+        // One letter is wget's and GNU's unit of 1024; two are SI's.
+        assert_eq!(parse_size("64k").unwrap(), 64 * 1024);
+        assert_eq!(parse_size("2M").unwrap(), 2 << 20);
+        assert_eq!(parse_size("1.5 g").unwrap(), 3 << 29);
+        assert_eq!(parse_size("1KB").unwrap(), 1000);
+        assert_eq!(parse_size("1KiB").unwrap(), 1024);
+        assert!(parse_size("-1k").is_err());
+        assert!(parse_size("k").is_err());
     }
 }

@@ -255,7 +255,8 @@ mod tests {
                 .iter()
                 .map(OsString::from)
                 .collect();
-            let Ok(argv) = crate::cli::wgetrc_commands(argv) else {
+            let Ok(crate::cli::WgetrcCommandLine { argv, .. }) = crate::cli::wgetrc_commands(argv)
+            else {
                 continue;
             };
             if refused_wget_flag(&argv).is_some() {

@@ -73,28 +73,14 @@ pub(super) fn parse_tries(s: &str) -> Result<u32, String> {
     }
 }
 
-/// wget's `--quota`: bytes, or `k`/`m`/`g`/`t` in units of 1024; trawl's sizes (`10GB`) too.
+/// wget's `--quota`: bytes, or `k`/`m`/`g`/`t` in units of 1024 (as every size); `0` and
+/// `inf` are no quota.
 pub(super) fn parse_quota(s: &str) -> Result<Quota, String> {
     let s = s.trim();
     if is_inf(s) {
         return Ok(Quota(None));
     }
-    let (number, unit) = number_and_unit(s);
-    let shift = match unit {
-        None => 0,
-        Some('k') => 10,
-        Some('m') => 20,
-        Some('g') => 30,
-        Some('t') => 40,
-        Some(_) => return parse_size(s).map(|n| Quota((n > 0).then_some(n))),
-    };
-    let bytes = match number.parse::<f64>() {
-        Ok(n) if n.is_finite() && n >= 0.0 => n * (1u64 << shift) as f64,
-        _ => return parse_size(s).map(|n| Quota((n > 0).then_some(n))),
-    };
-    // `as` saturates at u64::MAX.
-    let bytes = bytes as u64;
-    Ok(Quota((bytes > 0).then_some(bytes)))
+    parse_size(s).map(|n| Quota((n > 0).then_some(n)))
 }
 
 /// wget's `--prefer-family` (`IPv4`, `IPv6` or `none`, in any case).

@@ -9,6 +9,9 @@
 //! `connect_timeout` (in seconds), `input` (`--seeds`), `logfile` (`--log-file`), and the
 //! file-tree ones.
 //! A command trawl has no flag for is refused by name (the caller exits 2).
+//! A command that turns an on/off flag off (`robots = on` is no `--ignore-robots`) takes that
+//! flag away from the arguments before it, and from a `--config` file, as wget reads its
+//! commands in order and the command line after its wgetrc.
 
 use std::ffi::OsString;
 
@@ -17,13 +20,36 @@ use clap::CommandFactory;
 use super::wget_refused::refusal;
 use super::Cli;
 
+/// A command line with its wgetrc commands read.
+#[derive(Debug, Default)]
+pub struct WgetrcCommandLine {
+    /// The arguments, each `-e NAME=VALUE` written as the flag it names.
+    pub argv: Vec<OsString>,
+    /// The on/off flags (`--ignore-robots`) a command turned off and none turned on again:
+    /// a `--config` file may not turn them on.
+    pub turned_off: Vec<String>,
+}
+
+/// What one wgetrc command sets.
+#[derive(Debug, PartialEq)]
+pub struct WgetrcSetting {
+    /// The arguments it stands for.
+    pub flags: Vec<String>,
+    /// The on/off flag it turns off (`--ignore-robots` for `robots = on`), if any.
+    pub off: Option<String>,
+}
+
 /// `argv` (a `trawl crawl` command line) with each `-e NAME=VALUE` written as the flag it
 /// names; an error for a command trawl cannot take. Only arguments before a `--` are read.
-pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
+pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<WgetrcCommandLine, String> {
     if argv.get(1).and_then(|a| a.to_str()) != Some("crawl") {
-        return Ok(argv);
+        return Ok(WgetrcCommandLine {
+            argv,
+            turned_off: Vec::new(),
+        });
     }
     let mut out = Vec::with_capacity(argv.len());
+    let mut turned_off: Vec<String> = Vec::new();
     let mut args = argv.into_iter();
     while let Some(arg) = args.next() {
         let command = match arg.to_str() {
@@ -48,13 +74,55 @@ pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<Vec<OsString>, String> {
                 continue;
             }
         };
-        out.extend(wgetrc_flags(&command)?.into_iter().map(OsString::from));
+        let setting = wgetrc_setting(&command)?;
+        if let Some(off) = setting.off {
+            out.retain(|arg| !names_long(arg, &off));
+            turned_off.push(off);
+        }
+        for flag in setting.flags {
+            turned_off.retain(|off| off != &flag);
+            out.push(OsString::from(flag));
+        }
     }
-    Ok(out)
+    Ok(WgetrcCommandLine {
+        argv: out,
+        turned_off,
+    })
+}
+
+/// True when `arg` is the on/off flag `long` (`--ignore-robots`) by its long name, an alias or
+/// its short letter alone.
+fn names_long(arg: &OsString, long: &str) -> bool {
+    let Some(arg) = arg.to_str() else {
+        return false;
+    };
+    if arg == long {
+        return true;
+    }
+    let crawl = Cli::command();
+    let Some(flag) = crawl.find_subcommand("crawl").and_then(|c| {
+        c.get_arguments()
+            .find(|a| a.get_long() == long.strip_prefix("--"))
+    }) else {
+        return false;
+    };
+    match arg.strip_prefix("--") {
+        Some(name) => flag
+            .get_all_aliases()
+            .is_some_and(|all| all.contains(&name)),
+        None => flag
+            .get_short()
+            .is_some_and(|c| arg.strip_prefix('-') == Some(c.encode_utf8(&mut [0; 4]))),
+    }
 }
 
 /// The command-line arguments one wgetrc command stands for.
 pub fn wgetrc_flags(command: &str) -> Result<Vec<String>, String> {
+    wgetrc_setting(command).map(|setting| setting.flags)
+}
+
+/// What one wgetrc command sets: the arguments it stands for, and the flag it turns off.
+pub fn wgetrc_setting(command: &str) -> Result<WgetrcSetting, String> {
     let refused = |why: &str| format!("-e {command:?}: {why}");
     let (name, value) = command
         .split_once('=')
@@ -66,34 +134,41 @@ pub fn wgetrc_flags(command: &str) -> Result<Vec<String>, String> {
         _ => Err(refused("the value is on or off")),
     };
     let when = |on: bool, flag: &str| match on {
-        true => vec![flag.to_string()],
-        false => Vec::new(),
+        true => WgetrcSetting {
+            flags: vec![flag.to_string()],
+            off: None,
+        },
+        false => WgetrcSetting {
+            flags: Vec::new(),
+            off: Some(flag.to_string()),
+        },
     };
+    let flags = |flags: Vec<String>| WgetrcSetting { flags, off: None };
     Ok(match name.as_str() {
         "robots" => when(!on()?, "--ignore-robots"),
         // No proxy is read from the environment: only http_proxy/https_proxy name one.
-        "useproxy" => Vec::new(),
+        "useproxy" => flags(Vec::new()),
         "httpproxy" | "httpsproxy" => {
             let url = match value.contains("://") {
                 true => value.to_string(),
                 false => format!("http://{value}"),
             };
-            vec![format!("--proxy={url}")]
+            flags(vec![format!("--proxy={url}")])
         }
         "noproxy" => return Err(refused(
             "every request goes through --proxy; trawl keeps no list of hosts to reach directly",
         )),
         // Names wget's own long flags spell otherwise, or trawl's flag of that name means
         // something else (trawl's --accept takes media types, wget's accept suffixes).
-        "accept" => vec![format!("-A{value}")],
-        "reclevel" => vec![format!("--level={value}")],
-        "numtries" => vec![format!("--tries={value}")],
-        "timeout" => vec![format!("-T{value}")],
-        "connecttimeout" => vec![format!("--connect-timeout={}", with_unit(value))],
-        "input" => vec![format!("--seeds={value}")],
-        "logfile" => vec![format!("--log-file={value}")],
+        "accept" => flags(vec![format!("-A{value}")]),
+        "reclevel" => flags(vec![format!("--level={value}")]),
+        "numtries" => flags(vec![format!("--tries={value}")]),
+        "timeout" => flags(vec![format!("-T{value}")]),
+        "connecttimeout" => flags(vec![format!("--connect-timeout={}", with_unit(value))]),
+        "input" => flags(vec![format!("--seeds={value}")]),
+        "logfile" => flags(vec![format!("--log-file={value}")]),
         // Where wget puts the files it writes: nothing for a WARC file.
-        "dirprefix" | "addhostdir" | "dirstruct" => Vec::new(),
+        "dirprefix" | "addhostdir" | "dirstruct" => flags(Vec::new()),
         _ => {
             let crawl = Cli::command();
             let crawl = crawl
@@ -110,7 +185,7 @@ pub fn wgetrc_flags(command: &str) -> Result<Vec<String>, String> {
             if let Some(flag) = named(&name) {
                 let long = flag.get_long().expect("found by its long name");
                 match flag.get_action().takes_values() {
-                    true => vec![format!("--{long}={value}")],
+                    true => flags(vec![format!("--{long}={value}")]),
                     false => when(on()?, &format!("--{long}")),
                 }
             } else if let Some(flag) = named(&format!("no{name}")) {
@@ -161,7 +236,8 @@ mod tests {
     fn rewritten(args: &[&str]) -> Result<Vec<String>, String> {
         let argv = ["trawl", "crawl"].iter().chain(args).map(OsString::from);
         wgetrc_commands(argv.collect()).map(|v| {
-            v.into_iter()
+            v.argv
+                .into_iter()
                 .skip(2)
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect()
@@ -229,6 +305,46 @@ mod tests {
         assert!(wgetrc_flags("ROBOTS=on").unwrap().is_empty());
         assert!(wgetrc_flags("robots").is_err());
         assert_eq!(rewritten(&["--", "-e", "x"]).unwrap(), ["--", "-e", "x"]);
+    }
+
+    #[test]
+    fn a_later_command_turns_off_what_came_before_it() {
+        // As wget reads its command line in order.
+        assert_eq!(
+            rewritten(&[
+                "-H",
+                "--ignore-robots",
+                "-e",
+                "robots=on",
+                "-e",
+                "span_hosts=off"
+            ])
+            .unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            rewritten(&["-e", "robots=on", "-e", "robots=off"]).unwrap(),
+            ["--ignore-robots"]
+        );
+        let argv = [
+            "trawl",
+            "crawl",
+            "-e",
+            "cache=on",
+            "-e",
+            "robots=off",
+            "-e",
+            "robots=on",
+        ];
+        let read = wgetrc_commands(argv.iter().map(OsString::from).collect()).unwrap();
+        assert_eq!(read.turned_off, ["--no-cache", "--ignore-robots"]);
+        assert_eq!(
+            wgetrc_setting("robots=on").unwrap(),
+            WgetrcSetting {
+                flags: Vec::new(),
+                off: Some("--ignore-robots".into())
+            }
+        );
     }
 
     #[test]

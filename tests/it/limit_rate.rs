@@ -24,7 +24,7 @@ async fn a_crawl_reads_no_faster_than_its_rate_and_archives_everything_whole() {
     a.route("/", Route::html(&index));
     let out = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let flags = ["--scope", "any", "--limit-rate", "160k", "--no-sitemaps"];
+    let flags = ["--scope", "any", "--limit-rate", "160KB", "--no-sitemaps"];
     let result = crawl(&a.url("/"), out.path(), &flags).await;
     let took = started.elapsed();
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
@@ -60,7 +60,7 @@ async fn the_waits_of_the_rate_do_not_count_toward_the_fetch_timeout() {
     let out = tempfile::tempdir().unwrap();
     let flags = [
         "--limit-rate",
-        "100k",
+        "100KB",
         "--fetch-timeout",
         "1s",
         "--no-sitemaps",
