@@ -189,33 +189,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("trawl.toml");
         let config = file.display().to_string();
+        let with_file = |extra: &[&str]| {
+            let head = ["trawl", "crawl", "--config", config.as_str()];
+            crawl_args(&head.iter().chain(extra).copied().collect::<Vec<_>>())
+        };
         for text in ["execute = [\"robots = off\"]\n", "ignore-robots = true\n"] {
             std::fs::write(&file, text).unwrap();
-            let args = crawl_args(&["trawl", "crawl", "--config", &config, "a.org"]);
-            assert!(args.ignore_robots, "{text}");
-            let args = crawl_args(&[
-                "trawl",
-                "crawl",
-                "--config",
-                &config,
-                "-e",
-                "robots=on",
-                "a.org",
-            ]);
-            assert!(!args.ignore_robots, "{text}");
+            assert!(with_file(&["a.org"]).ignore_robots, "{text}");
+            assert!(
+                !with_file(&["-e", "robots=on", "a.org"]).ignore_robots,
+                "{text}"
+            );
         }
         std::fs::write(&file, "page-requisites = true\nexecute = [\"cache=off\"]\n").unwrap();
-        let args = crawl_args(&[
-            "trawl",
-            "crawl",
-            "--config",
-            &config,
-            "-e",
-            "page_requisites=off",
-            "-e",
-            "cache=on",
-            "a.org",
-        ]);
+        let args = with_file(&["-e", "page_requisites=off", "-e", "cache=on", "a.org"]);
         assert!(!args.page_requisites && !args.wget.requests.no_cache);
     }
 
