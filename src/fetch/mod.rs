@@ -307,6 +307,8 @@ impl Fetcher {
         // `length_beside_transfer_coding`), and the connection, which hyper still reads, is
         // not kept.
         let declared_end = head.length_beside_transfer_coding().map(|n| n as u64);
+        // The body's bytes as received, chunk-size lines included, are capped too.
+        let wire_end = ((interim + head.len) as u64).saturating_add(recorder::wire_cap(max_body));
         loop {
             let idle_limit = tokio::time::Instant::now() + self.options.read_timeout;
             let wait = deadline.min(idle_limit);
@@ -341,7 +343,7 @@ impl Fetcher {
                             // The crawl's own pacing is not the server's time.
                             deadline += rate.pace(data.len()).await;
                         }
-                        if received > max_body {
+                        if received > max_body || conn.tape.received_len() as u64 > wire_end {
                             truncated = Some(Truncation::Length);
                             break;
                         }

@@ -35,6 +35,13 @@ const READ_AHEAD: usize = 512 << 10;
 /// kept (an HTTP/1.0 response without `Connection: keep-alive` ends it), and otherwise hyper
 /// frames a 1.0 response as it would a 1.1 one: by Content-Length, or to the close.
 const HTTP10: &[u8] = b"HTTP/1.0";
+/// The most bytes a body of at most `max_body` bytes may take on the wire: its framing
+/// (chunk-size lines) may add an eighth. A normal chunked body adds well under 1%; one of
+/// 1-byte chunks adds five times its size, and was recorded until its decoded bytes reached
+/// the cap (120 MB on the tape for a 20 MiB cap).
+pub fn wire_cap(max_body: u64) -> u64 {
+    max_body.saturating_add(max_body / 8)
+}
 /// The room a read from the socket has when the tape is full and small: a response head and a
 /// small page arrive in one read.
 const FIRST_READ: usize = 16 << 10;
@@ -118,7 +125,8 @@ impl SharedTape {
     /// docs/PERFORMANCE.md).
     pub fn reserve_body(&self, head_end: usize, declared: Option<usize>, max_body: u64) {
         let cap = usize::try_from(max_body).unwrap_or(usize::MAX);
-        let most = declared.map_or(cap, |d| d.min(cap));
+        let framed = usize::try_from(wire_cap(max_body)).unwrap_or(usize::MAX);
+        let most = declared.map_or(framed, |d| d.min(cap));
         let mut t = self.lock();
         // A last read can go past the declared length too (a body longer than it).
         t.planned = head_end.saturating_add(most).saturating_add(READ_AHEAD);
@@ -332,10 +340,11 @@ mod tests {
         assert_eq!(capacities.len(), 2, "{capacities:?}");
         assert!(*capacities.last().unwrap() >= body);
         assert!(*capacities.last().unwrap() < body + MAX_BODY_RESERVE);
-        // No length declared: the plan is the body cap (and a last read past it).
+        // No length declared: the plan is the body cap as the wire may carry it (chunk
+        // lines), and a last read past it.
         let unknown = SharedTape::default();
-        unknown.reserve_body(100, None, 5 << 20);
-        assert_eq!(unknown.lock().planned, 100 + (5 << 20) + READ_AHEAD);
+        unknown.reserve_body(100, None, 8 << 20);
+        assert_eq!(unknown.lock().planned, 100 + (9 << 20) + READ_AHEAD);
         assert_eq!(unknown.lock().received.capacity(), 0);
     }
 

@@ -2,6 +2,7 @@
 //! crate and with third-party readers (warcio, pywb) from the virtualenv made by scripts/test.
 
 mod archive;
+mod body_caps;
 mod browser_load;
 mod cli;
 mod console;
