@@ -89,6 +89,9 @@ fault_kinds! {
     InvalidContentEncoding => "invalid_content_encoding",
     /// More links than `--max-links-per-page` (archived; the rest dropped).
     LinksCapped => "links_capped",
+    /// The page took far longer to tokenize than its length explains, such as a tag of
+    /// countless attributes (archived; links from the part read before).
+    ExtractionTimeCapped => "extraction_time_capped",
 }
 
 impl fmt::Display for FaultKind {

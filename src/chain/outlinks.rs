@@ -230,6 +230,9 @@ pub fn outlinks(
         if links.dropped > 0 {
             out.faults.push(FaultKind::LinksCapped);
         }
+        if links.cut_short {
+            out.faults.push(FaultKind::ExtractionTimeCapped);
+        }
         out.declined.over_cap += links.dropped as u64;
         out.declined.too_long += links.too_long as u64;
         out.declined.not_http += links.unusable as u64;

@@ -11,7 +11,7 @@
 
 use std::cell::RefCell;
 
-use super::feed::feed_document;
+use super::feed::{feed_document, Pace};
 use super::text_buffer::TextBuffer;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
@@ -74,7 +74,8 @@ pub struct Document {
     pub title: Option<String>,
     /// Visible text, one block per line.
     pub text: String,
-    /// True when text was cut at `max_text`.
+    /// True when text was cut at `max_text`, or the page was read only in part (a tag of
+    /// countless attributes: `feed::Pace`).
     pub text_truncated: bool,
     /// `<meta>` elements: their attributes in order.
     pub metas: Vec<Vec<(String, String)>>,
@@ -457,14 +458,15 @@ pub fn read_document(html: &str, options: DocumentOptions) -> Document {
         }),
     };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
-    feed_document(&tokenizer, html);
+    let pace = Pace::default();
+    feed_document(&tokenizer, html, &pace);
     let mut state = tokenizer.sink.state.into_inner();
     state.close_anchor();
     if state.in_title && !state.title.out.is_empty() {
         state.doc.title = Some(std::mem::take(&mut state.title.out));
     }
     state.doc.text = state.text.out;
-    state.doc.text_truncated = state.text.truncated;
+    state.doc.text_truncated = state.text.truncated || pace.was_cut();
     state.doc
 }
 

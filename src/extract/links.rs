@@ -27,7 +27,7 @@ use std::collections::HashSet;
 use foldhash::fast::RandomState;
 use indexmap::IndexSet;
 
-use super::feed::feed_document;
+use super::feed::{feed_document, Pace};
 use super::refresh::meta_refresh_url;
 use super::robots_tag::says_nofollow;
 use html5ever::tokenizer::states::RawKind;
@@ -73,6 +73,9 @@ pub struct Links {
     /// view), with that type as written: the caller may leave those of types it would not
     /// archive. At most [`MAX_DECLARED`].
     pub declared: Vec<(Url, String)>,
+    /// The page took far longer to tokenize than its length explains (a tag of countless
+    /// attributes), and was read only up to there.
+    pub cut_short: bool,
 }
 
 /// Most `<link type>` links whose declared type is kept from one page.
@@ -153,18 +156,20 @@ fn without_fragment(href: &str) -> &str {
     }
 }
 
-struct LinkSink {
+struct LinkSink<'p> {
     collected: RefCell<Collected>,
     max_raw: usize,
     requisites: bool,
     /// `iframe srcdoc` documents this sink's document is nested in.
     srcdoc_depth: u8,
+    /// The tokenizer's time on the page, shared with its srcdoc documents.
+    pace: &'p Pace,
     /// The document is XML (XHTML as `application/xhtml+xml`, SVG): self-closed elements
     /// are closed.
     xml: bool,
 }
 
-impl LinkSink {
+impl LinkSink<'_> {
     /// Collects the attribute `name` of `tag` as a link; false when the tag has none.
     fn take_attr(&self, tag: &Tag, name: &str) -> bool {
         let Some(attr) = tag.attrs.iter().find(|a| &*a.name.local == name) else {
@@ -176,8 +181,9 @@ impl LinkSink {
 
     /// What this sink collects from `doc`, tokenized whole.
     fn read(self, doc: &str) -> Collected {
+        let pace = self.pace;
         let tokenizer = Tokenizer::new(self, TokenizerOpts::default());
-        feed_document(&tokenizer, doc);
+        feed_document(&tokenizer, doc, pace);
         // An element left open at the end of the document still had its text read.
         tokenizer.sink.finish_raw_text();
         tokenizer.sink.collected.into_inner()
@@ -278,7 +284,7 @@ impl LinkSink {
     }
 }
 
-impl TokenSink for LinkSink {
+impl TokenSink for LinkSink<'_> {
     type Handle = ();
 
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
@@ -353,6 +359,7 @@ pub fn extract_document(
     encoding: &'static encoding_rs::Encoding,
     xml: bool,
 ) -> Links {
+    let pace = Pace::default();
     let collected = LinkSink {
         collected: RefCell::new(Collected::default()),
         // Distinct hrefs, bounded so a page of a million anchors cannot exhaust memory; twice
@@ -360,6 +367,7 @@ pub fn extract_document(
         max_raw: max_links.saturating_mul(2).max(1024),
         requisites,
         srcdoc_depth: 0,
+        pace: &pace,
         xml,
     }
     .read(html);
@@ -376,6 +384,7 @@ pub fn extract_document(
         nofollow_for: collected.nofollow_for,
         referrer: collected.referrer,
         names_icon: collected.names_icon,
+        cut_short: pace.was_cut(),
         ..Links::default()
     };
     // Different hrefs can resolve to one URL (`a.html`, `./a.html`): kept once, in document

@@ -62,6 +62,25 @@ fn links_that_declare_a_type_not_archived_are_left() {
 }
 
 #[test]
+fn a_tag_of_countless_attributes_cuts_the_page_keeping_the_links_before_it() {
+    // html5ever tests each attribute against the ones before it: n² for n distinct ones.
+    let url = Url::parse("http://a.org/").unwrap();
+    let attrs: Vec<String> = (0..150_000).map(|i| format!("a{i}")).collect();
+    let page = capture(&format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=/before>b</a><b {}>x</b><a href=/after>a</a>",
+        attrs.join(" ")
+    ));
+    let rules = LinkRules {
+        max_decoded_size: 4 << 20,
+        ..rules(99)
+    };
+    let out = outlinks(&rules, &page, &url, true, false);
+    let got: Vec<&str> = out.links.iter().map(Url::path).collect();
+    assert_eq!(got, ["/before"]);
+    assert_eq!(out.faults, [FaultKind::ExtractionTimeCapped]);
+}
+
+#[test]
 fn pages_redirects_and_robots() {
     let url = Url::parse("http://a.org/d/").unwrap();
     let page = capture(

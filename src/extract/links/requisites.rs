@@ -71,7 +71,7 @@ fn runs(tag: &Tag) -> bool {
     }
 }
 
-impl LinkSink {
+impl LinkSink<'_> {
     /// At a `<style>` or a script the page runs: its text is gathered to be read at its end.
     pub(super) fn start_raw_text(&self, tag: &Tag) {
         let reading = match &*tag.name {
@@ -139,6 +139,7 @@ impl LinkSink {
             max_raw: self.max_raw,
             requisites: self.requisites,
             srcdoc_depth: self.srcdoc_depth + 1,
+            pace: self.pace,
             // A srcdoc document is HTML whatever its page is.
             xml: false,
         }
