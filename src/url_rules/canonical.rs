@@ -161,7 +161,7 @@ fn is_unreserved(b: u8) -> bool {
 
 /// Bytes that [`normalize_percent`] writes as `%XX`: printable ASCII that RFC 3986 allows
 /// nowhere in a path or query. (Space and controls are escaped by the WHATWG parser, and by
-/// `texting_robots` in robots.txt rules; `#` ends the query before we see it.)
+/// `frontier/robots_group.rs` in robots.txt rules; `#` ends the query before we see it.)
 fn is_escaped(b: u8) -> bool {
     matches!(
         b,
