@@ -76,7 +76,11 @@ pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<WgetrcCommandLine, String>
         };
         let setting = wgetrc_setting(&command)?;
         if let Some(off) = setting.off {
-            out.retain(|arg| !names_long(arg, &off));
+            let spellings = spellings(&off);
+            out.retain(|arg| {
+                !arg.to_str()
+                    .is_some_and(|a| spellings.iter().any(|s| s == a))
+            });
             turned_off.push(off);
         }
         for flag in setting.flags {
@@ -90,30 +94,21 @@ pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<WgetrcCommandLine, String>
     })
 }
 
-/// True when `arg` is the on/off flag `long` (`--ignore-robots`) by its long name, an alias or
-/// its short letter alone.
-fn names_long(arg: &OsString, long: &str) -> bool {
-    let Some(arg) = arg.to_str() else {
-        return false;
-    };
-    if arg == long {
-        return true;
-    }
+/// The ways an on/off flag (`--ignore-robots`) is written alone: its long name, its aliases,
+/// its short letter.
+fn spellings(long: &str) -> Vec<String> {
+    let mut all = vec![long.to_string()];
     let crawl = Cli::command();
-    let Some(flag) = crawl.find_subcommand("crawl").and_then(|c| {
+    let flag = crawl.find_subcommand("crawl").and_then(|c| {
         c.get_arguments()
             .find(|a| a.get_long() == long.strip_prefix("--"))
-    }) else {
-        return false;
-    };
-    match arg.strip_prefix("--") {
-        Some(name) => flag
-            .get_all_aliases()
-            .is_some_and(|all| all.contains(&name)),
-        None => flag
-            .get_short()
-            .is_some_and(|c| arg.strip_prefix('-') == Some(c.encode_utf8(&mut [0; 4]))),
+    });
+    if let Some(flag) = flag {
+        let aliases = flag.get_all_aliases().unwrap_or_default();
+        all.extend(aliases.into_iter().map(|a| format!("--{a}")));
+        all.extend(flag.get_short().map(|c| format!("-{c}")));
     }
+    all
 }
 
 /// The command-line arguments one wgetrc command stands for.

@@ -48,7 +48,8 @@ impl Pace {
     fn fed(&self, len: usize) {
         let read = self.read.get() + len as u64;
         self.read.set(read);
-        if read <= PIECE as u64 {
+        // A page of one piece never reads the clock; a longer one starts it after its first.
+        if read < PIECE as u64 {
             return;
         }
         let now = thread_cpu_time();
