@@ -13,85 +13,57 @@
 
 use memchr::memmem;
 
-/// One rule's pattern, split at its `*`s.
+/// One rule: where its pattern lies in the set's bytes, and what it says.
 #[derive(Debug)]
-struct Pattern {
-    /// The parts between the `*`s (runs of `*` count as one); the first must start the URL.
-    parts: Vec<Box<[u8]>>,
-    /// The pattern ended in `$`: the last part must end the URL.
+struct Rule {
+    /// The pattern without a final `$`, at `start..end` of [`RuleSet::bytes`].
+    start: u32,
+    end: u32,
+    /// The pattern ended in `$`: it must match to the URL's end.
     anchored: bool,
+    allow: bool,
 }
 
-impl Pattern {
-    fn new(pattern: &str) -> Pattern {
-        let (body, anchored) = match pattern.strip_suffix('$') {
-            Some(body) => (body, true),
-            None => (pattern, false),
-        };
-        let mut parts: Vec<Box<[u8]>> = Vec::new();
-        for (i, part) in body.split('*').enumerate() {
-            // Between two `*`s an empty part says nothing; the first one (a leading `*`)
-            // says the URL may start anywhere.
-            if i == 0 || !part.is_empty() {
-                parts.push(part.as_bytes().into());
-            }
-        }
-        // A trailing `*` before `$` (`/a*$`): the URL may end anywhere.
-        if anchored && body.ends_with('*') {
-            parts.push(Box::default());
-        }
-        Pattern { parts, anchored }
-    }
-
-    fn matches(&self, url: &[u8]) -> bool {
-        let (first, rest) = self
-            .parts
-            .split_first()
-            .expect("a pattern has a first part");
-        if !url.starts_with(first) {
-            return false;
-        }
-        let mut at = first.len();
-        if rest.is_empty() {
-            return !self.anchored || at == url.len();
-        }
-        let (last, middle) = rest.split_last().expect("not empty");
-        for part in middle {
-            match memmem::find(&url[at..], part) {
-                Some(i) => at += i + part.len(),
-                None => return false,
-            }
-        }
-        match self.anchored {
-            // The leftmost place of each middle part leaves the most room for the last one.
-            true => url.len() - at >= last.len() && url.ends_with(last),
-            false => memmem::find(&url[at..], last).is_some(),
-        }
-    }
-}
-
-/// The rules of one group, longest pattern first.
+/// The rules of one group, longest pattern first. Their patterns lie end to end in one
+/// buffer, 12 bytes of rule beside each: a host's rules hold about its file's size, which
+/// rules kept in a crawl for every host it met must (a vector of parts per rule came to an
+/// estimated ~170 bytes a rule, 3.4 MB for the hostile file of 20,000 rules).
 #[derive(Debug, Default)]
 pub struct RuleSet {
-    /// (pattern, allow), by the pattern's length as written, longest first, `Allow` first
-    /// among equals.
-    rules: Vec<(Pattern, bool)>,
+    bytes: Box<[u8]>,
+    /// By the pattern's length as written, longest first, `Allow` first among equals.
+    rules: Box<[Rule]>,
 }
 
 impl RuleSet {
     /// Compiles `(allow, pattern)` rules; empty patterns match nothing and are left out.
     pub fn new(rules: impl IntoIterator<Item = (bool, String)>) -> RuleSet {
-        let mut sorted: Vec<(usize, bool, String)> = rules
+        let mut sorted: Vec<(bool, String)> = rules
             .into_iter()
             .filter(|(_, pattern)| !pattern.is_empty())
-            .map(|(allow, pattern)| (pattern.len(), allow, pattern))
             .collect();
-        sorted.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        sorted.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(b.0.cmp(&a.0)));
+        let mut bytes = Vec::with_capacity(sorted.iter().map(|(_, p)| p.len()).sum());
+        let rules = sorted
+            .iter()
+            .map(|(allow, pattern)| {
+                let (body, anchored) = match pattern.strip_suffix('$') {
+                    Some(body) => (body, true),
+                    None => (pattern.as_str(), false),
+                };
+                let start = bytes.len() as u32;
+                bytes.extend_from_slice(body.as_bytes());
+                Rule {
+                    start,
+                    end: bytes.len() as u32,
+                    anchored,
+                    allow: *allow,
+                }
+            })
+            .collect();
         RuleSet {
-            rules: sorted
-                .into_iter()
-                .map(|(_, allow, pattern)| (Pattern::new(&pattern), allow))
-                .collect(),
+            bytes: bytes.into_boxed_slice(),
+            rules,
         }
     }
 
@@ -102,8 +74,41 @@ impl RuleSet {
         }
         self.rules
             .iter()
-            .find(|(pattern, _)| pattern.matches(path.as_bytes()))
-            .is_none_or(|(_, allow)| *allow)
+            .find(|r| {
+                let body = &self.bytes[r.start as usize..r.end as usize];
+                matches(body, r.anchored, path.as_bytes())
+            })
+            .is_none_or(|r| r.allow)
+    }
+}
+
+/// True when the pattern `body` (its final `$`, if any, taken off as `anchored`) matches
+/// `url`: the part before its first `*` starts the URL, each later part follows the one
+/// before, and when anchored the last part ends it. Taking each middle part at its leftmost
+/// place leaves the most room for the rest.
+fn matches(body: &[u8], anchored: bool, url: &[u8]) -> bool {
+    let Some(last_star) = memchr::memrchr(b'*', body) else {
+        return match anchored {
+            true => url == body,
+            false => url.starts_with(body),
+        };
+    };
+    let (init, last) = (&body[..last_star], &body[last_star + 1..]);
+    let mut parts = init.split(|&b| b == b'*');
+    let first = parts.next().unwrap_or_default();
+    if !url.starts_with(first) {
+        return false;
+    }
+    let mut at = first.len();
+    for part in parts {
+        match memmem::find(&url[at..], part) {
+            Some(i) => at += i + part.len(),
+            None => return false,
+        }
+    }
+    match anchored {
+        true => url.len() - at >= last.len() && url.ends_with(last),
+        false => memmem::find(&url[at..], last).is_some(),
     }
 }
 
@@ -148,12 +153,21 @@ mod tests {
             ("/x*yy$", &["/xyy", "/xyyy", "/xayyb/yy"], &["/xy"]),
         ];
         for (pattern, matched, not) in cases {
-            let p = Pattern::new(pattern);
+            let (body, anchored) = match pattern.strip_suffix('$') {
+                Some(body) => (body, true),
+                None => (*pattern, false),
+            };
             for url in *matched {
-                assert!(p.matches(url.as_bytes()), "{pattern} {url}");
+                assert!(
+                    matches(body.as_bytes(), anchored, url.as_bytes()),
+                    "{pattern} {url}"
+                );
             }
             for url in *not {
-                assert!(!p.matches(url.as_bytes()), "{pattern} {url}");
+                assert!(
+                    !matches(body.as_bytes(), anchored, url.as_bytes()),
+                    "{pattern} {url}"
+                );
             }
         }
     }
@@ -182,6 +196,7 @@ mod tests {
     fn twenty_thousand_anchored_patterns_take_little_room() {
         let rules = (0..20_000).map(|i| (false, format!("/q{i}*z*y*x$")));
         let r = RuleSet::new(rules);
+        assert!(r.bytes.len() < 20_000 * 16 && r.rules.len() == 20_000);
         assert!(!r.allows("/q19999/z/y/x"));
         assert!(r.allows("/q19999/z/y/x/"));
         assert!(r.allows("/p/1/a1b.html"));
