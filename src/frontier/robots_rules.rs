@@ -258,6 +258,54 @@ mod tests {
     }
 
     #[test]
+    fn answers_as_texting_robots_did_on_random_rules() {
+        // Patterns and paths from a small alphabet, so that they often match: wildcards
+        // anywhere, `$` at the end only (inside a pattern the two differ on purpose).
+        use texting_robots::Robot;
+        let mut rng = fastrand::Rng::with_seed(9309);
+        let text = |rng: &mut fastrand::Rng, stars: bool| -> String {
+            let alphabet: &[char] = if stars {
+                &['a', 'b', '/', '.', '*', '?', '=']
+            } else {
+                &['a', 'b', '/', '.', '?', '=']
+            };
+            let len = rng.usize(0..7);
+            let body: String = (0..len)
+                .map(|_| alphabet[rng.usize(..alphabet.len())])
+                .collect();
+            format!("/{body}")
+        };
+        let (mut compared, mut refused) = (0, 0);
+        for _ in 0..400 {
+            let mut body = String::from("User-agent: *\n");
+            for _ in 0..rng.usize(1..6) {
+                let key = if rng.bool() { "Allow" } else { "Disallow" };
+                let mut pattern = text(&mut rng, true);
+                if rng.u8(..4) == 0 {
+                    pattern.push('$');
+                }
+                body.push_str(&format!("{key}: {pattern}\n"));
+            }
+            let rules = RobotsRules::parse("trawl", body.as_bytes());
+            let robot = Robot::new("trawl", body.as_bytes()).unwrap();
+            for _ in 0..25 {
+                let url = format!("http://a.org{}", text(&mut rng, false));
+                let Ok(url) = url::Url::parse(&url) else {
+                    continue;
+                };
+                assert_eq!(
+                    rules.allows(url.as_str()),
+                    robot.allowed(url.as_str()),
+                    "{url} in\n{body}"
+                );
+                compared += 1;
+                refused += usize::from(!robot.allowed(url.as_str()));
+            }
+        }
+        assert!(compared > 9_000 && refused > 1_000, "{compared} {refused}");
+    }
+
+    #[test]
     fn a_user_agent_value_is_read_as_its_product_token() {
         let body = b"User-agent: *\nDisallow: /all\n\nUser-Agent: Trawl/0.1.0 (+https://x)\r\nDisallow: /versioned\n\nuser-agent:trawl_bot/2\rDisallow: /other\r";
         let rules = RobotsRules::parse("trawl", body);
