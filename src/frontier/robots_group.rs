@@ -93,22 +93,17 @@ pub fn group_for(agent: &str, body: &[u8]) -> Group {
             }
         }
     }
-    let delay = ours
-        .iter()
-        .find_map(|l| match l {
-            Line::Delay(d) => Some(*d),
-            _ => None,
-        })
-        .or_else(|| {
-            lines
-                .iter()
-                .take_while(|l| !matches!(l, Line::Agent(_)))
-                .filter_map(|l| match l {
-                    Line::Delay(d) => Some(*d),
-                    _ => None,
-                })
-                .last()
-        });
+    let delay_of = |l: &Line<'_>| match l {
+        Line::Delay(d) => Some(*d),
+        _ => None,
+    };
+    let delay = ours.iter().find_map(delay_of).or_else(|| {
+        lines
+            .iter()
+            .take_while(|l| !matches!(l, Line::Agent(_)))
+            .filter_map(delay_of)
+            .last()
+    });
     let rules = ours
         .iter()
         .filter_map(|l| match l {
