@@ -89,7 +89,7 @@ impl CookieJar {
         if inner.sites.is_empty() {
             return None;
         }
-        let mut matched = inner.sites.get(&site_of(url)?)?.matches(url);
+        let mut matched = inner.sites.get(site_of(url)?)?.matches(url);
         if matched.is_empty() {
             return None;
         }
@@ -169,14 +169,26 @@ impl Inner {
     /// The store of `url`'s site, made if it has none.
     fn site_mut(&mut self, url: &Url) -> &mut CookieStore {
         let site = site_of(url).unwrap_or_default();
-        self.sites.entry(site).or_default()
+        if !self.sites.contains_key(site) {
+            self.sites.insert(site.to_string(), CookieStore::default());
+        }
+        self.sites.get_mut(site).expect("inserted above")
     }
 
-    /// Every site's unexpired cookies, in the cookies.txt format, sites in name order.
+    /// Every site's unexpired cookies, in the cookies.txt format, in the order of their
+    /// domain, path and name (the stores keep no order), so the same jar is the same file.
     fn cookies_txt(&self) -> String {
-        let mut sites: Vec<(&String, &CookieStore)> = self.sites.iter().collect();
-        sites.sort_unstable_by_key(|(site, _)| *site);
-        cookies_txt::write(sites.into_iter().flat_map(|(_, s)| s.iter_unexpired()))
+        let mut cookies: Vec<(String, String, &Cookie<'static>)> = self
+            .sites
+            .values()
+            .flat_map(|store| store.iter_unexpired())
+            .map(|c| {
+                let domain = c.domain.as_cow().unwrap_or_default().into_owned();
+                (domain, String::from(&c.path), c)
+            })
+            .collect();
+        cookies.sort_unstable_by(|a, b| (&a.0, &a.1, a.2.name()).cmp(&(&b.0, &b.1, b.2.name())));
+        cookies_txt::write(cookies.into_iter().map(|(_, _, c)| c))
     }
 
     fn store_one(&mut self, cookie: Cookie<'static>, url: &Url) {
@@ -219,13 +231,13 @@ impl Inner {
 
 /// The site whose store holds the cookies `url` may be sent or set: its host's registrable
 /// domain, or the host itself when it has none (an IP address, `localhost`, a public suffix).
-fn site_of(url: &Url) -> Option<String> {
+/// Borrowed from the URL, whose host the `url` crate has already lower-cased: asked once per
+/// request.
+fn site_of(url: &Url) -> Option<&str> {
+    let host = url.host_str()?.trim_end_matches('.');
     match url.host()? {
-        url::Host::Domain(name) => {
-            let name = name.trim_end_matches('.');
-            Some(psl::domain_str(name).unwrap_or(name).to_ascii_lowercase())
-        }
-        ip => Some(ip.to_string()),
+        url::Host::Domain(_) => Some(psl::domain_str(host).unwrap_or(host)),
+        _ => Some(host),
     }
 }
 
