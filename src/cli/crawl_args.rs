@@ -48,7 +48,8 @@ Re-using an output directory:
                   the earlier crawls become revisit records
       --fresh     the saved state is discarded and the crawl starts over (WARCs kept)
 
-Durations need a unit: 500ms, 2s, 1m 30s, 1h (wget's --wait takes bare seconds). Sizes: 20MiB, 1GB, 65536 (bytes).
+Durations need a unit: 500ms, 2s, 1m 30s, 1h (wget's --wait takes bare seconds).
+Sizes: 20MiB, 1GB, 65536 (bytes); one letter counts in 1024s as in wget (500k, 2M, 1G).
 
 Exit codes:
   0    finished: all queued URLs done, or a page/byte target reached

@@ -210,9 +210,9 @@ pub struct Connector<'a> {
 }
 
 /// Resolves, checks the addresses against the SSRF guard, connects (racing the allowed
-/// addresses as browsers do, `happy_eyeballs.rs`, or through `--proxy`) and does the TLS handshake for https, over a
-/// recording stream. The connection is returned idle; [`Connection::activate`] starts HTTP on
-/// it.
+/// addresses as browsers do, `happy_eyeballs.rs`, or through `--proxy`) and does the TLS
+/// handshake for https, over a recording stream. The connection is returned idle;
+/// [`Connection::activate`] starts HTTP on it.
 pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchError> {
     let Some(proxy) = c.proxy else {
         let allowed = allowed_addresses(url, c, c.dns.resolve(url).await?)?;

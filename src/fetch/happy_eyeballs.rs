@@ -4,8 +4,8 @@
 //! comes first; the first connection made wins and the other attempts are dropped; at most 16
 //! addresses of a name are tried. A host whose IPv6 (or first) address swallows connection
 //! attempts then costs a quarter second, where trying the addresses in turn cost the whole
-//! connect timeout for every new connection. Written here rather than taken from hyper-util's `HttpConnector` (which races
-//! two families the same way) because that connector resolves names itself and divides the
+//! connect timeout for every new connection. Written here rather than taken from hyper-util's
+//! `HttpConnector` (which races two families the same way) because that connector resolves names itself and divides the
 //! connect timeout among the addresses, where trawl connects only to the addresses the
 //! address guard allowed and gives each attempt the whole timeout.
 

@@ -59,8 +59,8 @@ pub struct Tape {
     /// otherwise grow the tape until the fetch times out.
     pub head_limit: Option<usize>,
     /// The most the tape can come to for this response (its head, the body up to its declared
-    /// length or cap, and a last read past it): when the received bytes outgrow their room, the room grows to
-    /// this at once, not by doubling (see [`SharedTape::reserve_body`]).
+    /// length or cap, and a last read past it): when the received bytes outgrow their room,
+    /// the room grows to this at once, not by doubling (see [`SharedTape::reserve_body`]).
     pub planned: usize,
     /// How many of the received bytes the reader (hyper) has been handed; the rest were read
     /// from the socket ahead of it.

@@ -17,7 +17,8 @@
 //! | a new name's lookup and its group (`--politeness ip`) | `group_membership.rs` |
 //! | sitemaps: discovery, nesting, once per run | `sitemaps.rs` |
 //! | what the live console sees and changes: hosts, delay, releasing a job | `operator.rs` |
-//! | robots.txt: its lines and our group / rules matched / the two together / state machine | `robots_group.rs` / `robots_match.rs` / `robots_rules.rs` / `robots_state.rs` |
+//! | robots.txt: our group of its lines / rules matched | `robots_group.rs` / `robots_match.rs` |
+//! | robots.txt rules of an origin / state machine | `robots_rules.rs` / `robots_state.rs` |
 //! | jobs, candidates, "what next?" | `job.rs` |
 //! | what finished jobs change: completion, retries, robots.txt results, drops | `outcomes.rs` |
 //! | restore, checkpoint, replay's take-out | `persistence.rs` over `storage.rs` (the seam) |
