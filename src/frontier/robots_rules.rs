@@ -90,7 +90,10 @@ pub fn parsed_part(body: &[u8]) -> &[u8] {
 ///   `url_rules::canonical`), so that
 ///   `Disallow: /wiki/Sp%c3%a9cial` or `/%7Euser` matches the URLs it names, as RFC 9309
 ///   section 2.2.2 compares them (decoded unreserved octets, the rest as escapes).
-fn lines_as_matched(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+///
+/// Public for the robots fuzz target, which hands the same text to its oracle.
+#[doc(hidden)]
+pub fn lines_as_matched(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let mut out: Option<Vec<u8>> = None;
     let mut start = 0;
     for line in body.split(|&b| b == b'\n' || b == b'\r') {
