@@ -118,7 +118,7 @@ fn main() {
                 tls: None,
                 date,
                 request,
-                response: std::mem::take(&mut response),
+                response: std::mem::take(&mut response).into(),
                 interim: Vec::new(),
                 truncated: None,
             };
@@ -138,7 +138,7 @@ fn main() {
                     links += trawl::extract::extract_links(text, &url, 5000).urls.len();
                 }
             }
-            response = exchange.response;
+            response = exchange.response.into_vec();
         }
     }
     out.flush().unwrap();

@@ -141,6 +141,7 @@ fn trawl_fetcher() -> Fetcher {
         dns_records: false,
         login: None,
         rate: None,
+        spool: None,
     })
     .with_cookies(jar)
 }
@@ -160,7 +161,7 @@ async fn trawl_exchange(
         })
         .await;
     let fetched = fetched.expect("the benchmark web answers");
-    (fetched.capture.exchange.response, conn)
+    (fetched.capture.exchange.response.into_vec(), conn)
 }
 
 fn main() {

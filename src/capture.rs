@@ -6,16 +6,19 @@
 //! again and a replayed capture is judged exactly as a live one.
 
 use crate::exchange::Exchange;
+use crate::http_message::chunked::{dechunk, dechunk_into};
 use crate::http_message::sniff;
 use crate::http_message::ResponseHead;
+use crate::spool::Spooled;
 
 /// Where the payload is: the body as recorded, or a de-chunked copy of it.
 #[derive(Debug)]
 enum Payload {
     /// `exchange.response[head.len..]`: no transfer coding.
     Body,
-    /// The chunked body with its framing removed.
-    Dechunked(Vec<u8>),
+    /// The chunked body with its framing removed (in a spool file of its own when the
+    /// response is in one).
+    Dechunked(Spooled),
 }
 
 /// An exchange with its parsed head and payload.
@@ -35,7 +38,7 @@ impl Capture {
     /// A capture of `exchange`, whose response starts with `head`.
     pub fn new(exchange: Exchange, head: ResponseHead) -> Self {
         let payload = if head.is_chunked() {
-            Payload::Dechunked(head.payload(&exchange.response).into_owned())
+            Payload::Dechunked(dechunked(&exchange.response, head.len))
         } else {
             Payload::Body
         };
@@ -93,10 +96,35 @@ impl Capture {
         self.exchange.response.len().saturating_sub(self.head.len)
     }
 
+    /// Lets go of the pages of a long response's spool files that reading it brought into the
+    /// process (`Spooled::release_pages`); its bytes read back from the files when needed.
+    pub fn release_pages(&self) {
+        self.exchange.response.release_pages();
+        if let Payload::Dechunked(payload) = &self.payload {
+            payload.release_pages();
+        }
+    }
+
     /// True when the response was received whole.
     pub fn is_complete(&self) -> bool {
         self.exchange.truncated.is_none()
     }
+}
+
+/// The chunk data of the body of `response`, whose head is `head_len` bytes long: into a spool
+/// file when the response is in one, so a long chunked body is not held in memory once more.
+fn dechunked(response: &Spooled, head_len: usize) -> Spooled {
+    let body = &response[head_len.min(response.len())..];
+    if let Some(Ok(mut spool)) = response.spool_dir().map(|dir| dir.create()) {
+        let mut written = true;
+        dechunk_into(body, |piece| {
+            written = written && spool.append(piece).is_ok()
+        });
+        if let (true, Ok(payload)) = (written, spool.finish()) {
+            return payload;
+        }
+    }
+    Spooled::Memory(dechunk(body).data)
 }
 
 #[cfg(test)]
@@ -111,7 +139,7 @@ mod tests {
             tls: None,
             date: std::time::SystemTime::UNIX_EPOCH,
             request: Vec::new(),
-            response: response.to_vec(),
+            response: response.to_vec().into(),
             truncated: None,
             interim: Vec::new(),
         };

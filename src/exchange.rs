@@ -7,6 +7,8 @@
 use std::net::IpAddr;
 use std::time::SystemTime;
 
+use crate::spool::Spooled;
+
 /// Why a captured response is shorter than what the server meant to send.
 /// The names are the WARC-Truncated values of WARC 1.1 section 5.13.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +65,9 @@ pub struct Exchange {
     /// Request bytes exactly as sent.
     pub request: Vec<u8>,
     /// Response bytes exactly as received: status line, headers, body as transferred. This is
-    /// the final response; any 1xx interim responses before it are in `interim`.
-    pub response: Vec<u8>,
+    /// the final response; any 1xx interim responses before it are in `interim`. A long body's
+    /// are read from its spool file (`spool.rs`).
+    pub response: Spooled,
     /// The 1xx interim responses (100 Continue, 103 Early Hints) received before the final
     /// response, exactly as received; usually empty.
     pub interim: Vec<u8>,

@@ -92,6 +92,8 @@ fault_kinds! {
     /// The page took far longer to tokenize than its length explains, such as a tag of
     /// countless attributes (archived; links from the part read before).
     ExtractionTimeCapped => "extraction_time_capped",
+    /// A long body's spool file could not be read back (a disk failure; `spool.rs`).
+    SpoolFile => "spool_file",
 }
 
 impl fmt::Display for FaultKind {

@@ -17,6 +17,7 @@
 //! | [`crawl_db`] | the embedded database (redb): the frontier's storage, saved counters |
 //! | [`fetch`] | connections, TLS, DNS, the byte recorder; produces a `capture::Capture` |
 //! | `capture` / [`exchange`] | one capture: recorded bytes, parsed head, payload |
+//! | [`spool`] | bytes too many for memory (long bodies, their records) in unnamed files |
 //! | `fault` | the kinds of fault the report counts |
 //! | [`http_message`] | reading recorded HTTP messages (head, media type, chunked, coding) |
 //! | `chain` | the processor chain's stages, one file each |
@@ -60,6 +61,7 @@ pub mod redis_crawl;
 pub(crate) mod report;
 pub mod search;
 pub(crate) mod seeds;
+pub mod spool;
 pub mod url_rules;
 pub(crate) mod wacz;
 pub mod warc;

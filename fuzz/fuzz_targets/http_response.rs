@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         tls: None,
         date: UNIX_EPOCH,
         request: b"GET / HTTP/1.1\r\n\r\n".to_vec(),
-        response: data.to_vec(),
+        response: data.to_vec().into(),
         truncated: None,
         interim: Vec::new(),
     };

@@ -17,6 +17,7 @@ use crate::exchange::DnsLookup;
 use crate::record::{
     dns_record, exchange_records_as, gzip_member, metadata_record, Original, ResponseForm,
 };
+use crate::spool::Spooled;
 
 /// The stage's options.
 #[derive(Debug, Clone, Copy)]
@@ -41,17 +42,17 @@ pub struct PageFacts<'a> {
 /// The records of one capture.
 #[derive(Debug)]
 pub struct BuiltRecords {
-    /// One gzip member per record, in file order.
-    pub members: Vec<Vec<u8>>,
+    /// One gzip member per record, in file order (a long response's in its spool file).
+    pub members: Vec<Spooled>,
     /// WARC-Record-ID of the response (or revisit) record.
     pub response_id: String,
 }
 
 /// The `dns:` records of name resolutions (`--dns-records`), one gzip member each.
-pub fn build_dns_records(options: RecordOptions, lookups: &[DnsLookup]) -> Vec<Vec<u8>> {
+pub fn build_dns_records(options: RecordOptions, lookups: &[DnsLookup]) -> Vec<Spooled> {
     lookups
         .iter()
-        .map(|lookup| gzip_member(&dns_record(lookup).bytes, options.gzip_level))
+        .map(|lookup| gzip_member(&dns_record(lookup).bytes, options.gzip_level).into())
         .collect()
 }
 
@@ -75,8 +76,8 @@ pub fn build_records(
     let identified = capture.identified_type();
     let (request, response) = exchange_records_as(ex, Some(payload_digest), identified, form);
     let level = options.gzip_level;
-    let (response_id, response_member) = response.into_member(level);
-    let mut members = vec![gzip_member(&request.bytes, level), response_member];
+    let (response_id, response_member) = response.into_member(level, ex.response.spool_dir());
+    let mut members = vec![gzip_member(&request.bytes, level).into(), response_member];
     if !ex.interim.is_empty() {
         let meta = metadata_record(
             &ex.target_uri,
@@ -84,7 +85,7 @@ pub fn build_records(
             &response_id,
             &interim_fields(&ex.interim),
         );
-        members.push(gzip_member(&meta.bytes, level));
+        members.push(gzip_member(&meta.bytes, level).into());
     }
     if let (true, Some(facts)) = (options.metadata_records, page) {
         let mut fields: Vec<(&str, String)> = vec![
@@ -93,7 +94,7 @@ pub fn build_records(
         ];
         fields.extend(facts.links.iter().map(|l| ("outlink", l.to_string())));
         let meta = metadata_record(&ex.target_uri, ex.date, &response_id, &fields);
-        members.push(gzip_member(&meta.bytes, level));
+        members.push(gzip_member(&meta.bytes, level).into());
     }
     BuiltRecords {
         members,

@@ -5,6 +5,7 @@
 
 use tokio::sync::mpsc;
 
+use crate::spool::Spooled;
 use crate::warc::{Batch, Producers};
 
 /// The writer is gone (it stopped at an output error): the crawl must stop.
@@ -17,7 +18,7 @@ pub struct OutputClosed;
 pub async fn write(
     writer: &mpsc::Sender<Batch>,
     producers: &Producers,
-    members: Vec<Vec<u8>>,
+    members: Vec<Spooled>,
 ) -> Result<(), OutputClosed> {
     let (batch, written) = Batch::acknowledged(members);
     writer.send(batch).await.map_err(|_| OutputClosed)?;

@@ -167,6 +167,11 @@ pub struct WgetArgs {
     #[arg(long)]
     pub https_only: bool,
 
+    /// wget's --warc-tempdir: where long bodies and their records are spooled while they are
+    /// recorded, in unnamed files (--out by default).
+    #[arg(long, value_name = "DIR")]
+    pub warc_tempdir: Option<std::path::PathBuf>,
+
     /// wget's flags for how each request is made.
     #[command(flatten)]
     pub requests: WgetRequests,
@@ -197,6 +202,8 @@ pub struct WgetOnly {
     pub dns_timeout: Option<Duration>,
     /// `--auth-no-challenge`.
     pub auth_no_challenge: bool,
+    /// `--warc-tempdir`.
+    pub spool_dir: Option<std::path::PathBuf>,
 }
 
 impl WgetArgs {
@@ -250,6 +257,7 @@ impl WgetArgs {
             families: self.requests.families(),
             dns_timeout: self.requests.dns_timeout.filter(|t| !t.is_zero()),
             auth_no_challenge: self.requests.auth_no_challenge,
+            spool_dir: self.warc_tempdir,
         })
     }
 }

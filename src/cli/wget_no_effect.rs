@@ -86,10 +86,9 @@ pub struct WgetNoEffect {
     )]
     pub already_so: u8,
 
-    /// wget's --warc-tempdir (trawl writes its WARC files straight into --out) and
-    /// --hsts-file (no HSTS database is kept).
-    #[arg(long, visible_alias = "hsts-file", value_name = "PATH")]
-    pub warc_tempdir: Option<String>,
+    /// wget's --hsts-file (no HSTS database is kept).
+    #[arg(long, value_name = "PATH")]
+    pub hsts_file: Option<String>,
 
     /// wget's --regex-type (posix or pcre): --accept-regex and --reject-regex are read with
     /// Rust's regex syntax, which takes POSIX's extended expressions and classes too.

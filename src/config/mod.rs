@@ -106,6 +106,12 @@ impl Config {
             .fold_into(&mut args)
             .map_err(bad)?;
         nonzero::check(&args).map_err(bad)?;
+        if let Some(dir) = wget.spool_dir.as_ref().filter(|d| !d.is_dir()) {
+            return Err(bad(format!(
+                "--warc-tempdir {}: no such directory",
+                dir.display()
+            )));
+        }
         if let Some(finished) = &args.finished_dir {
             let same = std::path::absolute(finished).ok() == std::path::absolute(&args.out).ok();
             if same {
@@ -233,6 +239,11 @@ impl Config {
                 rate: args
                     .limit_rate
                     .map(|r| std::sync::Arc::new(RateLimit::new(r))),
+                // Long bodies go on in unnamed files beside the WARCs (where the disk guard
+                // watches the free space), or where wget's --warc-tempdir says.
+                spool: Some(crate::spool::SpoolDir::new(
+                    wget.spool_dir.clone().unwrap_or_else(|| args.out.clone()),
+                )),
             },
             frontier: FrontierConfig {
                 delay: args.delay,

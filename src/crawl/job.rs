@@ -334,8 +334,12 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     let bytes_saved = seen.bytes_saved(&capture);
     let media = capture.head.media_type();
     // The response's bytes are let go before the wait for the writer (only a sitemap's are
-    // read again): a job that waits holds its gzip members, not the page as well.
+    // read again, and a long one's pages, read into the process by its digests, are let go
+    // from its spool file): a job that waits holds its gzip members, not the page as well.
     let capture = sitemap.then_some(capture);
+    if let Some(capture) = &capture {
+        capture.release_pages();
+    }
     // The job counts as done only once its records are in the file (replay relies on it).
     if write(&ctx.writer, &ctx.producers, built.members)
         .await

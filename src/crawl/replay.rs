@@ -219,7 +219,7 @@ fn capture_of(record: StoredRecord) -> Option<Capture> {
         truncated: record
             .header("WARC-Truncated")
             .map(Truncation::from_warc_value),
-        response: record.block,
+        response: record.block.into(),
     };
     Some(Capture::new(exchange, head))
 }

@@ -63,12 +63,15 @@ pub fn parse_sitemap(body: &[u8]) -> Sitemap {
     } else {
         body
     };
-    let text = String::from_utf8_lossy(bytes);
-    let start = text.trim_start_matches('\u{feff}').trim_start();
-    if start.starts_with('<') {
-        read_xml(Reader::from_str(start), &mut out);
+    // Read where it lies, not as text made of the whole of it: a body that is not text (a
+    // server that answers every path with one large file) would be copied, each byte that is
+    // not UTF-8 growing to three.
+    let start = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = start.trim_ascii_start();
+    if start.starts_with(b"<") {
+        read_xml(Reader::from_reader(start), &mut out);
     } else {
-        read_lines(start, &mut out);
+        read_lines_from(start, &mut out);
     }
     out
 }

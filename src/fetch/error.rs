@@ -57,6 +57,9 @@ pub enum FetchError {
         /// Details.
         detail: String,
     },
+    /// A long body's spool file could not be read back.
+    #[error("spool file: {0}")]
+    Spool(String),
     /// The connection closed or reset before the response head was complete.
     #[error("disconnected ({kind}): {detail}")]
     Disconnected {
@@ -78,6 +81,7 @@ impl FetchError {
             | FetchError::Protocol { kind, .. }
             | FetchError::Disconnected { kind, .. } => *kind,
             FetchError::Timeout(_) => FaultKind::Timeout,
+            FetchError::Spool(_) => FaultKind::SpoolFile,
         }
     }
 
@@ -85,7 +89,10 @@ impl FetchError {
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
-            FetchError::Connect { .. } | FetchError::Timeout(_) | FetchError::Disconnected { .. }
+            FetchError::Connect { .. }
+                | FetchError::Timeout(_)
+                | FetchError::Disconnected { .. }
+                | FetchError::Spool(_)
         )
     }
 

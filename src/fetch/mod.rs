@@ -38,6 +38,7 @@ use crate::capture::Capture;
 use crate::exchange::{Exchange, Truncation};
 use crate::fault::FaultKind;
 use crate::http_message::{message_length, parse_final_head, sniff, ResponseHead};
+use crate::spool::Spooled;
 pub use address_guard::{AddressClass, AddressGuard};
 pub use connection::{has_origin, origin_key, Connection};
 pub use cookie_jar::CookieJar;
@@ -292,13 +293,20 @@ impl Fetcher {
             BodyPlan::Identify { max_body } => (max_body, true),
             BodyPlan::Skip => {
                 drop(response);
-                let tape = conn.tape.take();
-                let exchange = self.exchange(url, &conn, date, (tape, interim), None);
+                let (sent, received) = match recorded(conn.tape.take()) {
+                    Ok(bytes) => bytes,
+                    Err(e) => return (Err(e), None),
+                };
+                let exchange = self.exchange(url, &conn, date, (sent, received, interim), None);
                 return (Ok(fetched(Capture::new(exchange, head), None)), None);
             }
         };
-        conn.tape
-            .reserve_body(interim + head.len, head.content_length(), max_body);
+        conn.tape.reserve_body(
+            interim + head.len,
+            head.content_length(),
+            max_body,
+            self.options.spool.as_ref(),
+        );
         let mut body = response.into_body();
         let mut received: u64 = 0;
         let mut truncated = None;
@@ -369,7 +377,10 @@ impl Fetcher {
         // Bytes read past the end of the response, which hyper was never handed (the recorder
         // reads ahead of it), poison the connection like bytes hyper read past it.
         let read_ahead = conn.tape.read_ahead();
-        let mut tape = conn.tape.take();
+        let (sent, mut received) = match recorded(conn.tape.take()) {
+            Ok(bytes) => bytes,
+            Err(e) => return (Err(e), None),
+        };
         // The final response starts after the interim ones; offsets in `head` count from there.
         let mut reusable = truncated.is_none()
             && declared_end.is_none()
@@ -381,18 +392,18 @@ impl Fetcher {
             // hyper may have read past the cap; store exactly head + cap bytes as transferred.
             let limit = (interim + head.len)
                 .saturating_add(usize::try_from(max_body).unwrap_or(usize::MAX));
-            tape.received.truncate(limit);
+            received.truncate(limit);
         } else if truncated.is_none() {
             // Bytes after the end of this message (a body longer than its Content-Length, or
             // garbage) are not part of this response, and poison the connection.
-            if let Some(len) = message_length(&head, &tape.received[interim..]) {
-                if tape.received.len() > interim + len {
-                    tape.received.truncate(interim + len);
+            if let Some(len) = message_length(&head, &received[interim..]) {
+                if received.len() > interim + len {
+                    received.truncate(interim + len);
                     reusable = false;
                 }
             }
         }
-        let exchange = self.exchange(url, &conn, date, (tape, interim), truncated);
+        let exchange = self.exchange(url, &conn, date, (sent, received, interim), truncated);
         let keep = match reusable {
             true => conn.park(sender).await,
             false => None,
@@ -400,26 +411,25 @@ impl Fetcher {
         (Ok(fetched(Capture::new(exchange, head), body_fault)), keep)
     }
 
-    /// The exchange recorded on `tape`, whose first `interim` received bytes are 1xx interim
-    /// responses.
+    /// The exchange of the bytes `sent` and `received`, whose first `interim` received bytes
+    /// are 1xx interim responses.
     fn exchange(
         &self,
         url: &Url,
         conn: &Connection,
         date: SystemTime,
-        (tape, interim): (recorder::Tape, usize),
+        (sent, mut response, interim): (Vec<u8>, Spooled, usize),
         truncated: Option<Truncation>,
     ) -> Exchange {
-        let mut response = tape.received;
-        let interim: Vec<u8> = response.drain(..interim.min(response.len())).collect();
+        let interim = response.split_front(interim);
         Exchange {
             target_uri: url.as_str().to_string(),
             ip: conn.ip,
             tls: conn.tls,
             date,
             request: match conn.absolute_form {
-                true => proxy::origin_form(&tape.sent),
-                false => tape.sent,
+                true => proxy::origin_form(&sent),
+                false => sent,
             },
             response,
             interim,
@@ -435,6 +445,16 @@ impl Fetcher {
             max_headers: self.options.max_headers,
         }
     }
+}
+
+/// The bytes a tape recorded: sent, and received (a long body's mapped from its spool file).
+fn recorded(tape: recorder::Tape) -> Result<(Vec<u8>, Spooled), FetchError> {
+    let mut tape = tape;
+    let sent = std::mem::take(&mut tape.sent);
+    let received = tape
+        .into_received()
+        .map_err(|e| FetchError::Spool(e.to_string()))?;
+    Ok((sent, received))
 }
 
 /// Most 1xx interim responses accepted before the final response.

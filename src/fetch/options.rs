@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::dns::{Dns, Families};
 use super::{pins, proxy, rate_limit, tls, AddressGuard, SiteLogin};
+use crate::spool::SpoolDir;
 
 /// Limits and identity for every fetch.
 #[derive(Debug, Clone)]
@@ -45,6 +46,9 @@ pub struct FetchOptions {
     pub login: Option<Arc<SiteLogin>>,
     /// `--limit-rate`: the crawl's bytes per second, shared by its fetches.
     pub rate: Option<Arc<rate_limit::RateLimit>>,
+    /// Where a body longer than `spool::SPOOL_AT` goes on being recorded (the output
+    /// directory); `None` keeps every body in memory.
+    pub spool: Option<SpoolDir>,
 }
 
 /// The resolver `options` ask for.

@@ -22,6 +22,7 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 
 use crate::http_message::status_line;
+use crate::spool::{Spool, SpoolDir, Spooled, SPOOL_AT};
 
 /// The most room [`SharedTape::reserve_body`] makes for a body before any of it arrived.
 pub const MAX_BODY_RESERVE: usize = 1 << 20;
@@ -51,8 +52,13 @@ const FIRST_READ: usize = 16 << 10;
 pub struct Tape {
     /// Bytes written to the peer.
     pub sent: Vec<u8>,
-    /// Bytes read from the peer.
-    pub received: Vec<u8>,
+    /// Bytes read from the peer, after those moved to `spool`.
+    received: Vec<u8>,
+    /// The first of the received bytes, once a long body made them too many to hold
+    /// (`spool.rs`); the reader has been handed all of them.
+    spool: Option<Spool>,
+    /// Where a long body's bytes go; set for the body of each response.
+    spool_dir: Option<SpoolDir>,
     /// While set, reading fails once more than this many bytes were received: the response
     /// head (with any 1xx interim responses before it) must arrive within it. hyper skips
     /// interim responses without a limit of its own, so an endless stream of them would
@@ -68,19 +74,75 @@ pub struct Tape {
 }
 
 impl Tape {
+    /// Bytes received, spooled ones included.
+    fn received_len(&self) -> usize {
+        self.spooled() + self.received.len()
+    }
+
+    /// Bytes received and moved to the spool file.
+    fn spooled(&self) -> usize {
+        self.spool.as_ref().map_or(0, Spool::len)
+    }
+
     /// Makes room on a full tape for the next read from the socket: below
     /// [`MAX_BODY_RESERVE`] it doubles (from [`FIRST_READ`]), as a small body or a server
-    /// that has not yet shown a body worth the room needs; past it, one step to the plan.
+    /// that has not yet shown a body worth the room needs; past it, the bytes go to a spool
+    /// file when the body has a spool directory ([`SPOOL_AT`]), or else the room grows in one
+    /// step to the plan. Called only when the reader has been handed every byte.
     fn make_room(&mut self) {
         let len = self.received.len();
         if self.received.capacity() > len {
             return;
         }
-        let more = match len >= MAX_BODY_RESERVE && self.planned > len {
-            true => self.planned - len,
+        let total = self.received_len();
+        if len >= SPOOL_AT && self.planned > total && self.spill() {
+            return;
+        }
+        let more = match len >= MAX_BODY_RESERVE && self.planned > total {
+            true => self.planned - total,
             false => len.max(FIRST_READ),
         };
         self.received.reserve_exact(more);
+    }
+
+    /// Moves the received bytes to the spool file, keeping their room for the next ones; false
+    /// when there is no spool directory, or no file could be made or written (a full disk):
+    /// the bytes then stay in memory.
+    fn spill(&mut self) -> bool {
+        if self.spool.is_none() {
+            let Some(dir) = &self.spool_dir else {
+                return false;
+            };
+            match dir.create() {
+                Ok(spool) => self.spool = Some(spool),
+                Err(_) => {
+                    self.spool_dir = None;
+                    return false;
+                }
+            }
+        }
+        let spool = self.spool.as_mut().expect("made above");
+        if spool.append(&self.received).is_err() {
+            self.spool_dir = None;
+            return false;
+        }
+        self.received.clear();
+        true
+    }
+
+    /// The bytes received, as one piece: from memory, or with those spooled mapped from their
+    /// file (the rest appended to it first).
+    pub fn into_received(self) -> std::io::Result<Spooled> {
+        let Some(mut spool) = self.spool else {
+            return Ok(Spooled::Memory(self.received));
+        };
+        if spool.append(&self.received).is_err() {
+            // A full disk: the whole response in memory, as without a spool.
+            let mut bytes = spool.read_back()?;
+            bytes.extend_from_slice(&self.received);
+            return Ok(Spooled::Memory(bytes));
+        }
+        spool.finish()
     }
 }
 
@@ -100,6 +162,8 @@ impl SharedTape {
         let mut t = self.lock();
         t.sent.clear();
         t.received.clear();
+        t.spool = None;
+        t.spool_dir = None;
         t.planned = 0;
         t.served = 0;
     }
@@ -123,11 +187,20 @@ impl SharedTape {
     /// body so far into a new buffer, so a body at a 20 MiB cap would otherwise pass through
     /// 1, 2, 4, 8, 16 and 32 MiB buffers (11-12 MB more peak RSS on one such page,
     /// docs/PERFORMANCE.md).
-    pub fn reserve_body(&self, head_end: usize, declared: Option<usize>, max_body: u64) {
+    ///
+    /// A body that outgrows [`SPOOL_AT`] goes on in a spool file in `spool` when given.
+    pub fn reserve_body(
+        &self,
+        head_end: usize,
+        declared: Option<usize>,
+        max_body: u64,
+        spool: Option<&SpoolDir>,
+    ) {
         let cap = usize::try_from(max_body).unwrap_or(usize::MAX);
         let framed = usize::try_from(wire_cap(max_body)).unwrap_or(usize::MAX);
         let most = declared.map_or(framed, |d| d.min(cap));
         let mut t = self.lock();
+        t.spool_dir = spool.cloned();
         // A last read can go past the declared length too (a body longer than it).
         t.planned = head_end.saturating_add(most).saturating_add(READ_AHEAD);
         if declared.is_none() {
@@ -155,19 +228,25 @@ impl SharedTape {
 
     /// Bytes received so far.
     pub fn received_len(&self) -> usize {
-        self.lock().received.len()
+        self.lock().received_len()
     }
 
     /// Bytes read from the socket that the reader has not been handed (bytes past the end of
     /// a response the reader has finished).
     pub fn read_ahead(&self) -> usize {
         let t = self.lock();
-        t.received.len() - t.served
+        t.received_len() - t.served
     }
 
-    /// Runs `f` on the bytes received so far.
+    /// Runs `f` on the bytes received so far; on none once a long body went to its spool
+    /// file, which it does only after more than [`SPOOL_AT`] of it (the head and the first
+    /// bytes of a body are all that is asked for).
     pub fn with_received<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
-        f(&self.lock().received)
+        let t = self.lock();
+        match t.spool {
+            None => f(&t.received),
+            Some(_) => f(&[]),
+        }
     }
 }
 
@@ -204,7 +283,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
     ) -> Poll<io::Result<()>> {
         let Recorder { inner, tape } = &mut *self;
         let mut tape = tape.lock();
-        if tape.served == tape.received.len() {
+        if tape.served == tape.received_len() {
             tape.make_room();
             let read = std::pin::pin!(inner.read_buf(&mut tape.received)).poll(cx);
             match read {
@@ -222,7 +301,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
             }
             if tape
                 .head_limit
-                .is_some_and(|limit| tape.received.len() > limit)
+                .is_some_and(|limit| tape.received_len() > limit)
             {
                 return Poll::Ready(Err(io::Error::new(
                     io::ErrorKind::InvalidData,
@@ -230,10 +309,13 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
                 )));
             }
         }
+        // `served` counts from the response's first byte; the tape's bytes in memory start
+        // after those spooled.
         let start = tape.served;
-        let n = buf.remaining().min(tape.received.len() - start);
+        let at = start - tape.spooled();
+        let n = buf.remaining().min(tape.received.len() - at);
         let before = buf.filled().len();
-        buf.put_slice(&tape.received[start..start + n]);
+        buf.put_slice(&tape.received[at..at + n]);
         tape.served += n;
         let handed = &mut buf.filled_mut()[before..];
         let mut line_start = &tape.received[..];
@@ -324,7 +406,7 @@ mod tests {
         let tape = SharedTape::default();
         let mut rec = Recorder::new(client, tape.clone());
         let body = 3 * MAX_BODY_RESERVE;
-        tape.reserve_body(0, Some(body), 1 << 30);
+        tape.reserve_body(0, Some(body), 1 << 30, None);
         let writer = tokio::spawn(async move {
             server.write_all(&vec![b'x'; body]).await.unwrap();
         });
@@ -343,7 +425,7 @@ mod tests {
         // No length declared: the plan is the body cap as the wire may carry it (chunk
         // lines), and a last read past it.
         let unknown = SharedTape::default();
-        unknown.reserve_body(100, None, 8 << 20);
+        unknown.reserve_body(100, None, 8 << 20, None);
         assert_eq!(unknown.lock().planned, 100 + (9 << 20) + READ_AHEAD);
         assert_eq!(unknown.lock().received.capacity(), 0);
     }
@@ -352,17 +434,17 @@ mod tests {
     fn room_for_a_declared_body_within_the_caps() {
         let tape = SharedTape::default();
         tape.lock().received.extend_from_slice(&[b'h'; 100]);
-        tape.reserve_body(100, Some(5000), 1 << 30);
+        tape.reserve_body(100, Some(5000), 1 << 30, None);
         assert!(tape.lock().received.capacity() >= 5100);
         // The body cap bounds it, and so does the reserve cap, whatever the header says.
         let capped = SharedTape::default();
-        capped.reserve_body(0, Some(5000), 64);
+        capped.reserve_body(0, Some(5000), 64, None);
         assert!(capped.lock().received.capacity() < 5000);
         let lying = SharedTape::default();
-        lying.reserve_body(0, Some(usize::MAX), u64::MAX);
+        lying.reserve_body(0, Some(usize::MAX), u64::MAX, None);
         assert!(lying.lock().received.capacity() <= MAX_BODY_RESERVE);
         let unknown = SharedTape::default();
-        unknown.reserve_body(0, None, u64::MAX);
+        unknown.reserve_body(0, None, u64::MAX, None);
         assert_eq!(unknown.lock().received.capacity(), 0);
     }
 }

@@ -21,6 +21,7 @@ fn fetcher() -> Fetcher {
         dns_records: false,
         login: None,
         rate: None,
+        spool: None,
     })
 }
 
@@ -169,7 +170,50 @@ async fn bytes_after_the_response_in_the_same_read_are_not_archived_and_end_the_
         let (result, conn) = get(&local_fetcher(), &url, None).await;
         let response = result.unwrap().capture.exchange.response;
         let end = reply.len() - b"EXTRA".len();
-        assert_eq!(response, &reply[..end], "exactly the response is archived");
+        assert_eq!(
+            &response[..],
+            &reply[..end],
+            "exactly the response is archived"
+        );
         assert!(conn.is_none(), "a connection with stray bytes is not kept");
     }
+}
+
+#[tokio::test]
+async fn a_long_body_is_recorded_in_a_spool_file_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fetcher::new(FetchOptions {
+        spool: Some(crate::spool::SpoolDir::new(dir.path())),
+        ..local_fetcher().options
+    });
+    let body: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let mut chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    for piece in body.chunks(40_000) {
+        chunked.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        chunked.extend_from_slice(piece);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let mut sized =
+        format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len()).into_bytes();
+    sized.extend_from_slice(&body);
+    let short = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".to_vec();
+    for (reply, spooled) in [(sized, true), (chunked, true), (short, false)] {
+        let reply: &'static [u8] = reply.leak();
+        let addr = replying(reply).await;
+        let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+        let (result, _) = f
+            .fetch(&url, None, None, |_, _| BodyPlan::Read {
+                max_body: 1 << 30,
+            })
+            .await;
+        let capture = result.unwrap().capture;
+        let response = &capture.exchange.response;
+        assert_eq!(&response[..], reply, "exactly the response is archived");
+        assert_eq!(response.spool_dir().is_some(), spooled);
+        let payload = capture.payload();
+        assert_eq!(payload, if spooled { &body[..] } else { b"hello" });
+    }
+    // The files have no names: nothing is left in the directory.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

@@ -19,39 +19,37 @@ pub struct Dechunked {
 /// data recovered so far with `end == None`.
 pub fn dechunk(body: &[u8]) -> Dechunked {
     let mut data = Vec::with_capacity(body.len());
+    let end = dechunk_into(body, |piece| data.extend_from_slice(piece));
+    Dechunked { data, end }
+}
+
+/// Hands the chunk data of `body` to `out`, piece by piece, as [`dechunk`] gathers it, and
+/// returns where the message ends (`None` when its framing is truncated or broken).
+pub fn dechunk_into(body: &[u8], mut out: impl FnMut(&[u8])) -> Option<usize> {
     let mut pos = 0;
     loop {
-        let Some((line, next)) = line_at(body, pos) else {
-            return partial(data);
-        };
+        let (line, next) = line_at(body, pos)?;
         let size_text = line.split(|&b| b == b';').next().unwrap_or(b"");
-        let Some(size) = parse_hex(size_text) else {
-            return partial(data);
-        };
+        let size = parse_hex(size_text)?;
         pos = next;
         if size == 0 {
-            let end = trailer_end(&body[pos..]).map(|t| pos + t);
-            return Dechunked { data, end };
+            return trailer_end(&body[pos..]).map(|t| pos + t);
         }
         let available = body.len() - pos;
         if size > available {
-            data.extend_from_slice(&body[pos..]);
-            return partial(data);
+            out(&body[pos..]);
+            return None;
         }
-        data.extend_from_slice(&body[pos..pos + size]);
+        out(&body[pos..pos + size]);
         pos += size;
         if body.get(pos..pos + 2) == Some(b"\r\n") {
             pos += 2;
         } else if body.get(pos) == Some(&b'\n') {
             pos += 1;
         } else {
-            return partial(data);
+            return None;
         }
     }
-}
-
-fn partial(data: Vec<u8>) -> Dechunked {
-    Dechunked { data, end: None }
 }
 
 /// Length of the trailer section including its closing empty line.

@@ -180,9 +180,7 @@ pub fn message_length(head: &ResponseHead, bytes: &[u8]) -> Option<usize> {
         return Some(head.len);
     }
     if head.is_chunked() {
-        return super::chunked::dechunk(&bytes[head.len..])
-            .end
-            .map(|e| head.len + e);
+        return super::chunked::dechunk_into(&bytes[head.len..], |_| {}).map(|e| head.len + e);
     }
     head.content_length()
         .map(|len| head.len.saturating_add(len))

@@ -4,12 +4,14 @@
 //! A record is serialized once here (header fields in a fixed, spec-ordered sequence), then
 //! compressed by [`super::gzip_member`]. Content-Length is always the exact block length.
 
+use std::io::BufWriter;
 use std::time::SystemTime;
 
 use crate::exchange::Exchange;
 
 use super::digest::{payload_of_response, sha1_digest};
-use super::gzip::{gzip_member, gzip_member_streamed, STREAMED_RECORD};
+use super::gzip::{gzip_member, gzip_member_streamed, gzip_member_streamed_to, STREAMED_RECORD};
+use crate::spool::{SpoolDir, Spooled};
 
 /// One serialized, uncompressed WARC record.
 #[derive(Debug, Clone)]
@@ -66,6 +68,8 @@ fn serialize_as(
 
 /// What closes every record after its block.
 const RECORD_END: &[u8] = b"\r\n\r\n";
+/// Bytes gathered before each write of a member to its spool file.
+const SPOOL_WRITES: usize = 256 << 10;
 
 /// A record's head: the version line and header fields, Content-Length (`block_len`) and the
 /// blank line; its buffer has room for `room` more bytes.
@@ -121,20 +125,33 @@ impl BorrowedRecord<'_> {
     /// The record as one gzip member, with its id. A record under [`STREAMED_RECORD`] bytes
     /// is completed in its head's buffer (made with room for it) and compressed in one call,
     /// as every other record is; a larger one is compressed as a stream from its head and
-    /// the borrowed block, which is never copied.
-    pub fn into_member(self, level: u32) -> (String, Vec<u8>) {
+    /// the borrowed block, which is never copied, into a spool file in `spool` when given
+    /// (in memory when none can be made there).
+    pub fn into_member(self, level: u32, spool: Option<&SpoolDir>) -> (String, Spooled) {
         let BorrowedRecord {
             id,
             mut head,
             block,
         } = self;
         if is_streamed(block) {
-            return (id, gzip_member_streamed(&[&head, block, RECORD_END], level));
+            let parts = [&head[..], block, RECORD_END];
+            if let Some(member) = spool.and_then(|dir| spooled_member(&parts, level, dir)) {
+                return (id, member);
+            }
+            return (id, gzip_member_streamed(&parts, level).into());
         }
         head.extend_from_slice(block);
         head.extend_from_slice(RECORD_END);
-        (id, gzip_member(&head, level))
+        (id, gzip_member(&head, level).into())
     }
+}
+
+/// The gzip member of the record made of `parts`, written to a spool file in `dir`; `None`
+/// when it cannot be (a full disk).
+fn spooled_member(parts: &[&[u8]], level: u32, dir: &SpoolDir) -> Option<Spooled> {
+    let spool = BufWriter::with_capacity(SPOOL_WRITES, dir.create().ok()?);
+    let spool = gzip_member_streamed_to(parts, level, spool).ok()?;
+    spool.into_inner().ok()?.finish().ok()
 }
 
 /// True when a record with `block` is compressed as a stream ([`STREAMED_RECORD`]; its head

@@ -15,7 +15,7 @@
 //! depend only on the record and the level.
 
 use std::cell::RefCell;
-use std::io::Write;
+use std::io::{self, Write};
 
 use libdeflater::{CompressionLvl, Compressor};
 
@@ -45,21 +45,27 @@ pub const STREAMED_RECORD: usize = 1 << 20;
 /// worst case, so it never grows by copying; only what is written of it becomes resident.
 pub fn gzip_member_streamed(parts: &[&[u8]], level: u32) -> Vec<u8> {
     let total: usize = parts.iter().map(|p| p.len()).sum();
-    let mut out = Vec::with_capacity(GZIP_HEADER.len() + total + (total >> 10) + 1024);
-    out.extend_from_slice(&GZIP_HEADER);
+    let out = Vec::with_capacity(GZIP_HEADER.len() + total + (total >> 10) + 1024);
+    gzip_member_streamed_to(parts, level, out).expect("writing to a Vec does not fail")
+}
+
+/// As [`gzip_member_streamed`], written to `out` (a spool file, `spool.rs`), which is
+/// returned.
+pub fn gzip_member_streamed_to<W: Write>(parts: &[&[u8]], level: u32, mut out: W) -> io::Result<W> {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    out.write_all(&GZIP_HEADER)?;
     let mut crc = crc32fast::Hasher::new();
     let mut encoder =
         flate2::write::DeflateEncoder::new(out, flate2::Compression::new(level.min(9)));
     for part in parts {
         crc.update(part);
-        encoder
-            .write_all(part)
-            .expect("writing to a Vec does not fail");
+        encoder.write_all(part)?;
     }
-    let mut out = encoder.finish().expect("writing to a Vec does not fail");
-    out.extend_from_slice(&crc.finalize().to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out
+    let mut out = encoder.finish()?;
+    out.write_all(&crc.finalize().to_le_bytes())?;
+    // ISIZE: the length modulo 2^32 (RFC 1952).
+    out.write_all(&(total as u32).to_le_bytes())?;
+    Ok(out)
 }
 
 /// Returns `record` as a complete, self-contained gzip member.

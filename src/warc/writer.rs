@@ -23,12 +23,13 @@ use super::intake::{self, Producers};
 use super::naming::WarcNaming;
 use super::rotation::Rotation;
 use crate::record::{gzip_member, warcinfo_record};
+use crate::spool::Spooled;
 
 /// Records that must land in the same file, in order (e.g. a request and its response).
 #[derive(Debug)]
 pub struct Batch {
     /// Each element is one record as a complete gzip member.
-    pub members: Vec<Vec<u8>>,
+    pub members: Vec<Spooled>,
     /// Told once the members are written to the file (the crawl then counts the job as done).
     pub ack: Option<tokio::sync::oneshot::Sender<()>>,
     /// Also flush the current file to stable storage before acknowledging (checkpoints).
@@ -37,7 +38,7 @@ pub struct Batch {
 
 impl Batch {
     /// Records to append, acknowledged once written.
-    pub fn acknowledged(members: Vec<Vec<u8>>) -> (Batch, tokio::sync::oneshot::Receiver<()>) {
+    pub fn acknowledged(members: Vec<Spooled>) -> (Batch, tokio::sync::oneshot::Receiver<()>) {
         let (tx, rx) = tokio::sync::oneshot::channel();
         (
             Batch {
@@ -284,7 +285,7 @@ impl Writer {
     /// allows (one vectored write per file, no copy), then syncs if any batch asked for it.
     /// A batch is never split across files.
     fn write_group(&mut self, group: &[Batch]) -> Result<(), WarcError> {
-        let mut pending: Vec<IoSlice<'_>> = Vec::new();
+        let mut pending: Vec<&Spooled> = Vec::new();
         let (mut records, mut bytes) = (0, 0);
         for batch in group.iter().filter(|b| !b.members.is_empty()) {
             let (batch_records, batch_bytes) = (batch.members.len() as u64, batch.bytes());
@@ -303,7 +304,7 @@ impl Writer {
             if self.current.is_none() {
                 self.open_new()?;
             }
-            pending.extend(batch.members.iter().map(|m| IoSlice::new(m)));
+            pending.extend(batch.members.iter());
             records += batch_records;
             bytes += batch_bytes;
         }
@@ -318,7 +319,7 @@ impl Writer {
     /// failed write leaves the file's good length where it was, to be cut back to.
     fn write_pending(
         &mut self,
-        pending: &mut Vec<IoSlice<'_>>,
+        pending: &mut Vec<&Spooled>,
         records: u64,
         bytes: u64,
     ) -> Result<(), WarcError> {
@@ -328,7 +329,7 @@ impl Writer {
         if pending.is_empty() {
             return Ok(());
         }
-        write_all_vectored(&mut cur.file, pending).map_err(|source| WarcError::Io {
+        write_members(&mut cur.file, pending).map_err(|source| WarcError::Io {
             path: cur.open_path.clone(),
             source,
         })?;
@@ -420,6 +421,24 @@ impl Writer {
 }
 
 /// `write_all` for a list of buffers: `writev` until all of it is written.
+/// Writes `members` in order: those in memory together in vectored writes, each spooled one
+/// (a long response's, `spool.rs`) on its own, its pages let go once written, so that the
+/// process holds one such member at a time, not a whole wake's of them.
+fn write_members(file: &mut File, members: &[&Spooled]) -> std::io::Result<()> {
+    let mut run: Vec<IoSlice<'_>> = Vec::new();
+    for member in members {
+        if member.spool_dir().is_none() {
+            run.push(IoSlice::new(member));
+            continue;
+        }
+        write_all_vectored(file, &mut run)?;
+        run.clear();
+        file.write_all(member)?;
+        member.release_pages();
+    }
+    write_all_vectored(file, &mut run)
+}
+
 fn write_all_vectored(file: &mut File, mut slices: &mut [IoSlice<'_>]) -> std::io::Result<()> {
     while !slices.is_empty() {
         match file.write_vectored(slices) {

@@ -26,6 +26,7 @@ mod hostile;
 mod hostile_cases;
 mod limit_rate;
 mod linked_requisites;
+mod long_bodies;
 mod nightly;
 mod no_parent;
 mod old_servers;

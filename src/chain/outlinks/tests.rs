@@ -12,7 +12,7 @@ fn capture(response: &str) -> Capture {
         tls: None,
         date: std::time::SystemTime::UNIX_EPOCH,
         request: Vec::new(),
-        response: response.as_bytes().to_vec(),
+        response: response.as_bytes().to_vec().into(),
         truncated: None,
         interim: Vec::new(),
     };

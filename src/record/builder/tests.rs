@@ -25,7 +25,7 @@ fn exchange() -> Exchange {
         tls: None,
         date: UNIX_EPOCH + Duration::from_secs(1_700_000_000),
         request: b"GET /x HTTP/1.1\r\nHost: a.org\r\n\r\n".to_vec(),
-        response: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n".to_vec(),
+        response: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n".to_vec().into(),
         truncated: Some(Truncation::Length),
         interim: Vec::new(),
     }
@@ -36,19 +36,27 @@ fn a_response_becomes_one_member_of_its_record_small_or_streamed() {
     use std::io::Read;
     let small = exchange();
     let mut large = exchange();
-    large.response = b"HTTP/1.1 200 OK\r\nContent-Length: 2000000\r\n\r\n".to_vec();
-    large
-        .response
-        .resize(large.response.len() + 2_000_000, b'x');
-    for (ex, streamed) in [(small, false), (large, true)] {
-        let (_, response) = exchange_records_as(&ex, None, None, ResponseForm::Response);
+    let mut response = b"HTTP/1.1 200 OK\r\nContent-Length: 2000000\r\n\r\n".to_vec();
+    response.resize(response.len() + 2_000_000, b'x');
+    large.response = response.into();
+    let dir = tempfile::tempdir().unwrap();
+    let spools = SpoolDir::new(dir.path());
+    for (ex, streamed, spool) in [
+        (&small, false, None),
+        (&large, true, None),
+        (&small, false, Some(&spools)),
+        (&large, true, Some(&spools)),
+    ] {
+        let (_, response) = exchange_records_as(ex, None, None, ResponseForm::Response);
         assert_eq!(is_streamed(response.block), streamed);
         let record = response.to_record();
-        let (id, member) = response.into_member(3);
+        let (id, member) = response.into_member(3, spool);
         assert_eq!(id, record.id);
+        // Only a streamed member goes to a spool file, when there is a directory for it.
+        assert_eq!(member.spool_dir().is_some(), streamed && spool.is_some());
         if !streamed {
             // The same bytes as compressing the joined record.
-            assert_eq!(member, gzip_member(&record.bytes, 3));
+            assert_eq!(&member[..], gzip_member(&record.bytes, 3));
         }
         let mut back = Vec::new();
         flate2::read::GzDecoder::new(&member[..])
@@ -70,14 +78,14 @@ fn protocols_and_cipher_suite_on_both_records() {
         protocol: "tls/1.3",
         cipher_suite: "TLS_AES_256_GCM_SHA384",
     });
-    ex.response = b"HTTP/1.0 200 OK\r\n\r\nold".to_vec();
+    ex.response = b"HTTP/1.0 200 OK\r\n\r\nold".to_vec().into();
     let (req, resp) = exchange_records(&ex);
     for r in [&req.bytes, &resp.bytes] {
         assert_eq!(headers(r, "WARC-Protocol"), ["http/1.0", "tls/1.3"]);
         assert_eq!(headers(r, "WARC-Cipher-Suite"), ["TLS_AES_256_GCM_SHA384"]);
     }
     // A status line in lower case, read as it is (`http_message::status_line`).
-    ex.response = b"http/1.0 200 OK\r\n\r\nold".to_vec();
+    ex.response = b"http/1.0 200 OK\r\n\r\nold".to_vec().into();
     let (_, resp) = exchange_records(&ex);
     assert_eq!(
         headers(&resp.bytes, "WARC-Protocol"),

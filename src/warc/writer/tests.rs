@@ -35,8 +35,8 @@ fn rotates_by_record_count_and_renames_open_files() {
     let handle = spawn_writer(config(dir.path(), 4)).unwrap();
     for i in 0..5 {
         let members = vec![
-            gzip_member(format!("req{i}").as_bytes(), 6),
-            gzip_member(format!("resp{i}").as_bytes(), 6),
+            gzip_member(format!("req{i}").as_bytes(), 6).into(),
+            gzip_member(format!("resp{i}").as_bytes(), 6).into(),
         ];
         handle
             .sender
@@ -79,7 +79,7 @@ fn a_group_of_batches_is_written_in_order_rotating_between_batches() {
     );
     let batch = |i: usize, n: usize| Batch {
         members: (0..n)
-            .map(|m| gzip_member(format!("<{i}.{m}>").as_bytes(), 6))
+            .map(|m| gzip_member(format!("<{i}.{m}>").as_bytes(), 6).into())
             .collect(),
         ack: None,
         sync: false,
