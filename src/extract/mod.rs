@@ -10,6 +10,7 @@ pub mod document;
 mod feed;
 pub mod link_header;
 pub mod links;
+mod lossy_utf8;
 pub mod manifest;
 mod refresh;
 pub mod robots_tag;

@@ -8,6 +8,7 @@
 
 use std::io::Read;
 
+use super::lossy_utf8::LossyUtf8;
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
@@ -63,15 +64,15 @@ pub fn parse_sitemap(body: &[u8]) -> Sitemap {
     } else {
         body
     };
-    // Read where it lies, not as text made of the whole of it: a body that is not text (a
-    // server that answers every path with one large file) would be copied, each byte that is
-    // not UTF-8 growing to three.
+    // Read as text a piece at a time, not made text whole first: a body that is not text (a
+    // server that answers every path with one large file) was copied, each byte that is not
+    // UTF-8 growing to three.
     let start = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let start = start.trim_ascii_start();
-    if start.starts_with(b"<") {
-        read_xml(Reader::from_reader(start), &mut out);
+    let text = std::io::BufReader::new(LossyUtf8::new(start.trim_ascii_start()));
+    if start.trim_ascii_start().starts_with(b"<") {
+        read_xml(Reader::from_reader(text), &mut out);
     } else {
-        read_lines_from(start, &mut out);
+        read_lines_from(text, &mut out);
     }
     out
 }
@@ -87,14 +88,11 @@ fn parse_gzip(body: &[u8], out: &mut Sitemap) {
     let _ = (&mut decoded).take(HEAD_BYTES).read_to_end(&mut head);
     let text = String::from_utf8_lossy(&head);
     let start = text.trim_start_matches('\u{feff}').trim_start();
+    let reader = std::io::BufReader::new(LossyUtf8::new(head.as_slice().chain(&mut decoded)));
     if start.starts_with('<') {
-        let reader = std::io::BufReader::new(head.as_slice().chain(&mut decoded));
         read_xml(Reader::from_reader(reader), out);
     } else {
-        read_lines_from(
-            std::io::BufReader::new(head.as_slice().chain(&mut decoded)),
-            out,
-        );
+        read_lines_from(reader, out);
     }
     if decoded.failed {
         out.invalid = true;
@@ -315,6 +313,28 @@ mod tests {
         assert!(parse_sitemap(&junk).invalid);
         assert!(parse_sitemap(b"<html><body>not a sitemap</body></html>").invalid);
         assert!(parse_sitemap(&[0x1f, 0x8b, 1, 2, 3]).invalid);
+    }
+
+    #[test]
+    fn a_sitemap_is_read_from_its_bytes_bom_and_stray_bytes_included() {
+        // A byte-order mark and blank lines before the declaration; a byte that is not UTF-8
+        // in a comment and in a URL (read as U+FFFD, as before).
+        let mut set = b"\xEF\xBB\xBF\r\n  <?xml version=\"1.0\"?>\n<!-- caf\xE9 -->".to_vec();
+        set.extend_from_slice(b"<urlset><url><loc>https://a.org/1</loc></url>");
+        set.extend_from_slice(b"<url><loc>https://a.org/\xE9</loc></url></urlset>");
+        let s = parse_sitemap(&set);
+        assert_eq!(s.pages, ["https://a.org/1", "https://a.org/\u{FFFD}"]);
+        assert!(!s.invalid);
+        let text = b"\xEF\xBB\xBF https://a.org/1\r\nhttps://a.org/2\r\n";
+        assert_eq!(
+            parse_sitemap(text).pages,
+            ["https://a.org/1", "https://a.org/2"]
+        );
+        // A large answer that is no text (a server's catch-all file) ends at its first line.
+        let mut file = b"%PDF-1.4\n".to_vec();
+        file.extend((0..3_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
+        let s = parse_sitemap(&file);
+        assert!(s.invalid && s.pages.is_empty());
     }
 
     fn gzip(parts: &[&[u8]]) -> Vec<u8> {
