@@ -96,7 +96,7 @@ fn main() {
             hosts.push((authority, Vec::new()));
             hosts.len() - 1
         });
-        hosts[i].1.push((url, record.block));
+        hosts[i].1.push((url, record.block.into_vec()));
     }
 
     let start = cpu_time("/proc/self/stat");

@@ -219,7 +219,7 @@ fn capture_of(record: StoredRecord) -> Option<Capture> {
         truncated: record
             .header("WARC-Truncated")
             .map(Truncation::from_warc_value),
-        response: record.block.into(),
+        response: record.block,
     };
     Some(Capture::new(exchange, head))
 }

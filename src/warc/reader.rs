@@ -8,8 +8,15 @@ use std::path::Path;
 
 use flate2::bufread::GzDecoder;
 
-/// Largest record block read into memory (bigger blocks are an error, not an allocation).
-const MAX_BLOCK: usize = 1 << 30;
+use crate::spool::{SpoolDir, Spooled, SPOOL_AT};
+
+/// The two line ends after a record's block.
+const RECORD_END: &[u8] = b"\r\n\r\n";
+
+/// Largest record block read (bigger blocks are an error). A block longer than
+/// [`SPOOL_AT`] is read into a spool file beside the WARC file, not into memory, as the crawl
+/// records it (`spool.rs`): a record of a long body is read back at no cost in memory.
+const MAX_BLOCK: usize = 1 << 40;
 
 /// One record as stored.
 #[derive(Debug, Clone)]
@@ -22,8 +29,8 @@ pub struct StoredRecord {
     pub headers: Vec<(String, String)>,
     /// Bytes of the record's header: version line, fields and the blank line.
     pub header_len: u64,
-    /// The record block.
-    pub block: Vec<u8>,
+    /// The record block (a long one in a spool file).
+    pub block: Spooled,
     /// True when the record is a gzip member; false in an uncompressed `.warc`.
     pub compressed: bool,
 }
@@ -127,7 +134,14 @@ pub fn records(path: &Path) -> io::Result<Records> {
         gzipped,
         first: true,
         done: false,
+        spool: spool_beside(path),
     })
+}
+
+/// Spool files for the long blocks of the WARC file at `path`: in its directory.
+fn spool_beside(path: &Path) -> SpoolDir {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    SpoolDir::new(dir.unwrap_or(Path::new(".")))
 }
 
 /// Streams the records of a WARC file from `offset`, where a record (gzip member) starts;
@@ -144,6 +158,7 @@ pub fn records_from(path: &Path, offset: u64, gzipped: bool) -> io::Result<Recor
         gzipped,
         first: false,
         done: false,
+        spool: spool_beside(path),
     })
 }
 
@@ -153,6 +168,7 @@ pub struct Records {
     gzipped: bool,
     first: bool,
     done: bool,
+    spool: SpoolDir,
 }
 
 impl Iterator for Records {
@@ -181,22 +197,21 @@ impl Records {
             return Ok(None);
         }
         let offset = self.reader.consumed;
-        let (raw, member) = if self.gzipped {
+        let ((head, block), member) = if self.gzipped {
             let header_len = gzip_header_len(self.reader.fill_buf()?);
             let mut decoder = BufReader::new(GzDecoder::new(&mut self.reader));
             let raw = match self.first {
-                true => read_first_record(&mut decoder)?,
-                false => read_plain_record(&mut decoder)?,
+                true => read_first_record(&mut decoder, &self.spool)?,
+                false => read_plain_record(&mut decoder, &self.spool)?,
             };
             let padding = member_ends_here(&mut decoder, offset)?;
-            let member = decoder
-                .get_ref()
-                .header()
-                .map(|_| raw.len() + padding.len());
+            let inflated = raw.0.len() + raw.1.len() + RECORD_END.len() + padding.len();
+            let member = decoder.get_ref().header().map(|_| inflated);
             let length = self.reader.consumed - offset;
             let mut crc = crc32fast::Hasher::new();
-            crc.update(&raw);
-            crc.update(&padding);
+            for part in [&raw.0[..], &raw.1, RECORD_END, &padding] {
+                crc.update(part);
+            }
             let crc = crc.finalize();
             let info = member.map(|inflated| GzipMember {
                 header_len,
@@ -206,26 +221,36 @@ impl Records {
             });
             (raw, info)
         } else {
-            (read_plain_record(&mut self.reader)?, None)
+            (read_plain_record(&mut self.reader, &self.spool)?, None)
         };
-        if self.first && !raw.starts_with(b"WARC/") {
+        if self.first && !head.starts_with(b"WARC/") {
             return Err(not_warc());
         }
         self.first = false;
         let length = self.reader.consumed - offset;
-        let mut record = parse_record(&raw, offset, length)?;
-        record.compressed = self.gzipped;
+        let headers = parse_head(&head)?;
+        let record = StoredRecord {
+            offset,
+            length,
+            headers,
+            header_len: head.len() as u64,
+            block,
+            compressed: self.gzipped,
+        };
         Ok(Some((record, member)))
     }
 }
 
 /// The first record of a gzipped file, refused as "not a WARC file" when its member does not
 /// start like one (a gzipped file of something else).
-fn read_first_record(member: &mut impl BufRead) -> io::Result<Vec<u8>> {
+fn read_first_record(
+    member: &mut impl BufRead,
+    spool: &SpoolDir,
+) -> io::Result<(Vec<u8>, Spooled)> {
     if !member.fill_buf()?.starts_with(b"WARC/") {
         return Err(not_warc());
     }
-    read_plain_record(member)
+    read_plain_record(member, spool)
 }
 
 /// Reads a gzip member past its one record to the member's end, returning the stray line ends
@@ -274,23 +299,45 @@ fn gzip_header_len(buf: &[u8]) -> u64 {
     at as u64
 }
 
-fn read_plain_record(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
-    let mut raw = Vec::new();
+/// A record's header (through its blank line) and its block, a block longer than
+/// [`SPOOL_AT`] in a spool file in `spool` (in memory where none can be made); the two line
+/// ends after the block are read past.
+fn read_plain_record(
+    reader: &mut impl BufRead,
+    spool: &SpoolDir,
+) -> io::Result<(Vec<u8>, Spooled)> {
+    let mut head = Vec::new();
     loop {
-        let start = raw.len();
-        if reader.read_until(b'\n', &mut raw)? == 0 {
+        let start = head.len();
+        if reader.read_until(b'\n', &mut head)? == 0 {
             return Err(invalid("WARC record ends inside its header"));
         }
-        if &raw[start..] == b"\r\n" && start > 0 {
+        if &head[start..] == b"\r\n" && start > 0 {
             break;
         }
     }
-    let head = parse_head(&raw)?;
-    let len = content_length(&head)?;
-    let mut block = vec![0; len + 4];
-    reader.read_exact(&mut block)?;
-    raw.extend_from_slice(&block);
-    Ok(raw)
+    let len = content_length(&parse_head(&head)?)?;
+    let block = match (len > SPOOL_AT).then(|| spool.create().ok()).flatten() {
+        Some(mut file) => {
+            let mut piece = vec![0; SPOOL_AT];
+            let mut left = len;
+            while left > 0 {
+                let n = left.min(piece.len());
+                reader.read_exact(&mut piece[..n])?;
+                file.append(&piece[..n])?;
+                left -= n;
+            }
+            file.finish()?
+        }
+        None => {
+            let mut block = vec![0; len];
+            reader.read_exact(&mut block)?;
+            Spooled::Memory(block)
+        }
+    };
+    let mut end = [0; RECORD_END.len()];
+    reader.read_exact(&mut end)?;
+    Ok((head, block))
 }
 
 /// The error for a file that does not start with a WARC record.
@@ -336,28 +383,6 @@ fn content_length(headers: &[(String, String)]) -> io::Result<usize> {
     Ok(len)
 }
 
-fn parse_record(raw: &[u8], offset: u64, length: u64) -> io::Result<StoredRecord> {
-    let headers = parse_head(raw)?;
-    let start = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("parsed")
-        + 4;
-    let len = content_length(&headers)?;
-    let block = raw
-        .get(start..start + len)
-        .ok_or_else(|| invalid("WARC record shorter than its Content-Length"))?
-        .to_vec();
-    Ok(StoredRecord {
-        offset,
-        length,
-        headers,
-        header_len: start as u64,
-        block,
-        compressed: false,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,7 +416,7 @@ mod tests {
             (recs[1].offset, recs[1].length),
             (ga.len() as u64, gb.len() as u64)
         );
-        assert_eq!(recs[0].block, b"abc");
+        assert_eq!(&recs[0].block[..], b"abc");
         assert_eq!(recs[1].header("warc-target-uri"), Some("http://x/"));
 
         assert_eq!(recs[1].indexed_length(), gb.len() as u64);
@@ -405,6 +430,45 @@ mod tests {
         );
         // An index gives an uncompressed record without the CRLFs that end it (cdxj-indexer).
         assert_eq!(recs[0].indexed_length(), a.len() as u64 - 4);
+    }
+
+    #[test]
+    fn a_long_block_is_read_into_a_spool_file_beside_the_warc() {
+        let dir = tempfile::tempdir().unwrap();
+        let block: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+        let mut raw = format!(
+            "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        let header_len = raw.len() as u64;
+        raw.extend_from_slice(&block);
+        raw.extend_from_slice(RECORD_END);
+        let short = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n";
+        for gzipped in [true, false] {
+            let (name, bytes) = match gzipped {
+                true => (
+                    "t.warc.gz",
+                    [gzip_member(&raw, 1), gzip_member(short, 1)].concat(),
+                ),
+                false => ("t.warc", [&raw[..], &short[..]].concat()),
+            };
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            let recs: Vec<_> = records(&path).unwrap().map(Result::unwrap).collect();
+            let (long, member) = &recs[0];
+            assert!(long.block == Spooled::Memory(block.clone()) && long.header_len == header_len);
+            assert!(long.block.spool_dir().is_some(), "spooled");
+            assert_eq!(&recs[1].0.block[..], b"abc");
+            if let Some(member) = member {
+                // The member's footer, as read from the bytes.
+                assert_eq!(member.crc, crc32fast::hash(&raw));
+                assert_eq!(member.inflated_len, raw.len() as u32);
+            }
+            std::fs::remove_file(&path).unwrap();
+        }
+        // The spool files have no names.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

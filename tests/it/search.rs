@@ -507,7 +507,7 @@ async fn wacz_text_gives_each_page_its_wet_text_and_validates() {
             for r in trawl::warc::reader::read_records(&path).unwrap() {
                 if r.header("WARC-Type") == Some("conversion") {
                     let url = r.header("WARC-Target-URI").unwrap().to_string();
-                    wet.insert(url, String::from_utf8(r.block.clone()).unwrap());
+                    wet.insert(url, String::from_utf8(r.block.clone().into_vec()).unwrap());
                 }
             }
         }
