@@ -5,6 +5,8 @@
 //! stage of the chain reads the same parsed head and payload, so no stage parses the response
 //! again and a replayed capture is judged exactly as a live one.
 
+use std::io::Write;
+
 use crate::exchange::Exchange;
 use crate::http_message::chunked::{dechunk, dechunk_into};
 use crate::http_message::sniff;
@@ -115,12 +117,18 @@ impl Capture {
 /// file when the response is in one, so a long chunked body is not held in memory once more.
 fn dechunked(response: &Spooled, head_len: usize) -> Spooled {
     let body = &response[head_len.min(response.len())..];
-    if let Some(Ok(mut spool)) = response.spool_dir().map(|dir| dir.create()) {
+    if let Some(Ok(spool)) = response.spool_dir().map(|dir| dir.create()) {
+        // Gathered before each write: a body of 1-byte chunks would otherwise make a system
+        // call of each byte.
+        let mut out = std::io::BufWriter::with_capacity(256 << 10, spool);
         let mut written = true;
         dechunk_into(body, |piece| {
-            written = written && spool.append(piece).is_ok()
+            written = written && out.write_all(piece).is_ok()
         });
-        if let (true, Ok(payload)) = (written, spool.finish()) {
+        let spooled = written
+            .then(|| out.into_inner().ok()?.finish().ok())
+            .flatten();
+        if let Some(payload) = spooled {
             return payload;
         }
     }

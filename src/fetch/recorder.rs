@@ -10,6 +10,9 @@
 //! so a 13 KB page took two system calls, and the tape grew by copying once it learned the
 //! body's length (docs/PERFORMANCE.md).
 //!
+//! Past [`SPOOL_AT`] of a body, the bytes already handed to hyper move to an unnamed spool file
+//! (`spool.rs`) and the tape's room is used again, so a long body is not held in memory.
+//!
 //! hyper reads an `HTTP/1.0` status line as `HTTP/1.1` (see [`HTTP10`]), and a status line
 //! outside the grammar as `http_message::status_line` rewrites it; the tape keeps both.
 

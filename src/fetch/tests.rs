@@ -198,7 +198,15 @@ async fn a_long_body_is_recorded_in_a_spool_file_byte_for_byte() {
         format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len()).into_bytes();
     sized.extend_from_slice(&body);
     let short = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".to_vec();
-    for (reply, spooled) in [(sized, true), (chunked, true), (short, false)] {
+    // 1-byte chunks: the de-chunked copy is written to its spool file in pieces, not a byte
+    // at a time.
+    let mut tiny = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    for &b in &body[..400_000] {
+        tiny.extend_from_slice(&[b'1', b'\r', b'\n', b, b'\r', b'\n']);
+    }
+    tiny.extend_from_slice(b"0\r\n\r\n");
+    let cases = [(sized, true), (chunked, true), (short, false), (tiny, true)];
+    for (i, (reply, spooled)) in cases.into_iter().enumerate() {
         let reply: &'static [u8] = reply.leak();
         let addr = replying(reply).await;
         let url = Url::parse(&format!("http://{addr}/a")).unwrap();
@@ -212,7 +220,12 @@ async fn a_long_body_is_recorded_in_a_spool_file_byte_for_byte() {
         assert_eq!(&response[..], reply, "exactly the response is archived");
         assert_eq!(response.spool_dir().is_some(), spooled);
         let payload = capture.payload();
-        assert_eq!(payload, if spooled { &body[..] } else { b"hello" });
+        let want: &[u8] = match i {
+            2 => b"hello",
+            3 => &body[..400_000],
+            _ => &body,
+        };
+        assert!(payload == want, "case {i}");
     }
     // The files have no names: nothing is left in the directory.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
