@@ -10,13 +10,10 @@ use flate2::bufread::GzDecoder;
 
 use crate::spool::{SpoolDir, Spooled, SPOOL_AT};
 
-/// The two line ends after a record's block.
-const RECORD_END: &[u8] = b"\r\n\r\n";
-
 /// Largest record block read (bigger blocks are an error). A block longer than
 /// [`SPOOL_AT`] is read into a spool file beside the WARC file, not into memory, as the crawl
 /// records it (`spool.rs`): a record of a long body is read back at no cost in memory.
-const MAX_BLOCK: usize = 1 << 40;
+const MAX_BLOCK: u64 = 1 << 40;
 
 /// One record as stored.
 #[derive(Debug, Clone)]
@@ -197,7 +194,7 @@ impl Records {
             return Ok(None);
         }
         let offset = self.reader.consumed;
-        let ((head, block), member) = if self.gzipped {
+        let ((head, block, _), member) = if self.gzipped {
             let header_len = gzip_header_len(self.reader.fill_buf()?);
             let mut decoder = BufReader::new(GzDecoder::new(&mut self.reader));
             let raw = match self.first {
@@ -205,11 +202,11 @@ impl Records {
                 false => read_plain_record(&mut decoder, &self.spool)?,
             };
             let padding = member_ends_here(&mut decoder, offset)?;
-            let inflated = raw.0.len() + raw.1.len() + RECORD_END.len() + padding.len();
+            let inflated = raw.0.len() + raw.1.len() + raw.2.len() + padding.len();
             let member = decoder.get_ref().header().map(|_| inflated);
             let length = self.reader.consumed - offset;
             let mut crc = crc32fast::Hasher::new();
-            for part in [&raw.0[..], &raw.1, RECORD_END, &padding] {
+            for part in [&raw.0[..], &raw.1, &raw.2, &padding] {
                 crc.update(part);
             }
             let crc = crc.finalize();
@@ -243,10 +240,7 @@ impl Records {
 
 /// The first record of a gzipped file, refused as "not a WARC file" when its member does not
 /// start like one (a gzipped file of something else).
-fn read_first_record(
-    member: &mut impl BufRead,
-    spool: &SpoolDir,
-) -> io::Result<(Vec<u8>, Spooled)> {
+fn read_first_record(member: &mut impl BufRead, spool: &SpoolDir) -> io::Result<RawRecord> {
     if !member.fill_buf()?.starts_with(b"WARC/") {
         return Err(not_warc());
     }
@@ -299,13 +293,13 @@ fn gzip_header_len(buf: &[u8]) -> u64 {
     at as u64
 }
 
-/// A record's header (through its blank line) and its block, a block longer than
-/// [`SPOOL_AT`] in a spool file in `spool` (in memory where none can be made); the two line
-/// ends after the block are read past.
-fn read_plain_record(
-    reader: &mut impl BufRead,
-    spool: &SpoolDir,
-) -> io::Result<(Vec<u8>, Spooled)> {
+/// A record as read: its header (through its blank line), its block, and the two line ends
+/// after the block, as they are in the file.
+type RawRecord = (Vec<u8>, Spooled, [u8; 4]);
+
+/// Reads a record, a block longer than [`SPOOL_AT`] into a spool file in `spool` (into memory
+/// where none can be made).
+fn read_plain_record(reader: &mut impl BufRead, spool: &SpoolDir) -> io::Result<RawRecord> {
     let mut head = Vec::new();
     loop {
         let start = head.len();
@@ -335,9 +329,9 @@ fn read_plain_record(
             Spooled::Memory(block)
         }
     };
-    let mut end = [0; RECORD_END.len()];
+    let mut end = [0; 4];
     reader.read_exact(&mut end)?;
-    Ok((head, block))
+    Ok((head, block, end))
 }
 
 /// The error for a file that does not start with a WARC record.
@@ -377,7 +371,7 @@ fn content_length(headers: &[(String, String)]) -> io::Result<usize> {
         .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
         .and_then(|(_, v)| v.parse().ok())
         .ok_or_else(|| invalid("WARC record without a valid Content-Length"))?;
-    if len > MAX_BLOCK {
+    if len as u64 > MAX_BLOCK {
         return Err(invalid("WARC record block too large"));
     }
     Ok(len)
@@ -443,7 +437,7 @@ mod tests {
         .into_bytes();
         let header_len = raw.len() as u64;
         raw.extend_from_slice(&block);
-        raw.extend_from_slice(RECORD_END);
+        raw.extend_from_slice(b"\r\n\r\n");
         let short = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n";
         for gzipped in [true, false] {
             let (name, bytes) = match gzipped {
