@@ -11,7 +11,7 @@ use crate::exchange::Exchange;
 use crate::http_message::chunked::{dechunk, dechunk_into};
 use crate::http_message::sniff;
 use crate::http_message::ResponseHead;
-use crate::spool::Spooled;
+use crate::spool::{Spooled, Windows};
 
 /// Where the payload is: the body as recorded, or a de-chunked copy of it.
 #[derive(Debug)]
@@ -90,6 +90,18 @@ impl Capture {
                 &self.exchange.response[self.head.len.min(self.exchange.response.len())..]
             }
             Payload::Dechunked(data) => data,
+        }
+    }
+
+    /// [`Capture::payload`] a window at a time, for one pass over it (`Spooled::windows`): a
+    /// long payload's pages are let go as the pass goes.
+    pub fn payload_windows(&self) -> Windows<'_> {
+        match &self.payload {
+            Payload::Body => {
+                let response = &self.exchange.response;
+                response.windows(self.head.len.min(response.len())..response.len())
+            }
+            Payload::Dechunked(data) => data.windows(0..data.len()),
         }
     }
 

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 mod index_files;
 
 use crate::capture::Capture;
-use crate::record::{sha1_digest, warc_date, Original};
+use crate::record::{sha1_digest_pieces, warc_date, Original};
 
 /// Digest → original capture.
 #[derive(Debug, Default)]
@@ -71,7 +71,7 @@ pub struct ContentSeen {
 /// filter's verdict) or a page requisite answered 2xx, whose payloads take part; robots.txt,
 /// sitemaps, redirects and error answers do not.
 pub fn content_seen(table: Option<&DedupTable>, capture: &Capture, payload: bool) -> ContentSeen {
-    let digest = sha1_digest(capture.payload());
+    let digest = sha1_digest_pieces(capture.payload_windows());
     let eligible =
         table.is_some() && payload && capture.is_complete() && !capture.payload().is_empty();
     let original = table.filter(|_| eligible).and_then(|t| t.lookup(&digest));

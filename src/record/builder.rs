@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use crate::exchange::Exchange;
 
-use super::digest::{payload_of_response, sha1_digest};
+use super::digest::{payload_of_response, sha1_digest, sha1_digest_pieces};
 use super::gzip::{gzip_member, gzip_member_streamed, gzip_member_streamed_to, STREAMED_RECORD};
 use crate::spool::{SpoolDir, Spooled};
 
@@ -111,6 +111,9 @@ pub struct BorrowedRecord<'a> {
     head: Vec<u8>,
     /// The block.
     block: &'a [u8],
+    /// What the block is the whole of, when it is a response's recorded bytes: read a window
+    /// at a time where it is long (`Spooled::windows`).
+    whole: Option<&'a Spooled>,
 }
 
 impl BorrowedRecord<'_> {
@@ -132,12 +135,18 @@ impl BorrowedRecord<'_> {
             id,
             mut head,
             block,
+            whole,
         } = self;
         if is_streamed(block) {
-            let parts = [&head[..], block, RECORD_END];
-            if let Some(member) = spool.and_then(|dir| spooled_member(&parts, level, dir)) {
-                return (id, member);
+            if let (Some(dir), Some(whole)) = (spool, whole) {
+                let parts = std::iter::once(&head[..])
+                    .chain(whole.windows(0..whole.len()))
+                    .chain([RECORD_END]);
+                if let Some(member) = spooled_member(parts, level, dir) {
+                    return (id, member);
+                }
             }
+            let parts = [&head[..], block, RECORD_END];
             return (id, gzip_member_streamed(&parts, level).into());
         }
         head.extend_from_slice(block);
@@ -148,7 +157,11 @@ impl BorrowedRecord<'_> {
 
 /// The gzip member of the record made of `parts`, written to a spool file in `dir`; `None`
 /// when it cannot be (a full disk).
-fn spooled_member(parts: &[&[u8]], level: u32, dir: &SpoolDir) -> Option<Spooled> {
+fn spooled_member<'p>(
+    parts: impl IntoIterator<Item = &'p [u8]>,
+    level: u32,
+    dir: &SpoolDir,
+) -> Option<Spooled> {
     let spool = BufWriter::with_capacity(SPOOL_WRITES, dir.create().ok()?);
     let spool = gzip_member_streamed_to(parts, level, spool).ok()?;
     spool.into_inner().ok()?.finish().ok()
@@ -216,13 +229,18 @@ pub fn exchange_records_as<'a>(
     let response_id = RecordIds::next();
     let ip = ex.ip.map(|ip| ip.to_string());
 
-    let (kind, block) = match form {
-        ResponseForm::Response => ("response", &ex.response[..]),
-        ResponseForm::Revisit { head_len, .. } => {
-            ("revisit", &ex.response[..head_len.min(ex.response.len())])
-        }
+    let (kind, block, whole) = match form {
+        ResponseForm::Response => ("response", &ex.response[..], Some(&ex.response)),
+        ResponseForm::Revisit { head_len, .. } => (
+            "revisit",
+            &ex.response[..head_len.min(ex.response.len())],
+            None,
+        ),
     };
-    let block_digest = sha1_digest(block);
+    let block_digest = match whole {
+        Some(whole) => sha1_digest_pieces(whole.windows(0..whole.len())),
+        None => sha1_digest(block),
+    };
     let mut fields: Vec<(&str, &str)> =
         vec![("WARC-Date", &date), ("WARC-Target-URI", &ex.target_uri)];
     push_connection(&mut fields, ip.as_deref(), ex);
@@ -262,6 +280,7 @@ pub fn exchange_records_as<'a>(
         ),
         id: response_id.clone(),
         block,
+        whole,
     };
 
     let request_digest = sha1_digest(&ex.request);

@@ -6,7 +6,17 @@ use crate::http_message::parse_response_head;
 
 /// The `sha1:BASE32` digest of `data`, as used in WARC-Block-Digest and WARC-Payload-Digest.
 pub fn sha1_digest(data: &[u8]) -> String {
-    format!("sha1:{}", data_encoding::BASE32.encode(&Sha1::digest(data)))
+    sha1_digest_pieces([data])
+}
+
+/// [`sha1_digest`] of the bytes `pieces` make end to end (a long body's windows,
+/// `Spooled::windows`).
+pub fn sha1_digest_pieces<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> String {
+    let mut hasher = Sha1::new();
+    for piece in pieces {
+        hasher.update(piece);
+    }
+    format!("sha1:{}", data_encoding::BASE32.encode(&hasher.finalize()))
 }
 
 /// The payload of a recorded HTTP response: the entity body with transfer coding removed and

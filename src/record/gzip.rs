@@ -46,13 +46,18 @@ pub const STREAMED_RECORD: usize = 1 << 20;
 pub fn gzip_member_streamed(parts: &[&[u8]], level: u32) -> Vec<u8> {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     let out = Vec::with_capacity(GZIP_HEADER.len() + total + (total >> 10) + 1024);
-    gzip_member_streamed_to(parts, level, out).expect("writing to a Vec does not fail")
+    gzip_member_streamed_to(parts.iter().copied(), level, out)
+        .expect("writing to a Vec does not fail")
 }
 
-/// As [`gzip_member_streamed`], written to `out` (a spool file, `spool.rs`), which is
-/// returned.
-pub fn gzip_member_streamed_to<W: Write>(parts: &[&[u8]], level: u32, mut out: W) -> io::Result<W> {
-    let total: usize = parts.iter().map(|p| p.len()).sum();
+/// As [`gzip_member_streamed`], the record's bytes in `parts` (a long body's in windows,
+/// `Spooled::windows`), written to `out` (a spool file, `spool.rs`), which is returned.
+pub fn gzip_member_streamed_to<'p, W: Write>(
+    parts: impl IntoIterator<Item = &'p [u8]>,
+    level: u32,
+    mut out: W,
+) -> io::Result<W> {
+    let mut total = 0usize;
     out.write_all(&GZIP_HEADER)?;
     let mut crc = crc32fast::Hasher::new();
     let mut encoder =
@@ -60,6 +65,7 @@ pub fn gzip_member_streamed_to<W: Write>(parts: &[&[u8]], level: u32, mut out: W
     for part in parts {
         crc.update(part);
         encoder.write_all(part)?;
+        total += part.len();
     }
     let mut out = encoder.finish()?;
     out.write_all(&crc.finalize().to_le_bytes())?;

@@ -13,6 +13,6 @@ pub use builder::{
     exchange_records, exchange_records_as, metadata_record, warc_date, warcinfo_record,
     BorrowedRecord, Original, ResponseForm,
 };
-pub use digest::{payload_of_response, sha1_digest};
+pub use digest::{payload_of_response, sha1_digest, sha1_digest_pieces};
 pub use dns_record::dns_record;
 pub use gzip::gzip_member;

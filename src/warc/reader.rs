@@ -206,7 +206,11 @@ impl Records {
             let member = decoder.get_ref().header().map(|_| inflated);
             let length = self.reader.consumed - offset;
             let mut crc = crc32fast::Hasher::new();
-            for part in [&raw.0[..], &raw.1, &raw.2, &padding] {
+            let block = raw.1.windows(0..raw.1.len());
+            for part in std::iter::once(&raw.0[..])
+                .chain(block)
+                .chain([&raw.2[..], &padding])
+            {
                 crc.update(part);
             }
             let crc = crc.finalize();

@@ -422,8 +422,9 @@ impl Writer {
 
 /// `write_all` for a list of buffers: `writev` until all of it is written.
 /// Writes `members` in order: those in memory together in vectored writes, each spooled one
-/// (a long response's, `spool.rs`) on its own, its pages let go once written, so that the
-/// process holds one such member at a time, not a whole wake's of them.
+/// (a long response's, `spool.rs`) on its own, a window at a time, each window's pages let go
+/// once written, so that the process holds one window of such a member, not a whole wake's
+/// of members.
 fn write_members(file: &mut File, members: &[&Spooled]) -> std::io::Result<()> {
     let mut run: Vec<IoSlice<'_>> = Vec::new();
     for member in members {
@@ -433,8 +434,9 @@ fn write_members(file: &mut File, members: &[&Spooled]) -> std::io::Result<()> {
         }
         write_all_vectored(file, &mut run)?;
         run.clear();
-        file.write_all(member)?;
-        member.release_pages();
+        for window in member.windows(0..member.len()) {
+            file.write_all(window)?;
+        }
     }
     write_all_vectored(file, &mut run)
 }
