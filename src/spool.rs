@@ -124,8 +124,9 @@ impl Spool {
             return Ok(Spooled::Memory(Vec::new()));
         }
         // SAFETY: a map is unsound if its file changes while mapped. This file has no name
-        // (`O_TMPFILE`), so no other process can open it; this `Spool`, the only handle that
-        // writes it, is consumed here, and the map only reads.
+        // (`O_TMPFILE`), so no other process can open it but through this process's own
+        // /proc entries, open only to its user, who could change its memory anyway; this
+        // `Spool`, the only handle that writes it, is consumed here, and the map only reads.
         match unsafe { Mmap::map(&self.file) } {
             Ok(map) => Ok(Spooled::Mapped(Mapped {
                 map: Arc::new(map),
