@@ -28,8 +28,9 @@ use rustix::fs::{Mode, OFlags};
 
 /// Bytes of one body held in memory before the rest goes to a spool file.
 pub const SPOOL_AT: usize = 1 << 20;
-/// Bytes of a spool file's map one pass holds in the resident set ([`Spooled::windows`]).
-const WINDOW: usize = 8 << 20;
+/// Bytes of a spool file's map one pass holds in the resident set ([`Spooled::windows`],
+/// [`Spooled::release_range`]).
+pub const WINDOW: usize = 8 << 20;
 
 /// The directory spool files are made in (the crawl's output directory, whose free space the
 /// disk guard watches).
@@ -230,6 +231,25 @@ impl Spooled {
             at: range.start.min(end),
             end,
             last: None,
+        }
+    }
+
+    /// Lets go of the pages of `self[range]` that a pass has read, for a pass that cannot read
+    /// by [`Spooled::windows`] (one that parses across them, as de-chunking does): called every
+    /// [`WINDOW`] bytes or so behind it.
+    pub fn release_range(&self, range: Range<usize>) {
+        if let Spooled::Mapped(m) = self {
+            let end = range.end.min(m.end - m.start);
+            if range.start < end {
+                // SAFETY: as in `release_pages`.
+                let _ = unsafe {
+                    m.map.unchecked_advise_range(
+                        UncheckedAdvice::DontNeed,
+                        m.start + range.start,
+                        end - range.start,
+                    )
+                };
+            }
         }
     }
 

@@ -37,8 +37,8 @@ use url::Url;
 use crate::capture::Capture;
 use crate::exchange::{Exchange, Truncation};
 use crate::fault::FaultKind;
-use crate::http_message::{message_length, parse_final_head, sniff, ResponseHead};
-use crate::spool::Spooled;
+use crate::http_message::{message_length_as_read, parse_final_head, sniff, ResponseHead};
+use crate::spool::{Spooled, WINDOW};
 pub use address_guard::{AddressClass, AddressGuard};
 pub use connection::{has_origin, origin_key, Connection};
 pub use cookie_jar::CookieJar;
@@ -396,7 +396,15 @@ impl Fetcher {
         } else if truncated.is_none() {
             // Bytes after the end of this message (a body longer than its Content-Length, or
             // garbage) are not part of this response, and poison the connection.
-            if let Some(len) = message_length(&head, &received[interim..]) {
+            // A long chunked body's pages are let go as the search for its end reads them.
+            let mut released = 0;
+            let len = message_length_as_read(&head, &received[interim..], |at| {
+                if at >= released + WINDOW {
+                    received.release_range(interim + released..interim + at);
+                    released = at;
+                }
+            });
+            if let Some(len) = len {
                 if received.len() > interim + len {
                     received.truncate(interim + len);
                     reusable = false;

@@ -19,13 +19,14 @@ pub struct Dechunked {
 /// data recovered so far with `end == None`.
 pub fn dechunk(body: &[u8]) -> Dechunked {
     let mut data = Vec::with_capacity(body.len());
-    let end = dechunk_into(body, |piece| data.extend_from_slice(piece));
+    let end = dechunk_into(body, |_, piece| data.extend_from_slice(piece));
     Dechunked { data, end }
 }
 
-/// Hands the chunk data of `body` to `out`, piece by piece, as [`dechunk`] gathers it, and
-/// returns where the message ends (`None` when its framing is truncated or broken).
-pub fn dechunk_into(body: &[u8], mut out: impl FnMut(&[u8])) -> Option<usize> {
+/// Hands the chunk data of `body` to `out`, piece by piece with where it starts in `body`, as
+/// [`dechunk`] gathers it, and returns where the message ends (`None` when its framing is
+/// truncated or broken).
+pub fn dechunk_into(body: &[u8], mut out: impl FnMut(usize, &[u8])) -> Option<usize> {
     let mut pos = 0;
     loop {
         let (line, next) = line_at(body, pos)?;
@@ -37,10 +38,10 @@ pub fn dechunk_into(body: &[u8], mut out: impl FnMut(&[u8])) -> Option<usize> {
         }
         let available = body.len() - pos;
         if size > available {
-            out(&body[pos..]);
+            out(pos, &body[pos..]);
             return None;
         }
-        out(&body[pos..pos + size]);
+        out(pos, &body[pos..pos + size]);
         pos += size;
         if body.get(pos..pos + 2) == Some(b"\r\n") {
             pos += 2;

@@ -176,11 +176,23 @@ pub fn url_text(value: &[u8]) -> String {
 /// framed by Transfer-Encoding or Content-Length), or `None` when the body runs to the end of
 /// the connection, is incomplete, or its framing cannot be read.
 pub fn message_length(head: &ResponseHead, bytes: &[u8]) -> Option<usize> {
+    message_length_as_read(head, bytes, |_| {})
+}
+
+/// [`message_length`], telling `reached` how far into `bytes` the search has read, chunk by
+/// chunk, when it walks a chunked body (whose pages a long body's reader lets go as it goes).
+pub fn message_length_as_read(
+    head: &ResponseHead,
+    bytes: &[u8],
+    mut reached: impl FnMut(usize),
+) -> Option<usize> {
     if head.status < 200 || head.status == 204 || head.status == 304 {
         return Some(head.len);
     }
     if head.is_chunked() {
-        return super::chunked::dechunk_into(&bytes[head.len..], |_| {}).map(|e| head.len + e);
+        let body = &bytes[head.len..];
+        return super::chunked::dechunk_into(body, |at, _| reached(head.len + at))
+            .map(|e| head.len + e);
     }
     head.content_length()
         .map(|len| head.len.saturating_add(len))

@@ -16,6 +16,6 @@ pub mod status_line;
 
 pub use content_encoding::decode_content;
 pub use head::{
-    message_length, parse_final_head, parse_response_head, parse_response_head_with_limit,
-    response_parser, url_text, ResponseHead,
+    message_length, message_length_as_read, parse_final_head, parse_response_head,
+    parse_response_head_with_limit, response_parser, url_text, ResponseHead,
 };
