@@ -11,7 +11,7 @@ use crate::exchange::Exchange;
 use crate::http_message::chunked::{dechunk, dechunk_into};
 use crate::http_message::sniff;
 use crate::http_message::ResponseHead;
-use crate::spool::{Spooled, Windows, WINDOW};
+use crate::spool::{Spooled, Windows};
 
 /// Where the payload is: the body as recorded, or a de-chunked copy of it.
 #[derive(Debug)]
@@ -134,14 +134,10 @@ fn dechunked(response: &Spooled, head_len: usize) -> Spooled {
         // call of each byte.
         let mut out = std::io::BufWriter::with_capacity(256 << 10, spool);
         let mut written = true;
-        let start = head_len.min(response.len());
-        let mut released = 0;
+        let mut read_to = response.release_behind(head_len.min(response.len()));
         dechunk_into(body, |at, piece| {
             written = written && out.write_all(piece).is_ok();
-            if at >= released + WINDOW {
-                response.release_range(start + released..start + at);
-                released = at;
-            }
+            read_to(at);
         });
         let spooled = written
             .then(|| out.into_inner().ok()?.finish().ok())

@@ -29,8 +29,8 @@ use rustix::fs::{Mode, OFlags};
 /// Bytes of one body held in memory before the rest goes to a spool file.
 pub const SPOOL_AT: usize = 1 << 20;
 /// Bytes of a spool file's map one pass holds in the resident set ([`Spooled::windows`],
-/// [`Spooled::release_range`]).
-pub const WINDOW: usize = 8 << 20;
+/// [`Spooled::release_behind`]).
+const WINDOW: usize = 8 << 20;
 
 /// The directory spool files are made in (the crawl's output directory, whose free space the
 /// disk guard watches).
@@ -203,20 +203,15 @@ impl Spooled {
     pub fn into_vec(self) -> Vec<u8> {
         match self {
             Spooled::Memory(bytes) => bytes,
-            Spooled::Mapped(m) => m.map[m.start..m.end].to_vec(),
+            mapped => mapped.to_vec(),
         }
     }
 
     /// Lets go of the pages of a spool file's map that reading it brought into the process
-    /// (they stay in the page cache, and a later read brings them back): bytes read once, such
-    /// as a member the writer has written, need not stay in the resident set until dropped.
+    /// (they stay in the page cache, and a later read brings them back): bytes read once need
+    /// not stay in the resident set until dropped.
     pub fn release_pages(&self) {
-        if let Spooled::Mapped(m) = self {
-            // SAFETY: the map is a shared, read-only map of a file no one changes (see
-            // `Spool::finish`): after MADV_DONTNEED its pages read back from the file as they
-            // were, so slices borrowed from it keep their bytes.
-            let _ = unsafe { m.map.unchecked_advise(UncheckedAdvice::DontNeed) };
-        }
+        self.release_range(0..self.len());
     }
 
     /// `self[range]`, for one pass over it (a digest, compression), a window at a time: in
@@ -234,14 +229,27 @@ impl Spooled {
         }
     }
 
-    /// Lets go of the pages of `self[range]` that a pass has read, for a pass that cannot read
-    /// by [`Spooled::windows`] (one that parses across them, as de-chunking does): called every
-    /// [`WINDOW`] bytes or so behind it.
-    pub fn release_range(&self, range: Range<usize>) {
+    /// For a pass that cannot read by [`Spooled::windows`] (one that parses across them, as
+    /// de-chunking does): told how far into `self[start..]` it has read, the returned closure
+    /// lets go of the pages behind that, a window at a time.
+    pub fn release_behind(&self, start: usize) -> impl FnMut(usize) + '_ {
+        let mut released = 0;
+        move |at| {
+            if at >= released + WINDOW {
+                self.release_range(start + released..start + at);
+                released = at;
+            }
+        }
+    }
+
+    /// Lets go of the pages of `self[range]` (a no-op for bytes in memory).
+    fn release_range(&self, range: Range<usize>) {
         if let Spooled::Mapped(m) = self {
             let end = range.end.min(m.end - m.start);
             if range.start < end {
-                // SAFETY: as in `release_pages`.
+                // SAFETY: the map is a shared, read-only map of a file no one changes (see
+                // `Spool::finish`): after MADV_DONTNEED its pages read back from the file as
+                // they were, so slices borrowed from it keep their bytes.
                 let _ = unsafe {
                     m.map.unchecked_advise_range(
                         UncheckedAdvice::DontNeed,
@@ -267,19 +275,14 @@ pub struct Windows<'a> {
     bytes: &'a Spooled,
     at: usize,
     end: usize,
-    /// The map's range handed out last, to let go of.
+    /// The range handed out last, to let go of.
     last: Option<Range<usize>>,
 }
 
 impl Windows<'_> {
     fn let_go(&mut self) {
-        if let (Some(range), Spooled::Mapped(m)) = (self.last.take(), self.bytes) {
-            // SAFETY: as in `Spooled::release_pages`: the pages of a shared read-only map of
-            // a file no one changes read back as they were.
-            let _ = unsafe {
-                m.map
-                    .unchecked_advise_range(UncheckedAdvice::DontNeed, range.start, range.len())
-            };
+        if let Some(range) = self.last.take() {
+            self.bytes.release_range(range);
         }
     }
 }
@@ -300,10 +303,10 @@ impl<'a> Iterator for Windows<'a> {
             }
             Spooled::Mapped(m) => {
                 let to = self.end.min(self.at + WINDOW);
-                let range = m.start + self.at..m.start + to;
+                let piece = &m.map[m.start + self.at..m.start + to];
+                self.last = Some(self.at..to);
                 self.at = to;
-                self.last = Some(range.clone());
-                &m.map[range]
+                piece
             }
         };
         Some(piece)

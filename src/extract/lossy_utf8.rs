@@ -1,9 +1,13 @@
 //! Reading bytes as UTF-8 text a piece at a time, each sequence that is not UTF-8 read as
 //! U+FFFD, as `String::from_utf8_lossy` reads a whole buffer: for readers that want text
 //! (quick-xml's names and text) over a body that may hold other bytes, without a copy of the
-//! whole body first (each stray byte of which would grow to three).
+//! whole body first (each stray byte of which would grow to three). The decoding is
+//! encoding_rs's (WHATWG UTF-8, already trawl's for charsets), which keeps a sequence cut at
+//! the end of a piece for the next.
 
 use std::io::{self, Read};
+
+use encoding_rs::{Decoder, UTF_8};
 
 /// Bytes read from the inner reader per piece.
 const PIECE: usize = 64 * 1024;
@@ -11,10 +15,9 @@ const PIECE: usize = 64 * 1024;
 /// `inner`'s bytes as UTF-8, stray bytes replaced.
 pub struct LossyUtf8<R> {
     inner: R,
+    decoder: Decoder,
     /// Where each piece is read.
     piece: Box<[u8]>,
-    /// Read but not yet decoded: an incomplete sequence at the end of the last piece.
-    pending: Vec<u8>,
     /// Decoded and not yet handed out.
     text: Vec<u8>,
     handed: usize,
@@ -26,70 +29,35 @@ impl<R: Read> LossyUtf8<R> {
     pub fn new(inner: R) -> Self {
         LossyUtf8 {
             inner,
+            decoder: UTF_8.new_decoder_without_bom_handling(),
             piece: vec![0; PIECE].into_boxed_slice(),
-            pending: Vec::new(),
             text: Vec::new(),
             handed: 0,
             ended: false,
         }
     }
 
-    /// Reads the next piece and decodes what of it is complete; false at the end.
+    /// Reads and decodes pieces until one gives text; false at the end.
     fn fill(&mut self) -> io::Result<bool> {
-        self.text.clear();
         self.handed = 0;
-        while self.text.is_empty() {
-            if self.ended {
-                return Ok(false);
-            }
+        self.text.clear();
+        while self.text.is_empty() && !self.ended {
             let n = loop {
                 match self.inner.read(&mut self.piece) {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     other => break other?,
                 }
             };
-            self.pending.extend_from_slice(&self.piece[..n]);
             self.ended = n == 0;
-            self.decode();
+            let room = self.decoder.max_utf8_buffer_length(n).unwrap_or(usize::MAX);
+            self.text.resize(room, 0);
+            // With room for the worst case the whole piece is decoded in one call.
+            let (_, _, written, _) =
+                self.decoder
+                    .decode_to_utf8(&self.piece[..n], &mut self.text, self.ended);
+            self.text.truncate(written);
         }
-        Ok(true)
-    }
-
-    /// Moves the complete part of `pending` to `text`; at the end, an incomplete sequence too
-    /// (as one U+FFFD).
-    fn decode(&mut self) {
-        let mut rest = &self.pending[..];
-        loop {
-            match std::str::from_utf8(rest) {
-                Ok(valid) => {
-                    self.text.extend_from_slice(valid.as_bytes());
-                    rest = &[];
-                    break;
-                }
-                Err(e) => {
-                    let (valid, after) = rest.split_at(e.valid_up_to());
-                    self.text.extend_from_slice(valid);
-                    match e.error_len() {
-                        Some(bad) => {
-                            self.text.extend_from_slice("\u{FFFD}".as_bytes());
-                            rest = &after[bad..];
-                        }
-                        None if self.ended => {
-                            self.text.extend_from_slice("\u{FFFD}".as_bytes());
-                            rest = &[];
-                            break;
-                        }
-                        None => {
-                            rest = after;
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        let keep = rest.len();
-        let from = self.pending.len() - keep;
-        self.pending.drain(..from);
+        Ok(!self.text.is_empty())
     }
 }
 

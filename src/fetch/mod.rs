@@ -38,7 +38,7 @@ use crate::capture::Capture;
 use crate::exchange::{Exchange, Truncation};
 use crate::fault::FaultKind;
 use crate::http_message::{message_length_as_read, parse_final_head, sniff, ResponseHead};
-use crate::spool::{Spooled, WINDOW};
+use crate::spool::Spooled;
 pub use address_guard::{AddressClass, AddressGuard};
 pub use connection::{has_origin, origin_key, Connection};
 pub use cookie_jar::CookieJar;
@@ -397,13 +397,8 @@ impl Fetcher {
             // Bytes after the end of this message (a body longer than its Content-Length, or
             // garbage) are not part of this response, and poison the connection.
             // A long chunked body's pages are let go as the search for its end reads them.
-            let mut released = 0;
-            let len = message_length_as_read(&head, &received[interim..], |at| {
-                if at >= released + WINDOW {
-                    received.release_range(interim + released..interim + at);
-                    released = at;
-                }
-            });
+            let read_to = received.release_behind(interim);
+            let len = message_length_as_read(&head, &received[interim..], read_to);
             if let Some(len) = len {
                 if received.len() > interim + len {
                     received.truncate(interim + len);
@@ -456,8 +451,7 @@ impl Fetcher {
 }
 
 /// The bytes a tape recorded: sent, and received (a long body's mapped from its spool file).
-fn recorded(tape: recorder::Tape) -> Result<(Vec<u8>, Spooled), FetchError> {
-    let mut tape = tape;
+fn recorded(mut tape: recorder::Tape) -> Result<(Vec<u8>, Spooled), FetchError> {
     let sent = std::mem::take(&mut tape.sent);
     let received = tape
         .into_received()

@@ -203,9 +203,10 @@ impl SharedTape {
         let framed = usize::try_from(wire_cap(max_body)).unwrap_or(usize::MAX);
         let most = declared.map_or(framed, |d| d.min(cap));
         let mut t = self.lock();
-        t.spool_dir = spool.cloned();
         // A last read can go past the declared length too (a body longer than it).
         t.planned = head_end.saturating_add(most).saturating_add(READ_AHEAD);
+        // Only a body that may outgrow SPOOL_AT needs the directory (`make_room`).
+        t.spool_dir = spool.filter(|_| t.planned > SPOOL_AT).cloned();
         if declared.is_none() {
             return;
         }

@@ -8,10 +8,12 @@ use crate::harness::{read_records, run_script, text};
 use crate::hostile_cases::{crawl, raw, responses};
 use crate::server::Web;
 
-fn chunked(body: &[u8], chunk: usize) -> Vec<u8> {
-    let mut out =
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
-            .to_vec();
+/// A 200 response of `content_type` whose `body` is sent in chunks of `chunk` bytes.
+pub(crate) fn chunked_as(content_type: &str, body: &[u8], chunk: usize) -> Vec<u8> {
+    let mut out = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    .into_bytes();
     for piece in body.chunks(chunk) {
         out.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
         out.extend_from_slice(piece);
@@ -19,6 +21,10 @@ fn chunked(body: &[u8], chunk: usize) -> Vec<u8> {
     }
     out.extend_from_slice(b"0\r\n\r\n");
     out
+}
+
+fn chunked(body: &[u8], chunk: usize) -> Vec<u8> {
+    chunked_as("text/html", body, chunk)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,6 +3,7 @@
 //! not hold each of them, twice, in memory; what is archived is the same, byte for byte.
 
 use crate::args;
+use crate::body_caps::chunked_as;
 use crate::harness::{assert_valid, read_records, text, trawl};
 use crate::hostile_cases::{raw, responses};
 use crate::server::{Host, Route, Web};
@@ -183,15 +184,7 @@ async fn one_body_longer_than_the_memory_it_may_take_is_read_a_window_at_a_time(
     );
     // Chunked, in 64 KiB chunks: de-chunked into a spool file of its own, the response's
     // pages let go as the de-chunking reads them.
-    let mut stream =
-        b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-            .to_vec();
-    for piece in body.chunks(64 << 10) {
-        stream.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
-        stream.extend_from_slice(piece);
-        stream.extend_from_slice(b"\r\n");
-    }
-    stream.extend_from_slice(b"0\r\n\r\n");
+    let stream = chunked_as("application/octet-stream", &body, 64 << 10);
     h.behave("/stream.img", raw(&stream));
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("warcs");
