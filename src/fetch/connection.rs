@@ -36,11 +36,11 @@ use super::recorder::{Recorder, SharedTape};
 use crate::exchange::TlsSession;
 use crate::fault::FaultKind;
 
-trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+pub(super) trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
 /// The socket with its recorder, as hyper reads and writes it.
-type RecordedIo = TokioIo<Recorder<Box<dyn Io>>>;
+pub(super) type RecordedIo = TokioIo<Recorder<Box<dyn Io>>>;
 
 /// hyper's side of an active connection.
 type Http1 = http1::Connection<RecordedIo, Empty<Bytes>>;
@@ -127,6 +127,15 @@ impl Connection {
             fut.as_mut().poll(cx)
         })
         .await
+    }
+
+    /// The socket of a connection whose response head hyper refused, for the fetch to read the
+    /// rest of the response from by itself (`body_source.rs`); the connection is not reused.
+    pub(super) fn take_refused(&mut self) -> Option<RecordedIo> {
+        match std::mem::replace(&mut self.state, State::Gone) {
+            State::Active { http, .. } => Some(http.into_parts().io),
+            _ => None,
+        }
     }
 
     /// True between fetches, when only the socket is kept.

@@ -180,26 +180,48 @@ impl FetchError {
     }
 }
 
-/// What is wrong with a response head that hyper refused to parse, from the recorded bytes.
+/// What is wrong with a response head that hyper refused to parse, from the recorded bytes
+/// (past any 1xx interim responses that parse, as hyper skipped them).
 fn head_fault(received: &[u8], limits: HeadLimits) -> FaultKind {
+    let mut rest = received;
+    loop {
+        match message_fault(rest, limits) {
+            Ok(kind) => return kind,
+            Err(interim) => rest = &rest[interim..],
+        }
+    }
+}
+
+/// [`head_fault`] of the message at the start of `received`, or `Err` with the length of a
+/// complete 1xx interim head there.
+fn message_fault(received: &[u8], limits: HeadLimits) -> Result<FaultKind, usize> {
     let mut storage = vec![httparse::EMPTY_HEADER; limits.max_headers];
     let mut response = httparse::Response::new(&mut storage);
-    match response_parser().parse_response(&mut response, received) {
-        Err(httparse::Error::Version) => FaultKind::NotHttp,
-        Err(httparse::Error::Status) => FaultKind::InvalidStatusLine,
-        Err(httparse::Error::TooManyHeaders) => FaultKind::HeaderTooLarge,
-        Err(
-            httparse::Error::HeaderName
-            | httparse::Error::HeaderValue
-            | httparse::Error::NewLine
-            | httparse::Error::Token,
-        ) => FaultKind::InvalidHeader,
-        Ok(httparse::Status::Complete(_)) => framing_fault(&response),
-        Ok(httparse::Status::Partial) if received.len() >= limits.max_bytes => {
-            FaultKind::HeaderTooLarge
-        }
-        Ok(httparse::Status::Partial) => FaultKind::Protocol,
-    }
+    Ok(
+        match response_parser().parse_response(&mut response, received) {
+            Err(httparse::Error::Version) => FaultKind::NotHttp,
+            Err(httparse::Error::Status) => FaultKind::InvalidStatusLine,
+            Err(httparse::Error::TooManyHeaders) => FaultKind::HeaderTooLarge,
+            Err(
+                httparse::Error::HeaderName
+                | httparse::Error::HeaderValue
+                | httparse::Error::NewLine
+                | httparse::Error::Token,
+            ) => FaultKind::InvalidHeader,
+            Ok(httparse::Status::Complete(len))
+                if response
+                    .code
+                    .is_some_and(|c| (100..200).contains(&c) && c != 101) =>
+            {
+                return Err(len);
+            }
+            Ok(httparse::Status::Complete(_)) => framing_fault(&response),
+            Ok(httparse::Status::Partial) if received.len() >= limits.max_bytes => {
+                FaultKind::HeaderTooLarge
+            }
+            Ok(httparse::Status::Partial) => FaultKind::Protocol,
+        },
+    )
 }
 
 /// The framing fault of a head that parses as HTTP but that hyper still refused.

@@ -8,6 +8,7 @@
 //! and the payload, handed to the processor chain as they are.
 
 pub mod address_guard;
+mod body_source;
 pub mod connection;
 pub mod cookie_jar;
 pub mod cookies_txt;
@@ -29,10 +30,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
 use http::HeaderValue;
-use http_body_util::{BodyExt, Empty};
+use http_body_util::Empty;
 use hyper::client::conn::http1::SendRequest;
 use tokio::time::timeout_at;
 use url::Url;
+
+use body_source::{BodySource, Step};
 
 use crate::capture::Capture;
 use crate::exchange::{Exchange, Truncation};
@@ -213,8 +216,9 @@ impl Fetcher {
                 sender.send_request(request).await
             };
             let sent = timeout_at(head_deadline, c.drive(exchange)).await;
-            match sent {
+            let body = match sent {
                 Err(_) => return (Err(FetchError::Timeout("response head")), None),
+                Ok(Ok(response)) => BodySource::framed(response),
                 Ok(Err(e)) => {
                     // A kept-alive connection the server closed meanwhile: try a fresh one once.
                     if reused && c.tape.received_len() == 0 {
@@ -225,24 +229,26 @@ impl Fetcher {
                     let error = c
                         .tape
                         .with_received(|r| FetchError::from_hyper(&e, r, limits));
-                    return (Err(error), None);
+                    let max_headers = self.options.max_headers;
+                    match BodySource::to_close(&error, &mut c, max_headers, MAX_INTERIM) {
+                        Some(body) => body,
+                        None => return (Err(error), None),
+                    }
                 }
-                Ok(Ok(response)) => {
-                    let (result, keep) = self
-                        .read_response(url, (c, sender), response, date, deadline, plan)
-                        .await;
-                    let result = result.map(|f| Fetched {
-                        elapsed: start.elapsed(),
-                        cookies_changed: self.cookies_changed(url, &f.capture, cookies),
-                        login_asked: match (&self.login, signed) {
-                            (Some(login), Some(s)) => login.ask(url, s, &f.capture.head),
-                            _ => site_login::LoginAsk::Nothing,
-                        },
-                        ..f
-                    });
-                    return (result, keep);
-                }
-            }
+            };
+            let (result, keep) = self
+                .read_response(url, (c, sender), body, date, deadline, plan)
+                .await;
+            let result = result.map(|f| Fetched {
+                elapsed: start.elapsed(),
+                cookies_changed: self.cookies_changed(url, &f.capture, cookies),
+                login_asked: match (&self.login, signed) {
+                    (Some(login), Some(s)) => login.ask(url, s, &f.capture.head),
+                    _ => site_login::LoginAsk::Nothing,
+                },
+                ..f
+            });
+            return (result, keep);
         }
     }
 
@@ -267,7 +273,7 @@ impl Fetcher {
         &self,
         url: &Url,
         (mut conn, sender): (Connection, SendRequest<Empty<Bytes>>),
-        response: hyper::Response<hyper::body::Incoming>,
+        mut body: BodySource,
         date: SystemTime,
         mut deadline: tokio::time::Instant,
         mut plan: F,
@@ -283,7 +289,7 @@ impl Fetcher {
             .tape
             .with_received(|r| parse_final_head(r, max_headers, MAX_INTERIM))
         else {
-            return (Err(FetchError::unreadable_head(response.status())), None);
+            return (Err(body.unreadable_head()), None);
         };
         if let Some(jar) = &self.cookies {
             jar.store_from(url, &head);
@@ -292,7 +298,7 @@ impl Fetcher {
             BodyPlan::Read { max_body } => (max_body, false),
             BodyPlan::Identify { max_body } => (max_body, true),
             BodyPlan::Skip => {
-                drop(response);
+                drop(body);
                 let (sent, received) = match recorded(conn.tape.take()) {
                     Ok(bytes) => bytes,
                     Err(e) => return (Err(e), None),
@@ -307,7 +313,6 @@ impl Fetcher {
             max_body,
             self.options.spool.as_ref(),
         );
-        let mut body = response.into_body();
         let mut received: u64 = 0;
         let mut truncated = None;
         let mut body_fault = None;
@@ -320,7 +325,7 @@ impl Fetcher {
         loop {
             let idle_limit = tokio::time::Instant::now() + self.options.read_timeout;
             let wait = deadline.min(idle_limit);
-            match timeout_at(wait, conn.drive(body.frame())).await {
+            match timeout_at(wait, body.next(&mut conn)).await {
                 Err(_) => {
                     truncated = Some(Truncation::Time);
                     body_fault = Some(if wait == deadline {
@@ -330,7 +335,7 @@ impl Fetcher {
                     });
                     break;
                 }
-                Ok(None) => {
+                Ok(Step::End) => {
                     // Closed before the Content-Length it was read by: cut short, as any body
                     // that stops before its declared length.
                     if declared_end.is_some_and(|end| received < end) {
@@ -339,36 +344,34 @@ impl Fetcher {
                     }
                     break;
                 }
-                Ok(Some(Err(e))) => {
+                Ok(Step::Failed(fault)) => {
                     truncated = Some(Truncation::Disconnect);
-                    body_fault = Some(error::body_fault(&e));
+                    body_fault = Some(fault);
                     break;
                 }
-                Ok(Some(Ok(frame))) => {
-                    if let Some(data) = frame.data_ref() {
-                        received += data.len() as u64;
-                        if let Some(rate) = &self.options.rate {
-                            // The crawl's own pacing is not the server's time.
-                            deadline += rate.pace(data.len()).await;
-                        }
-                        if received > max_body || conn.tape.received_len() as u64 > wire_end {
+                Ok(Step::Data(len)) => {
+                    received += len as u64;
+                    if let Some(rate) = &self.options.rate {
+                        // The crawl's own pacing is not the server's time.
+                        deadline += rate.pace(len).await;
+                    }
+                    if received > max_body || conn.tape.received_len() as u64 > wire_end {
+                        truncated = Some(Truncation::Length);
+                        break;
+                    }
+                    if identify && received >= IDENTIFY_AFTER {
+                        identify = false;
+                        let identified = conn.tape.with_received(|r| {
+                            sniff::identify_response(&head, r.get(interim..).unwrap_or(&[]))
+                        });
+                        if identified.is_some_and(|t| plan(&head, Some(t)) == BodyPlan::Skip) {
+                            // Not wanted: the rest is not read, nothing is archived.
                             truncated = Some(Truncation::Length);
                             break;
                         }
-                        if identify && received >= IDENTIFY_AFTER {
-                            identify = false;
-                            let identified = conn.tape.with_received(|r| {
-                                sniff::identify_response(&head, r.get(interim..).unwrap_or(&[]))
-                            });
-                            if identified.is_some_and(|t| plan(&head, Some(t)) == BodyPlan::Skip) {
-                                // Not wanted: the rest is not read, nothing is archived.
-                                truncated = Some(Truncation::Length);
-                                break;
-                            }
-                        }
-                        if declared_end.is_some_and(|end| received >= end) {
-                            break;
-                        }
+                    }
+                    if declared_end.is_some_and(|end| received >= end) {
+                        break;
                     }
                 }
             }

@@ -136,6 +136,11 @@ async fn an_idle_connection_the_server_closed_or_wrote_to_is_not_reused() {
 /// A loopback server answering the first request of each connection with `reply`, then
 /// keeping the connection open.
 async fn replying(reply: &'static [u8]) -> std::net::SocketAddr {
+    replying_then(reply, Duration::from_secs(5)).await
+}
+
+/// [`replying`], closing each connection `hold` after its reply.
+async fn replying_then(reply: &'static [u8], hold: Duration) -> std::net::SocketAddr {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -152,7 +157,7 @@ async fn replying(reply: &'static [u8]) -> std::net::SocketAddr {
                     }
                 }
                 let _ = sock.write_all(reply).await;
-                tokio::time::sleep(Duration::from_secs(5)).await;
+                tokio::time::sleep(hold).await;
             });
         }
     });
@@ -229,4 +234,67 @@ async fn a_long_body_is_recorded_in_a_spool_file_byte_for_byte() {
     }
     // The files have no names: nothing is left in the directory.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[tokio::test]
+async fn a_content_length_that_is_no_number_leaves_the_body_to_the_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fetcher::new(FetchOptions {
+        spool: Some(crate::spool::SpoolDir::new(dir.path())),
+        ..local_fetcher().options
+    });
+    let long: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let mut spooled = b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n".to_vec();
+    spooled.extend_from_slice(&long);
+    let cases: [&[u8]; 4] = [
+        b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n<p>whole page</p>",
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length:\r\n\r\nall of it",
+        b"HTTP/1.0 404 Not Found\r\nContent-Length: -1, x\r\n\r\n",
+        spooled.leak(),
+    ];
+    for reply in cases {
+        let addr = replying_then(reply, Duration::ZERO).await;
+        let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+        let (result, conn) = f
+            .fetch(&url, None, None, |_, _| BodyPlan::Read {
+                max_body: 1 << 30,
+            })
+            .await;
+        let fetched = result.unwrap_or_else(|e| panic!("{e}"));
+        let response = &fetched.capture.exchange.response;
+        let received = [&fetched.capture.exchange.interim[..], &response[..]].concat();
+        assert!(received == reply, "exactly the response, to the close");
+        assert_eq!(fetched.capture.exchange.truncated, None);
+        assert_eq!(fetched.body_fault, None);
+        assert!(conn.is_none());
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // Capped like any body.
+    let addr = replying_then(cases[3], Duration::ZERO).await;
+    let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+    let plan = |_: &ResponseHead, _: Option<&'static str>| BodyPlan::Read { max_body: 1000 };
+    let (result, _) = f.fetch(&url, None, None, plan).await;
+    let capture = result.unwrap().capture;
+    assert_eq!(capture.exchange.truncated, Some(Truncation::Length));
+    assert_eq!(capture.payload().len(), 1000);
+    // A server that keeps the connection open: the body is what came before the read timeout.
+    let open = b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n<p>so far</p>";
+    let addr = replying(open).await;
+    let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+    let (result, _) = get(&local_fetcher(), &url, None).await;
+    let fetched = result.unwrap();
+    assert_eq!(&fetched.capture.exchange.response[..], &open[..]);
+    assert_eq!(fetched.capture.exchange.truncated, Some(Truncation::Time));
+    // Lengths that are numbers and differ still refuse the head, as does a number beside
+    // one that is not.
+    for reply in [
+        &b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"[..],
+        b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: x\r\n\r\nabc",
+    ] {
+        let addr = replying_then(reply, Duration::ZERO).await;
+        let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+        let (result, _) = get(&local_fetcher(), &url, None).await;
+        let kind = result.map(|_| ()).unwrap_err().kind();
+        assert_eq!(kind, FaultKind::InvalidContentLength);
+    }
 }

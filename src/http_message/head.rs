@@ -88,63 +88,11 @@ impl ResponseHead {
             })
     }
 
-    /// True when the body is sent with chunked transfer coding.
-    pub fn is_chunked(&self) -> bool {
-        self.headers.iter().any(|(n, v)| {
-            n.eq_ignore_ascii_case("transfer-encoding")
-                && String::from_utf8_lossy(v)
-                    .split(',')
-                    .any(|t| t.trim().eq_ignore_ascii_case("chunked"))
-        })
-    }
-
-    /// The payload of the response whose recorded bytes are `bytes` (this head included): the
-    /// body with transfer coding removed, content coding kept (WARC 1.1 section 5.9).
-    pub fn payload<'a>(&self, bytes: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
-        let body = &bytes[self.len.min(bytes.len())..];
-        if self.is_chunked() {
-            std::borrow::Cow::Owned(super::chunked::dechunk(body).data)
-        } else {
-            std::borrow::Cow::Borrowed(body)
-        }
-    }
-
     /// The media type of Content-Type, lower-cased, without parameters (see
     /// [`super::media_type`]).
     pub fn media_type(&self) -> Option<String> {
         let media = super::media_type::media_type(&self.content_type()?);
         (!media.is_empty()).then_some(media)
-    }
-
-    /// The body length that Content-Length declares, when it is given once (or repeated with
-    /// the same value) and the body is not chunked.
-    pub fn content_length(&self) -> Option<usize> {
-        if self.is_chunked() {
-            return None;
-        }
-        let mut lengths = self
-            .headers
-            .iter()
-            .filter(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-            .map(|(_, v)| std::str::from_utf8(v).ok()?.trim().parse::<usize>().ok());
-        let first = lengths.next()??;
-        lengths.all(|l| l == Some(first)).then_some(first)
-    }
-
-    /// The Content-Length of a response whose Transfer-Encoding does not frame it (`identity`,
-    /// or a coding without `chunked`) and that declares one. RFC 9112 section 6.3 reads such
-    /// a body to the close of the connection, and hyper does; Chromium and GNU wget read it
-    /// by its Content-Length, and a server that sends it keeps the connection open, so that
-    /// the fetch would otherwise wait out the read timeout for bytes that never come.
-    pub fn length_beside_transfer_coding(&self) -> Option<usize> {
-        let coded = self
-            .headers
-            .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case("transfer-encoding"));
-        match coded {
-            true => self.content_length(),
-            false => None,
-        }
     }
 
     /// The `charset` parameter of Content-Type, if any.
@@ -170,32 +118,6 @@ pub fn url_text(value: &[u8]) -> String {
         }
     };
     text.trim().to_string()
-}
-
-/// The length of the complete response message at the start of `bytes` (head plus body as
-/// framed by Transfer-Encoding or Content-Length), or `None` when the body runs to the end of
-/// the connection, is incomplete, or its framing cannot be read.
-pub fn message_length(head: &ResponseHead, bytes: &[u8]) -> Option<usize> {
-    message_length_as_read(head, bytes, |_| {})
-}
-
-/// [`message_length`], telling `reached` how far into `bytes` the search has read, chunk by
-/// chunk, when it walks a chunked body (whose pages a long body's reader lets go as it goes).
-pub fn message_length_as_read(
-    head: &ResponseHead,
-    bytes: &[u8],
-    mut reached: impl FnMut(usize),
-) -> Option<usize> {
-    if head.status < 200 || head.status == 204 || head.status == 304 {
-        return Some(head.len);
-    }
-    if head.is_chunked() {
-        let body = &bytes[head.len..];
-        return super::chunked::dechunk_into(body, |at, _| reached(head.len + at))
-            .map(|e| head.len + e);
-    }
-    head.content_length()
-        .map(|len| head.len.saturating_add(len))
 }
 
 /// Parses the head of a recorded response; `None` when the bytes hold no complete, valid head.
@@ -343,73 +265,6 @@ mod tests {
     }
 
     #[test]
-    fn message_length_by_framing() {
-        let cl = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabcEXTRA";
-        assert_eq!(
-            message_length(&parse_response_head(cl).unwrap(), cl),
-            Some(cl.len() - 5)
-        );
-        let ch = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\nX";
-        assert_eq!(
-            message_length(&parse_response_head(ch).unwrap(), ch),
-            Some(ch.len() - 1)
-        );
-        let eof = b"HTTP/1.0 200 OK\r\n\r\nuntil close";
-        assert_eq!(
-            message_length(&parse_response_head(eof).unwrap(), eof),
-            None
-        );
-        let nobody = b"HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n";
-        assert_eq!(
-            message_length(&parse_response_head(nobody).unwrap(), nobody),
-            Some(nobody.len())
-        );
-        let dup = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd";
-        assert_eq!(
-            message_length(&parse_response_head(dup).unwrap(), dup),
-            None
-        );
-    }
-
-    #[test]
-    fn declared_content_length() {
-        let length = |raw: &[u8]| parse_response_head(raw).unwrap().content_length();
-        assert_eq!(
-            length(b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n"),
-            Some(12)
-        );
-        let same = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n";
-        assert_eq!(length(same), Some(3));
-        let conflict = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n";
-        assert_eq!(length(conflict), None);
-        let chunked = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n";
-        assert_eq!(length(chunked), None);
-        assert_eq!(
-            length(b"HTTP/1.1 200 OK\r\nContent-Length: lots\r\n\r\n"),
-            None
-        );
-        assert_eq!(length(b"HTTP/1.0 200 OK\r\n\r\n"), None);
-        // Beside a transfer coding that does not frame the body, and only there.
-        let beside = |raw: &[u8]| {
-            parse_response_head(raw)
-                .unwrap()
-                .length_beside_transfer_coding()
-        };
-        let identity =
-            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 3\r\n\r\n";
-        assert_eq!(beside(identity), Some(3));
-        assert_eq!(beside(chunked), None);
-        assert_eq!(
-            beside(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n"),
-            None
-        );
-        assert_eq!(
-            beside(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"),
-            None
-        );
-    }
-
-    #[test]
     fn obs_fold_is_unfolded_for_interpretation() {
         let raw = b"HTTP/1.1 200 OK\r\nX-A: 1\r\n  continued\r\nContent-Type: text/html;\r\n\tcharset=utf-8\r\n\r\n";
         let head = parse_response_head(raw).unwrap();
@@ -433,7 +288,10 @@ mod tests {
         );
         assert_eq!(head.media_type().as_deref(), Some("text/html"));
         assert!(head.is_chunked());
-        assert_eq!(message_length(&head, raw), Some(raw.len()));
+        assert_eq!(
+            crate::http_message::message_length(&head, raw),
+            Some(raw.len())
+        );
         // A NUL byte is no lenience's business: the head is refused.
         assert!(parse_response_head(b"HTTP/1.1 200 OK\r\nX: a\0b\r\n\r\n").is_none());
     }

@@ -8,6 +8,7 @@
 
 pub mod chunked;
 pub mod content_encoding;
+pub mod framing;
 pub mod head;
 pub mod media_type;
 pub mod retry_after;
@@ -15,7 +16,8 @@ pub mod sniff;
 pub mod status_line;
 
 pub use content_encoding::decode_content;
+pub use framing::{message_length, message_length_as_read};
 pub use head::{
-    message_length, message_length_as_read, parse_final_head, parse_response_head,
-    parse_response_head_with_limit, response_parser, url_text, ResponseHead,
+    parse_final_head, parse_response_head, parse_response_head_with_limit, response_parser,
+    url_text, ResponseHead,
 };

@@ -333,6 +333,50 @@ async fn a_transfer_coding_that_frames_nothing_leaves_the_body_to_its_content_le
     only_cut_is_cut(out.path(), &stats, ("/identity", identity.as_bytes())).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_content_length_that_is_no_number_leaves_the_page_to_the_close() {
+    // `Content-Length: -1` (some Java servers), `ten`, or empty: hyper refuses the head, as
+    // RFC 9112 says a user agent must; Chromium, wget and Heritrix read the body to the close
+    // and keep the page, and so does trawl. Numbers that differ are still refused.
+    let web = Web::default();
+    let h = web.host("127.0.0.198").await;
+    let page = "<p>negative</p><a href=/next>next</a>";
+    let minus =
+        format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: -1\r\n\r\n{page}");
+    let empty = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \r\n\r\n<a href=/other>o</a>";
+    let both = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd";
+    h.route(
+        "/",
+        Route::html("<a href=/minus>m</a><a href=/empty>e</a><a href=/both>b</a>"),
+    );
+    h.behave("/minus", raw(minus.as_bytes()));
+    h.behave("/empty", raw(empty.as_bytes()));
+    h.behave("/both", raw(both.as_bytes()));
+    h.route("/next", Route::html("<p>reached</p>"));
+    h.route("/other", Route::html("<p>reached too</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    assert_eq!(stats["pages_archived"], 5, "{stats}");
+    assert_eq!(
+        stats["errors"],
+        serde_json::json!({"invalid_content_length": 1}),
+        "{stats}"
+    );
+    assert_eq!(stats["truncated"], serde_json::json!({}), "{stats}");
+    let dir = out.path().join("warcs");
+    let records = read_records(&dir);
+    for (path, sent) in [("/minus", &minus[..]), ("/empty", empty)] {
+        let rec = responses(&records, path);
+        assert_eq!(rec.len(), 1, "{path}");
+        assert_eq!(rec[0].block, sent.as_bytes(), "{path}: bytes as received");
+        assert_eq!(rec[0].truncated, None);
+    }
+    assert!(responses(&records, "/both").is_empty());
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+    assert_replays(&dir, &h.url("/minus"), page).await;
+}
+
 /// Asserts that of a crawl into `out` (its `stats`), only `/cut` was cut (by a close before its
 /// Content-Length), that the response for `whole.0` holds `whole.1` uncut, that `/next` was
 /// archived, and that the WARCs pass warc_check.

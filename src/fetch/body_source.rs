@@ -1,0 +1,144 @@
+//! Where a response body's bytes come from: hyper, which frames the body by its
+//! Content-Length, its chunks or the close, or the socket itself, read to its close, for a
+//! response whose Content-Length is no number.
+//!
+//! hyper refuses a head with a Content-Length such as `-1`, `ten` or an empty value, as RFC
+//! 9112 section 6.3 tells a user agent to; Chromium, GNU wget and Heritrix show and keep such a
+//! page, reading its body to the close. trawl does the same: the fetch takes the socket back
+//! from hyper and reads on (through the recorder, so the tape keeps every byte as received),
+//! and the response is archived as it came. Values that are numbers and differ still refuse
+//! the head (Chromium and curl refuse it too: which length is right cannot be known).
+
+use http::StatusCode;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use tokio::io::AsyncReadExt;
+
+use super::connection::{Connection, RecordedIo};
+use super::error::{self, FetchError};
+use super::recorder::SharedTape;
+use crate::fault::FaultKind;
+use crate::http_message::parse_final_head;
+
+/// The most bytes one read of a body taken back from hyper asks for (the tape keeps them; this
+/// buffer only receives its copy).
+const READ_PIECE: usize = 64 << 10;
+
+/// The source of one response's body.
+pub(super) enum BodySource {
+    /// hyper's body of a head it accepted.
+    Framed {
+        /// The body.
+        body: Incoming,
+        /// The head's status, as hyper read it.
+        status: StatusCode,
+    },
+    /// The socket of a head hyper refused for its Content-Length, read to its close.
+    ToClose {
+        /// The socket, with its recorder.
+        io: RecordedIo,
+        /// The exchange's tape.
+        tape: SharedTape,
+        /// Where the body starts on the tape.
+        body_start: usize,
+        /// Body bytes already reported.
+        counted: usize,
+        /// What a read copies into.
+        piece: Vec<u8>,
+    },
+}
+
+/// What the next wait for a body brought.
+pub(super) enum Step {
+    /// This many more bytes of the body (decoded from its chunks, if chunked).
+    Data(usize),
+    /// The body ended (its framing says so, or the connection closed).
+    End,
+    /// Reading failed; the body is cut here.
+    Failed(FaultKind),
+}
+
+impl BodySource {
+    /// The body of a response hyper accepted.
+    pub(super) fn framed(response: hyper::Response<Incoming>) -> Self {
+        BodySource::Framed {
+            status: response.status(),
+            body: response.into_body(),
+        }
+    }
+
+    /// The rest of a response whose head hyper refused with `error`, read from the socket to
+    /// its close, when its only fault is a Content-Length that is no number; `None` otherwise.
+    pub(super) fn to_close(
+        error: &FetchError,
+        conn: &mut Connection,
+        max_headers: usize,
+        max_interim: usize,
+    ) -> Option<Self> {
+        if error.kind() != FaultKind::InvalidContentLength {
+            return None;
+        }
+        let (interim, head) = conn
+            .tape
+            .with_received(|r| parse_final_head(r, max_headers, max_interim))?;
+        if !head.length_is_unreadable() {
+            return None;
+        }
+        Some(BodySource::ToClose {
+            io: conn.take_refused()?,
+            tape: conn.tape.clone(),
+            body_start: interim + head.len,
+            counted: 0,
+            piece: Vec::new(),
+        })
+    }
+
+    /// The error of a response whose head could not be read back from the tape.
+    pub(super) fn unreadable_head(&self) -> FetchError {
+        match self {
+            BodySource::Framed { status, .. } => FetchError::unreadable_head(*status),
+            BodySource::ToClose { .. } => FetchError::unreadable_head(StatusCode::OK),
+        }
+    }
+
+    /// Waits for more of the body (hyper's, while driving its connection `conn`).
+    pub(super) async fn next(&mut self, conn: &mut Connection) -> Step {
+        match self {
+            BodySource::Framed { body, .. } => loop {
+                match conn.drive(body.frame()).await {
+                    None => return Step::End,
+                    Some(Err(e)) => return Step::Failed(error::body_fault(&e)),
+                    Some(Ok(frame)) => {
+                        if let Some(data) = frame.data_ref() {
+                            return Step::Data(data.len());
+                        }
+                    }
+                }
+            },
+            BodySource::ToClose {
+                io,
+                tape,
+                body_start,
+                counted,
+                piece,
+            } => loop {
+                // What hyper read past the head before refusing it is on the tape already.
+                let on_tape = tape.received_len().saturating_sub(*body_start);
+                if on_tape > *counted {
+                    let more = on_tape - *counted;
+                    *counted = on_tape;
+                    return Step::Data(more);
+                }
+                piece.resize(READ_PIECE, 0);
+                match io.inner_mut().read(piece).await {
+                    Ok(0) => return Step::End,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                        return Step::Failed(FaultKind::BodyReset)
+                    }
+                    Err(_) => return Step::Failed(FaultKind::BodyError),
+                }
+            },
+        }
+    }
+}
