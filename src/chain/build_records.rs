@@ -78,13 +78,11 @@ pub fn build_records(
     let level = options.gzip_level;
     let (response_id, response_member) = response.into_member(level, ex.response.spool_dir());
     let mut members = vec![gzip_member(&request.bytes, level).into(), response_member];
-    if !ex.interim.is_empty() {
-        let meta = metadata_record(
-            &ex.target_uri,
-            ex.date,
-            &response_id,
-            &interim_fields(&ex.interim),
-        );
+    // Interim responses, if any (the empty lines a server may send before its status line
+    // make none).
+    let interim = interim_fields(&ex.interim);
+    if !interim.is_empty() {
+        let meta = metadata_record(&ex.target_uri, ex.date, &response_id, &interim);
         members.push(gzip_member(&meta.bytes, level).into());
     }
     if let (true, Some(facts)) = (options.metadata_records, page) {

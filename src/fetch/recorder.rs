@@ -14,7 +14,8 @@
 //! (`spool.rs`) and the tape's room is used again, so a long body is not held in memory.
 //!
 //! hyper reads an `HTTP/1.0` status line as `HTTP/1.1` (see [`HTTP10`]), and a status line
-//! outside the grammar as `http_message::status_line` rewrites it; the tape keeps both.
+//! outside the grammar as `http_message::status_line` rewrites it, and a head's CR that ends
+//! no line as a space (`http_message::bare_cr`); the tape keeps them as received.
 
 use std::future::Future;
 use std::io;
@@ -24,7 +25,7 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 
-use crate::http_message::status_line;
+use crate::http_message::{bare_cr, status_line};
 use crate::spool::{Spool, SpoolDir, Spooled, SPOOL_AT};
 
 /// The most room [`SharedTape::reserve_body`] makes for a body before any of it arrived.
@@ -333,6 +334,10 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
         let minor = HTTP10.len() - 1;
         if (start..start + n).contains(&minor) && line_start.starts_with(HTTP10) {
             handed[minor - start] = b'1';
+        }
+        if tape.head_limit.is_some() {
+            // While hyper reads a head: a CR that ends no line is a space to it (bare_cr.rs).
+            bare_cr::replace_in(handed, tape.received.get(at + n).copied());
         }
         Poll::Ready(Ok(()))
     }

@@ -6,13 +6,19 @@ use std::borrow::Cow;
 use super::head::ResponseHead;
 
 impl ResponseHead {
-    /// True when the body is sent with chunked transfer coding.
+    /// True when the body is sent with chunked transfer coding: chunked is its final coding
+    /// (the last value of the last Transfer-Encoding field), as hyper frames it. A body whose
+    /// codings do not end in chunked (`chunked, gzip`) runs to the close (RFC 9112 section
+    /// 6.3) and is not de-chunked.
     pub fn is_chunked(&self) -> bool {
-        self.headers.iter().any(|(n, v)| {
-            n.eq_ignore_ascii_case("transfer-encoding")
-                && String::from_utf8_lossy(v)
-                    .split(',')
-                    .any(|t| t.trim().eq_ignore_ascii_case("chunked"))
+        let last = self
+            .headers
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case("transfer-encoding"));
+        last.is_some_and(|(_, v)| {
+            let coding = v.rsplit(|&b| b == b',').next().unwrap_or_default();
+            coding.trim_ascii().eq_ignore_ascii_case(b"chunked")
         })
     }
 
@@ -192,6 +198,25 @@ mod tests {
             beside(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"),
             None
         );
+    }
+
+    #[test]
+    fn only_a_final_chunked_coding_frames_the_body() {
+        let chunked = |te: &str| {
+            let raw = format!("HTTP/1.1 200 OK\r\n{te}\r\n\r\n");
+            parse_response_head(raw.as_bytes()).unwrap().is_chunked()
+        };
+        assert!(chunked("Transfer-Encoding: chunked"));
+        assert!(chunked("Transfer-Encoding: gzip, Chunked "));
+        assert!(chunked(
+            "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked"
+        ));
+        assert!(!chunked("Transfer-Encoding: chunked, gzip"));
+        assert!(!chunked(
+            "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip"
+        ));
+        assert!(!chunked("Transfer-Encoding: chunked,"));
+        assert!(!chunked("X-Transfer-Encoding: chunked"));
     }
 
     #[test]

@@ -128,10 +128,13 @@ pub fn parse_response_head(bytes: &[u8]) -> Option<ResponseHead> {
 /// As [`parse_response_head`], with room for `max_headers` header fields (at least the
 /// default), so a head that the fetcher's own limit allowed always parses.
 pub fn parse_response_head_with_limit(bytes: &[u8], max_headers: usize) -> Option<ResponseHead> {
-    match super::status_line::with_lenient_line(bytes) {
-        Some(head) => parse_grammatical(&head, max_headers),
-        None => parse_grammatical(bytes, max_headers),
-    }
+    let lenient = super::status_line::with_lenient_line(bytes);
+    let bytes = lenient.as_deref().unwrap_or(bytes);
+    parse_grammatical(bytes, max_headers).or_else(|| {
+        // Only a head that does not parse is looked at again, for a CR that ends no line.
+        let spaced = super::bare_cr::replaced(bytes)?;
+        parse_grammatical(&spaced, max_headers)
+    })
 }
 
 /// [`parse_response_head_with_limit`] of a head whose status line httparse reads as it is.
@@ -156,7 +159,9 @@ fn parse_grammatical(bytes: &[u8], max_headers: usize) -> Option<ResponseHead> {
 ///   (RFC 9112 section 5.1 makes servers and proxies reject it, not user agents);
 /// - a line that is no field (no colon, a space in the name) is left out, with any line folded
 ///   onto it, instead of losing the whole response (GNU wget keeps such pages too);
-/// - a NUL or a bare CR still refuses the head.
+/// - a CR that ends no line is read as a space (`bare_cr.rs`: the parser retries a head that
+///   does not parse without them, and the fetcher hands hyper the head that way);
+/// - a NUL still refuses the head.
 pub fn response_parser() -> httparse::ParserConfig {
     let mut config = httparse::ParserConfig::default();
     config
@@ -220,7 +225,8 @@ fn unfold(value: &[u8]) -> Vec<u8> {
 /// Skips the 1xx interim responses (100 Continue, 103 Early Hints, ...; RFC 9110 section 15.2)
 /// at the start of `bytes` and parses the final response head. Returns the length of the
 /// interim part and the final head, whose offsets count from the end of the interim part.
-/// 101 Switching Protocols is final. At most `max_interim` interim responses are skipped.
+/// 101 Switching Protocols is final. At most `max_interim` interim responses are skipped, and
+/// the empty lines a server may send before a status line.
 pub fn parse_final_head(
     bytes: &[u8],
     max_headers: usize,
@@ -228,6 +234,12 @@ pub fn parse_final_head(
 ) -> Option<(usize, ResponseHead)> {
     let mut offset = 0;
     for _ in 0..=max_interim {
+        // Empty lines before a status line are no part of the response (httparse skips them
+        // too): they are left with the interim part, so the record starts at the status line.
+        offset += bytes[offset..]
+            .iter()
+            .take_while(|&&b| matches!(b, b'\r' | b'\n'))
+            .count();
         let head = parse_response_head_with_limit(&bytes[offset..], max_headers)?;
         if !(100..200).contains(&head.status) || head.status == 101 {
             return Some((offset, head));
@@ -320,6 +332,13 @@ mod tests {
         assert!(parse_final_head(raw, 100, 1).is_none());
         let plain = b"HTTP/1.1 204 No Content\r\n\r\n";
         assert_eq!(parse_final_head(plain, 100, 8).unwrap().0, 0);
+        let blank = b"\r\n\nHTTP/1.1 100 Continue\r\n\r\n\r\nHTTP/1.1 200 OK\r\n\r\nok";
+        let (interim, head) = parse_final_head(blank, 100, 8).unwrap();
+        assert!(blank[interim..].starts_with(b"HTTP/1.1 200 OK"));
+        assert_eq!(
+            (head.status, &blank[interim + head.len..]),
+            (200, &b"ok"[..])
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! input), the record builder (payload digests) and the index. They never touch the network.
 //! (Named `http_message`, not `http`, so it never shadows the `http` crate.)
 
+pub mod bare_cr;
 pub mod chunked;
 pub mod content_encoding;
 pub mod framing;

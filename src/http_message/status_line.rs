@@ -60,7 +60,7 @@ pub fn with_lenient_line(head: &[u8]) -> Option<Vec<u8>> {
 
 /// The length of the head at the start of `bytes` (through the empty line that ends it), or
 /// all of `bytes` when it has not ended.
-fn head_end(bytes: &[u8]) -> usize {
+pub(super) fn head_end(bytes: &[u8]) -> usize {
     let mut i = 0;
     while let Some(lf) = bytes[i..].iter().position(|&b| b == b'\n') {
         let next = i + lf + 1;

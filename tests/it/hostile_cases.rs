@@ -267,6 +267,20 @@ async fn heads_as_some_servers_send_them_are_archived_and_followed() {
         // Status lines that httparse refuses; Chromium, curl, wget, warcio and pywb read them.
         ("/lower", "http/1.1 200 OK\r\nContent-Type: text/html", "\r\n", true),
         ("/spaces", "HTTP/1.1  200  OK\r\nContent-Type: text/html", "\r\n", true),
+        // A CR that ends no line (RFC 9110 5.5 lets it be read as a space; Chromium and wget
+        // show both pages), inside a value and before a line's CRLF.
+        (
+            "/bare-cr",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-A: a\rb",
+            "\r\n",
+            false,
+        ),
+        (
+            "/cr-crlf",
+            "HTTP/1.1 200 OK\r\nX-A: ab\r\r\nContent-Type: text/html\r",
+            "\r\n",
+            true,
+        ),
     ];
     let mut links = String::new();
     let mut responses_sent = Vec::new();
@@ -281,7 +295,7 @@ async fn heads_as_some_servers_send_them_are_archived_and_followed() {
     let out = tempfile::tempdir().unwrap();
     let stats = crawl(h.url("/"), out.path(), &[]).await;
     assert_eq!(stats["errors"], serde_json::json!({}), "{stats}");
-    assert_eq!(stats["status_codes"]["200"], 13, "{stats}");
+    assert_eq!(stats["status_codes"]["200"], 17, "{stats}");
     let dir = out.path().join("warcs");
     let records = read_records(&dir);
     for ((path, _, _, _), (response, _)) in cases.iter().zip(&responses_sent) {
@@ -302,6 +316,35 @@ async fn heads_as_some_servers_send_them_are_archived_and_followed() {
             assert_replays(&dir, &h.url(path), page).await;
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn empty_lines_before_the_status_line_are_left_out_of_the_record() {
+    // Chromium shows the page; the record starts at the status line, so readers see a response.
+    let web = Web::default();
+    let h = web.host("127.0.0.199").await;
+    let page = "<a href=/next>next</a>";
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{page}",
+        page.len()
+    );
+    h.route("/", Route::html("<a href=/blank>b</a>"));
+    h.behave("/blank", raw(format!("\r\n\r\n{head}").as_bytes()));
+    h.route("/next", Route::html("<p>reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    assert_eq!(stats["errors"], serde_json::json!({}), "{stats}");
+    let dir = out.path().join("warcs");
+    let records = read_records(&dir);
+    let rec = responses(&records, "/blank");
+    assert_eq!(rec.len(), 1);
+    assert_eq!(rec[0].block, head.as_bytes());
+    assert_eq!(responses(&records, "/next").len(), 1, "{stats}");
+    // No metadata record of interim responses: there were none.
+    assert!(records.iter().all(|r| r.warc_type != "metadata"), "{stats}");
+    let check = run_script("warc_check.py", args![dir.display()]).await;
+    assert!(check.status.success(), "{}", text(&check));
+    assert_replays(&dir, &h.url("/blank"), page).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
