@@ -44,6 +44,7 @@ mod outcomes;
 mod persistence;
 pub mod politeness;
 mod robots_group;
+mod robots_index;
 mod robots_match;
 pub mod robots_rules;
 pub mod robots_state;

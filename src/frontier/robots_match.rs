@@ -9,9 +9,16 @@
 //! rule against every URL: a 500 KB robots.txt of 20,445 such rules made one host cost 620 MB
 //! and ~4 ms per URL (docs/DESIGN.md). Here a pattern is its parts between the `*`s, tested
 //! longest first with a prefix comparison and substring searches, and the first that matches
-//! decides.
+//! decides. A set of more than [`INDEX_AT`] rules tests a URL only against the rules whose
+//! literal start it has (`robots_index.rs`).
 
 use memchr::memmem;
+
+use super::robots_index::StartIndex;
+
+/// Rules in a set past which it is indexed by their literal starts: below, testing each rule
+/// in turn costs less than the walk.
+const INDEX_AT: usize = 32;
 
 /// One rule: where its pattern lies in the set's bytes, and what it says.
 #[derive(Debug)]
@@ -33,6 +40,8 @@ pub struct RuleSet {
     bytes: Box<[u8]>,
     /// By the pattern's length as written, longest first, `Allow` first among equals.
     rules: Box<[Rule]>,
+    /// The rules by their literal starts, for a set of more than [`INDEX_AT`].
+    index: Option<StartIndex>,
 }
 
 impl RuleSet {
@@ -61,9 +70,22 @@ impl RuleSet {
                 }
             })
             .collect();
+        let rules: Box<[Rule]> = rules;
+        let index = (rules.len() > INDEX_AT).then(|| {
+            let starts: Vec<(u32, u32)> = rules
+                .iter()
+                .map(|r| {
+                    let body = &bytes[r.start as usize..r.end as usize];
+                    let len = memchr::memchr(b'*', body).unwrap_or(body.len());
+                    (r.start, len as u32)
+                })
+                .collect();
+            StartIndex::new(&bytes, &starts)
+        });
         RuleSet {
             bytes: bytes.into_boxed_slice(),
             rules,
+            index,
         }
     }
 
@@ -72,13 +94,23 @@ impl RuleSet {
         if path == "/robots.txt" {
             return true;
         }
-        self.rules
-            .iter()
-            .find(|r| {
-                let body = &self.bytes[r.start as usize..r.end as usize];
-                matches(body, r.anchored, path.as_bytes())
-            })
-            .is_none_or(|r| r.allow)
+        let url = path.as_bytes();
+        let test = |r: &Rule| {
+            matches(
+                &self.bytes[r.start as usize..r.end as usize],
+                r.anchored,
+                url,
+            )
+        };
+        let indexed = self
+            .index
+            .as_ref()
+            .map(|index| index.best(&self.bytes, url, |n| test(&self.rules[n as usize])));
+        let decides = match indexed {
+            Some(Ok(best)) => best.map(|n| &self.rules[n as usize]),
+            None | Some(Err(())) => self.rules.iter().find(|r| test(r)),
+        };
+        decides.is_none_or(|r| r.allow)
     }
 }
 
@@ -200,5 +232,36 @@ mod tests {
         assert!(!r.allows("/q19999/z/y/x"));
         assert!(r.allows("/q19999/z/y/x/"));
         assert!(r.allows("/p/1/a1b.html"));
+    }
+
+    #[test]
+    fn an_indexed_set_decides_as_testing_every_rule_does() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let piece = |rng: &mut fastrand::Rng| -> String {
+            let alphabet = ['/', 'a', 'b', '*', '$', '.'];
+            let len = rng.usize(0..6);
+            (0..len)
+                .map(|_| alphabet[rng.usize(..alphabet.len())])
+                .collect()
+        };
+        for _ in 0..300 {
+            let count = rng.usize(INDEX_AT + 1..200);
+            let rules: Vec<(bool, String)> = (0..count)
+                .map(|_| (rng.bool(), format!("/{}", piece(&mut rng))))
+                .collect();
+            let indexed = RuleSet::new(rules.clone());
+            let mut every = RuleSet::new(rules);
+            assert!(indexed.index.is_some());
+            every.index = None;
+            for _ in 0..50 {
+                let url = format!("/{}{}", piece(&mut rng), piece(&mut rng)).replace('*', "x");
+                assert_eq!(indexed.allows(&url), every.allows(&url), "{url}");
+            }
+        }
+        // A set that makes the walk too long: every rule is tested instead.
+        let starts = (1..200).map(|k| (false, format!("/{}0", "a".repeat(k))));
+        let r = RuleSet::new(starts.chain([(false, "/aaa*".to_string())]));
+        assert!(!r.allows(&format!("/{}", "a".repeat(300))));
+        assert!(r.allows("/b"));
     }
 }
