@@ -294,65 +294,6 @@ mod tests {
     use crate::cli::{Cli, Command};
     use clap::Parser;
 
-    fn crawl(argv: &[&str]) -> Result<CrawlArgs, String> {
-        let argv = crate::config_file::command_line(argv.iter().map(OsString::from).collect())?;
-        match Cli::try_parse_from(argv) {
-            Ok(Cli {
-                command: Command::Crawl(mut args),
-            }) => {
-                std::mem::take(&mut args.wget)
-                    .fold_into(&mut args)
-                    .map_err(|e| e.to_string())?;
-                Ok(*args)
-            }
-            Ok(other) => panic!("{other:?}"),
-            Err(e) => Err(e.to_string()),
-        }
-    }
-
-    #[test]
-    fn a_wget_command_line_reads_as_wget_reads_it() {
-        let a = crawl(&[
-            "trawl",
-            "crawl",
-            "-r",
-            "-l",
-            "3",
-            "-np",
-            "-w",
-            "1.5",
-            "-H",
-            "-t",
-            "4",
-            "-Q",
-            "5m",
-            "-e",
-            "robots=off",
-            "-nd",
-            "-nH",
-            "-k",
-            "-E",
-            "-nc",
-            "--cut-dirs",
-            "2",
-            "-T",
-            "60",
-            "--delete-after",
-            "http://a.org/docs/",
-        ])
-        .unwrap();
-        assert_eq!(a.max_depth, Some(3));
-        assert!(a.no_parent);
-        assert_eq!(a.delay, Duration::from_millis(1500));
-        assert_eq!(a.scope, ScopeKind::Any);
-        assert_eq!(a.retries, 3);
-        assert_eq!(a.max_bytes, Some(5 << 20));
-        assert!(a.ignore_robots);
-        assert_eq!(a.timeout, Duration::from_secs(60));
-        assert_eq!(a.connect_timeout, Duration::from_secs(60));
-        assert_eq!(a.seeds, vec!["http://a.org/docs/".to_string()]);
-    }
-
     #[test]
     fn random_wait_reaches_the_frontier_settings() {
         let argv = [
@@ -372,72 +313,6 @@ mod tests {
         let config = crate::config::Config::from_args(*args).unwrap();
         assert!(config.frontier.random_wait);
         assert_eq!(config.frontier.delay, Duration::from_secs(2));
-    }
-
-    #[test]
-    fn file_lists_archive_every_type_unless_accept_says_otherwise() {
-        let accept = |v: &[&str]| {
-            let mut argv = vec!["trawl", "crawl"];
-            argv.extend_from_slice(v);
-            argv.push("a.org");
-            crawl(&argv).unwrap().accept
-        };
-        assert_eq!(accept(&[]), ["text/html", "application/xhtml+xml"]);
-        assert_eq!(accept(&["-A", "pdf"]), ["*/*"]);
-        assert_eq!(accept(&["-R", "zip"]), ["*/*"]);
-        assert_eq!(
-            accept(&["-A", "pdf", "--accept", "application/pdf"]),
-            ["application/pdf"]
-        );
-        let error = crawl(&["trawl", "crawl", "-A", "[pdf", "a.org"]).unwrap_err();
-        assert!(error.contains("-A"), "{error}");
-    }
-
-    #[test]
-    fn depth_follows_wget_for_r_level_and_mirror() {
-        let depth = |v: &[&str]| {
-            let mut argv = vec!["trawl", "crawl"];
-            argv.extend_from_slice(v);
-            argv.push("a.org");
-            crawl(&argv).unwrap().max_depth
-        };
-        assert_eq!(depth(&[]), None);
-        assert_eq!(depth(&["-r"]), Some(5));
-        assert_eq!(depth(&["-r", "--max-depth", "2"]), Some(2));
-        assert_eq!(depth(&["-r", "-l", "inf"]), None);
-        assert_eq!(depth(&["--recursive", "--level=0"]), None);
-        assert_eq!(depth(&["-m"]), None);
-        assert_eq!(depth(&["--mirror", "-r"]), None);
-        assert_eq!(depth(&["-l", "1"]), Some(1));
-    }
-
-    #[test]
-    fn what_trawl_cannot_read_is_refused_with_what_to_write() {
-        let error = crawl(&["trawl", "crawl", "-D", "a.org,b c", "a.org"]).unwrap_err();
-        assert!(error.contains("--domains"), "{error}");
-        let error = crawl(&["trawl", "crawl", "-X", "/ok,/[bad", "a.org"]).unwrap_err();
-        assert!(error.contains("--exclude-directories"), "{error}");
-        let error = crawl(&["trawl", "crawl", "--prefer-family", "ipx", "a.org"]).unwrap_err();
-        assert!(error.contains("IPv4"), "{error}");
-        let error = crawl(&["trawl", "crawl", "-4", "-6", "a.org"]).unwrap_err();
-        assert!(error.contains("cannot be used with"), "{error}");
-    }
-
-    #[test]
-    fn wget_names_conflict_with_the_flags_they_stand_for() {
-        for pair in [
-            ["--wait", "1", "--delay", "1s"],
-            ["-l", "2", "--max-depth", "2"],
-            ["-t", "2", "--retries", "1"],
-            ["-Q", "1m", "--max-bytes", "1MB"],
-            ["-H", "--scope", "any", "x"],
-        ] {
-            let mut argv = vec!["trawl", "crawl"];
-            argv.extend(pair.iter().filter(|a| **a != "x"));
-            argv.push("a.org");
-            let error = crawl(&argv).unwrap_err();
-            assert!(error.contains("cannot be used with"), "{pair:?}: {error}");
-        }
     }
 
     #[test]
