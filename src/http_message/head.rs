@@ -102,7 +102,7 @@ impl ResponseHead {
 }
 
 /// A header value that holds URLs, as text for the URL parser (see
-/// [`ResponseHead::header_url`]).
+/// [`ResponseHead::header_url`]); also a seed line that is not UTF-8.
 pub fn url_text(value: &[u8]) -> String {
     let text = match std::str::from_utf8(value) {
         Ok(text) => text.to_string(),

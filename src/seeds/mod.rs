@@ -121,6 +121,18 @@ pub fn parse_seed(text: &str) -> Result<Seed, String> {
     })
 }
 
+/// A seed line's bytes as text. A line that is not UTF-8 (a list saved as Latin-1, say) has
+/// each byte above 0x7F percent-encoded as it is, the URL GNU wget requests for it, where a
+/// lossy reading would ask for U+FFFD instead (`/caf\xE9` is `/caf%E9`, not `/caf%EF%BF%BD`);
+/// a line with NUL bytes is read lossily, to be named UTF-16 ([`parse_line`]).
+fn line_text(line: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(line) {
+        Ok(text) => text.into(),
+        Err(_) if line.contains(&0) => String::from_utf8_lossy(line),
+        Err(_) => crate::http_message::url_text(line).into(),
+    }
+}
+
 /// Why a line with NUL bytes is refused.
 const UTF16: &str = "holds NUL bytes: the file looks like UTF-16, and seeds are read as UTF-8 \
                      (convert it, e.g. iconv -f UTF-16 -t UTF-8)";
@@ -364,7 +376,7 @@ impl SeedReader {
                 // The last line had no newline.
                 self.position.line += 1;
             }
-            let text = String::from_utf8_lossy(&self.line);
+            let text = line_text(&self.line);
             match parse_line(self.position.line as usize, &text, check) {
                 Some(Ok(seed)) => batch.seeds.push(seed),
                 Some(Err(problem)) => batch.problems.push(problem),

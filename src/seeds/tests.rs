@@ -143,3 +143,28 @@ fn a_utf16_file_is_named_as_such() {
     assert_eq!(problems[1].text, "b.org");
     assert!(problems.iter().all(|p| p.reason == UTF16));
 }
+
+#[test]
+fn a_line_that_is_not_utf8_keeps_its_bytes_as_escapes() {
+    assert_eq!(
+        line_text(b"http://a.org/caf\xe9?q=\xe9"),
+        "http://a.org/caf%E9?q=%E9"
+    );
+    assert_eq!(
+        line_text("http://a.org/café".as_bytes()),
+        "http://a.org/café"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seeds.txt");
+    std::fs::write(
+        &path,
+        b"http://a.org/caf\xe9\r\nhttp://a.org/\xc3\xa9t\xc3\xa9\n",
+    )
+    .unwrap();
+    let mut r = SeedReader::open(&SeedSource::File(path), SeedPosition::default()).unwrap();
+    let batch = r.next_batch(10, &Ok).unwrap();
+    let urls: Vec<&str> = batch.seeds.iter().map(|s| s.url.as_str()).collect();
+    assert_eq!(urls, ["http://a.org/caf%E9", "http://a.org/%C3%A9t%C3%A9"]);
+    // A UTF-16 file is still named as such.
+    assert!(line_text(b"\xff\xfeh\0t\0").contains('\0'));
+}
