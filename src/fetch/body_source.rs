@@ -45,6 +45,8 @@ pub(super) enum BodySource {
         counted: usize,
         /// What a read copies into.
         piece: Vec<u8>,
+        /// The head's status, as trawl read it.
+        status: StatusCode,
     },
 }
 
@@ -84,20 +86,23 @@ impl BodySource {
         if !head.length_is_unreadable() {
             return None;
         }
+        let status = StatusCode::from_u16(head.status).ok()?;
         Some(BodySource::ToClose {
             io: conn.take_refused()?,
             tape: conn.tape.clone(),
             body_start: interim + head.len,
             counted: 0,
             piece: Vec::new(),
+            status,
         })
     }
 
     /// The error of a response whose head could not be read back from the tape.
     pub(super) fn unreadable_head(&self) -> FetchError {
         match self {
-            BodySource::Framed { status, .. } => FetchError::unreadable_head(*status),
-            BodySource::ToClose { .. } => FetchError::unreadable_head(StatusCode::OK),
+            BodySource::Framed { status, .. } | BodySource::ToClose { status, .. } => {
+                FetchError::unreadable_head(*status)
+            }
         }
     }
 
@@ -121,6 +126,7 @@ impl BodySource {
                 body_start,
                 counted,
                 piece,
+                ..
             } => loop {
                 // What hyper read past the head before refusing it is on the tape already.
                 let on_tape = tape.received_len().saturating_sub(*body_start);
