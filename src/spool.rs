@@ -13,7 +13,8 @@
 //! Its pages live in the page cache, which the kernel can write out and drop under pressure,
 //! where the same bytes in the process's own memory could only grow it. Where the file cannot
 //! be made (a filesystem without `O_TMPFILE`, a full disk) the bytes stay in memory, as
-//! before.
+//! before; a fetch holds a body so at most 20 MiB, where it cuts it (`fetch/recorder.rs`,
+//! `MAX_HELD`).
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -43,6 +44,8 @@ struct DirState {
     /// Set when a file could not be made there: later bytes stay in memory without asking
     /// again on every body.
     refused: AtomicBool,
+    /// Say so, once, when no file can be made there.
+    warn: bool,
 }
 
 impl SpoolDir {
@@ -51,6 +54,17 @@ impl SpoolDir {
         SpoolDir(Arc::new(DirState {
             path: path.into(),
             refused: AtomicBool::new(false),
+            warn: true,
+        }))
+    }
+
+    /// [`SpoolDir::new`] that says nothing when no file can be made there: for a caller with
+    /// somewhere else to go.
+    pub fn quiet(path: impl Into<PathBuf>) -> Self {
+        SpoolDir(Arc::new(DirState {
+            path: path.into(),
+            refused: AtomicBool::new(false),
+            warn: false,
         }))
     }
 
@@ -73,9 +87,11 @@ impl SpoolDir {
                 use rustix::io::Errno;
                 if ![Errno::NOSPC, Errno::MFILE, Errno::NFILE, Errno::INTR].contains(&e)
                     && !self.0.refused.swap(true, Ordering::Relaxed)
+                    && self.0.warn
                 {
                     tracing::warn!(
-                        "long bodies stay in memory: no unnamed file can be made in {}: {e}",
+                        "no unnamed spool file can be made in {}: {e}; long bodies are held \
+                         in memory instead (a fetched one is cut at 20 MiB)",
                         self.0.path.display()
                     );
                 }

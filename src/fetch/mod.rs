@@ -359,6 +359,12 @@ impl Fetcher {
                         truncated = Some(Truncation::Length);
                         break;
                     }
+                    if conn.tape.held_too_long() {
+                        // No spool file could take more of it: cut where memory allows.
+                        truncated = Some(Truncation::Length);
+                        body_fault = Some(FaultKind::SpoolFile);
+                        break;
+                    }
                     if identify && received >= IDENTIFY_AFTER {
                         identify = false;
                         let identified = conn.tape.with_received(|r| {

@@ -50,6 +50,11 @@ pub fn wire_cap(max_body: u64) -> u64 {
 /// The room a read from the socket has when the tape is full and small: a response head and a
 /// small page arrive in one read.
 const FIRST_READ: usize = 16 << 10;
+/// The most received bytes held in memory for a long body whose spool file could not be made
+/// or written (a full disk, a filesystem without unnamed files): the fetch cuts the body there
+/// ([`SharedTape::held_too_long`]), so that a crawl with a raised `--max-body-size` does not
+/// trade a full disk for exhausted memory. The default body cap.
+pub const MAX_HELD: usize = 20 << 20;
 
 /// Bytes of one exchange in each direction.
 #[derive(Debug, Default)]
@@ -63,6 +68,9 @@ pub struct Tape {
     spool: Option<Spool>,
     /// Where a long body's bytes go; set for the body of each response.
     spool_dir: Option<SpoolDir>,
+    /// A spool file was wanted and could not be made or written: the body is held in memory,
+    /// up to [`MAX_HELD`].
+    unspooled: bool,
     /// While set, reading fails once more than this many bytes were received: the response
     /// head (with any 1xx interim responses before it) must arrive within it. hyper skips
     /// interim responses without a limit of its own, so an endless stream of them would
@@ -102,8 +110,15 @@ impl Tape {
         if len >= SPOOL_AT && self.planned > total && self.spill() {
             return;
         }
-        let more = match len >= MAX_BODY_RESERVE && self.planned > total {
-            true => self.planned - total,
+        // A body held in memory for want of a spool file gets no more room than its cut.
+        let planned = match self.unspooled {
+            true => self
+                .planned
+                .min(total.saturating_add(MAX_HELD + READ_AHEAD)),
+            false => self.planned,
+        };
+        let more = match len >= MAX_BODY_RESERVE && planned > total {
+            true => planned - total,
             false => len.max(FIRST_READ),
         };
         self.received.reserve_exact(more);
@@ -121,6 +136,7 @@ impl Tape {
                 Ok(spool) => self.spool = Some(spool),
                 Err(_) => {
                     self.spool_dir = None;
+                    self.unspooled = true;
                     return false;
                 }
             }
@@ -128,6 +144,7 @@ impl Tape {
         let spool = self.spool.as_mut().expect("made above");
         if spool.append(&self.received).is_err() {
             self.spool_dir = None;
+            self.unspooled = true;
             return false;
         }
         self.received.clear();
@@ -140,8 +157,12 @@ impl Tape {
         let Some(mut spool) = self.spool else {
             return Ok(Spooled::Memory(self.received));
         };
-        if spool.append(&self.received).is_err() {
-            // A full disk: the whole response in memory, as without a spool.
+        if let Err(e) = spool.append(&self.received) {
+            // A full disk: the whole response in memory, as without a spool, when it is short
+            // enough to hold; else the fetch fails (and is tried again later).
+            if spool.len() > MAX_HELD {
+                return Err(e);
+            }
             let mut bytes = spool.read_back()?;
             bytes.extend_from_slice(&self.received);
             return Ok(Spooled::Memory(bytes));
@@ -168,6 +189,7 @@ impl SharedTape {
         t.received.clear();
         t.spool = None;
         t.spool_dir = None;
+        t.unspooled = false;
         t.planned = 0;
         t.served = 0;
     }
@@ -229,6 +251,14 @@ impl SharedTape {
     #[cfg(test)]
     pub fn received_capacity(&self) -> usize {
         self.lock().received.capacity()
+    }
+
+    /// True when a long body whose spool file could not be made or written holds more than
+    /// [`MAX_HELD`] in memory, or its spool file, which holds its first bytes, could take no
+    /// more: the fetch cuts it there.
+    pub fn held_too_long(&self) -> bool {
+        let t = self.lock();
+        t.unspooled && (t.received.len() > MAX_HELD || t.spool.is_some())
     }
 
     /// Bytes received so far.

@@ -305,3 +305,32 @@ async fn a_content_length_that_is_no_number_leaves_the_body_to_the_close() {
         assert_eq!(kind, FaultKind::InvalidContentLength);
     }
 }
+
+#[tokio::test]
+async fn a_long_body_with_no_spool_file_is_cut_where_memory_allows() {
+    // A spool directory where no file can be made: the body is held in memory, up to
+    // MAX_HELD, though the cap is far above it.
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fetcher::new(FetchOptions {
+        spool: Some(crate::spool::SpoolDir::new(dir.path().join("gone"))),
+        total_timeout: Duration::from_secs(20),
+        ..local_fetcher().options
+    });
+    let body = vec![b'x'; recorder::MAX_HELD + (5 << 20)];
+    let mut reply =
+        format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len()).into_bytes();
+    reply.extend_from_slice(&body);
+    let addr = replying(reply.leak()).await;
+    let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+    let plan = |_: &ResponseHead, _: Option<&'static str>| BodyPlan::Read { max_body: 1 << 30 };
+    let (result, conn) = f.fetch(&url, None, None, plan).await;
+    let fetched = result.unwrap();
+    assert_eq!(fetched.capture.exchange.truncated, Some(Truncation::Length));
+    assert_eq!(fetched.body_fault, Some(FaultKind::SpoolFile));
+    let held = fetched.capture.exchange.response.len();
+    assert!(
+        held > recorder::MAX_HELD && held < recorder::MAX_HELD + (2 << 20),
+        "{held}"
+    );
+    assert!(conn.is_none());
+}

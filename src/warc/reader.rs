@@ -12,8 +12,13 @@ use crate::spool::{SpoolDir, Spooled, SPOOL_AT};
 
 /// Largest record block read (bigger blocks are an error). A block longer than
 /// [`SPOOL_AT`] is read into a spool file beside the WARC file, not into memory, as the crawl
-/// records it (`spool.rs`): a record of a long body is read back at no cost in memory.
+/// records it (`spool.rs`): a record of a long body is read back at no cost in memory. Where
+/// no file can be made beside it (WARCs on a read-only mount), in the system's temporary
+/// directory (`TMPDIR`).
 const MAX_BLOCK: u64 = 1 << 40;
+/// The longest block read into memory when no spool file can be made, beside the WARC or in
+/// the temporary directory; a longer one is an error, not an allocation of its size.
+const MAX_IN_MEMORY: usize = 256 << 20;
 
 /// One record as stored.
 #[derive(Debug, Clone)]
@@ -138,7 +143,20 @@ pub fn records(path: &Path) -> io::Result<Records> {
 /// Spool files for the long blocks of the WARC file at `path`: in its directory.
 fn spool_beside(path: &Path) -> SpoolDir {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    SpoolDir::new(dir.unwrap_or(Path::new(".")))
+    SpoolDir::quiet(dir.unwrap_or(Path::new(".")))
+}
+
+/// A spool file for a long block: beside the WARC file (`beside`), else in the temporary
+/// directory; `None` when neither can make one.
+fn spool_file(beside: &SpoolDir) -> Option<crate::spool::Spool> {
+    static TEMP: std::sync::OnceLock<SpoolDir> = std::sync::OnceLock::new();
+    beside
+        .create()
+        .or_else(|_| {
+            TEMP.get_or_init(|| SpoolDir::new(std::env::temp_dir()))
+                .create()
+        })
+        .ok()
 }
 
 /// Streams the records of a WARC file from `offset`, where a record (gzip member) starts;
@@ -301,8 +319,8 @@ fn gzip_header_len(buf: &[u8]) -> u64 {
 /// after the block, as they are in the file.
 type RawRecord = (Vec<u8>, Spooled, [u8; 4]);
 
-/// Reads a record, a block longer than [`SPOOL_AT`] into a spool file in `spool` (into memory
-/// where none can be made).
+/// Reads a record, a block longer than [`SPOOL_AT`] into a spool file in `spool` or the
+/// temporary directory (into memory where none can be made, up to [`MAX_IN_MEMORY`]).
 fn read_plain_record(reader: &mut impl BufRead, spool: &SpoolDir) -> io::Result<RawRecord> {
     let mut head = Vec::new();
     loop {
@@ -315,7 +333,7 @@ fn read_plain_record(reader: &mut impl BufRead, spool: &SpoolDir) -> io::Result<
         }
     }
     let len = content_length(&parse_head(&head)?)?;
-    let block = match (len > SPOOL_AT).then(|| spool.create().ok()).flatten() {
+    let block = match (len > SPOOL_AT).then(|| spool_file(spool)).flatten() {
         Some(mut file) => {
             let mut piece = vec![0; SPOOL_AT];
             let mut left = len;
@@ -326,6 +344,13 @@ fn read_plain_record(reader: &mut impl BufRead, spool: &SpoolDir) -> io::Result<
                 left -= n;
             }
             file.finish()?
+        }
+        None if len > MAX_IN_MEMORY => {
+            return Err(io::Error::other(format!(
+                "a WARC record block of {len} bytes: no spool file can be made beside the \
+                 WARC file or in {}, and it is too long to read into memory",
+                std::env::temp_dir().display()
+            )));
         }
         None => {
             let mut block = vec![0; len];
@@ -467,6 +492,20 @@ mod tests {
         }
         // The spool files have no names.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_long_block_goes_to_the_temporary_directory_when_none_can_be_made_beside_the_warc() {
+        // WARCs on a read-only mount: the directory beside them makes no file.
+        let block: Vec<u8> = (0..2_000_000u32).map(|i| (i % 251) as u8).collect();
+        let mut raw = format!("WARC/1.1\r\nContent-Length: {}\r\n\r\n", block.len()).into_bytes();
+        raw.extend_from_slice(&block);
+        raw.extend_from_slice(b"\r\n\r\n");
+        let nowhere = SpoolDir::quiet("/nonexistent/warcs");
+        let (_, read, _) = read_plain_record(&mut &raw[..], &nowhere).unwrap();
+        assert!(read == Spooled::Memory(block));
+        // Spooled all the same: nowhere but in the temporary directory.
+        assert!(read.spool_dir().is_some());
     }
 
     #[test]

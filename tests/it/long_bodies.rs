@@ -170,6 +170,63 @@ async fn wgets_warc_tempdir_names_where_long_bodies_are_spooled() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_whose_spool_file_fills_the_disk_is_cut_there_not_held_in_memory() {
+    // A raised cap (an archivist keeping videos) and a spool directory on a 4 MiB file system:
+    // the body goes to its spool file until the disk is full, and is cut there (a full disk
+    // must not become an exhausted memory); the crawl goes on.
+    let web = Web::default();
+    let h = web.host("127.0.0.200").await;
+    h.route(
+        "/",
+        Route::html("<a href=/video.bin>v</a><a href=/next>n</a>"),
+    );
+    h.route(
+        "/video.bin",
+        Route::typed(200, "application/octet-stream", &noise(40 * MIB, 11)),
+    );
+    h.route("/next", Route::html("<p>reached</p>"));
+    let small = crate::unattended::Tmpfs::mount("4m");
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("warcs");
+    let stats_path = out.path().join("stats.json");
+    let done = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        dir.display(),
+        "--stats",
+        stats_path.display(),
+        "--accept",
+        "*/*",
+        "--max-body-size",
+        "1GiB",
+        "--warc-tempdir",
+        small.path.display(),
+        "-q"
+    ])
+    .await;
+    let stats = crate::harness::read_json(&stats_path);
+    assert_eq!(stats["errors"]["spool_file"], 1, "{stats} {}", text(&done));
+    let records = read_records(&dir);
+    let (block, truncated) = block_of(&records, &h, "/video.bin");
+    assert_eq!(truncated.as_deref(), Some("length"));
+    let sent = h.wire_bytes("/video.bin");
+    assert!(
+        block.len() > 3 * MIB && block.len() < 8 * MIB,
+        "{} bytes archived",
+        block.len()
+    );
+    assert!(
+        sent.starts_with(&block),
+        "the bytes as received, up to the cut"
+    );
+    assert!(!responses(&records, "/next").is_empty(), "{stats}");
+    assert_valid(&dir).await;
+    let peak = stats["peak_rss_bytes"].as_u64().unwrap();
+    assert!(peak < 95 << 20, "peak RSS {} MB", peak >> 20);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_body_longer_than_the_memory_it_may_take_is_read_a_window_at_a_time() {
     let web = Web::default();
     let h = web.host("127.0.0.197").await;

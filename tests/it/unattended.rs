@@ -204,14 +204,14 @@ async fn a_429_with_retry_after_slows_the_host_and_only_the_last_answer_is_archi
 }
 
 /// A tmpfs mounted for one test, unmounted (lazily) when dropped.
-struct Tmpfs {
-    path: std::path::PathBuf,
+pub(crate) struct Tmpfs {
+    pub(crate) path: std::path::PathBuf,
     /// Removed after the unmount.
     _parent: tempfile::TempDir,
 }
 
 impl Tmpfs {
-    fn mount(size: &str) -> Tmpfs {
+    pub(crate) fn mount(size: &str) -> Tmpfs {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("fs");
         std::fs::create_dir(&path).unwrap();
