@@ -7,7 +7,7 @@
 //! floor: N HTTP/1.1 exchanges on kept-alive blocking connections, client side, and N small
 //! request records (examples/bench/requests.rs). A crawl's floor per page is then
 //! `us_per_page + requests per page x (exchange_us + record_us)`, the requests per page read
-//! from the crawl's own count (scripts/bench.py).
+//! from the crawl's own count (scripts/benchmarks/bench.py).
 //!
 //! Usage: bench_floor --hosts 2000 --pages 30 --port 8080 --gzip-level 6 [--sample N]
 //!        [--profile standard|small] [--threads N] [--requests N]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/bench_order.py: owns the --order benchmark; run it through scripts/bench order.
+"""scripts/benchmarks/bench_order.py: owns the --order benchmark; run it through scripts/bench order.
 
 The same crawl of the bench_web standard profile (no delay, CPU-bound) with each --order,
 the orders alternating within each repetition; pages/s and CPU us per page, and the ratio of
@@ -18,7 +18,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_shared import Web, alternating_crawls, median_table, write_block  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPS = int(os.environ.get("BENCH_REPS", "3"))
 HOSTS = int(os.environ.get("ORDER_HOSTS", "300"))
 PAGES = int(os.environ.get("ORDER_PAGES", "30"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/bench_search.py: owns the full-text search benchmark; run it as
+"""scripts/benchmarks/bench_search.py: owns the full-text search benchmark; run it as
 `scripts/bench search`, which builds the release binaries first.
 
 On bench_web (SEARCH_PROFILES: standard, ~25 KB of text per page; small, ~12 KB pages):
@@ -31,7 +31,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_shared import Web, children_cpu, write_block  # noqa: E402  (the same bench_web driver)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REL = os.path.join(REPO, "target", "release")
 TRAWL = os.path.join(REL, "trawl")
 REPS = int(os.environ.get("BENCH_REPS", "3"))

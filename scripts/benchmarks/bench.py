@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/bench.py — runs the benchmark behind scripts/bench and writes docs/PERFORMANCE.md.
+"""scripts/benchmarks/bench.py — runs the benchmark behind scripts/bench and writes docs/PERFORMANCE.md.
 
 Runs, on the same generated web (target/release/examples/bench_web):
   * the server's own requests/s (wrk, one connection set, one host);
@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REL = os.path.join(REPO, "target", "release")
 HOSTS = int(os.environ.get("BENCH_HOSTS", "2000"))
 PAGES = int(os.environ.get("BENCH_PAGES", "30"))

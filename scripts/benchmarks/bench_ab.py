@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402  (scripts/bench.py: the same server and measurement code)
+import bench  # noqa: E402  (scripts/benchmarks/bench.py: the same server and measurement code)
 
 
 def crawl(binary, work, server, name, extra):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/bench_console.py: owns the --console benchmark; run it through scripts/bench console.
+"""scripts/benchmarks/bench_console.py: owns the --console benchmark; run it through scripts/bench console.
 
 The same crawl of the bench_web standard profile (no delay, CPU-bound) three ways, alternating
 within each repetition: without the console, with it on and nobody watching, and with it on
@@ -23,7 +23,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_shared import Web, alternating_crawls, free_port, median_table, write_block  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPS = int(os.environ.get("BENCH_REPS", "3"))
 HOSTS = int(os.environ.get("CONSOLE_HOSTS", "300"))
 PAGES = int(os.environ.get("CONSOLE_PAGES", "30"))

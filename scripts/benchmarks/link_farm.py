@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/link_farm.py — a loopback web whose pages are nothing but new links, used by
+"""scripts/benchmarks/link_farm.py — a loopback web whose pages are nothing but new links, used by
 scripts/bench state --crawl to fill trawl's frontier with millions of queued URLs in a real
 crawl.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/bench_derive.py: owns the WET/WAT benchmark; run it through scripts/bench derive,
+"""scripts/benchmarks/bench_derive.py: owns the WET/WAT benchmark; run it through scripts/bench derive,
 which builds the release binaries first.
 
 For each bench_web profile (standard: ~15/60 KB pages; small: ~12 KB pages, many links):
@@ -27,7 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_shared import Web, children_cpu, write_block  # noqa: E402  (the same bench_web driver)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REL = os.path.join(REPO, "target", "release")
 REPS = int(os.environ.get("BENCH_REPS", "3"))
 HOSTS = int(os.environ.get("DERIVE_HOSTS", "300"))

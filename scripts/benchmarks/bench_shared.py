@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/bench_shared.py: owns the shared-crawl (Redis) benchmark; run it through
+"""scripts/benchmarks/bench_shared.py: owns the shared-crawl (Redis) benchmark; run it through
 scripts/bench shared, which builds the release binaries and installs redis-server if missing.
 
 Four measurements, written to the `bench-shared` block of docs/PERFORMANCE.md:
@@ -33,7 +33,7 @@ import subprocess
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REL = os.path.join(REPO, "target", "release")
 REPS = int(os.environ.get("BENCH_REPS", "3"))
 HOSTS = int(os.environ.get("SHARED_HOSTS", "1000"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/bench_seeds.py — owns the streamed-seeds benchmark (issue 28): a crawl started from a
+"""scripts/benchmarks/bench_seeds.py — owns the streamed-seeds benchmark (issue 28): a crawl started from a
 seeds file of LINES lines (default 10,000,000) on a loopback web, measuring the time from the
 process start to its first request (seen by the server), its peak RSS (VmHWM, from --stats) and
 what it fetched in --time-limit. Two shapes: URLs spread over HOSTS hosts (default 1,000), and
@@ -19,7 +19,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRAWL = os.path.join(REPO, "target", "release", "trawl")
 OUT = os.environ.get("BENCH_OUT", os.path.join(REPO, "docs", "PERFORMANCE.md"))
 SECONDS = int(os.environ.get("BENCH_SECONDS", "30"))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/bench_state_crawl.py — the whole-process side of scripts/bench state: a real trawl
-crawl of scripts/link_farm.py that stops (--max-pages) with about URLS URLs queued, sampling the
+"""scripts/benchmarks/bench_state_crawl.py — the whole-process side of scripts/bench state: a real trawl
+crawl of scripts/benchmarks/link_farm.py that stops (--max-pages) with about URLS URLs queued, sampling the
 crawler's RSS from /proc while it runs. As the crawl grows it prints a JSON line at each STEP
 admitted URLs (queued + fetched; STEP = 10,000,000, or URLS/10 when smaller): admitted URLs/s
 and pages/s over the last step, RSS, and bytes on disk per URL (the crawl state: the database
@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRAWL = os.path.join(REPO, "target", "release", "trawl")
 PORT = int(os.environ.get("BENCH_PORT", "8090"))
 
@@ -53,7 +53,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="trawl-bench-state-") as work:
         seeds = os.path.join(work, "seeds.txt")
         farm = subprocess.Popen(
-            [sys.executable, os.path.join(REPO, "scripts", "link_farm.py"), str(PORT), str(hosts), str(links), seeds],
+            [sys.executable, os.path.join(REPO, "scripts", "benchmarks", "link_farm.py"), str(PORT), str(hosts), str(links), seeds],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         try:
             if farm.stdout.readline().strip() != "ready":
