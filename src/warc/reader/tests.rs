@@ -1,0 +1,116 @@
+//! Tests of `warc/reader/mod.rs`.
+
+use super::*;
+use crate::record::gzip_member;
+
+#[test]
+fn other_files_are_not_warc() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.warc");
+    std::fs::write(&text, b"just some text\nmore\n").unwrap();
+    let err = read_records(&text).unwrap_err().to_string();
+    assert!(err.contains("not a WARC file"), "{err}");
+    let gz = dir.path().join("data.warc.gz");
+    std::fs::write(&gz, gzip_member(b"{\"json\": true}", 6)).unwrap();
+    let err = read_records(&gz).unwrap_err().to_string();
+    assert!(err.contains("not a WARC file"), "{err}");
+}
+
+#[test]
+fn reads_members_with_offsets_and_lengths() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n";
+    let b = b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://x/\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
+    let (ga, gb) = (gzip_member(a, 6), gzip_member(b, 1));
+    let path = dir.path().join("t.warc.gz");
+    std::fs::write(&path, [ga.clone(), gb.clone()].concat()).unwrap();
+    let recs = read_records(&path).unwrap();
+    assert_eq!(recs.len(), 2);
+    assert_eq!((recs[0].offset, recs[0].length), (0, ga.len() as u64));
+    assert_eq!(
+        (recs[1].offset, recs[1].length),
+        (ga.len() as u64, gb.len() as u64)
+    );
+    assert_eq!(&recs[0].block[..], b"abc");
+    assert_eq!(recs[1].header("warc-target-uri"), Some("http://x/"));
+
+    assert_eq!(recs[1].indexed_length(), gb.len() as u64);
+
+    let plain = dir.path().join("t.warc");
+    std::fs::write(&plain, [&a[..], &b[..]].concat()).unwrap();
+    let recs = read_records(&plain).unwrap();
+    assert_eq!(
+        (recs[1].offset, recs[1].length),
+        (a.len() as u64, b.len() as u64)
+    );
+    // An index gives an uncompressed record without the CRLFs that end it (cdxj-indexer).
+    assert_eq!(recs[0].indexed_length(), a.len() as u64 - 4);
+}
+
+#[test]
+fn a_long_block_is_read_into_a_spool_file_beside_the_warc() {
+    let dir = tempfile::tempdir().unwrap();
+    let block: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+    let mut raw = format!(
+        "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: {}\r\n\r\n",
+        block.len()
+    )
+    .into_bytes();
+    let header_len = raw.len() as u64;
+    raw.extend_from_slice(&block);
+    raw.extend_from_slice(b"\r\n\r\n");
+    let short = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n";
+    for gzipped in [true, false] {
+        let (name, bytes) = match gzipped {
+            true => (
+                "t.warc.gz",
+                [gzip_member(&raw, 1), gzip_member(short, 1)].concat(),
+            ),
+            false => ("t.warc", [&raw[..], &short[..]].concat()),
+        };
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let recs: Vec<_> = records(&path).unwrap().map(Result::unwrap).collect();
+        let (long, member) = &recs[0];
+        assert!(long.block == Spooled::Memory(block.clone()) && long.header_len == header_len);
+        assert!(long.block.spool_dir().is_some(), "spooled");
+        assert_eq!(&recs[1].0.block[..], b"abc");
+        if let Some(member) = member {
+            // The member's footer, as read from the bytes.
+            assert_eq!(member.crc, crc32fast::hash(&raw));
+            assert_eq!(member.inflated_len, raw.len() as u32);
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
+    // The spool files have no names.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_long_block_goes_to_the_temporary_directory_when_none_can_be_made_beside_the_warc() {
+    // WARCs on a read-only mount: the directory beside them makes no file.
+    let block: Vec<u8> = (0..2_000_000u32).map(|i| (i % 251) as u8).collect();
+    let mut raw = format!("WARC/1.1\r\nContent-Length: {}\r\n\r\n", block.len()).into_bytes();
+    raw.extend_from_slice(&block);
+    raw.extend_from_slice(b"\r\n\r\n");
+    let nowhere = SpoolDir::quiet("/nonexistent/warcs");
+    let (_, read, _) = read_plain_record(&mut &raw[..], &nowhere).unwrap();
+    assert!(read == Spooled::Memory(block));
+    // Spooled all the same: nowhere but in the temporary directory.
+    assert!(read.spool_dir().is_some());
+}
+
+#[test]
+fn a_file_gzipped_as_a_whole_is_an_error_not_one_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n";
+    let b = b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://x/\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
+    let path = dir.path().join("whole.warc.gz");
+    std::fs::write(&path, gzip_member(&[&a[..], &b[..]].concat(), 6)).unwrap();
+    let err = read_records(&path).unwrap_err().to_string();
+    assert!(err.contains("holds more than one record"), "{err}");
+    // A member that ends in a few stray line ends still holds one record.
+    let padded = dir.path().join("padded.warc.gz");
+    std::fs::write(&padded, gzip_member(&[&a[..], b"\r\n"].concat(), 6)).unwrap();
+    assert_eq!(read_records(&padded).unwrap().len(), 1);
+}
