@@ -72,9 +72,15 @@ impl std::fmt::Display for SeedProblem {
 const TLS_PORTS: [u16; 1] = [8443];
 
 /// Parses one seed: a full http(s) URL, or a bare host (optionally with a path).
+/// Whitespace inside the path or query is part of the URL (sent as `%20`), as GNU wget reads
+/// the lines of a `-i` list; before the path (in a scheme or host) no URL can hold it.
 pub fn parse_seed(text: &str) -> Result<Seed, String> {
     let text = text.trim();
-    if text.chars().any(char::is_whitespace) {
+    let authority = text.find("://").map_or(0, |i| i + 3);
+    let path = text[authority..]
+        .find(['/', '?', '#'])
+        .map_or(text.len(), |i| authority + i);
+    if text[..path].chars().any(char::is_whitespace) {
         return Err("contains whitespace".into());
     }
     let (candidate, http_fallback) = match text.split_once("://") {

@@ -58,9 +58,13 @@ fn file_parsing_reports_line_numbers_and_skips_comments() {
         "# seeds\n\nhttp://a.org/\nftp://b.org/\n  c.org  \nnot a url\nhttp://\nhttp://d.org/x y\n";
     let (seeds, problems) = parse_seed_lines(content, &Ok);
     let urls: Vec<&str> = seeds.iter().map(|s| s.url.as_str()).collect();
-    assert_eq!(urls, ["http://a.org/", "https://c.org/"]);
+    // A space in a path is part of the URL, as wget reads it.
+    assert_eq!(
+        urls,
+        ["http://a.org/", "https://c.org/", "http://d.org/x%20y"]
+    );
     let lines: Vec<usize> = problems.iter().map(|p| p.line).collect();
-    assert_eq!(lines, [4, 6, 7, 8]);
+    assert_eq!(lines, [4, 6, 7]);
     assert!(problems[0].reason.contains("scheme"));
 }
 
@@ -167,4 +171,22 @@ fn a_line_that_is_not_utf8_keeps_its_bytes_as_escapes() {
     assert_eq!(urls, ["http://a.org/caf%E9", "http://a.org/%C3%A9t%C3%A9"]);
     // A UTF-16 file is still named as such.
     assert!(line_text(b"\xff\xfeh\0t\0").contains('\0'));
+}
+
+#[test]
+fn whitespace_in_a_path_is_part_of_the_url_and_in_a_host_refused() {
+    let url = |text: &str| parse_seed(text).map(|s| s.url.to_string());
+    assert_eq!(
+        url("http://a.org/sp ace?q=a b"),
+        Ok("http://a.org/sp%20ace?q=a%20b".into())
+    );
+    assert_eq!(url("a.org/x y"), Ok("https://a.org/x%20y".into()));
+    for refused in [
+        "not a url at all",
+        "http://a .org/",
+        "http ://a.org/",
+        "a .org",
+    ] {
+        assert_eq!(url(refused), Err("contains whitespace".into()), "{refused}");
+    }
 }
