@@ -3,8 +3,9 @@
 //! response whose Content-Length is no number.
 //!
 //! hyper refuses a head with a Content-Length such as `-1`, `ten` or an empty value, as RFC
-//! 9112 section 6.3 tells a user agent to; Chromium, GNU wget and Heritrix show and keep such a
-//! page, reading its body to the close. trawl does the same: the fetch takes the socket back
+//! 9112 section 6.3 tells a user agent to; headless Chromium shows such a page, reading its
+//! body to the close (GNU wget does so for `-1`, and reads `ten` or an empty value as 0 bytes;
+//! checked on a loopback server, docs/DESIGN.md). trawl reads as Chromium does: the fetch takes the socket back
 //! from hyper and reads on (through the recorder, so the tape keeps every byte as received),
 //! and the response is archived as it came. Values that are numbers and differ still refuse
 //! the head (Chromium and curl refuse it too: which length is right cannot be known).

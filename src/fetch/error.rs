@@ -10,6 +10,7 @@ use std::error::Error as _;
 use std::io;
 
 use crate::fault::FaultKind;
+use crate::http_message::framing::length_value;
 use crate::http_message::response_parser;
 
 /// The limits a response head is read under.
@@ -232,12 +233,12 @@ fn framing_fault(response: &httparse::Response<'_, '_>) -> FaultKind {
             .iter()
             .any(|h| h.name.eq_ignore_ascii_case(name))
     };
-    let numbers: Option<Vec<u64>> = response
+    let numbers: Option<Vec<usize>> = response
         .headers
         .iter()
         .filter(|h| h.name.eq_ignore_ascii_case("content-length"))
         .flat_map(|h| h.value.split(|&b| b == b','))
-        .map(|v| std::str::from_utf8(v).ok()?.trim().parse::<u64>().ok())
+        .map(length_value)
         .collect();
     match numbers {
         None => FaultKind::InvalidContentLength,

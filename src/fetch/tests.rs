@@ -246,7 +246,7 @@ async fn a_content_length_that_is_no_number_leaves_the_body_to_the_close() {
     let long: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
     let mut spooled = b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n".to_vec();
     spooled.extend_from_slice(&long);
-    let cases: [&[u8]; 5] = [
+    let cases: [&[u8]; 6] = [
         b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n<p>whole page</p>",
         b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length:\r\n\r\nall of it",
         b"HTTP/1.0 404 Not Found\r\nContent-Length: -1, x\r\n\r\n",
@@ -254,6 +254,8 @@ async fn a_content_length_that_is_no_number_leaves_the_body_to_the_close() {
         // No body, whatever the head says (hyper reads no length for a 304): done at the head,
         // though the server does not close, and the connection is kept.
         b"HTTP/1.1 304 Not Modified\r\nContent-Length: x\r\n\r\n",
+        // A sign: no number to hyper, though Rust's integer parsing takes it.
+        b"HTTP/1.1 200 OK\r\nContent-Length: +3\r\n\r\nsigned, read to the close",
     ];
     for reply in cases {
         let hold = match reply.starts_with(b"HTTP/1.1 304") {

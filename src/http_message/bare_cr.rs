@@ -8,7 +8,7 @@
 //! the bytes as received. A head whose lines end in CR alone, or whose empty line is
 //! `<CR><CR><LF>`, is still refused (Chromium shows no page for it either), as is a NUL.
 
-use memchr::{memchr, memchr_iter};
+use memchr::memchr;
 
 /// Replaces with a space each CR in `bytes` that the next byte shows to end no line; `next` is
 /// the byte after `bytes`, if it has arrived (a CR at the end with nothing after it is left).
@@ -33,13 +33,10 @@ pub fn replaced(bytes: &[u8]) -> Option<Vec<u8>> {
         // Not a whole head: nothing to parse, and a long body is not copied.
         return None;
     }
-    let has_bare = memchr_iter(b'\r', head).any(|i| head.get(i + 1).is_some_and(|&b| b != b'\n'));
-    if !has_bare {
-        return None;
-    }
+    // Asked only of a head that does not parse: the copy is made before knowing it differs.
     let mut out = head.to_vec();
     replace_in(&mut out, bytes.get(end).copied());
-    Some(out)
+    (out != head).then_some(out)
 }
 
 #[cfg(test)]

@@ -34,19 +34,20 @@ impl ResponseHead {
     }
 
     /// Every value of every Content-Length field (a field may hold a comma-separated list),
-    /// each `None` unless it is a number: digits only, as hyper reads them (no sign).
+    /// each read by [`length_value`].
     fn declared_lengths(&self) -> impl Iterator<Item = Option<usize>> + '_ {
         self.headers
             .iter()
             .filter(|(n, _)| n.eq_ignore_ascii_case("content-length"))
             .flat_map(|(_, v)| v.split(|&b| b == b','))
-            .map(|v| {
-                let v = v.trim_ascii();
-                if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
-                    return None;
-                }
-                std::str::from_utf8(v).ok()?.parse().ok()
-            })
+            .map(length_value)
+    }
+
+    /// True when the response has a Transfer-Encoding field.
+    fn has_transfer_coding(&self) -> bool {
+        self.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("transfer-encoding"))
     }
 
     /// The body length that Content-Length declares, when every value it gives (in one field
@@ -62,16 +63,12 @@ impl ResponseHead {
 
     /// True when the response declares a Content-Length of which no value is a number
     /// (`-1`, `ten`, empty) and no Transfer-Encoding frames it. hyper refuses such a head, as
-    /// RFC 9112 section 6.3 says a user agent must; Chromium, GNU wget and Heritrix read the
-    /// body to the close of the connection instead, and so does trawl (`fetch/body_source.rs`).
+    /// RFC 9112 section 6.3 says a user agent must; Chromium reads the body to the close of
+    /// the connection instead, and so does trawl (`fetch/body_source.rs`).
     /// Values that are numbers and differ still refuse the head, as in Chromium and curl.
     pub fn length_is_unreadable(&self) -> bool {
-        let coded = self
-            .headers
-            .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case("transfer-encoding"));
         let mut lengths = self.declared_lengths().peekable();
-        !coded && lengths.peek().is_some() && lengths.all(|l| l.is_none())
+        !self.has_transfer_coding() && lengths.peek().is_some() && lengths.all(|l| l.is_none())
     }
 
     /// The Content-Length of a response whose Transfer-Encoding does not frame it (`identity`,
@@ -80,15 +77,21 @@ impl ResponseHead {
     /// by its Content-Length, and a server that sends it keeps the connection open, so that
     /// the fetch would otherwise wait out the read timeout for bytes that never come.
     pub fn length_beside_transfer_coding(&self) -> Option<usize> {
-        let coded = self
-            .headers
-            .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case("transfer-encoding"));
-        match coded {
-            true => self.content_length(),
-            false => None,
-        }
+        self.has_transfer_coding()
+            .then(|| self.content_length())
+            .flatten()
     }
+}
+
+/// One Content-Length value (an element of its list) as a number: digits only, as hyper reads
+/// it (`+3`, which Rust's integer parsing takes, is no number), `None` otherwise. The fetcher's
+/// fault classifier reads values the same way (`fetch/error.rs`).
+pub fn length_value(value: &[u8]) -> Option<usize> {
+    let v = value.trim_ascii();
+    if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(v).ok()?.parse().ok()
 }
 
 /// The length of the complete response message at the start of `bytes` (head plus body as
