@@ -110,6 +110,14 @@ impl Tape {
         if len >= SPOOL_AT && self.planned > total && self.spill() {
             return;
         }
+        if self.unspooled && self.spool.is_some() {
+            // Its spool file took the first bytes and no more (a full disk): the fetch cuts the
+            // body at the next bytes hyper hands it, so one small read is all the room it needs.
+            // With the body's whole plan as room, a fast peer filled it (the socket's buffer,
+            // megabytes) before the fetch looked, and the cut fell wherever the timing put it.
+            self.received.reserve_exact(FIRST_READ);
+            return;
+        }
         // A body held in memory for want of a spool file gets no more room than its cut.
         let planned = match self.unspooled {
             true => self

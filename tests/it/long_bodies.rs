@@ -212,7 +212,9 @@ async fn a_body_whose_spool_file_fills_the_disk_is_cut_there_not_held_in_memory(
     assert_eq!(truncated.as_deref(), Some("length"));
     let sent = h.wire_bytes("/video.bin");
     assert!(
-        block.len() > 3 * MIB && block.len() < 8 * MIB,
+        // The spool file's share of the 4 MiB, the read it could not take (at most 1 MiB of
+        // room) and a small read more; not what a fast peer had in the socket's buffer.
+        block.len() > 3 * MIB && block.len() < 6 * MIB,
         "{} bytes archived",
         block.len()
     );
