@@ -74,6 +74,17 @@ fn local_fetcher() -> Fetcher {
     })
 }
 
+/// A loopback fetcher that spools long bodies in `dir`, with time for a debug build on a
+/// loaded machine to read megabytes (a cut for time is not what these tests look for).
+fn spooling_fetcher(dir: &std::path::Path) -> Fetcher {
+    Fetcher::new(FetchOptions {
+        spool: Some(crate::spool::SpoolDir::new(dir)),
+        read_timeout: Duration::from_secs(60),
+        total_timeout: Duration::from_secs(60),
+        ..local_fetcher().options
+    })
+}
+
 async fn get(
     f: &Fetcher,
     url: &Url,
@@ -187,10 +198,7 @@ async fn bytes_after_the_response_in_the_same_read_are_not_archived_and_end_the_
 #[tokio::test]
 async fn a_long_body_is_recorded_in_a_spool_file_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
-    let f = Fetcher::new(FetchOptions {
-        spool: Some(crate::spool::SpoolDir::new(dir.path())),
-        ..local_fetcher().options
-    });
+    let f = spooling_fetcher(dir.path());
     let body: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
     let mut chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
     for piece in body.chunks(40_000) {
@@ -239,10 +247,7 @@ async fn a_long_body_is_recorded_in_a_spool_file_byte_for_byte() {
 #[tokio::test]
 async fn a_content_length_that_is_no_number_leaves_the_body_to_the_close() {
     let dir = tempfile::tempdir().unwrap();
-    let f = Fetcher::new(FetchOptions {
-        spool: Some(crate::spool::SpoolDir::new(dir.path())),
-        ..local_fetcher().options
-    });
+    let f = spooling_fetcher(dir.path());
     let long: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
     let mut spooled = b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n".to_vec();
     spooled.extend_from_slice(&long);

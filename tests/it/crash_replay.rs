@@ -3,6 +3,8 @@
 //! requisite leads to the images it names, a page to its requisites, so nothing the killed
 //! run had still to fetch is lost and nothing it had fetched is fetched again.
 
+use std::io::Read;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::args;
@@ -29,18 +31,20 @@ async fn a_stylesheet_archived_before_a_kill_still_leads_to_its_images() {
     }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let crawl = args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        out.display(),
-        "--page-requisites",
-        "--delay",
-        "700ms",
-        "-q"
-    ];
-    // Its records written, the next fetch (700 ms away) not begun.
-    let killed_after = kill_once(&web, &h, &crawl, 300, "the stylesheet", |paths| {
+    let crawl = |delay: &str| {
+        args![
+            "crawl",
+            h.url("/"),
+            "--out",
+            out.display(),
+            "--page-requisites",
+            "--delay",
+            delay,
+            "-q"
+        ]
+    };
+    // Its records written, the next fetch (1.5 s away) not begun.
+    let killed_after = kill_once(&web, &h, &crawl("1500ms"), &out, "/site.css", |paths| {
         paths.iter().any(|p| p == "/site.css")
     })
     .await;
@@ -51,7 +55,7 @@ async fn a_stylesheet_archived_before_a_kill_still_leads_to_its_images() {
     resume_and_count_once(
         &web,
         &h,
-        crawl,
+        crawl("700ms"),
         &["/", "/site.css", "/back.png", "/icon.png"],
     )
     .await;
@@ -89,23 +93,33 @@ async fn robots_txt_and_its_sitemap_archived_before_a_kill_are_not_fetched_again
     }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let crawl = args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        out.display(),
-        "--delay",
-        "600ms",
-        "-q"
-    ];
-    // Its records written, the next fetch (600 ms away) not begun.
-    let before = kill_once(&web, &h, &crawl, 250, "a page after the sitemap", |paths| {
+    let crawl = |delay: &str| {
+        args![
+            "crawl",
+            h.url("/"),
+            "--out",
+            out.display(),
+            "--delay",
+            delay,
+            "-q"
+        ]
+    };
+    // Its records written, the next fetch (1.5 s away) not begun.
+    let after_map = |paths: &[String]| {
         paths
             .iter()
             .skip_while(|p| *p != "/map.xml")
             .nth(1)
-            .is_some()
-    })
+            .cloned()
+    };
+    let before = kill_once(
+        &web,
+        &h,
+        &crawl("1500ms"),
+        &out,
+        "a page after the sitemap",
+        |paths| after_map(paths).is_some(),
+    )
     .await;
     assert!(before.len() < 7, "killed too late: {before:?}");
     let once = [
@@ -117,27 +131,36 @@ async fn robots_txt_and_its_sitemap_archived_before_a_kill_are_not_fetched_again
         "/b",
         "/c",
     ];
-    let fetched = resume_and_count_once(&web, &h, crawl, &once).await;
+    let fetched = resume_and_count_once(&web, &h, crawl("600ms"), &once).await;
     assert!(!fetched.iter().any(|p| p == "/private"), "{fetched:?}");
 }
 
-/// Runs `crawl` and kills it with -9 `settle_ms` after the host's requests first satisfy
-/// `ready` (`what`: what is waited for); the paths requested by then.
+/// Runs `crawl` and kills it with -9 once the host's requests satisfy `ready` (`what`: what
+/// is waited for) and the response record of the last of them is in a WARC file in `out`
+/// (waited for, not slept: a loaded machine writes it late, and a fixed wait then killed
+/// before it, or after the next fetch began); the paths requested by then.
 async fn kill_once(
     web: &Web,
     h: &Host,
     crawl: &[String],
-    settle_ms: u64,
+    out: &Path,
     what: &str,
     ready: impl Fn(&[String]) -> bool,
 ) -> Vec<String> {
     let mut child = spawn_trawl(crawl.to_vec());
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !ready(&web.paths_of(h)) {
+    let last = loop {
+        let paths = web.paths_of(h);
+        if ready(&paths) {
+            break paths.last().cloned().expect("a request");
+        }
         assert!(Instant::now() < deadline, "{what} was not fetched");
         tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    while !has_response(out, &h.url(&last)) {
+        assert!(Instant::now() < deadline, "{last} was not archived");
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    tokio::time::sleep(Duration::from_millis(settle_ms)).await;
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     web.paths_of(h)
@@ -159,4 +182,29 @@ async fn resume_and_count_once(
         assert_eq!(times, 1, "{path} fetched {times} times: {fetched:?}");
     }
     fetched
+}
+
+/// True when a WARC file in `out`, the one still being written included, holds a response
+/// record for `url`: its gzip members are read as far as they are complete.
+fn has_response(out: &Path, url: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return false;
+    };
+    let target = format!("WARC-Target-URI: {url}\r\n");
+    entries.flatten().any(|entry| {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.contains(".warc.gz") {
+            return false;
+        }
+        let Ok(file) = std::fs::File::open(entry.path()) else {
+            return false;
+        };
+        let mut text = Vec::new();
+        // A member cut short by the writer's next write ends the read with an error; what came
+        // before it stands.
+        let _ = flate2::read::MultiGzDecoder::new(file).read_to_end(&mut text);
+        let text = String::from_utf8_lossy(&text);
+        text.split("WARC/1.1\r\n")
+            .any(|head| head.starts_with("WARC-Type: response\r\n") && head.contains(&target))
+    })
 }
