@@ -225,6 +225,14 @@ async fn the_api_steers_a_running_crawl_and_its_changes_survive_resume() {
     let (code, answer) = post(&c, "/api/pause", Some(TOKEN), "");
     assert_eq!(code, 200, "{answer}");
     tokio::time::sleep(Duration::from_secs(1)).await;
+    wait_for(
+        || {
+            let view = status(&c);
+            view["state"] == "paused" && view["in_flight"] == 0
+        },
+        "the fetches under way to end",
+    )
+    .await;
     let paused_at = web.hits().len();
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(
@@ -294,7 +302,8 @@ async fn the_api_steers_a_running_crawl_and_its_changes_survive_resume() {
         r#"{"host":"127.0.0.79"}"#,
     );
     assert_eq!(code, 200, "{answer}");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Time for a fetch of it under way to end (a loaded machine's 300 ms was not enough).
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let fetched = web.paths_of(&other).len();
     tokio::time::sleep(Duration::from_millis(700)).await;
     assert_eq!(

@@ -134,6 +134,15 @@ async fn pause_and_live_excludes_reach_crawl_delay_retrying_and_waiting_hosts() 
     let (code, answer) = post(&c, "/api/pause", Some(TOKEN), "");
     assert_eq!(code, 200, "{answer}");
     tokio::time::sleep(Duration::from_secs(1)).await;
+    wait_for(
+        || {
+            let view = status(&c);
+            // All but the waiting host's robots.txt, which drips on through the pause.
+            view["state"] == "paused" && view["in_flight"].as_u64() <= Some(1)
+        },
+        "the fetches under way to end",
+    )
+    .await;
     let quiet_from = Instant::now();
     tokio::time::sleep(Duration::from_millis(3000)).await;
     let during_pause = started_since(&site.web, quiet_from);

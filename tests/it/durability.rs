@@ -255,7 +255,7 @@ fn archived_pages(dir: &std::path::Path) -> std::collections::BTreeMap<String, u
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_then_resume_archives_the_same_pages_as_one_run() {
-    let (_web, h) = linked_site("127.0.0.25", 30, 2000).await;
+    let (web, h) = linked_site("127.0.0.25", 30, 2000).await;
     let out = tempfile::tempdir().unwrap();
     let whole = out.path().join("whole");
     let once = trawl(args![
@@ -286,9 +286,15 @@ async fn sigterm_then_resume_archives_the_same_pages_as_one_run() {
         stats.display()
     ];
     let child = spawn_trawl(crawl.clone());
-    let lock = dir.join(".trawl-status.json");
-    wait_for(|| lock.exists(), "the crawl to start").await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Some pages in (asked for, not slept: a slow start archived none in 400 ms).
+    let pages_asked = || {
+        web.paths_of(&h)
+            .iter()
+            .filter(|p| p.starts_with("/p"))
+            .count()
+    };
+    let in_whole = pages_asked();
+    wait_for(|| pages_asked() >= in_whole + 3, "three pages").await;
     Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -67,7 +67,8 @@ async fn pages_behind_file_extensions_are_archived_and_files_cost_a_probe_per_di
     let result = crawl(
         &h.url("/"),
         out.path(),
-        &["--timeout", "1s", "--retries", "0"],
+        // Long enough that a good page of a loaded debug build is not taken for a hung one.
+        &["--timeout", "3s", "--retries", "0"],
     )
     .await;
     // Exit code 4: the links that never answered failed.

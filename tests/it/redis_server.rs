@@ -94,11 +94,21 @@ impl RedisServer {
     /// Kills the server (SIGKILL: a crash) and starts it again on the same port and data
     /// directory after `down`; it reloads its append-only file.
     pub fn crash_and_restart(&mut self, down: Duration) {
+        self.crash();
+        std::thread::sleep(down);
+        self.launch();
+    }
+
+    /// Kills the server (SIGKILL: a crash); [`RedisServer::restart`] starts it again.
+    pub fn crash(&mut self) {
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
             let _ = c.wait();
         }
-        std::thread::sleep(down);
+    }
+
+    /// Starts a crashed server again on the same port and data directory.
+    pub fn restart(&mut self) {
         self.launch();
     }
 }

@@ -245,8 +245,9 @@ async fn a_resumed_crawl_still_falls_back_to_http_for_a_bare_host_read_before_th
             "0ms",
             "--shutdown-timeout",
             "1s",
+            // The dripped robots.txt holds the slot until the stop, however late that comes.
             "--fetch-timeout",
-            "2s",
+            "30s",
             "--stats",
             dir.path().join("stats.json").display(),
             "-q"

@@ -92,15 +92,20 @@ async fn console_changes_on_one_worker_reach_every_worker_and_later_ones() {
     )
     .await;
 
-    // Paused on w1: within 2 s no request starts on any host, and w2's console says so.
+    // Paused on w1: once w2's console says so too, and the fetches already under way have
+    // ended, no request starts on any host.
     let (code, answer) = post(&c1, "/api/pause", Some(TOKEN), "");
     assert_eq!(code, 200, "{answer}");
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    wait_for(
+        || status(&c1)["state"] == "paused" && status(&c2)["state"] == "paused",
+        "both workers paused",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let quiet_from = Instant::now();
     tokio::time::sleep(Duration::from_secs(2)).await;
     let during = requested_since(&web, quiet_from);
     assert!(during.is_empty(), "requests while paused: {during:?}");
-    assert_eq!(status(&c2)["state"], "paused");
 
     // Resumed on w2: both workers fetch again.
     let (p1, p2) = (pages_of(&c1), pages_of(&c2));
@@ -120,18 +125,19 @@ async fn console_changes_on_one_worker_reach_every_worker_and_later_ones() {
         r#"{"pattern":"/s2/"}"#,
     );
     assert_eq!(code, 200, "{answer}");
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let lists_it = |console: &str| {
+        status(console)["settings"]["excludes"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|p| p == "/s2/"))
+    };
+    wait_for(|| lists_it(&c1), "w1 to have the exclude").await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let from = Instant::now();
     tokio::time::sleep(Duration::from_secs(2)).await;
     let after = requested_since(&web, from);
     assert!(after.iter().any(|p| p.starts_with("/p/")), "{after:?}");
     let excluded: Vec<_> = after.iter().filter(|p| p.starts_with("/s2/")).collect();
     assert!(excluded.is_empty(), "excluded URLs fetched: {excluded:?}");
-    assert!(status(&c1)["settings"]["excludes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|p| p == "/s2/"));
 
     // Paused again (on w2); a worker that joins now starts paused, with the exclude.
     let (code, _) = post(&c2, "/api/pause", Some(TOKEN), "");
@@ -171,11 +177,9 @@ async fn a_change_made_while_redis_is_down_says_so_and_reaches_redis_later() {
     let w1 = worker(&redis.url(), "w1", &dir.path().join("w1"), &seeds[..4]);
     let c = w1.console.clone();
     wait_for(|| pages_of(&c) >= 2, "w1 to crawl").await;
-    let outage = tokio::task::spawn_blocking(move || {
-        redis.crash_and_restart(Duration::from_secs(4));
-        redis
-    });
-    // The worker sees the outage at its next step (every 250 ms).
+    redis.crash();
+    // The worker sees the outage at its next step (every 250 ms); Redis stays down until the
+    // change is made, however slow the machine.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let (code, answer) = post(
         &c,
@@ -189,7 +193,12 @@ async fn a_change_made_while_redis_is_down_says_so_and_reaches_redis_later() {
         "{answer}"
     );
     assert_eq!(status(&c)["settings"]["excludes"][0], "/s2/");
-    let _redis = outage.await.unwrap();
+    let _redis = tokio::task::spawn_blocking(move || {
+        redis.restart();
+        redis
+    })
+    .await
+    .unwrap();
     let key = "trawl:{steered}:changes";
     let deadline = Instant::now() + Duration::from_secs(20);
     while !crate::redis_server::cli(port, &["LRANGE", key, "0", "-1"]).contains("/s2/") {
