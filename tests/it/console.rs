@@ -349,8 +349,9 @@ async fn the_page_shows_a_live_crawl_in_chromium_and_its_pause_button_pauses_it(
         h.url("/"),
         "--out",
         out.path().join("w").display(),
+        // 120 pages, 36 s: a slow browser start still finds the crawl running.
         "--delay",
-        "150ms",
+        "300ms",
         "-q",
         "--no-sitemaps",
         "--search-index",

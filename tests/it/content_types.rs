@@ -29,8 +29,8 @@ async fn a_page_without_a_content_type_is_judged_by_its_first_bytes() {
     );
     h.behave("/unknown", raw(typed.as_bytes()));
     // A large binary body without a type: judged by its first bytes, the rest never read.
-    let mut blob = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", 4 << 20).into_bytes();
-    blob.extend(std::iter::repeat_n(0u8, 4 << 20));
+    let mut blob = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", 16 << 20).into_bytes();
+    blob.extend(std::iter::repeat_n(0u8, 16 << 20));
     h.behave("/blob", raw(&blob));
     h.route("/from-bare", Route::html("<p>reached</p>"));
     h.route("/from-unknown", Route::html("<p>reached</p>"));
@@ -42,7 +42,9 @@ async fn a_page_without_a_content_type_is_judged_by_its_first_bytes() {
         "the binary one: {stats}"
     );
     let downloaded = stats["bytes_downloaded"].as_u64().unwrap();
-    assert!(downloaded < 1 << 20, "the blob was read whole: {stats}");
+    // About 16 KiB is read before the judgement; what a loaded machine's socket buffer
+    // brought in by then may add a few megabytes, not the 16 MiB.
+    assert!(downloaded < 4 << 20, "the blob was read whole: {stats}");
     let dir = out.path().join("warcs");
     let records = read_records(&dir);
     for path in ["/bare", "/unknown"] {

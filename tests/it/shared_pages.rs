@@ -194,6 +194,7 @@ async fn a_host_with_more_queued_than_one_batch_is_refilled_as_it_runs_dry() {
     assert_eq!(at.len(), 150);
     at.sort();
     let longest = at.windows(2).map(|w| w[1] - w[0]).max().unwrap();
-    // A batch runs dry in milliseconds here; waiting for a save point takes seconds.
-    assert!(longest < Duration::from_secs(2), "a gap of {longest:?}");
+    // A batch runs dry in milliseconds here; waiting for the next save point (every 5 s)
+    // takes seconds, and a loaded machine's pauses far less than 3.
+    assert!(longest < Duration::from_secs(3), "a gap of {longest:?}");
 }
