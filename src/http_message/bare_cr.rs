@@ -11,7 +11,9 @@
 use memchr::memchr;
 
 /// Replaces with a space each CR in `bytes` that the next byte shows to end no line; `next` is
-/// the byte after `bytes`, if it has arrived (a CR at the end with nothing after it is left).
+/// the byte after `bytes`, if it has arrived (a CR at the end with nothing after it is left:
+/// the recorder hands hyper such a CR only once the byte after it arrived, or the stream
+/// ended).
 pub fn replace_in(bytes: &mut [u8], next: Option<u8>) {
     let mut at = 0;
     while let Some(found) = memchr(b'\r', &bytes[at..]) {
