@@ -91,12 +91,21 @@ impl Tape {
         self.head_limit.is_some() && self.spool.is_none()
     }
 
-    /// True when the only byte hyper has not been handed is a head's CR held back until the
-    /// byte after it arrives (see `poll_read`).
-    fn holds_cr(&self) -> bool {
-        self.reads_head()
-            && self.received_len() == self.served + 1
-            && self.received.last() == Some(&b'\r')
+    /// Bytes received that hyper may be handed now: all but those held back while it reads a
+    /// head, which are a status line that has not ended (its rewrite, `status_line::lenient`,
+    /// needs the whole line) and a CR that ends what arrived (whether it ends a line or is a
+    /// space to hyper, `bare_cr`, only the byte after it says). Handed as they came, such bytes
+    /// made the page's fate hang on where the server's writes split: `http/1.1 200 OK` or
+    /// `X-A: a<CR>b` sent a byte at a time was refused.
+    fn handable(&self) -> usize {
+        let unserved = self.received_len() - self.served;
+        if unserved == 0 || !self.reads_head() {
+            return unserved;
+        }
+        if self.served == 0 && memchr::memchr(b'\n', &self.received).is_none() {
+            return 0;
+        }
+        unserved - usize::from(self.received.last() == Some(&b'\r'))
     }
 
     /// Bytes received, spooled ones included.
@@ -120,7 +129,7 @@ impl Tape {
             return;
         }
         let total = self.received_len();
-        // Only bytes hyper was handed move (a held-back CR, see `holds_cr`, is not).
+        // Only bytes hyper was handed move (not those held back, see `handable`).
         if len >= SPOOL_AT && self.planned > total && self.served == total && self.spill() {
             return;
         }
@@ -340,8 +349,10 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
     ) -> Poll<io::Result<()>> {
         let Recorder { inner, tape } = &mut *self;
         let mut tape = tape.lock();
-        let held_cr = tape.holds_cr();
-        if tape.served == tape.received_len() || held_cr {
+        // Read until something may be handed over; at the end of the stream, what was held
+        // back is handed over as it is.
+        let mut ended = false;
+        while tape.handable() == 0 {
             tape.make_room();
             let read = std::pin::pin!(inner.read_buf(&mut tape.received)).poll(cx);
             match read {
@@ -349,14 +360,18 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
                 // A TLS peer that closed without close_notify, as many servers do: the end
                 // of the stream, as Chromium and curl read it. A body framed by its length
                 // or by chunks that stops there is still cut (hyper sees the end first).
-                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::UnexpectedEof && !held_cr => {
+                Poll::Ready(Err(e)) if e.kind() != io::ErrorKind::UnexpectedEof => {
+                    return Poll::Ready(Err(e));
+                }
+                Poll::Ready(Ok(1..)) => {}
+                // The end of the stream.
+                Poll::Ready(_) if tape.served == tape.received_len() => {
                     return Poll::Ready(Ok(()));
                 }
-                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::UnexpectedEof => {}
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                // The end of the stream: nothing handed over, but a CR held back for it.
-                Poll::Ready(Ok(0)) if !held_cr => return Poll::Ready(Ok(())),
-                Poll::Ready(Ok(_)) => {}
+                Poll::Ready(_) => {
+                    ended = true;
+                    break;
+                }
             }
             if tape
                 .head_limit
@@ -368,17 +383,15 @@ impl<T: AsyncRead + Unpin> AsyncRead for Recorder<T> {
                 )));
             }
         }
+        let handable = match ended {
+            true => tape.received_len() - tape.served,
+            false => tape.handable(),
+        };
         // `served` counts from the response's first byte; the tape's bytes in memory start
         // after those spooled.
         let start = tape.served;
         let at = start - tape.spooled();
-        let mut n = buf.remaining().min(tape.received.len() - at);
-        if n > 1 && at + n == tape.received.len() && tape.reads_head() {
-            // A head's CR that ends what arrived waits for the byte after it, which alone says
-            // whether it ends a line or is a space to hyper (bare_cr.rs); handed on its own,
-            // hyper refused `X-A: a<CR>` + `b` when a read ended between them.
-            n -= usize::from(tape.received[at + n - 1] == b'\r');
-        }
+        let n = buf.remaining().min(handable);
         let before = buf.filled().len();
         buf.put_slice(&tape.received[at..at + n]);
         tape.served += n;

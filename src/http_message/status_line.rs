@@ -7,7 +7,8 @@
 //! Such a line is rewritten to the grammar at the same length ([`lenient`]), so that every
 //! offset into the recorded bytes (the head's length, the body's start) stays as it is: the
 //! fetcher hands hyper the rewritten line, trawl parses the head through it, and the record
-//! keeps the line as received.
+//! keeps the line as received. The recorder hands hyper nothing of a first status line until
+//! its end has arrived, so the rewrite sees the whole line however the server's writes split it.
 //!
 //! Left refused, because pywb cannot replay their records (checked: it answers with an error
 //! page, or 500): tabs between the parts (which warcio does not read either) and a version
