@@ -9,6 +9,9 @@
 //! from hyper and reads on (through the recorder, so the tape keeps every byte as received),
 //! and the response is archived as it came. Values that are numbers and differ still refuse
 //! the head (Chromium and curl refuse it too: which length is right cannot be known).
+//!
+//! A chunked body whose framing hyper refuses part way (chunk lines that end in a bare LF) is
+//! read on the same way, to its last chunk as trawl frames chunks.
 
 use http::StatusCode;
 use http_body_util::BodyExt;
@@ -19,7 +22,7 @@ use super::connection::{Connection, RecordedIo};
 use super::error::{self, FetchError};
 use super::recorder::SharedTape;
 use crate::fault::FaultKind;
-use crate::http_message::parse_final_head;
+use crate::http_message::{chunked, parse_final_head};
 
 /// The most bytes one read of a body taken back from hyper asks for (the tape keeps them; this
 /// buffer only receives its copy).
@@ -34,7 +37,8 @@ pub(super) enum BodySource {
         /// The head's status, as hyper read it.
         status: StatusCode,
     },
-    /// The socket of a head hyper refused for its Content-Length, read to its close.
+    /// The socket of a head hyper refused for its Content-Length, read to its close, or of a
+    /// chunked body whose framing hyper refused part way, read to its end as trawl frames it.
     ToClose {
         /// The socket, with its recorder.
         io: RecordedIo,
@@ -48,6 +52,9 @@ pub(super) enum BodySource {
         piece: Vec<u8>,
         /// The head's status, as trawl read it.
         status: StatusCode,
+        /// For a chunked body: where the search for its end goes on (`chunked::progress`);
+        /// `None` reads to the close.
+        chunks: Option<usize>,
     },
 }
 
@@ -95,6 +102,37 @@ impl BodySource {
             counted: 0,
             piece: Vec::new(),
             status,
+            chunks: None,
+        })
+    }
+
+    /// The rest of a chunked body whose framing hyper refused part way (`fault`), read from
+    /// the socket as trawl frames chunks (lines may end in a bare LF, as Chromium, wget and
+    /// warcio read them) until its last chunk, or the close; `None` for any other fault. hyper
+    /// stops at the first such line, so what was archived of the page hung on how much had
+    /// arrived by then: all of it when the server wrote the page at once, its first chunk
+    /// when it wrote piece by piece.
+    pub(super) fn after_bad_chunks(
+        &self,
+        fault: FaultKind,
+        conn: &mut Connection,
+        body_start: usize,
+    ) -> Option<Self> {
+        let BodySource::Framed { status, .. } = self else {
+            return None;
+        };
+        if fault != FaultKind::BadChunked {
+            return None;
+        }
+        let counted = conn.tape.received_len().saturating_sub(body_start);
+        Some(BodySource::ToClose {
+            io: conn.take_refused()?,
+            tape: conn.tape.clone(),
+            body_start,
+            counted,
+            piece: Vec::new(),
+            status: *status,
+            chunks: Some(0),
         })
     }
 
@@ -127,6 +165,7 @@ impl BodySource {
                 body_start,
                 counted,
                 piece,
+                chunks,
                 ..
             } => loop {
                 // What hyper read past the head before refusing it is on the tape already.
@@ -136,8 +175,26 @@ impl BodySource {
                     *counted = on_tape;
                     return Step::Data(more);
                 }
+                if let Some(from) = *chunks {
+                    // Bytes moved to a spool file are not looked at again: such a body is
+                    // read to the close.
+                    let progress = tape.with_received(|r| {
+                        r.get(*body_start..)
+                            .map(|body| chunked::progress(body, from))
+                    });
+                    *chunks = match progress {
+                        Some(chunked::Progress::Ended(_)) => return Step::End,
+                        Some(chunked::Progress::Arriving(at)) => Some(at),
+                        Some(chunked::Progress::Broken) => {
+                            return Step::Failed(FaultKind::BadChunked)
+                        }
+                        None => None,
+                    };
+                }
                 piece.resize(READ_PIECE, 0);
                 match io.inner_mut().read(piece).await {
+                    // Closed before the last chunk: cut short, as hyper reads it.
+                    Ok(0) if chunks.is_some() => return Step::Failed(FaultKind::BodyIncomplete),
                     Ok(0) => return Step::End,
                     Ok(_) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {

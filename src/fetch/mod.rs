@@ -345,6 +345,15 @@ impl Fetcher {
                     break;
                 }
                 Ok(Step::Failed(fault)) => {
+                    let body_start = interim + head.len;
+                    let rest = match head.is_chunked() {
+                        true => body.after_bad_chunks(fault, &mut conn, body_start),
+                        false => None,
+                    };
+                    if let Some(rest) = rest {
+                        body = rest;
+                        continue;
+                    }
                     truncated = Some(Truncation::Disconnect);
                     body_fault = Some(fault);
                     break;

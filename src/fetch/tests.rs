@@ -400,13 +400,13 @@ async fn replying_in(parts: Vec<&'static [u8]>, gap: Duration) -> std::net::Sock
     addr
 }
 
-/// Every form of response head trawl reads, sent a byte at a time, is read as it is when it
+/// Every form of response trawl reads, sent a byte at a time, is read as it is when it
 /// arrives whole: where a server's writes split a head decides nothing (the rewrites hyper is
 /// handed, of a status line, an HTTP/1.0 version, a CR that ends no line, look at bytes that
 /// may not have arrived yet).
 #[tokio::test]
 async fn every_head_reads_the_same_a_byte_at_a_time() {
-    let cases: [&'static [u8]; 12] = [
+    let cases: [&'static [u8]; 18] = [
         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
         b"http/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
         b"HTTP/1.1  200  OK\r\nContent-Length: 2\r\n\r\nok",
@@ -419,6 +419,12 @@ async fn every_head_reads_the_same_a_byte_at_a_time() {
         b"HTTP/1.1 200 OK\r\nX-A: a\r\n b\r\nContent-Length: 2\r\n\r\nok",
         b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\nok",
         b"HTTP/1.1 200 OK\nContent-Length: 2\n\nok",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2;x=1\r\nok\r\n0\r\nX-T: 1\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\nok\n0\n\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok",
+        b"HTTP/1.1 200 OK\r\n\r\nok",
+        b"HTTP/1.0 200 OK\r\n\r\nok",
+        b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nX-A: a\rb\r\nContent-Length: 2\r\n\r\nok",
     ];
     for reply in cases {
         let mut seen = Vec::new();
@@ -433,11 +439,60 @@ async fn every_head_reads_the_same_a_byte_at_a_time() {
             let shown = String::from_utf8_lossy(reply);
             let fetched = result.unwrap_or_else(|e| panic!("{shown:?}, drip {drip}: {e}"));
             let exchange = &fetched.capture.exchange;
-            assert_eq!(exchange.truncated, None, "{shown:?}, drip {drip}");
             let received = [&exchange.interim[..], &exchange.response[..]].concat();
-            seen.push((received, fetched.capture.payload().to_vec()));
+            let payload = fetched.capture.payload().to_vec();
+            seen.push((exchange.truncated, received, payload));
         }
         assert!(seen[0] == seen[1], "{:?}", String::from_utf8_lossy(reply));
-        assert_eq!(seen[0].1, b"ok");
+        assert_eq!(seen[0].2, b"ok");
+        // Bare LF chunk lines too: hyper refuses them, and the fetch reads on as trawl frames
+        // chunks.
+        assert_eq!(seen[0].0, None);
+    }
+}
+
+/// Chunk lines that end in a bare LF, which hyper refuses where it meets the first: the fetch
+/// reads on from the socket as trawl frames chunks (as Chromium, wget and warcio read them),
+/// to the last chunk, without waiting for a close; a body that closes before its last chunk,
+/// or whose next size line is no size, is still cut.
+#[tokio::test]
+async fn a_chunked_body_hyper_refuses_part_way_is_read_on_to_its_last_chunk() {
+    let head: &'static [u8] = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    // Kept open after the last chunk: the end is found in the bytes, not at a close.
+    let whole: &'static [u8] = b"2\r\nok\r\n3\nabc\n4\r\ndefg\n0\nX-T: 1\n\nGARBAGE";
+    let addr = replying(&[head, whole].concat().leak()[..]).await;
+    let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+    let (result, conn) = get(&local_fetcher(), &url, None).await;
+    let fetched = result.unwrap();
+    let exchange = &fetched.capture.exchange;
+    assert_eq!(exchange.truncated, None);
+    assert_eq!(fetched.body_fault, None);
+    let sent = [head, &whole[..whole.len() - 7]].concat();
+    assert_eq!(
+        &exchange.response[..],
+        &sent[..],
+        "to the end of the message"
+    );
+    assert_eq!(fetched.capture.payload(), b"okabcdefg");
+    assert!(conn.is_none(), "a connection hyper gave up on is not kept");
+    // Cut short: closed before the last chunk, or a size line that is no size.
+    for (rest, fault) in [
+        (
+            &b"2\r\nok\r\n3\nabc\n4\r\nde"[..],
+            FaultKind::BodyIncomplete,
+        ),
+        (b"2\r\nok\r\n3\nabc\nzz\r\n", FaultKind::BadChunked),
+    ] {
+        let reply: &'static [u8] = [head, rest].concat().leak();
+        let addr = replying_then(reply, Duration::ZERO).await;
+        let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+        let (result, _) = get(&local_fetcher(), &url, None).await;
+        let fetched = result.unwrap();
+        assert_eq!(
+            fetched.capture.exchange.truncated,
+            Some(Truncation::Disconnect)
+        );
+        assert_eq!(fetched.body_fault, Some(fault));
+        assert_eq!(&fetched.capture.exchange.response[..], reply);
     }
 }

@@ -53,6 +53,56 @@ pub fn dechunk_into(body: &[u8], mut out: impl FnMut(usize, &[u8])) -> Option<us
     }
 }
 
+/// How far a chunked body that is still arriving has come ([`progress`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The message ends at this offset (after its trailer section).
+    Ended(usize),
+    /// Not ended yet: the next call may start at this offset, the start of a chunk-size line
+    /// (so a chunk's data is passed over, not read again).
+    Arriving(usize),
+    /// A size line that is no size: where the message ends cannot be known.
+    Broken,
+}
+
+/// Where the chunked `body` stands, read from `from` (0, or an [`Progress::Arriving`] offset
+/// an earlier call returned for a shorter `body`), as [`dechunk_into`] frames it.
+pub fn progress(body: &[u8], from: usize) -> Progress {
+    let mut pos = from;
+    loop {
+        let Some((line, next)) = line_at(body, pos) else {
+            return Progress::Arriving(pos);
+        };
+        let size_text = line.split(|&b| b == b';').next().unwrap_or(b"");
+        let Some(size) = parse_hex(size_text) else {
+            return Progress::Broken;
+        };
+        if size == 0 {
+            return match trailer_end(&body[next..]) {
+                Some(t) => Progress::Ended(next + t),
+                None => Progress::Arriving(pos),
+            };
+        }
+        let after = next.saturating_add(size);
+        match body.get(after..after + 2) {
+            Some(b"\r\n") => pos = after + 2,
+            Some([b'\n', _]) => pos = after + 1,
+            // The line end after the data, or the data, has not arrived.
+            None if body.len() <= after + 1 => {
+                if body.get(after) == Some(&b'\n') {
+                    pos = after + 1;
+                    continue;
+                }
+                match body.len() <= after || body[after] == b'\r' {
+                    true => return Progress::Arriving(pos),
+                    false => return Progress::Broken,
+                }
+            }
+            _ => return Progress::Broken,
+        }
+    }
+}
+
 /// Length of the trailer section including its closing empty line.
 fn trailer_end(rest: &[u8]) -> Option<usize> {
     let mut pos = 0;
@@ -111,6 +161,35 @@ mod tests {
         assert_eq!(dechunk(b"0\n\n").end, Some(3));
         // A line end that has not arrived is no line end.
         assert_eq!(dechunk(b"5\r").end, None);
+    }
+
+    #[test]
+    fn progress_resumes_where_it_stopped_and_finds_the_end_dechunk_finds() {
+        let body = b"5\nhello\n7;x=1\r\n, world\r\n0\nX-T: y\n\nEXTRA";
+        let end = body.len() - 5;
+        // Every prefix, each read on from where the previous one stopped.
+        let mut from = 0;
+        for cut in 0..=body.len() {
+            match progress(&body[..cut], from) {
+                Progress::Arriving(p) => {
+                    assert!(cut < end, "{cut}");
+                    assert!(p >= from && p <= cut);
+                    from = p;
+                }
+                Progress::Ended(e) => {
+                    assert_eq!(e, end, "{cut}");
+                    assert!(cut >= end);
+                }
+                Progress::Broken => panic!("{cut}"),
+            }
+        }
+        assert_eq!(
+            progress(body, 0),
+            Progress::Ended(dechunk(body).end.unwrap())
+        );
+        assert_eq!(progress(b"5\r\nhello\r\nzz\r\n", 0), Progress::Broken);
+        assert_eq!(progress(b"5\r\nhelloXY", 0), Progress::Broken);
+        assert_eq!(progress(b"5\r\nhello\r", 0), Progress::Arriving(0));
     }
 
     #[test]

@@ -527,11 +527,18 @@ async fn chunk_lines_ending_in_a_bare_lf_still_give_the_pages_links() {
     h.route("/past", Route::html("<p>reached</p>"));
     let out = tempfile::tempdir().unwrap();
     let stats = crawl(h.url("/"), out.path(), &[]).await;
-    // hyper refuses the framing, so the record is marked cut; what it holds is read whole.
-    assert_eq!(stats["errors"]["bad_chunked"], 1, "{stats}");
+    // hyper refuses the framing at the first such line; the fetch reads on as trawl frames
+    // chunks (as Chromium, wget and warcio read them), to the last chunk, so the record is
+    // whole and not marked cut, however the server's writes split the body.
+    assert_eq!(stats["errors"], serde_json::json!({}), "{stats}");
     let dir = out.path().join("warcs");
     let records = read_records(&dir);
+    let rec = responses(&records, "/");
+    assert_eq!(rec[0].block, response.as_bytes());
+    assert_eq!(rec[0].truncated, None);
     assert_eq!(responses(&records, "/past").len(), 1, "{stats}");
+    // pywb replays such a body with its chunk lines in it (it de-chunks CRLF lines only), as
+    // it did when the record was marked cut.
     let check = run_script("warc_check.py", args![dir.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
 }
