@@ -93,7 +93,8 @@ impl Tape {
 
     /// Bytes received that hyper may be handed now: all but those held back while it reads a
     /// head, which are a status line that has not ended (its rewrite, `status_line::lenient`,
-    /// needs the whole line) and a CR that ends what arrived (whether it ends a line or is a
+    /// needs the whole line; bytes that cannot become one are not held) and a CR that ends
+    /// what arrived (whether it ends a line or is a
     /// space to hyper, `bare_cr`, only the byte after it says). Handed as they came, such bytes
     /// made the page's fate hang on where the server's writes split: `http/1.1 200 OK` or
     /// `X-A: a<CR>b` sent a byte at a time was refused.
@@ -102,7 +103,10 @@ impl Tape {
         if unserved == 0 || !self.reads_head() {
             return unserved;
         }
-        if self.served == 0 && memchr::memchr(b'\n', &self.received).is_none() {
+        if self.served == 0
+            && memchr::memchr(b'\n', &self.received).is_none()
+            && could_be_status_line(&self.received)
+        {
             return 0;
         }
         unserved - usize::from(self.received.last() == Some(&b'\r'))
@@ -200,6 +204,13 @@ impl Tape {
         }
         spool.finish()
     }
+}
+
+/// True when `start`, the first bytes of a response with no line end yet, may still become a
+/// status line (`HTTP/`, in any case): anything else is handed to hyper at once, to refuse.
+fn could_be_status_line(start: &[u8]) -> bool {
+    let n = start.len().min(5);
+    start[..n].eq_ignore_ascii_case(&b"HTTP/"[..n])
 }
 
 /// A tape shared between the recorder (inside hyper's connection task) and the fetcher.

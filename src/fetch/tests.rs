@@ -496,3 +496,14 @@ async fn a_chunked_body_hyper_refuses_part_way_is_read_on_to_its_last_chunk() {
         assert_eq!(&fetched.capture.exchange.response[..], reply);
     }
 }
+
+/// Bytes that cannot become a status line are handed to hyper at once and refused, not held
+/// back for a line end that may never come: the fault says what they are, not a timeout.
+#[tokio::test]
+async fn a_reply_that_starts_no_status_line_is_refused_at_once() {
+    let addr = replying(b"<html>no status line and no line end").await;
+    let url = Url::parse(&format!("http://{addr}/a")).unwrap();
+    let (result, _) = get(&local_fetcher(), &url, None).await;
+    let error = result.expect_err("refused");
+    assert_eq!(error.kind(), FaultKind::NotHttp, "{error}");
+}
