@@ -23,6 +23,7 @@ pub mod rate_limit;
 pub mod recorder;
 mod request;
 pub mod site_login;
+pub mod tape;
 pub mod tls;
 
 use std::sync::Arc;
@@ -321,7 +322,7 @@ impl Fetcher {
         // not kept.
         let declared_end = head.length_beside_transfer_coding().map(|n| n as u64);
         // The body's bytes as received, chunk-size lines included, are capped too.
-        let wire_end = ((interim + head.len) as u64).saturating_add(recorder::wire_cap(max_body));
+        let wire_end = ((interim + head.len) as u64).saturating_add(tape::wire_cap(max_body));
         loop {
             let idle_limit = tokio::time::Instant::now() + self.options.read_timeout;
             let wait = deadline.min(idle_limit);

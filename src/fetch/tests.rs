@@ -332,7 +332,7 @@ async fn a_long_body_with_no_spool_file_is_cut_where_memory_allows() {
         total_timeout: Duration::from_secs(20),
         ..local_fetcher().options
     });
-    let body = vec![b'x'; recorder::MAX_HELD + (5 << 20)];
+    let body = vec![b'x'; tape::MAX_HELD + (5 << 20)];
     let mut reply =
         format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len()).into_bytes();
     reply.extend_from_slice(&body);
@@ -345,7 +345,7 @@ async fn a_long_body_with_no_spool_file_is_cut_where_memory_allows() {
     assert_eq!(fetched.body_fault, Some(FaultKind::SpoolFile));
     let held = fetched.capture.exchange.response.len();
     assert!(
-        held > recorder::MAX_HELD && held < recorder::MAX_HELD + (2 << 20),
+        held > tape::MAX_HELD && held < tape::MAX_HELD + (2 << 20),
         "{held}"
     );
     assert!(conn.is_none());
