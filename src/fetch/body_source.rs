@@ -20,7 +20,7 @@ use tokio::io::AsyncReadExt;
 
 use super::connection::{Connection, RecordedIo};
 use super::error::{self, FetchError};
-use super::recorder::SharedTape;
+use super::tape::SharedTape;
 use crate::fault::FaultKind;
 use crate::http_message::{chunked, parse_final_head};
 

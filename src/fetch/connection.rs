@@ -32,7 +32,8 @@ use super::dns::Dns;
 use super::error::FetchError;
 use super::happy_eyeballs::connect_first;
 use super::proxy::{literal_address, Proxy, ProxyKind, Tunnel};
-use super::recorder::{Recorder, SharedTape};
+use super::recorder::Recorder;
+use super::tape::SharedTape;
 use crate::exchange::TlsSession;
 use crate::fault::FaultKind;
 

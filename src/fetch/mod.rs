@@ -470,7 +470,7 @@ impl Fetcher {
 }
 
 /// The bytes a tape recorded: sent, and received (a long body's mapped from its spool file).
-fn recorded(mut tape: recorder::Tape) -> Result<(Vec<u8>, Spooled), FetchError> {
+fn recorded(mut tape: tape::Tape) -> Result<(Vec<u8>, Spooled), FetchError> {
     let sent = std::mem::take(&mut tape.sent);
     let received = tape
         .into_received()

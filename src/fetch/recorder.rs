@@ -23,7 +23,7 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 
-pub use super::tape::{SharedTape, Tape};
+use super::tape::SharedTape;
 use crate::http_message::{bare_cr, status_line};
 
 /// A response's status line that hyper is handed as `HTTP/1.1`: hyper refuses every HTTP/1.0
