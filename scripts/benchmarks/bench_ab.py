@@ -4,11 +4,14 @@
 Usage: scripts/bench ab OLD_BINARY NEW_BINARY [REPS]
 
 Serves the benchmark web (target/release/examples/bench_web, built by `cargo build --release
---example bench_web`) and crawls all of it with each binary in turn, alternating A, B, A, B...
-REPS times each (default 3), with no delay, as scripts/bench does for its no-delay run. Prints,
-per binary, the median wall time, pages/s, peak RSS (sampled) and CPU per page (user+sys of the child, from
-getrusage), and the ratio B/A of the medians. Alternating spreads this noisy 2-core machine's
-drift over both sides. Knobs as scripts/bench: BENCH_HOSTS, BENCH_PAGES, BENCH_PORT,
+--example bench_web`) and crawls all of it with each binary in turn, REPS rounds of one run each
+(default 3), the order swapped every round (A B, B A, A B...), with no delay, as scripts/bench
+does for its no-delay run. Prints, per binary, the median wall time, pages/s, peak RSS (sampled)
+and CPU per page (user+sys of the child, from getrusage), the ratio B/A of the medians, and the
+median of the rounds' own B/A. Alternating spreads this noisy 2-core machine's drift over both
+sides; swapping the order matters too: with A always first, the second run of a round read
+2-6% slower (three A/Bs of 2026-11-29: new/old 1.054 and 1.062 with the new build second,
+0.979 with it first), so a fixed order takes that for a difference between the builds. Knobs as scripts/bench: BENCH_HOSTS, BENCH_PAGES, BENCH_PORT,
 BENCH_CONCURRENCY, BENCH_PROFILE. BENCH_AB_ARGS_A and BENCH_AB_ARGS_B add crawl flags to one
 side (shell words), to compare settings of one build, e.g. BENCH_AB_ARGS_B="--gzip-level 1"
 with the same binary twice.
@@ -49,7 +52,10 @@ def main():
     runs = {label: [] for label in sides}
     with tempfile.TemporaryDirectory() as work:
         for i in range(reps):
-            for label, (binary, extra) in sides.items():
+            order = list(sides.items())
+            if i % 2:
+                order.reverse()
+            for label, (binary, extra) in order:
                 server = bench.Server(work)
                 try:
                     r = crawl(binary, work, server, f"run-{i}", extra)
@@ -67,6 +73,10 @@ def main():
               f"{m['cpu_us_per_page']:.0f} us CPU/page, peak RSS {m['peak_rss_mb']:.0f} MB")
     print(f"B/A: CPU per page {med['B']['cpu_us_per_page'] / med['A']['cpu_us_per_page']:.3f}, "
           f"pages/s {med['B']['pages_per_s'] / med['A']['pages_per_s']:.3f}")
+    rounds = list(zip(runs["A"], runs["B"]))
+    cpu = statistics.median(b["cpu_us_per_page"] / a["cpu_us_per_page"] for a, b in rounds)
+    rate = statistics.median(b["pages_per_s"] / a["pages_per_s"] for a, b in rounds)
+    print(f"B/A, median of the rounds: CPU per page {cpu:.3f}, pages/s {rate:.3f}")
 
 
 if __name__ == "__main__":
