@@ -74,14 +74,21 @@ fn local_fetcher() -> Fetcher {
     })
 }
 
-/// A loopback fetcher that spools long bodies in `dir`, with time for a debug build on a
-/// loaded machine to read megabytes (a cut for time is not what these tests look for).
-fn spooling_fetcher(dir: &std::path::Path) -> Fetcher {
+/// A loopback fetcher with time for a debug build on a loaded machine to read megabytes, or a
+/// response sent a byte per write (a cut for time is not what its tests look for).
+fn patient_fetcher() -> Fetcher {
     Fetcher::new(FetchOptions {
-        spool: Some(crate::spool::SpoolDir::new(dir)),
         read_timeout: Duration::from_secs(60),
         total_timeout: Duration::from_secs(60),
         ..local_fetcher().options
+    })
+}
+
+/// [`patient_fetcher`], spooling long bodies in `dir`.
+fn spooling_fetcher(dir: &std::path::Path) -> Fetcher {
+    Fetcher::new(FetchOptions {
+        spool: Some(crate::spool::SpoolDir::new(dir)),
+        ..patient_fetcher().options
     })
 }
 
@@ -370,7 +377,7 @@ async fn a_heads_cr_that_ends_a_read_waits_for_the_byte_after_it() {
     for parts in cases {
         let addr = replying_in(parts.to_vec(), Duration::from_millis(150)).await;
         let url = Url::parse(&format!("http://{addr}/a")).unwrap();
-        let (result, _) = get(&local_fetcher(), &url, None).await;
+        let (result, _) = get(&patient_fetcher(), &url, None).await;
         let fetched = result.unwrap_or_else(|e| panic!("{:?}: {e}", parts[0]));
         let response = &fetched.capture.exchange.response;
         assert_eq!(&response[..], &parts.concat()[..], "as received");
@@ -435,7 +442,7 @@ async fn every_head_reads_the_same_a_byte_at_a_time() {
             };
             let addr = replying_in(parts, Duration::from_millis(1)).await;
             let url = Url::parse(&format!("http://{addr}/a")).unwrap();
-            let (result, _) = get(&local_fetcher(), &url, None).await;
+            let (result, _) = get(&patient_fetcher(), &url, None).await;
             let shown = String::from_utf8_lossy(reply);
             let fetched = result.unwrap_or_else(|e| panic!("{shown:?}, drip {drip}: {e}"));
             let exchange = &fetched.capture.exchange;
@@ -462,7 +469,7 @@ async fn a_chunked_body_hyper_refuses_part_way_is_read_on_to_its_last_chunk() {
     let whole: &'static [u8] = b"2\r\nok\r\n3\nabc\n4\r\ndefg\n0\nX-T: 1\n\nGARBAGE";
     let addr = replying(&[head, whole].concat().leak()[..]).await;
     let url = Url::parse(&format!("http://{addr}/a")).unwrap();
-    let (result, conn) = get(&local_fetcher(), &url, None).await;
+    let (result, conn) = get(&patient_fetcher(), &url, None).await;
     let fetched = result.unwrap();
     let exchange = &fetched.capture.exchange;
     assert_eq!(exchange.truncated, None);
@@ -486,7 +493,7 @@ async fn a_chunked_body_hyper_refuses_part_way_is_read_on_to_its_last_chunk() {
         let reply: &'static [u8] = [head, rest].concat().leak();
         let addr = replying_then(reply, Duration::ZERO).await;
         let url = Url::parse(&format!("http://{addr}/a")).unwrap();
-        let (result, _) = get(&local_fetcher(), &url, None).await;
+        let (result, _) = get(&patient_fetcher(), &url, None).await;
         let fetched = result.unwrap();
         assert_eq!(
             fetched.capture.exchange.truncated,
