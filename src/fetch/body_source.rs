@@ -107,7 +107,7 @@ impl BodySource {
     }
 
     /// The rest of a chunked body whose framing hyper refused part way (`fault`), read from
-    /// the socket as trawl frames chunks (lines may end in a bare LF, as Chromium, wget and
+    /// the socket as trawl frames chunks (lines may end in a bare LF, as Chromium, curl, wget and
     /// warcio read them) until its last chunk, or the close; `None` for any other fault. hyper
     /// stops at the first such line, so what was archived of the page hung on how much had
     /// arrived by then: all of it when the server wrote the page at once, its first chunk

@@ -459,7 +459,7 @@ async fn every_head_reads_the_same_a_byte_at_a_time() {
 }
 
 /// Chunk lines that end in a bare LF, which hyper refuses where it meets the first: the fetch
-/// reads on from the socket as trawl frames chunks (as Chromium, wget and warcio read them),
+/// reads on from the socket as trawl frames chunks (as Chromium, curl, wget and warcio read them),
 /// to the last chunk, without waiting for a close; a body that closes before its last chunk,
 /// or whose next size line is no size, is still cut.
 #[tokio::test]

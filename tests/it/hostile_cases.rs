@@ -528,7 +528,7 @@ async fn chunk_lines_ending_in_a_bare_lf_still_give_the_pages_links() {
     let out = tempfile::tempdir().unwrap();
     let stats = crawl(h.url("/"), out.path(), &[]).await;
     // hyper refuses the framing at the first such line; the fetch reads on as trawl frames
-    // chunks (as Chromium, wget and warcio read them), to the last chunk, so the record is
+    // chunks (as Chromium, curl, wget and warcio read them), to the last chunk, so the record is
     // whole and not marked cut, however the server's writes split the body.
     assert_eq!(stats["errors"], serde_json::json!({}), "{stats}");
     let dir = out.path().join("warcs");
