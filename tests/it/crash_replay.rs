@@ -3,7 +3,7 @@
 //! requisite leads to the images it names, a page to its requisites, so nothing the killed
 //! run had still to fetch is lost and nothing it had fetched is fetched again.
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -185,7 +185,7 @@ async fn resume_and_count_once(
 }
 
 /// True when a WARC file in `out`, the one still being written included, holds a response
-/// record for `url`: its gzip members are read as far as they are complete.
+/// record for `url` in a complete gzip member.
 fn has_response(out: &Path, url: &str) -> bool {
     let Ok(entries) = std::fs::read_dir(out) else {
         return false;
@@ -199,10 +199,19 @@ fn has_response(out: &Path, url: &str) -> bool {
         let Ok(file) = std::fs::File::open(entry.path()) else {
             return false;
         };
+        // Whole members only (one record each): one the writer is still writing ends the read.
+        let mut reader = std::io::BufReader::new(file);
         let mut text = Vec::new();
-        // A member cut short by the writer's next write ends the read with an error; what came
-        // before it stands.
-        let _ = flate2::read::MultiGzDecoder::new(file).read_to_end(&mut text);
+        while reader.fill_buf().is_ok_and(|b| !b.is_empty()) {
+            let mut member = Vec::new();
+            if flate2::bufread::GzDecoder::new(&mut reader)
+                .read_to_end(&mut member)
+                .is_err()
+            {
+                break;
+            }
+            text.extend_from_slice(&member);
+        }
         let text = String::from_utf8_lossy(&text);
         text.split("WARC/1.1\r\n")
             .any(|head| head.starts_with("WARC-Type: response\r\n") && head.contains(&target))
