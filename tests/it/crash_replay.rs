@@ -31,18 +31,7 @@ async fn a_stylesheet_archived_before_a_kill_still_leads_to_its_images() {
     }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let crawl = |delay: &str| {
-        args![
-            "crawl",
-            h.url("/"),
-            "--out",
-            out.display(),
-            "--page-requisites",
-            "--delay",
-            delay,
-            "-q"
-        ]
-    };
+    let crawl = |delay: &str| crawl_args(&h, &out, delay, &["--page-requisites"]);
     // Its records written, the next fetch (1.5 s away) not begun.
     let killed_after = kill_once(&web, &h, &crawl("1500ms"), &out, "/site.css", |paths| {
         paths.iter().any(|p| p == "/site.css")
@@ -93,32 +82,21 @@ async fn robots_txt_and_its_sitemap_archived_before_a_kill_are_not_fetched_again
     }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let crawl = |delay: &str| {
-        args![
-            "crawl",
-            h.url("/"),
-            "--out",
-            out.display(),
-            "--delay",
-            delay,
-            "-q"
-        ]
-    };
+    let crawl = |delay: &str| crawl_args(&h, &out, delay, &[]);
     // Its records written, the next fetch (1.5 s away) not begun.
-    let after_map = |paths: &[String]| {
-        paths
-            .iter()
-            .skip_while(|p| *p != "/map.xml")
-            .nth(1)
-            .cloned()
-    };
     let before = kill_once(
         &web,
         &h,
         &crawl("1500ms"),
         &out,
         "a page after the sitemap",
-        |paths| after_map(paths).is_some(),
+        |paths| {
+            paths
+                .iter()
+                .skip_while(|p| *p != "/map.xml")
+                .nth(1)
+                .is_some()
+        },
     )
     .await;
     assert!(before.len() < 7, "killed too late: {before:?}");
@@ -133,6 +111,21 @@ async fn robots_txt_and_its_sitemap_archived_before_a_kill_are_not_fetched_again
     ];
     let fetched = resume_and_count_once(&web, &h, crawl("600ms"), &once).await;
     assert!(!fetched.iter().any(|p| p == "/private"), "{fetched:?}");
+}
+
+/// `trawl crawl` of `h`'s root into `out`, `delay` between its fetches, with `extra` flags.
+fn crawl_args(h: &Host, out: &Path, delay: &str, extra: &[&str]) -> Vec<String> {
+    let mut a = args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.display(),
+        "--delay",
+        delay,
+        "-q"
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
 }
 
 /// Runs `crawl` and kills it with -9 once the host's requests satisfy `ready` (`what`: what

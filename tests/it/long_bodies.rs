@@ -35,6 +35,23 @@ fn block_of(records: &[crate::harness::Rec], host: &Host, path: &str) -> (Vec<u8
     (found[0].block.clone(), found[0].truncated.clone())
 }
 
+/// `trawl crawl` archiving every type into `out`/warcs with its stats in `out`/stats.json,
+/// quietly, with `extra` flags (seeds among them).
+fn archive_all(out: &std::path::Path, extra: Vec<String>) -> Vec<String> {
+    let mut a = args![
+        "crawl",
+        "--out",
+        out.join("warcs").display(),
+        "--stats",
+        out.join("stats.json").display(),
+        "--accept",
+        "*/*",
+        "-q"
+    ];
+    a.extend(extra);
+    a
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_long_bodies_at_once_are_archived_whole_without_holding_them_in_memory() {
     let web = Web::default();
@@ -66,11 +83,6 @@ async fn many_long_bodies_at_once_are_archived_whole_without_holding_them_in_mem
     let dir = out.path().join("warcs");
     let stats_path = out.path().join("stats.json");
     let mut a = args![
-        "crawl",
-        "--out",
-        dir.display(),
-        "--stats",
-        stats_path.display(),
         "--delay",
         "0ms",
         "--concurrency",
@@ -81,13 +93,10 @@ async fn many_long_bodies_at_once_are_archived_whole_without_holding_them_in_mem
         // debug build.
         "--gzip-level",
         0,
-        "--no-sitemaps",
-        "--accept",
-        "*/*",
-        "-q"
+        "--no-sitemaps"
     ];
     a.extend(hosts.iter().map(|h| h.url("/")));
-    let result = trawl(a).await;
+    let result = trawl(archive_all(out.path(), a)).await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
 
     let records = read_records(&dir);
@@ -189,21 +198,16 @@ async fn a_body_whose_spool_file_fills_the_disk_is_cut_there_not_held_in_memory(
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("warcs");
     let stats_path = out.path().join("stats.json");
-    let done = trawl(args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        dir.display(),
-        "--stats",
-        stats_path.display(),
-        "--accept",
-        "*/*",
-        "--max-body-size",
-        "1GiB",
-        "--warc-tempdir",
-        small.path.display(),
-        "-q"
-    ])
+    let done = trawl(archive_all(
+        out.path(),
+        args![
+            h.url("/"),
+            "--max-body-size",
+            "1GiB",
+            "--warc-tempdir",
+            small.path.display()
+        ],
+    ))
     .await;
     let stats = crate::harness::read_json(&stats_path);
     assert_eq!(stats["errors"]["spool_file"], 1, "{stats} {}", text(&done));
@@ -248,21 +252,10 @@ async fn one_body_longer_than_the_memory_it_may_take_is_read_a_window_at_a_time(
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("warcs");
     let stats_path = out.path().join("stats.json");
-    let result = trawl(args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        dir.display(),
-        "--stats",
-        stats_path.display(),
-        "--accept",
-        "*/*",
-        "--max-body-size",
-        "128MiB",
-        "--gzip-level",
-        0,
-        "-q"
-    ])
+    let result = trawl(archive_all(
+        out.path(),
+        args![h.url("/"), "--max-body-size", "128MiB", "--gzip-level", 0],
+    ))
     .await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
     // Each pass over a body (the search for a chunked one's end, its de-chunking, its
