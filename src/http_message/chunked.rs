@@ -5,6 +5,8 @@
 //! what hyper happened to hand us. Lines may end in a bare LF, as Chromium, curl and warcio
 //! read them (hyper refuses such a body, so its record is cut, but what it holds is read).
 
+use std::ops::Range;
+
 /// The entity recovered from a chunked body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dechunked {
@@ -29,26 +31,16 @@ pub fn dechunk(body: &[u8]) -> Dechunked {
 pub fn dechunk_into(body: &[u8], mut out: impl FnMut(usize, &[u8])) -> Option<usize> {
     let mut pos = 0;
     loop {
-        let (line, next) = line_at(body, pos)?;
-        let size_text = line.split(|&b| b == b';').next().unwrap_or(b"");
-        let size = parse_hex(size_text)?;
-        pos = next;
-        if size == 0 {
-            return trailer_end(&body[pos..]).map(|t| pos + t);
-        }
-        let available = body.len() - pos;
-        if size > available {
-            out(pos, &body[pos..]);
-            return None;
-        }
-        out(pos, &body[pos..pos + size]);
-        pos += size;
-        if body.get(pos..pos + 2) == Some(b"\r\n") {
-            pos += 2;
-        } else if body.get(pos) == Some(&b'\n') {
-            pos += 1;
-        } else {
-            return None;
+        match chunk_at(body, pos) {
+            Chunk::Unended | Chunk::Bad => return None,
+            Chunk::Last(end) => return end,
+            Chunk::Data { data, after } => {
+                out(data.start, &body[data]);
+                match after {
+                    After::Next(next) => pos = next,
+                    After::Pending | After::Broken => return None,
+                }
+            }
         }
     }
 }
@@ -70,36 +62,70 @@ pub enum Progress {
 pub fn progress(body: &[u8], from: usize) -> Progress {
     let mut pos = from;
     loop {
-        let Some((line, next)) = line_at(body, pos) else {
-            return Progress::Arriving(pos);
-        };
-        let size_text = line.split(|&b| b == b';').next().unwrap_or(b"");
-        let Some(size) = parse_hex(size_text) else {
-            return Progress::Broken;
-        };
-        if size == 0 {
-            return match trailer_end(&body[next..]) {
-                Some(t) => Progress::Ended(next + t),
-                None => Progress::Arriving(pos),
-            };
+        match chunk_at(body, pos) {
+            Chunk::Unended | Chunk::Last(None) => return Progress::Arriving(pos),
+            Chunk::Bad => return Progress::Broken,
+            Chunk::Last(Some(end)) => return Progress::Ended(end),
+            Chunk::Data { after, .. } => match after {
+                After::Next(next) => pos = next,
+                After::Pending => return Progress::Arriving(pos),
+                After::Broken => return Progress::Broken,
+            },
         }
-        let after = next.saturating_add(size);
-        match body.get(after..after + 2) {
-            Some(b"\r\n") => pos = after + 2,
-            Some([b'\n', _]) => pos = after + 1,
-            // The line end after the data, or the data, has not arrived.
-            None if body.len() <= after + 1 => {
-                if body.get(after) == Some(&b'\n') {
-                    pos = after + 1;
-                    continue;
-                }
-                match body.len() <= after || body[after] == b'\r' {
-                    true => return Progress::Arriving(pos),
-                    false => return Progress::Broken,
-                }
-            }
-            _ => return Progress::Broken,
-        }
+    }
+}
+
+/// One chunk of a body, read from its size line on, as far as it has arrived.
+enum Chunk {
+    /// Its size line has not ended.
+    Unended,
+    /// Its size line is no size.
+    Bad,
+    /// The last chunk: where the message ends, once its trailer section has.
+    Last(Option<usize>),
+    /// A chunk's data (as much of it as arrived), and what follows it.
+    Data { data: Range<usize>, after: After },
+}
+
+/// What follows a chunk's data.
+enum After {
+    /// Its line end: the next size line starts here.
+    Next(usize),
+    /// Not arrived yet (the data, or its line end).
+    Pending,
+    /// Something that is no line end.
+    Broken,
+}
+
+/// The chunk of `body` whose size line starts at `pos`.
+fn chunk_at(body: &[u8], pos: usize) -> Chunk {
+    let Some((line, next)) = line_at(body, pos) else {
+        return Chunk::Unended;
+    };
+    let size_text = line.split(|&b| b == b';').next().unwrap_or(b"");
+    let Some(size) = parse_hex(size_text) else {
+        return Chunk::Bad;
+    };
+    if size == 0 {
+        return Chunk::Last(trailer_end(&body[next..]).map(|t| next + t));
+    }
+    let end = next + size;
+    if end > body.len() {
+        let after = After::Pending;
+        return Chunk::Data {
+            data: next..body.len(),
+            after,
+        };
+    }
+    let after = match &body[end..] {
+        [b'\r', b'\n', ..] => After::Next(end + 2),
+        [b'\n', ..] => After::Next(end + 1),
+        [] | [b'\r'] => After::Pending,
+        _ => After::Broken,
+    };
+    Chunk::Data {
+        data: next..end,
+        after,
     }
 }
 
