@@ -1,10 +1,12 @@
 //! Decodes an HTML body to text: BOM, then the Content-Type charset, then a `<meta charset>`
-//! prescan of the first 1024 bytes (HTML standard section 13.2.3), else UTF-8, or
+//! prescan of the first 1024 bytes (HTML standard section 13.2.3, `meta_prescan`), else UTF-8, or
 //! windows-1252 for a document whose bytes hold no UTF-8 beyond ASCII and are not UTF-8.
 
 use std::borrow::Cow;
 
 use encoding_rs::Encoding;
+
+use super::meta_prescan::meta_charset;
 
 /// How many bytes the meta prescan looks at, per the HTML standard.
 const PRESCAN_BYTES: usize = 1024;
@@ -27,7 +29,7 @@ pub fn decode_html_with_encoding<'a>(
     let declared = Encoding::for_bom(body)
         .map(|(e, _)| e)
         .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
-        .or_else(|| prescan_meta_charset(&body[..body.len().min(PRESCAN_BYTES)]));
+        .or_else(|| meta_charset(&body[..body.len().min(PRESCAN_BYTES)]));
     decode_as(body, declared)
 }
 
@@ -69,7 +71,7 @@ fn late_meta_charset(body: &[u8]) -> Option<&'static Encoding> {
         .position(|w| w.eq_ignore_ascii_case(b"<body"))
         .unwrap_or(head.len());
     (end > PRESCAN_BYTES)
-        .then(|| prescan_meta_charset(&head[..end]))
+        .then(|| meta_charset(&head[..end]))
         .flatten()
 }
 
@@ -84,54 +86,6 @@ fn undeclared_encoding(body: &[u8]) -> &'static Encoding {
         true => encoding_rs::UTF_8,
         false => encoding_rs::WINDOWS_1252,
     }
-}
-
-/// Finds `charset=` in a `<meta>` tag in the first bytes of a document.
-fn prescan_meta_charset(head: &[u8]) -> Option<&'static Encoding> {
-    let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
-    let mut from = 0;
-    while let Some(pos) = find(&lower[from..], b"<meta") {
-        let start = from + pos;
-        let end = lower[start..]
-            .iter()
-            .position(|&b| b == b'>')
-            .map_or(lower.len(), |p| start + p);
-        let tag = &lower[start..end];
-        if let Some(cs) = find(tag, b"charset") {
-            let rest = &tag[cs + 7..];
-            let rest = rest.trim_ascii_start();
-            if let Some(rest) = rest.strip_prefix(b"=") {
-                let rest = rest.trim_ascii_start();
-                let rest = rest
-                    .strip_prefix(b"\"")
-                    .or_else(|| rest.strip_prefix(b"'"))
-                    .unwrap_or(rest);
-                let label_end = rest
-                    .iter()
-                    .position(|&b| matches!(b, b'"' | b'\'' | b';' | b' ' | b'/' | b'>'))
-                    .unwrap_or(rest.len());
-                if let Some(enc) = Encoding::for_label(&rest[..label_end]) {
-                    // A meta claiming UTF-16 in an ASCII-compatible document means UTF-8.
-                    return Some(
-                        if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
-                            encoding_rs::UTF_8
-                        } else {
-                            enc
-                        },
-                    );
-                }
-            }
-        }
-        from = end.max(start + 1);
-        if from >= lower.len() {
-            break;
-        }
-    }
-    None
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@
 /// Most targets taken from one response's Link fields.
 pub const MAX_LINK_TARGETS: usize = 100;
 
-/// Relations that name an origin to connect to, not a resource.
-fn hint_only(rel: &str) -> bool {
+/// Relations that name an origin to connect to, not a resource (in a `Link` field or an HTML
+/// `<link rel>`).
+pub(super) fn hint_only(rel: &str) -> bool {
     let mut rels = rel.split_ascii_whitespace().peekable();
     rels.peek().is_some()
         && rels

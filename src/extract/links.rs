@@ -28,6 +28,7 @@ use foldhash::fast::RandomState;
 use indexmap::IndexSet;
 
 use super::feed::{feed_document, Pace};
+use super::link_header::hint_only;
 use super::refresh::meta_refresh_url;
 use super::robots_tag::says_nofollow;
 use html5ever::tokenizer::states::RawKind;
@@ -37,7 +38,7 @@ use html5ever::tokenizer::{
 use requisites::{is_requisite_rel, names_icon, xml_stylesheet_href, RawText};
 use url::Url;
 
-use crate::url_rules::canonical::{unresolved, Unresolved};
+use crate::url_rules::canonical::{join_in, trim_href, unresolved, Unresolved};
 use crate::url_rules::referrer::PagePolicy;
 use crate::url_rules::resolve_link_in;
 
@@ -150,7 +151,7 @@ impl Collected {
 /// fragment alone (`#top`, the document itself) is `#`.
 fn without_fragment(href: &str) -> &str {
     match href.find('#') {
-        Some(i) if href[..i].trim().is_empty() => &href[i..=i],
+        Some(i) if trim_href(&href[..i]).is_empty() => &href[i..=i],
         Some(i) => &href[..i],
         None => href,
     }
@@ -220,6 +221,9 @@ impl LinkSink<'_> {
             "a" => {
                 let _ = self.take_attr(tag, "href") || self.take_attr(tag, "xlink:href");
             }
+            // `<link rel=preconnect href=https://fonts.example>` names an origin to connect to,
+            // not a document, as in a `Link` field.
+            "link" if Self::attr(tag, "rel").is_some_and(hint_only) => {}
             "link" => match (Self::attr(tag, "type"), Self::attr(tag, "href")) {
                 (Some(media), Some(href)) if !media.trim().is_empty() => {
                     self.collected
@@ -375,7 +379,7 @@ pub fn extract_document(
     let base = collected
         .base_href
         .as_deref()
-        .and_then(|b| page_url.join(b.trim()).ok())
+        .and_then(|b| join_in(page_url, b, encoding))
         .filter(|b| matches!(b.scheme(), "http" | "https"))
         .unwrap_or_else(|| page_url.clone());
     let mut links = Links {

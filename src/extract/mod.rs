@@ -12,6 +12,7 @@ pub mod link_header;
 pub mod links;
 mod lossy_utf8;
 pub mod manifest;
+mod meta_prescan;
 mod refresh;
 pub mod robots_tag;
 pub mod script_urls;

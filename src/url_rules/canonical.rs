@@ -52,11 +52,7 @@ fn into_canonical(mut out: Url) -> Option<Url> {
 
 /// Resolves an `href`-like attribute value against `base` and canonicalizes it.
 pub fn resolve_link(base: &Url, href: &str) -> Option<Url> {
-    let href = href.trim();
-    if href.is_empty() || href.len() > MAX_URL_LEN {
-        return None;
-    }
-    into_canonical(base.join(href).ok()?)
+    resolve_link_in(base, href, encoding_rs::UTF_8)
 }
 
 /// [`resolve_link`] for an href in a document written in `encoding`: the href's query is
@@ -70,25 +66,66 @@ pub fn resolve_link_in(
     href: &str,
     encoding: &'static encoding_rs::Encoding,
 ) -> Option<Url> {
+    if href.len() > MAX_URL_LEN {
+        return None;
+    }
+    into_canonical(join_in(base, href, encoding)?)
+}
+
+/// `href` joined to `base` as a document in `encoding` joins it (see [`resolve_link_in`]),
+/// not canonicalized: also the document's base URL from its `<base href>`, which may be as long
+/// as the page makes it. `None` for an empty href and for a relative one whose result would be
+/// over [`MAX_URL_LEN`] because `base` is (a page's `<base href>` of megabytes would otherwise
+/// be copied into each of its relative links, only for each to be dropped as too long).
+pub fn join_in(base: &Url, href: &str, encoding: &'static encoding_rs::Encoding) -> Option<Url> {
+    let href = trim_href(href);
+    if href.is_empty() {
+        return None;
+    }
+    if base.as_str().len() > MAX_URL_LEN && uses_base_path(base, href) {
+        return None;
+    }
     let utf8 = [
         encoding_rs::UTF_8,
         encoding_rs::UTF_16LE,
         encoding_rs::UTF_16BE,
     ];
     if href.is_ascii() || utf8.contains(&encoding) {
-        return resolve_link(base, href);
-    }
-    let href = href.trim();
-    if href.is_empty() || href.len() > MAX_URL_LEN {
-        return None;
+        return base.join(href).ok();
     }
     let encode = query_encoder(move |text| Cow::Owned(encode_query(encoding, text)));
-    let url = Url::options()
+    Url::options()
         .base_url(Some(base))
         .encoding_override(Some(&encode))
         .parse(href)
-        .ok()?;
-    into_canonical(url)
+        .ok()
+}
+
+/// `href` without the leading and trailing C0 controls and spaces the URL parser strips; other
+/// white space (a no-break space, U+3000) is part of the URL, as a browser requests it.
+pub fn trim_href(href: &str) -> &str {
+    href.trim_matches(|c: char| c <= ' ')
+}
+
+/// Whether `href` (trimmed) takes more than `base`'s scheme and host when joined to it: false
+/// for a path-absolute or scheme-relative href (`/p`, `//host/p`, `\p`) and an absolute URL
+/// (`https://h/`, `mailto:x`), true for the rest (`p`, `?q`, `#f`, `http:p` on an http base).
+fn uses_base_path(base: &Url, href: &str) -> bool {
+    if href.starts_with(['/', '\\']) {
+        return false;
+    }
+    let scheme_end = href
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+        .filter(|&i| {
+            i > 0 && href.as_bytes()[0].is_ascii_alphabetic() && href[i..].starts_with(':')
+        });
+    match scheme_end {
+        Some(i) => {
+            let after = &href[i + 1..];
+            href[..i].eq_ignore_ascii_case(base.scheme()) && !after.starts_with(['/', '\\'])
+        }
+        None => true,
+    }
 }
 
 /// `text` in `encoding` as a URL's query is written (WHATWG URL, "percent-encode after
@@ -141,10 +178,11 @@ pub enum Unresolved {
 /// Why `resolve_link(base, href)` returned `None`; `None` for an empty href (a link to the
 /// page itself, not a URL declined). Called only on that failure path.
 pub fn unresolved(base: &Url, href: &str) -> Option<Unresolved> {
-    let href = href.trim();
+    let href = trim_href(href);
     if href.is_empty() {
         None
     } else if href.len() > MAX_URL_LEN
+        || base.as_str().len() > MAX_URL_LEN && uses_base_path(base, href)
         || base
             .join(href)
             .is_ok_and(|u| u.as_str().len() > MAX_URL_LEN)

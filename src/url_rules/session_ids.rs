@@ -36,9 +36,11 @@ pub fn without_session_ids(url: &str) -> Cow<'_, str> {
         true => path_session_param(path),
         false => None,
     };
+    let cf_pair = query.is_some_and(has_coldfusion_pair);
+    let is_session = |p: &str| is_session_param(p, cf_pair);
     let kept: Option<Vec<&str>> = query
-        .filter(|q| q.split('&').any(is_session_param))
-        .map(|q| q.split('&').filter(|p| !is_session_param(p)).collect());
+        .filter(|q| q.split('&').any(is_session))
+        .map(|q| q.split('&').filter(|p| !is_session(p)).collect());
     if path_param.is_none() && kept.is_none() {
         return Cow::Borrowed(url);
     }
@@ -80,15 +82,29 @@ fn path_session_param(path: &str) -> Option<(usize, usize)> {
     Some((start, end))
 }
 
-/// True for a query parameter (`name=value`) that carries a session id.
-fn is_session_param(param: &str) -> bool {
+/// True when a query holds ColdFusion's session pair, a non-empty `cfid` and `cftoken` both.
+/// Either name alone is no session: PHP applications use `cfid` for a record's id
+/// (`viewComplaint.php?cfid=12`), and Heritrix's `StripSessionCFIDs` too strips only the pair.
+fn has_coldfusion_pair(query: &str) -> bool {
+    let named = |known: &str| {
+        query.split('&').any(|p| {
+            p.split_once('=')
+                .is_some_and(|(n, v)| n.eq_ignore_ascii_case(known) && !v.is_empty())
+        })
+    };
+    named("cfid") && named("cftoken")
+}
+
+/// True for a query parameter (`name=value`) that carries a session id; `cfid` and `cftoken`
+/// only when the query holds the pair (`cf_pair`, see [`has_coldfusion_pair`]).
+fn is_session_param(param: &str, cf_pair: bool) -> bool {
     let Some((name, value)) = param.split_once('=') else {
         return false;
     };
     let is = |known: &str| name.eq_ignore_ascii_case(known);
-    // ColdFusion's pair: short numbers, but only ever a session.
+    // ColdFusion's pair: short numbers, but only ever a session when both are there.
     if is("cfid") || is("cftoken") {
-        return !value.is_empty();
+        return cf_pair && !value.is_empty();
     }
     if is("sid") {
         return value.len() == SID_TOKEN && value.bytes().all(|b| b.is_ascii_hexdigit());
@@ -144,6 +160,10 @@ mod tests {
                 "http://a.org/p?x=1&CFID=12345&CFTOKEN=67890".into(),
                 "http://a.org/p?x=1",
             ),
+            (
+                "http://a.org/p?cftoken=67890&y=2&cfid=12345".into(),
+                "http://a.org/p?y=2",
+            ),
         ] {
             assert_eq!(without_session_ids(&with), without, "{with}");
         }
@@ -161,6 +181,10 @@ mod tests {
             "http://a.org/p?phpsessid=short",
             "http://a.org/p;v=2?x=1",
             "http://a.org/p?sessions=0123456789abcdef0123",
+            // One of ColdFusion's pair alone is an application's own parameter.
+            "http://a.org/content_posted.php?cfid=2",
+            "http://a.org/list.cfm?CFTOKEN=8&page=2",
+            "http://a.org/p?cfid=1&cftoken=",
         ] {
             assert!(
                 matches!(without_session_ids(url), Cow::Borrowed(_)),

@@ -254,6 +254,68 @@ fn relative_base_resolves_against_page() {
 }
 
 #[test]
+fn a_base_in_a_legacy_charset_writes_its_query_in_it() {
+    let page = Url::parse("http://a.org/dir/page.html").unwrap();
+    let got = extract_links_and_requisites(
+        "<base href=\"/base/?q=\u{e9}\"><a href=\"#top\">t</a><a href=\"x?q=\u{e9}\">x</a>",
+        &page,
+        10,
+        false,
+        encoding_rs::WINDOWS_1252,
+    );
+    let got: Vec<&str> = got.urls.iter().map(Url::as_str).collect();
+    assert_eq!(
+        got,
+        ["http://a.org/base/?q=%E9", "http://a.org/base/x?q=%E9"]
+    );
+}
+
+#[test]
+fn a_base_of_megabytes_is_not_copied_into_every_relative_link() {
+    // Relative links against it would be over the URL cap and are counted as too long; links
+    // that take only its scheme and host resolve as a browser resolves them.
+    let base = format!("http://b.org/{}/", "x".repeat(1 << 20));
+    let mut html = format!("<base href=\"{base}\">");
+    for i in 0..2_000 {
+        html.push_str(&format!("<a href=\"p{i}\">p</a><a href=\"?q={i}\">q</a>"));
+    }
+    html.push_str(
+        "<a href=\"/abs\">a</a><a href=\"//c.org/s\">s</a><a href=\"https://d.org/\">d</a>",
+    );
+    let page = Url::parse("http://a.org/dir/page.html").unwrap();
+    let got = extract_links(&html, &page, 10_000);
+    let urls: Vec<&str> = got.urls.iter().take(5).map(Url::as_str).collect();
+    assert_eq!(
+        urls,
+        ["http://b.org/abs", "http://c.org/s", "https://d.org/"]
+    );
+    assert_eq!(got.too_long, 4_000);
+}
+
+#[test]
+fn unicode_white_space_around_an_href_is_part_of_it() {
+    // The URL parser strips C0 controls and spaces only: a no-break space or an ideographic
+    // space is escaped, as a browser requests it.
+    assert_eq!(
+        links("<a href=\"/t1.html\u{a0}\">1</a><a href=\"/t2.html\u{3000}\">2</a><a href=\"\u{a0}t3.html\">3</a><a href=\" \t/t4.html\n\">4</a>"),
+        [
+            "http://a.org/t1.html%C2%A0",
+            "http://a.org/t2.html%E3%80%80",
+            "http://a.org/dir/%C2%A0t3.html",
+            "http://a.org/t4.html"
+        ]
+    );
+}
+
+#[test]
+fn connection_hints_name_no_document() {
+    assert_eq!(
+        links("<link rel=preconnect href=\"https://fonts.example/\"><link rel=\"dns-prefetch\" href=\"//s.example\"><link rel=next href=\"p2\">"),
+        ["http://a.org/dir/p2"]
+    );
+}
+
+#[test]
 fn no_links_from_script_style_comments_or_textarea() {
     let got = links(
         r#"<script>document.write('<a href="/s1">'); var u = "<a href='/s2'>";</script>
