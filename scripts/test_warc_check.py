@@ -76,7 +76,8 @@ def warcinfo(filename):
 
 def exchange(uri, http_response, payload_digest, extra=(), content_type_sep="; ",
              content_length=None):
-    """A request record and its response record, linked by WARC-Concurrent-To."""
+    """A request record and its response record, linked by WARC-Concurrent-To (the response
+    without WARC-Payload-Digest when payload_digest is None)."""
     req_id, resp_id = new_id(), new_id()
     path = "/" + uri.split("/", 3)[3]
     req_block = f"GET {path} HTTP/1.1\r\nHost: example.test\r\nUser-Agent: trawl\r\n\r\n".encode()
@@ -99,7 +100,7 @@ def exchange(uri, http_response, payload_digest, extra=(), content_type_sep="; "
         ("WARC-Concurrent-To", req_id),
         ("Content-Type", f"application/http{content_type_sep}msgtype=response"),
         ("WARC-Block-Digest", sha1(http_response)),
-        ("WARC-Payload-Digest", payload_digest),
+        *([("WARC-Payload-Digest", payload_digest)] if payload_digest is not None else []),
         *extra,
     ], http_response, content_length)
     return [request, response]
@@ -308,6 +309,27 @@ class WarcCheckTest(unittest.TestCase):
                    + exchange("http://example.test/lf-chunks", lf_chunks, sha1(body)))
         write_members(self.path(name), records)
         self.assert_ok(self.path(name))
+
+    def test_other_transfer_codings_state_no_payload_digest(self):
+        # `gzip, chunked` and `chunked, chunked`: no payload digest stated is right; one
+        # stated is a problem, as no reader agrees on what it covers.
+        name = "codings.warc.gz"
+        body = b"<p>x</p>"
+        gz = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+              + chunked(gzip.compress(body), [5]))
+        twice = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 + chunked(body, [3]))
+        good = ([warcinfo(name)]
+                + exchange("http://example.test/gz", gz, None)
+                + exchange("http://example.test/twice", twice, None))
+        write_members(self.path(name), good)
+        self.assert_ok(self.path(name))
+        name = "codings-bad.warc.gz"
+        bad = [warcinfo(name)] + exchange("http://example.test/gz", gz, sha1(body))
+        write_members(self.path(name), bad)
+        result = self.check(self.path(name))
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertIn("stated over Transfer-Encoding", result.stderr)
 
     # --- bad files
 

@@ -59,7 +59,7 @@ impl Capture {
     /// The media type the first bytes of the decoded payload identify; `None` for an empty
     /// payload or a content coding that yields nothing.
     fn identify(&self) -> Option<&'static str> {
-        let coding = self.head.header_str("content-encoding");
+        let coding = self.head.header_list("content-encoding");
         sniff::identify_payload(coding.as_deref(), self.payload())
     }
 

@@ -57,7 +57,12 @@ pub fn build_dns_records(options: RecordOptions, lookups: &[DnsLookup]) -> Vec<S
 }
 
 /// Builds the records of `capture`, whose payload digest is `payload_digest`: a revisit of
-/// `original` when the content-seen test found one. `page` is set for pages.
+/// `original` when the content-seen test found one. `page` is set for pages. A response with a
+/// transfer coding other than `chunked` (`gzip, chunked`) states no payload digest, which WARC
+/// 1.1 leaves optional: readers disagree on what its payload is (warcio removes no coding,
+/// trawl and `warc_check.py` remove chunked, RFC 9112 all of them), and a stated digest one
+/// of them computes differently is a record that fails its check. Nor is it a revisit, whose
+/// profile is that digest (`content_seen` does not test it).
 pub fn build_records(
     options: RecordOptions,
     capture: &Capture,
@@ -65,6 +70,7 @@ pub fn build_records(
     original: Option<&Original>,
     page: Option<PageFacts<'_>>,
 ) -> BuiltRecords {
+    let payload_digest = (!capture.head.has_other_transfer_coding()).then_some(payload_digest);
     let form = match original {
         Some(original) => ResponseForm::Revisit {
             head_len: capture.head.len,
@@ -74,7 +80,7 @@ pub fn build_records(
     };
     let ex = &capture.exchange;
     let identified = capture.identified_type();
-    let (request, response) = exchange_records_as(ex, Some(payload_digest), identified, form);
+    let (request, response) = exchange_records_as(ex, payload_digest, identified, form);
     let level = options.gzip_level;
     let (response_id, response_member) = response.into_member(level, ex.response.spool_dir());
     let mut members = vec![gzip_member(&request.bytes, level).into(), response_member];

@@ -69,11 +69,15 @@ pub struct ContentSeen {
 
 /// Tests `capture` against `table` (`None`: no deduplication). `payload`: true for a page (the
 /// filter's verdict) or a page requisite answered 2xx, whose payloads take part; robots.txt,
-/// sitemaps, redirects and error answers do not.
+/// sitemaps, redirects and error answers do not; nor does a response whose records state no
+/// payload digest (a transfer coding other than chunked, `build_records.rs`).
 pub fn content_seen(table: Option<&DedupTable>, capture: &Capture, payload: bool) -> ContentSeen {
     let digest = sha1_digest_pieces(capture.payload_windows());
-    let eligible =
-        table.is_some() && payload && capture.is_complete() && !capture.payload().is_empty();
+    let eligible = table.is_some()
+        && payload
+        && capture.is_complete()
+        && !capture.payload().is_empty()
+        && !capture.head.has_other_transfer_coding();
     let original = table.filter(|_| eligible).and_then(|t| t.lookup(&digest));
     ContentSeen {
         digest,

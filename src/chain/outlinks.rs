@@ -20,7 +20,7 @@ use crate::extract::sitemap::parse_sitemap;
 use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
 use crate::fault::FaultKind;
 use crate::http_message::media_type::{
-    accepted_by, is_html, is_javascript, is_valid_essence, parsed_as_xml,
+    accepted_by, is_html, is_javascript, is_valid_essence, media_type, parsed_as_xml,
 };
 use crate::http_message::{decode_content, url_text};
 use crate::url_rules::canonical::{unresolved, Unresolved};
@@ -210,8 +210,11 @@ pub fn outlinks(
         out.referrer = policy.unwrap_or_default();
     }
     if robots {
-        out.robots_body =
-            Some(decoded_body(capture, rules.robots_max_decoded, &mut out.faults).into_owned());
+        out.robots_body = Some(robots_body(
+            capture,
+            rules.robots_max_decoded,
+            &mut out.faults,
+        ));
     } else if let Some(media) = capture.media_type().filter(|m| page && is_markup(m)) {
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
         let (text, encoding) = decode_html_with_encoding(&body, capture.head.charset().as_deref());
@@ -257,12 +260,7 @@ pub fn outlinks(
 /// `accept` does not take and that is not markup (read for links whatever `--accept` says).
 /// A type that is not a valid media type says nothing.
 pub fn refuses_declared(accept: &[String], declared: &str) -> bool {
-    let media = declared
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
+    let media = media_type(declared);
     is_valid_essence(&media) && !is_markup(&media) && !accepted_by(accept, &media)
 }
 
@@ -342,7 +340,11 @@ fn header_links(capture: &Capture, url: &Url, rules: &LinkRules, out: &mut Outli
 /// The resolved Location of a 3xx response; a Location that is not a URL trawl can follow is
 /// counted in `declined`.
 fn location(capture: &Capture, url: &Url, declined: &mut Declined) -> Option<Url> {
-    if !(300..400).contains(&capture.status()) {
+    // 304 (Not Modified), 305 (Use Proxy: its Location names a proxy) and 306 (unused) send
+    // no one anywhere: neither browsers nor wget follow them. An unknown 3xx reads as 300
+    // (RFC 9110 section 15.4), which is followed when it names a Location.
+    let status = capture.status();
+    if !(300..400).contains(&status) || (304..=306).contains(&status) {
         return None;
     }
     let target = capture.head.header_url("location")?;
@@ -357,6 +359,30 @@ fn location(capture: &Capture, url: &Url, declined: &mut Declined) -> Option<Url
     resolved
 }
 
+/// A robots.txt's text: the payload with content coding removed, at most `cap` bytes, or the
+/// payload as it came when it is labelled with a coding it does not carry (`Content-Encoding:
+/// gzip` over plain `User-agent: *` lines, which a misconfigured server sends): nothing decodes
+/// and the bytes read as text, so they are the rules, as wget, which asks for no coding, reads
+/// them. Without this the rules were empty, which allows everything.
+fn robots_body(capture: &Capture, cap: usize, faults: &mut Vec<FaultKind>) -> Vec<u8> {
+    let body = decoded_body(capture, cap, faults);
+    let raw = capture.payload();
+    if body.is_empty() && faults.contains(&FaultKind::InvalidContentEncoding) && reads_as_text(raw)
+    {
+        return raw[..raw.len().min(cap)].to_vec();
+    }
+    body.into_owned()
+}
+
+/// True when the first bytes hold no control byte but white space: text, not a compressed
+/// stream (gzip starts with 0x1F 0x8B, and deflate and brotli streams are full of such bytes).
+fn reads_as_text(bytes: &[u8]) -> bool {
+    !bytes.is_empty()
+        && bytes[..bytes.len().min(512)]
+            .iter()
+            .all(|&b| b >= 0x20 || matches!(b, b'\t' | b'\n' | b'\r' | b'\x0c'))
+}
+
 /// The payload with content coding removed, at most `cap` bytes; of a stream that breaks or is
 /// cut, the part before the break (the fault is noted when the body was complete); empty for
 /// a coding trawl does not implement.
@@ -365,7 +391,7 @@ fn decoded_body<'c>(
     cap: usize,
     faults: &mut Vec<FaultKind>,
 ) -> Cow<'c, [u8]> {
-    let encoding = capture.head.header_str("content-encoding");
+    let encoding = capture.head.header_list("content-encoding");
     match decode_content(encoding.as_deref(), capture.payload(), cap) {
         Ok(decoded) => {
             if decoded.capped {

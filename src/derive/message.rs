@@ -36,6 +36,18 @@ impl HttpMessage<'_> {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Every value of a list-valued field joined into one list, as RFC 9110 section 5.3
+    /// combines repeated fields (`Content-Encoding: gzip` twice is `gzip, gzip`).
+    pub fn field_list(&self, name: &str) -> Option<String> {
+        let values: Vec<&str> = self
+            .fields
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim())
+            .collect();
+        (!values.is_empty()).then(|| values.join(", "))
+    }
+
     /// The Content-Type the message is read by (the last valid one of several, as the crawl
     /// and browsers read it: [`effective_content_type`]).
     pub fn content_type(&self) -> Option<Cow<'_, str>> {
@@ -121,7 +133,7 @@ pub fn decoded_text(message: &HttpMessage, max_decoded: usize) -> Option<(TextKi
     };
     // Of a cut or broken stream, the text of the part that decodes.
     let decoded = match decode_content(
-        message.field("content-encoding"),
+        message.field_list("content-encoding").as_deref(),
         &message.entity,
         max_decoded,
     ) {

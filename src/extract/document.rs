@@ -475,7 +475,7 @@ pub fn read_document(html: &str, options: DocumentOptions) -> Document {
 pub fn title_of_response(response: &[u8], max_decoded: usize) -> Option<String> {
     let head = crate::http_message::parse_response_head(response)?;
     let payload = head.payload(response);
-    let encoding = head.header_str("content-encoding");
+    let encoding = head.header_list("content-encoding");
     // Of a cut or broken stream, the part that decodes.
     let decoded =
         match crate::http_message::decode_content(encoding.as_deref(), &payload, max_decoded) {

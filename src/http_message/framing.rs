@@ -22,6 +22,25 @@ impl ResponseHead {
         })
     }
 
+    /// True when the response names a transfer coding that [`ResponseHead::payload`] does not
+    /// remove: anything but one `chunked` (and `identity`, which is none) over all its
+    /// Transfer-Encoding fields (`gzip, chunked`, `chunked, chunked`, `x-chunked`). Browsers
+    /// refuse such responses; what their payload is, no two readers agree, so the records
+    /// state no WARC-Payload-Digest for them (`chain/build_records.rs`).
+    pub fn has_other_transfer_coding(&self) -> bool {
+        let mut codings = self
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("transfer-encoding"))
+            .flat_map(|(_, v)| v.split(|&b| b == b','))
+            .map(<[u8]>::trim_ascii)
+            .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case(b"identity"));
+        match codings.next() {
+            None => false,
+            Some(first) => !first.eq_ignore_ascii_case(b"chunked") || codings.next().is_some(),
+        }
+    }
+
     /// The payload of the response whose recorded bytes are `bytes` (this head included): the
     /// body with transfer coding removed, content coding kept (WARC 1.1 section 5.9).
     pub fn payload<'a>(&self, bytes: &'a [u8]) -> Cow<'a, [u8]> {

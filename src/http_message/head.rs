@@ -34,8 +34,7 @@ impl ResponseHead {
     /// place.
     pub fn type_is_unknown(&self) -> bool {
         self.content_type().is_none_or(|v| {
-            let media = v.split(';').next().unwrap_or_default();
-            super::sniff::is_unknown_media(media.trim_ascii().as_bytes())
+            super::sniff::is_unknown_media(super::media_type::essence_of(&v).as_bytes())
         })
     }
 
@@ -60,6 +59,23 @@ impl ResponseHead {
             .chain(rest.iter().map(|v| &**v))
             .collect();
         effective_content_type(&all).map(|t| Cow::Owned(t.into_owned()))
+    }
+
+    /// Every value of a list-valued header (Content-Encoding, say) joined into one list, as RFC
+    /// 9110 section 5.3 combines repeated fields: `Content-Encoding: gzip` twice is
+    /// `gzip, gzip`, a body gzipped twice. Trimmed text (lossy for non-UTF-8 bytes).
+    pub fn header_list(&self, name: &str) -> Option<String> {
+        let mut values = self
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| String::from_utf8_lossy(v));
+        let mut list = values.next()?.trim().to_string();
+        for value in values {
+            list.push_str(", ");
+            list.push_str(value.trim());
+        }
+        Some(list)
     }
 
     /// The first value of a header as trimmed text (lossy for non-UTF-8 bytes).

@@ -9,12 +9,19 @@ pub const HTML_TYPES: [&str; 2] = ["text/html", "application/xhtml+xml"];
 /// The media type of a Content-Type value: the part before any parameter, trimmed and
 /// lower-cased (`Text/HTML; charset=x` is `text/html`). Empty when there is none.
 pub fn media_type(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
+    essence_of(content_type).to_ascii_lowercase()
+}
+
+/// The media type of a Content-Type value as it is written: after leading white space, up to
+/// the first white space, `;` or `(`, as Chromium reads it (`ParseContentType`). A field that
+/// forgot its `;` (`text/html charset=UTF-8`, written by hand in many a script) or carries a
+/// comment (`text/html (legacy)`) is still `text/html`, as browsers and wget take it.
+pub fn essence_of(content_type: &str) -> &str {
+    let value = content_type.trim_start();
+    let end = value
+        .find(|c: char| c.is_whitespace() || c == ';' || c == '(')
+        .unwrap_or(value.len());
+    &value[..end]
 }
 
 /// The media type as pywb's cdxj-indexer writes it: the text before the first `;` or space,
@@ -154,6 +161,11 @@ mod tests {
     fn media_types_and_parameters() {
         assert_eq!(media_type("Text/HTML; Charset=\"ISO-8859-1\""), "text/html");
         assert_eq!(media_type(""), "");
+        // A missing `;`, a comment, a bare CR read as a space: the type is what precedes them.
+        assert_eq!(media_type(" text/html charset=UTF-8"), "text/html");
+        assert_eq!(media_type("text/HTML(legacy)"), "text/html");
+        assert_eq!(media_type("text/html X-Odd: 1"), "text/html");
+        assert_eq!(media_type("text/html\t;charset=x"), "text/html");
         assert_eq!(
             charset("text/html; Charset=\"ISO-8859-1\"").as_deref(),
             Some("ISO-8859-1")

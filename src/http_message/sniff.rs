@@ -38,7 +38,7 @@ pub fn identify_payload(content_encoding: Option<&str>, payload: &[u8]) -> Optio
 /// What the first bytes of a response's body identify, as received so far (`response` starts
 /// with `head`; transfer coding included, and removed here).
 pub fn identify_response(head: &super::ResponseHead, response: &[u8]) -> Option<&'static str> {
-    let coding = head.header_str("content-encoding");
+    let coding = head.header_list("content-encoding");
     identify_payload(coding.as_deref(), &head.payload(response))
 }
 

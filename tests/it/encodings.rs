@@ -1,7 +1,7 @@
 //! Encodings servers get wrong or that a crawler must write as a browser does: gzip bodies with
 //! bytes after them or cut short, the query of a link in a Shift_JIS page, a Location holding
 //! Latin-1 bytes, a page in Latin-1 that declares no charset, a charset declared past the first
-//! kilobyte. Each case is one server on its own loopback address (helpers from
+//! kilobyte, a commented-out meta charset. Each case is one server on its own loopback address (helpers from
 //! `hostile_cases.rs`).
 
 use crate::harness::read_records;
@@ -234,4 +234,36 @@ async fn characters_no_uri_may_hold_are_requested_escaped() {
     let records = read_records(&out.path().join("warcs"));
     let uri = &responses(&records, "/a%7Cb.html")[0].target_uri;
     assert_eq!(uri.as_deref(), Some(h.url("/a%7Cb.html").as_str()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commented_out_meta_charset_declares_nothing() {
+    // UTF-8 pages sent as `text/html` with no charset (Apache's and nginx's default), whose
+    // old Latin-1 meta was commented out, or whose description mentions a charset: their
+    // links are UTF-8, as a browser's prescan reads them.
+    let web = Web::default();
+    let h = web.host("127.0.0.35").await;
+    let pages = [
+        (
+            "/",
+            r#"<!-- <meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"> --><meta charset="utf-8"><a href="/café.html">c</a><a href="/desc">d</a>"#,
+        ),
+        (
+            "/desc",
+            r#"<meta name="description" content="How to set charset=koi8-r"><a href="/naïve.html">n</a>"#,
+        ),
+    ];
+    for (path, page) in pages {
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n",
+            page.len()
+        );
+        h.behave(path, raw(&[head.as_bytes(), page.as_bytes()].concat()));
+    }
+    h.route("/caf%C3%A9.html", Route::html("<p>café</p>"));
+    h.route("/na%C3%AFve.html", Route::html("<p>naïve</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    let paths = web.paths_of(&h);
+    assert_eq!(stats["status_codes"]["200"], 4, "{paths:?} {stats}");
 }

@@ -36,6 +36,8 @@ pub struct Rec {
     pub ip_address: Option<String>,
     /// WARC-Identified-Payload-Type.
     pub identified: Option<String>,
+    /// WARC-Payload-Digest.
+    pub payload_digest: Option<String>,
     pub block: Vec<u8>,
 }
 
@@ -96,6 +98,7 @@ pub fn read_records(dir: &Path) -> Vec<Rec> {
                 truncated: h(WarcHeader::Truncated),
                 ip_address: h(WarcHeader::IPAddress),
                 identified: h(WarcHeader::IdentifiedPayloadType),
+                payload_digest: h(WarcHeader::PayloadDigest),
                 block: record.body().to_vec(),
             });
         }

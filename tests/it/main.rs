@@ -27,6 +27,7 @@ mod hostile_cases;
 mod limit_rate;
 mod linked_requisites;
 mod long_bodies;
+mod misconfigured_servers;
 mod nightly;
 mod no_parent;
 mod old_servers;

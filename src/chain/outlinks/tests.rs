@@ -96,6 +96,18 @@ fn pages_redirects_and_robots() {
     let moved = capture("HTTP/1.1 301 Moved\r\nLocation: ../z\r\n\r\n");
     let out = outlinks(&rules(9), &moved, &url, false, false);
     assert_eq!(out.location, Some(Url::parse("http://a.org/z").unwrap()));
+    // A Location on a 304 or 305 sends no one there; an unknown 3xx is a 300.
+    for (status, followed) in [
+        (304, false),
+        (305, false),
+        (306, false),
+        (300, true),
+        (399, true),
+    ] {
+        let head = format!("HTTP/1.1 {status} X\r\nLocation: /t\r\n\r\n");
+        let out = outlinks(&rules(9), &capture(&head), &url, false, false);
+        assert_eq!(out.location.is_some(), followed, "{status}");
+    }
     let away = capture("HTTP/1.1 302 Found\r\nLocation: mailto:x@a.org\r\n\r\n");
     let out = outlinks(&rules(9), &away, &url, false, false);
     assert_eq!((out.location, out.declined.not_http), (None, 1));
@@ -114,10 +126,19 @@ fn pages_redirects_and_robots() {
         ]
     );
     assert_eq!(out.declined.not_http, 1);
-    let robots = capture("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\nnot gzip");
+    // A robots.txt labelled gzip but sent plain is read as it came: its rules count.
+    let robots =
+        capture("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\nUser-agent: *\nDisallow: /s");
+    let out = outlinks(&rules(9), &robots, &url, false, true);
+    assert_eq!(
+        out.robots_body.as_deref(),
+        Some(&b"User-agent: *\nDisallow: /s"[..])
+    );
+    assert_eq!(out.faults, [FaultKind::InvalidContentEncoding]);
+    // A broken gzip stream is not read as rules.
+    let robots = capture("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n\x1f\u{8b}\x08junk");
     let out = outlinks(&rules(9), &robots, &url, false, true);
     assert_eq!(out.robots_body.as_deref(), Some(&b""[..]));
-    assert_eq!(out.faults, [FaultKind::InvalidContentEncoding]);
 }
 
 #[test]
