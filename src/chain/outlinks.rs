@@ -17,6 +17,7 @@ use crate::extract::manifest::manifest_urls;
 use crate::extract::robots_tag::field_says_nofollow;
 use crate::extract::script_urls::script_urls;
 use crate::extract::sitemap::parse_sitemap;
+use crate::extract::syndication::{feed_links, may_be_feed};
 use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
 use crate::fault::FaultKind;
 use crate::http_message::media_type::{
@@ -249,6 +250,22 @@ pub fn outlinks(
         }
         out.links = links.urls;
         leave_refused_types(&mut out, &links.declared, &rules.accept);
+    } else if capture
+        .media_type()
+        .is_some_and(|m| page && may_be_feed(&m))
+    {
+        // A feed archived as a page (`--accept` takes its type): the posts it lists.
+        let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
+        let feed = feed_links(&body, url, rules.max_links_per_page);
+        if feed.dropped > 0 {
+            out.faults.push(FaultKind::LinksCapped);
+            out.declined.over_cap += feed.dropped as u64;
+        }
+        if field_nofollow {
+            out.declined.nofollow += feed.urls.len() as u64;
+            return out;
+        }
+        out.links = feed.urls;
     }
     if page && !field_nofollow {
         header_links(capture, url, rules, &mut out);

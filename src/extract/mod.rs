@@ -18,6 +18,7 @@ pub mod robots_tag;
 pub mod script_urls;
 pub mod sitemap;
 mod srcset;
+pub mod syndication;
 mod text_buffer;
 
 pub use charset::{decode_html, decode_html_with_encoding, decode_text};

@@ -1,6 +1,7 @@
 //! Content-Types as servers send them: none at all (the page judged by its first bytes), the
 //! field twice or as a comma-separated list (read as browsers read it: the last valid type),
-//! the bodiless 204 answer and error answers, archived whatever their type.
+//! the bodiless 204 answer and error answers, archived whatever their type, and a feed archived
+//! as a page, whose posts are followed.
 
 use crate::args;
 use crate::harness::{assert_replays, assert_replays_as, read_records, run_script, text};
@@ -228,6 +229,39 @@ async fn links_that_declare_a_type_not_archived_are_not_fetched() {
     assert_eq!(stats["filtered"]["declared_type"], 0, "{stats}");
     let records = read_records(&all.path().join("warcs"));
     for path in ["/feed/", "/oembed", "/wp-json/wp/v2/pages/2"] {
+        assert_eq!(responses(&records, path).len(), 1, "{path}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_archived_as_a_page_gives_the_posts_it_lists() {
+    // A crawl seeded with a blog's feeds and told to keep them: the posts they list are
+    // followed, RSS's `<link>` text and Atom's `href` against its `xml:base`.
+    let web = Web::default();
+    let h = web.host("127.0.0.36").await;
+    let base = h.url("/");
+    let rss = format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title><link>{base}</link>\
+         <item><title>p</title><link>{base}2009/old-post.html</link></item></channel></rss>"
+    );
+    h.route(
+        "/feed.rss",
+        Route::typed(200, "application/rss+xml", rss.as_bytes()),
+    );
+    let atom =
+        "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"/blog/\">\
+                <entry><link href=\"atom-entry.html\"/></entry></feed>";
+    h.route("/feed.atom", Route::typed(200, "text/xml", atom.as_bytes()));
+    h.route("/", Route::html("<p>home</p>"));
+    h.route("/2009/old-post.html", Route::html("<p>old post</p>"));
+    h.route("/blog/atom-entry.html", Route::html("<p>entry</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let atom_seed = h.url("/feed.atom");
+    let accept = "--accept=text/html,application/rss+xml,text/xml";
+    let stats = crawl(h.url("/feed.rss"), out.path(), &[&atom_seed, accept]).await;
+    assert_eq!(stats["pages_archived"], 5, "{stats}");
+    let records = read_records(&out.path().join("warcs"));
+    for path in ["/", "/2009/old-post.html", "/blog/atom-entry.html"] {
         assert_eq!(responses(&records, path).len(), 1, "{path}");
     }
 }
