@@ -7,16 +7,23 @@ use crate::fetch::Connection;
 
 /// How long an unused connection is kept.
 const MAX_IDLE: Duration = Duration::from_secs(15);
-/// Most idle connections kept (each holds a socket).
-const MAX_CONNECTIONS: usize = 2048;
 
 /// Connections waiting for their host's next fetch.
-#[derive(Default)]
 pub struct IdlePool {
     by_host: HashMap<String, Connection>,
+    /// Most connections kept (each holds a socket: `open_files.rs` sizes it).
+    max: usize,
 }
 
 impl IdlePool {
+    /// An empty pool that keeps at most `max` connections.
+    pub fn new(max: usize) -> Self {
+        IdlePool {
+            by_host: HashMap::new(),
+            max,
+        }
+    }
+
     /// Takes the host's connection, if any.
     pub fn take(&mut self, host: &str) -> Option<Connection> {
         self.by_host.remove(host)
@@ -24,7 +31,7 @@ impl IdlePool {
 
     /// Keeps a connection for the host's next fetch (dropped if the pool is full).
     pub fn put(&mut self, host: String, conn: Connection) {
-        if self.by_host.len() < MAX_CONNECTIONS || self.by_host.contains_key(&host) {
+        if self.by_host.len() < self.max || self.by_host.contains_key(&host) {
             self.by_host.insert(host, conn);
         }
     }

@@ -40,6 +40,7 @@ mod idle_pool;
 mod job;
 mod ledger;
 mod live_changes;
+mod open_files;
 mod operator_changes;
 mod replay;
 pub mod save_point;
@@ -132,7 +133,12 @@ pub async fn run(
         config.run.max_pages,
         log,
     );
+    let open_files = open_files::raise_limit();
+    if let Some(problem) = open_files::shortage(open_files, config.run.concurrency) {
+        tracing::warn!("{problem}");
+    }
     let rules = DispatchRules {
+        idle_connections: open_files::idle_connections(open_files, config.run.concurrency),
         session: started.session,
         start,
         time_limit: config.run.time_limit,

@@ -31,6 +31,7 @@ mod misconfigured_servers;
 mod nightly;
 mod no_parent;
 mod old_servers;
+mod open_files;
 mod page_requisites;
 mod pinned_names;
 mod proxies;

@@ -58,6 +58,8 @@ pub(super) struct DispatchRules {
     pub(super) max_bytes: Option<u64>,
     /// Simultaneous jobs.
     pub(super) concurrency: usize,
+    /// Most idle keep-alive connections kept (what the open-files limit leaves room for).
+    pub(super) idle_connections: usize,
     /// Grace period for in-flight jobs after the first stop request.
     pub(super) shutdown_timeout: Duration,
     /// The output directory (for the status file).
@@ -136,7 +138,7 @@ impl Dispatcher {
         }
         Dispatcher {
             ledger,
-            idle: IdlePool::default(),
+            idle: IdlePool::new(rules.idle_connections),
             jobs,
             tasks: JoinSet::new(),
             in_flight: 0,
