@@ -4,7 +4,7 @@
 //! when said to another robot), a robots.txt group named with a version (`User-agent: trawl/0.1`), and a
 //! robots.txt first answered with 429 (waited for, as a 5xx, not read as "allow all"), and one
 //! that fails longer than `--robots-attempts` allows or asks, by `Retry-After`, for a longer
-//! wait than the back-off.
+//! wait than the back-off, and one cut short by the network (unreachable, not complete).
 
 use std::time::Duration;
 
@@ -247,4 +247,37 @@ async fn a_robots_txt_retry_after_is_waited_up_to_max_delay() {
     assert!(waited >= Duration::from_millis(1450), "{waited:?}");
     assert!(waited < Duration::from_secs(10), "{waited:?}");
     only_public_fetched(&web, &h, &stats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_robots_txt_cut_short_by_the_network_is_not_obeyed_as_complete() {
+    // The transfer breaks before the `Disallow` line: what arrived is not the site's file, so
+    // the origin waits (RFC 9309's "unreachable") and, cut on every try, is given up. Before,
+    // the fragment was taken for the rules and /private/x was fetched.
+    let web = Web::default();
+    let h = web.host("127.0.0.38").await;
+    let sent = "User-agent: *\n# the rules follow\n";
+    let cut = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{sent}",
+        sent.len() + 40
+    );
+    h.behave(
+        "/robots.txt",
+        Behavior::Raw {
+            bytes: cut.into_bytes(),
+            reset: false,
+        },
+    );
+    public_and_private(&h);
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(
+        h.url("/"),
+        out.path(),
+        &["--robots-retry", "100ms", "--robots-attempts", "2"],
+    )
+    .await;
+    let fetched = web.paths_of(&h);
+    assert!(fetched.iter().all(|p| p == "/robots.txt"), "{fetched:?}");
+    assert_eq!(fetched.len(), 2, "{fetched:?}");
+    assert_eq!(stats["truncated"]["disconnect"], 2, "{stats}");
 }

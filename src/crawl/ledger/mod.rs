@@ -23,6 +23,7 @@ use super::job::{JobResult, Outcome};
 use super::operator_changes::LiveChanges;
 use crate::chain::filter::SkipReason;
 use crate::config::AdmissionConfig;
+use crate::exchange::Truncation;
 use crate::fetch::{AddressGuard, SiteLogin};
 use crate::frontier::{Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::Tally;
@@ -280,12 +281,20 @@ impl Ledger {
                 tracing::info!(status, url = %job.url, "archived");
                 if let JobKind::Robots { origin, .. } = &job.kind {
                     self.moved_within_address(&job.url, found.location.as_ref());
-                    let outcome = RobotsOutcome::of_response(
-                        status,
-                        found.location,
-                        found.robots_body,
-                        found.robots_retry_after,
-                    );
+                    // A robots.txt cut short by the network (a close, a reset, the fetch
+                    // timeout) is not the site's whole file: the rules after the cut are
+                    // unknown, so it is unreachable, retried later (RFC 9309 2.3.1.4), not
+                    // obeyed as if complete. A cut at the size cap is the file as read.
+                    let cut = matches!(truncated, Some(Truncation::Time | Truncation::Disconnect));
+                    let outcome = match cut && (200..300).contains(&status) {
+                        true => RobotsOutcome::Unreachable,
+                        false => RobotsOutcome::of_response(
+                            status,
+                            found.location,
+                            found.robots_body,
+                            found.robots_retry_after,
+                        ),
+                    };
                     if self.frontier.robots_result(&job, outcome, now) {
                         // Visible without -v: a whole host is dropped.
                         tracing::warn!(
