@@ -91,9 +91,14 @@ impl Admission {
         self.filter = filter;
     }
 
+    /// True when `depth` hops is past `--max-depth`.
+    pub fn too_deep(&self, depth: u32) -> bool {
+        self.max_depth.is_some_and(|max| depth > max)
+    }
+
     /// Checks a link or redirect target found at `depth` hops after `redirects` redirects.
     pub fn check(&self, url: &Url, depth: u32, redirects: u32) -> Result<(), Rejection> {
-        if self.max_depth.is_some_and(|max| depth > max) {
+        if self.too_deep(depth) {
             return Err(Rejection::Depth);
         }
         if redirects > self.max_redirects {

@@ -162,17 +162,23 @@ impl Ledger {
         ))
     }
 
-    /// True (and the job released and counted) when the operator's patterns exclude `job`'s
-    /// URL now; queued URLs are checked again only once the console changed the patterns.
+    /// True (and the job released and counted) when `job`'s URL is excluded now: by the
+    /// patterns in force, or, for a page, by `--max-depth`. Queued URLs are checked again
+    /// only once the console changed the patterns or in a resumed crawl, whose flags may
+    /// differ from those its URLs were queued under (Heritrix rechecks its scope the same way).
     pub(super) fn excluded_now(&mut self, job: &Job, now: Instant) -> bool {
-        if !self.live_filter
-            || !matches!(job.kind, JobKind::Page | JobKind::Requisite { .. })
-            || self.admission.filter().allows(&job.url)
-        {
+        if !self.recheck_queued || !matches!(job.kind, JobKind::Page | JobKind::Requisite { .. }) {
+            return false;
+        }
+        let too_deep = job.kind == JobKind::Page && self.admission.too_deep(job.depth);
+        if !too_deep && self.admission.filter().allows(&job.url) {
             return false;
         }
         self.frontier.release(&job.host, now);
-        self.tally.filtered.pattern += 1;
+        match too_deep {
+            true => self.tally.filtered.depth += 1,
+            false => self.tally.filtered.pattern += 1,
+        }
         true
     }
 
@@ -191,7 +197,7 @@ impl Ledger {
         }
         let filter = self.admission.filter().with_excludes(&excludes)?;
         self.admission.set_filter(filter);
-        self.live_filter = true;
+        self.recheck_queued = true;
         Ok(())
     }
 

@@ -469,3 +469,48 @@ async fn help_completions_man_page_and_config_file() {
     .await;
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
 }
+
+/// A trap found in the first night's crawl (a calendar, here) is excluded in the next run's
+/// flags: the URLs already queued are checked against them as they come up, not fetched
+/// because they were queued under the old ones. `--max-depth` the same way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_crawl_applies_its_new_exclude_and_depth_to_what_was_queued() {
+    let web = crate::server::Web::default();
+    let h = web.host("127.0.0.39").await;
+    use crate::server::Route;
+    h.route(
+        "/",
+        Route::html("<a href=/cal?m=1>c1</a><a href=/cal?m=2>c2</a><a href=/d1>d</a>"),
+    );
+    h.route("/cal?m=1", Route::html("<p>month 1</p>"));
+    h.route("/cal?m=2", Route::html("<p>month 2</p>"));
+    h.route("/d1", Route::html("<a href=/d2>deeper</a>"));
+    h.route("/d2", Route::html("<p>two hops</p>"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let seed = h.url("/");
+    let first = trawl(crawl_args(
+        seed.clone(),
+        &out,
+        &["--max-pages", "1", "-c", "1"],
+    ))
+    .await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    // The next night excludes the calendar: the two months queued are not fetched.
+    let next = ["--max-pages", "2", "--exclude", "/cal"];
+    let second = trawl(crawl_args(seed.clone(), &out, &next)).await;
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second));
+    let paths = web.paths_of(&h);
+    assert!(!paths.iter().any(|p| p.starts_with("/cal")), "{paths:?}");
+    assert!(paths.iter().any(|p| p == "/d1"), "{paths:?}");
+    let stats = read_json(&out.join("stats.json"));
+    assert_eq!(stats["filtered"]["pattern"], 2, "{stats}");
+    // And the one after limits the depth: /d2, queued two hops deep, is not fetched.
+    let third = ["--max-pages", "10", "--max-depth", "1"];
+    let third = trawl(crawl_args(seed, &out, &third)).await;
+    assert_eq!(third.status.code(), Some(0), "{}", text(&third));
+    let paths = web.paths_of(&h);
+    assert!(!paths.iter().any(|p| p == "/d2"), "{paths:?}");
+    let stats = read_json(&out.join("stats.json"));
+    assert_eq!(stats["filtered"]["depth"], 1, "{stats}");
+}

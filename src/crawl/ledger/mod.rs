@@ -76,7 +76,7 @@ pub(super) struct Ledger {
     pub(super) base_excludes: Vec<String>,
     /// The console changed the patterns this run: queued URLs may have been admitted under
     /// other patterns, so they are checked again before they run.
-    pub(super) live_filter: bool,
+    pub(super) recheck_queued: bool,
     /// How far the seeds file was read, and the IP-literal seed addresses it allowed (crawl
     /// state; `seed_feed.rs` keeps it).
     pub(super) seeds: Option<SavedSeeds>,
@@ -127,7 +127,7 @@ impl Ledger {
             rules,
             live: LiveChanges::default(),
             base_excludes,
-            live_filter: false,
+            recheck_queued: false,
             seeds: None,
             referer,
             login: None,

@@ -205,6 +205,7 @@ fn finish_start(
         delay: config.frontier.delay,
         page_requisites: config.chain.links.page_requisites,
     };
+    let resumed = saved.is_some();
     let (mut tally, live, saved_seeds, seed_chunks) = saved
         .map(|s| (s.tally, s.live, s.seeds, s.seed_chunks))
         .unwrap_or_default();
@@ -217,6 +218,11 @@ fn finish_start(
     ledger.login = config.fetch.login.clone();
     ledger.guard = config.fetch.guard.clone();
     ledger.restore_changes(live);
+    if resumed {
+        // The run's flags may differ from the last run's (`--exclude` or `--max-depth` added
+        // for a trap found overnight): what was queued is checked again as it comes up.
+        ledger.recheck_queued = true;
+    }
     ledger.widen_scope(&scope);
     let now = Instant::now();
     if shared.is_some() {
