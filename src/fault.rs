@@ -81,6 +81,9 @@ fault_kinds! {
     BodyReset => "body_reset",
     /// The chunked framing of the body is invalid (archived as truncated).
     BadChunked => "bad_chunked",
+    /// The TLS layer failed mid-body: a record that does not decrypt, a fatal alert
+    /// (archived as truncated).
+    BodyTls => "body_tls",
     /// Reading the body failed otherwise (archived as truncated).
     BodyError => "body_error",
     /// Decoding stopped at `--max-decoded-size` (archived; links from the decoded part).

@@ -309,9 +309,9 @@ async fn over<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
         let connector = TlsConnector::from(c.tls.clone());
         let tls_stream = tokio::time::timeout(c.timeout, connector.connect(name, stream))
             .await
-            .map_err(|_| FetchError::Tls {
-                kind: FaultKind::TlsHandshake,
-                detail: "handshake timed out".into(),
+            .map_err(|_| {
+                let silent = std::io::Error::new(std::io::ErrorKind::TimedOut, "no answer in time");
+                FetchError::tls_network(&silent)
             })?
             .map_err(|e| FetchError::tls(&e))?;
         tls = super::tls::session_of(tls_stream.get_ref().1);

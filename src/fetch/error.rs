@@ -116,24 +116,43 @@ impl FetchError {
         FetchError::Connect { kind, detail }
     }
 
-    /// Classifies a TLS handshake error.
+    /// Classifies a TLS handshake error. One that carries no TLS error (the connection was
+    /// reset, closed or went silent before the server said anything in TLS) is a network
+    /// fault, retried as a failed connect is: a reset during the handshake used to give the
+    /// whole origin up at once. A certificate the crawl does not trust, an alert or a
+    /// protocol the server does not speak are lasting, and give it up.
     pub fn tls(e: &io::Error) -> Self {
-        let certificate = e
+        let Some(tls) = e
             .get_ref()
             .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-            .is_some_and(|r| {
-                matches!(
-                    r,
-                    rustls::Error::InvalidCertificate(_) | rustls::Error::NoCertificatesPresented
-                )
-            });
-        FetchError::Tls {
-            kind: if certificate {
+        else {
+            return FetchError::tls_network(e);
+        };
+        let kind = match tls {
+            rustls::Error::InvalidCertificate(_) | rustls::Error::NoCertificatesPresented => {
                 FaultKind::TlsCertificate
-            } else {
-                FaultKind::TlsHandshake
-            },
-            detail: e.to_string(),
+            }
+            _ => FaultKind::TlsHandshake,
+        };
+        let detail = match tls {
+            rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType) => format!(
+                "the server answered in plain HTTP, not TLS (an http:// port under an https:// \
+                 URL?): {e}"
+            ),
+            _ => e.to_string(),
+        };
+        FetchError::Tls { kind, detail }
+    }
+
+    /// A TLS handshake that the network ended (see [`FetchError::tls`]), or that timed out.
+    pub fn tls_network(e: &io::Error) -> Self {
+        let kind = match e.kind() {
+            io::ErrorKind::TimedOut => FaultKind::ConnectTimeout,
+            _ => FaultKind::Connect,
+        };
+        FetchError::Connect {
+            kind,
+            detail: format!("during the TLS handshake: {e}"),
         }
     }
 
@@ -260,11 +279,32 @@ pub fn io_kind(e: &hyper::Error) -> Option<io::ErrorKind> {
     None
 }
 
+/// True when a rustls error is in `e`'s chain of sources.
+fn tls_error_in(e: &hyper::Error) -> bool {
+    let mut source = e.source();
+    while let Some(s) = source {
+        let in_io = s
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::get_ref)
+            .is_some_and(|inner| inner.is::<rustls::Error>());
+        if in_io || s.is::<rustls::Error>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
 /// Names a failure while reading a body (after the head arrived); such responses are archived
 /// as truncated and the fault is counted under this kind.
 pub fn body_fault(e: &hyper::Error) -> FaultKind {
     if e.is_incomplete_message() {
         return FaultKind::BodyIncomplete;
+    }
+    // tokio-rustls reports a record that does not decrypt, or a fatal alert, as InvalidData,
+    // as hyper reports bad chunk framing: the TLS error in the chain tells them apart.
+    if tls_error_in(e) {
+        return FaultKind::BodyTls;
     }
     match io_kind(e) {
         Some(io::ErrorKind::ConnectionReset) => FaultKind::BodyReset,

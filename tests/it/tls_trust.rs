@@ -94,3 +94,55 @@ async fn a_self_signed_certificate_given_with_ca_certificate_is_trusted_for_its_
         assert_eq!(archived, code == 0, "{}", h.addr);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_reset_during_the_tls_handshake_is_retried() {
+    // A load balancer that resets the first connection after the ClientHello: a network
+    // fault, retried like a failed connect, not a TLS failure that gives the origin up.
+    use tokio::io::AsyncReadExt;
+    let web = Web::default();
+    let tls = web.tls_host("127.0.0.92").await;
+    tls.route("/", Route::html("<p>after a reset</p>"));
+    let backend = tls.addr;
+    let front = tokio::net::TcpListener::bind("127.0.0.93:0").await.unwrap();
+    let front_addr = front.local_addr().unwrap();
+    tokio::spawn(async move {
+        for n in 0.. {
+            let Ok((mut client, _)) = front.accept().await else {
+                return;
+            };
+            if n == 0 {
+                let mut hello = [0u8; 64];
+                let _ = client.read(&mut hello).await;
+                #[allow(deprecated)]
+                let _ = client.set_linger(Some(std::time::Duration::ZERO));
+                drop(client);
+                continue;
+            }
+            tokio::spawn(async move {
+                if let Ok(mut server) = tokio::net::TcpStream::connect(backend).await {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                }
+            });
+        }
+    });
+    let out = tempfile::tempdir().unwrap();
+    let stats = out.path().join("stats.json");
+    let result = trawl(args![
+        "crawl",
+        format!("https://{front_addr}/"),
+        "--out",
+        out.path().join("warcs").display(),
+        "--stats",
+        stats.display(),
+        "--insecure",
+        "--robots-retry",
+        "100ms",
+        "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let stats = crate::harness::read_json(&stats);
+    assert_eq!(stats["pages_archived"], 1, "{stats}");
+    assert_eq!(stats["origins_given_up"], 0, "{stats}");
+}
