@@ -98,6 +98,25 @@ impl Admission {
 
     /// Checks a link or redirect target found at `depth` hops after `redirects` redirects.
     pub fn check(&self, url: &Url, depth: u32, redirects: u32) -> Result<(), Rejection> {
+        self.check_as(url, depth, redirects, true)
+    }
+
+    /// [`Admission::check`] of where a seed redirects: a seed's own chain is taken as the seed
+    /// is, without `--include`/`--exclude` and wget's lists (`-I`, `-X`, `-A`, `-R`), which a
+    /// seed does not answer to either. A site whose `/` redirects to `/en/`, crawled with
+    /// `--include /blog/` or `-I /en/blog`, is then crawled from `/en/`, as wget crawls it;
+    /// before, the crawl ended at the redirect.
+    pub fn check_seed_redirect(&self, url: &Url, redirects: u32) -> Result<(), Rejection> {
+        self.check_as(url, 0, redirects, false)
+    }
+
+    fn check_as(
+        &self,
+        url: &Url,
+        depth: u32,
+        redirects: u32,
+        patterns: bool,
+    ) -> Result<(), Rejection> {
         if self.too_deep(depth) {
             return Err(Rejection::Depth);
         }
@@ -110,10 +129,14 @@ impl Admission {
         if !self.limits.ports.allows(url) {
             return Err(Rejection::Port);
         }
-        if !self.scope.allows(url) {
+        let in_scope = match patterns {
+            true => self.scope.allows(url),
+            false => self.scope.allows_seed_redirect(url),
+        };
+        if !in_scope {
             return Err(Rejection::Scope);
         }
-        if !self.filter.allows(url) || !self.files_allow(url, Some(depth)) {
+        if patterns && (!self.filter.allows(url) || !self.files_allow(url, Some(depth))) {
             return Err(Rejection::Pattern);
         }
         if self.limits.is_path_trap(url) {

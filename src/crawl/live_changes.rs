@@ -171,7 +171,10 @@ impl Ledger {
             return false;
         }
         let too_deep = job.kind == JobKind::Page && self.admission.too_deep(job.depth);
-        if !too_deep && self.admission.filter().allows(&job.url) {
+        // A seed and where it redirects answer to no pattern of the command line, in a
+        // resumed run as in the first; the console's patterns apply to them too.
+        let seed_exempt = job.depth == 0 && !self.live_patterns;
+        if !too_deep && (seed_exempt || self.admission.filter().allows(&job.url)) {
             return false;
         }
         self.frontier.release(&job.host, now);
@@ -198,6 +201,7 @@ impl Ledger {
         let filter = self.admission.filter().with_excludes(&excludes)?;
         self.admission.set_filter(filter);
         self.recheck_queued = true;
+        self.live_patterns = true;
         Ok(())
     }
 

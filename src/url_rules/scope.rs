@@ -145,6 +145,12 @@ impl Scope {
             && self.dir_lists_allow(url)
     }
 
+    /// [`Scope::allows`] of where a seed redirects, which wget's directory lists (`-I`, `-X`)
+    /// do not limit, as they do not limit the seed.
+    pub fn allows_seed_redirect(&self, url: &Url) -> bool {
+        self.scheme_allows(url) && self.allows_host(url) && self.inside_seed_dirs(url)
+    }
+
     /// True when the URL's host is in scope, whatever its path: for the files a site keeps
     /// at its root for crawlers (sitemaps).
     pub fn allows_host(&self, url: &Url) -> bool {

@@ -1,6 +1,7 @@
 //! `--no-parent` (wget's name): on a seed's host, links stay inside the seed's directory, as
 //! `wget -r -np` keeps them; page requisites, sitemaps and other hosts are not limited, and a
-//! seed that redirects brings its target's directory.
+//! seed that redirects brings its target's directory; where a seed redirects is not held to
+//! `--include` or `-I` either.
 
 use crate::args;
 use crate::harness::{read_json, text, trawl};
@@ -114,4 +115,31 @@ async fn links_stay_inside_the_seeds_directories() {
         "{stats}"
     );
     assert_eq!(stats["filtered"]["scope"], 5, "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn where_a_seed_redirects_is_crawled_under_include_patterns() {
+    // `/` redirects to `/en/`, whose links lead to `/en/blog/`: `--include /blog/` (and wget's
+    // `-I /en/blog`) keeps the crawl to the blog, from the seed's own redirect, as wget does.
+    let web = crate::server::Web::default();
+    let h = web.host("127.0.0.94").await;
+    h.route("/", crate::server::Route::redirect(302, "/en/"));
+    h.route(
+        "/en/",
+        crate::server::Route::html("<a href=/en/blog/1>1</a><a href=/en/about>a</a>"),
+    );
+    h.route("/en/blog/1", crate::server::Route::html("<p>post</p>"));
+    h.route("/en/about", crate::server::Route::html("<p>about</p>"));
+    for flags in [&["--include", "/blog/"][..], &["-r", "-I", "/en/blog"][..]] {
+        let out = tempfile::tempdir().unwrap();
+        let stats = crate::hostile_cases::crawl(h.url("/"), out.path(), flags).await;
+        let records = crate::harness::read_records(&out.path().join("warcs"));
+        let got = |path: &str| crate::hostile_cases::responses(&records, path).len();
+        assert_eq!(
+            (got("/en/"), got("/en/blog/1")),
+            (1, 1),
+            "{flags:?} {stats}"
+        );
+        assert_eq!(got("/en/about"), 0, "{flags:?} {stats}");
+    }
 }

@@ -74,9 +74,12 @@ pub(super) struct Ledger {
     pub(super) live: LiveChanges,
     /// The `--exclude` patterns of the command line.
     pub(super) base_excludes: Vec<String>,
-    /// The console changed the patterns this run: queued URLs may have been admitted under
-    /// other patterns, so they are checked again before they run.
+    /// The console changed the patterns this run, or the run resumes saved state: queued URLs
+    /// may have been admitted under other patterns or another `--max-depth`, so they are
+    /// checked again before they run.
     pub(super) recheck_queued: bool,
+    /// The console changed the patterns: they apply to queued seeds too.
+    pub(super) live_patterns: bool,
     /// How far the seeds file was read, and the IP-literal seed addresses it allowed (crawl
     /// state; `seed_feed.rs` keeps it).
     pub(super) seeds: Option<SavedSeeds>,
@@ -128,6 +131,7 @@ impl Ledger {
             live: LiveChanges::default(),
             base_excludes,
             recheck_queued: false,
+            live_patterns: false,
             seeds: None,
             referer,
             login: None,

@@ -64,7 +64,7 @@ impl Ledger {
         let seen = self
             .frontier
             .push_keyed_links(&job.host, links, keys, now, |link| {
-                let mut candidate = admit(rules, admission, tally, link, depth, 0)?;
+                let mut candidate = admit(rules, admission, tally, link, (depth, 0), false)?;
                 candidate.referer = referer.found_in(&job.url, page, &candidate.url);
                 Some(candidate)
             });
@@ -134,8 +134,8 @@ impl Ledger {
             &self.admission,
             &mut self.tally,
             url,
-            depth,
-            redirects,
+            (depth, redirects),
+            seed.is_some(),
         );
         if let Some(mut candidate) = candidate {
             candidate.referer = via.referer(&self.referer, &candidate.url);
@@ -178,14 +178,15 @@ fn same_address(from: &Url, to: &Url) -> Option<SocketAddr> {
 
 /// `url`, found `depth` hops from a seed after `redirects` redirects, as a candidate for the
 /// frontier (without a `Referer` yet); `None` (counted in `tally`) when the host quota or the
-/// admission rules refuse it.
+/// admission rules refuse it. `seed_chain`: where a seed redirects, checked as the seed is
+/// ([`Admission::check_seed_redirect`]).
 fn admit(
     rules: &LedgerRules,
     admission: &Admission,
     tally: &mut Tally,
     url: Url,
-    depth: u32,
-    redirects: u32,
+    (depth, redirects): (u32, u32),
+    seed_chain: bool,
 ) -> Option<Candidate> {
     if let (Some(max), Some(host)) = (rules.max_pages_per_host, url.host_str()) {
         if tally.pages_per_host.get(host).is_some_and(|&p| p >= max) {
@@ -193,7 +194,11 @@ fn admit(
             return None;
         }
     }
-    match admission.check(&url, depth, redirects) {
+    let checked = match seed_chain {
+        true => admission.check_seed_redirect(&url, redirects),
+        false => admission.check(&url, depth, redirects),
+    };
+    match checked {
         Ok(()) => Some(Candidate {
             url,
             depth,
