@@ -87,7 +87,9 @@ impl Frontier {
                 .robots
                 .values()
                 .filter_map(|state| match state {
-                    RobotsState::Known(rules) => rules.crawl_delay(),
+                    RobotsState::Known(rules) | RobotsState::Refreshing(rules) => {
+                        rules.crawl_delay()
+                    }
                     _ => None,
                 })
                 .reduce(f32::max);

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
-use super::robots_state::{transition, RobotsRetry};
+use super::robots_state::{transition, RobotsRetry, ROBOTS_REFRESH_RETRY};
 use super::storage::{QueuedUrl, StoreError};
 use super::{
     politeness, Candidate, Frontier, Job, JobKind, PendingRobots, RobotsOutcome, RobotsState,
@@ -180,7 +180,7 @@ impl Frontier {
         };
         let q = &mut self.hosts[id as usize];
         let attempts = q.robots.get(origin).map_or(0, RobotsState::attempts);
-        let t = transition(
+        let mut t = transition(
             outcome,
             attempts,
             *hops,
@@ -192,6 +192,20 @@ impl Frontier {
             },
             now,
         );
+        // A refetch of rules known before: a redirect keeps them holding, a failure keeps
+        // them for another try later (a site whose robots.txt fails one night is not given
+        // up for it).
+        if let Some(RobotsState::Refreshing(_)) = q.robots.get(origin) {
+            if !matches!(t.state, RobotsState::Known(_)) {
+                if let Some(RobotsState::Refreshing(old)) = q.robots.remove(origin) {
+                    t.state = match t.follow {
+                        Some(_) => RobotsState::Refreshing(old),
+                        None => RobotsState::Known(old.refreshed_at(now + ROBOTS_REFRESH_RETRY)),
+                    };
+                    t.save = None;
+                }
+            }
+        }
         if let (true, RobotsState::Known(rules)) = (t.parsed, &t.state) {
             q.delay = politeness::host_delay(
                 self.config.delay,

@@ -51,13 +51,21 @@ impl Frontier {
         let agent = self.config.robots_agent.clone();
         let (base, max) = (self.config.delay, self.config.max_delay);
         let hosts = &mut self.hosts;
+        let (opened, obey) = (std::time::Instant::now(), self.config.obey_robots);
         self.storage.robots(&mut |origin, id, text| {
             let Some(q) = hosts.get_mut(id as usize) else {
                 return;
             };
+            // Saved rules are of unknown age: each is fetched again when its origin's next
+            // URL comes up, and holds meanwhile (a nightly crawl resumed for weeks sees a
+            // site's new rules, RFC 9309's 24 hours at most between two runs).
             let rules = match text {
                 Some(text) => RobotsRules::parse(&agent, text),
                 None => RobotsRules::allow_all(),
+            };
+            let rules = match obey {
+                true => rules.refreshed_at(opened),
+                false => rules,
             };
             q.delay = politeness::host_delay(base, rules.crawl_delay(), max);
             q.robots

@@ -5,6 +5,8 @@
 //! in the form trawl's URLs have. What to do while a file is missing, failing or redirecting
 //! is the state machine in `robots_state.rs`.
 
+use std::time::Instant;
+
 use super::robots_group::group_for;
 use super::robots_match::RuleSet;
 use crate::url_rules::canonical::normalize_percent;
@@ -16,6 +18,8 @@ pub const ROBOTS_PARSE_LIMIT: usize = 512 * 1024;
 #[derive(Debug)]
 pub struct RobotsRules {
     parsed: Option<Parsed>,
+    /// When the file is to be fetched again (`None`: never, robots.txt ignored).
+    refresh_at: Option<Instant>,
 }
 
 /// What a parsed file says to us.
@@ -29,7 +33,21 @@ struct Parsed {
 impl RobotsRules {
     /// Rules that allow everything (robots.txt missing, 4xx, or robots ignored).
     pub fn allow_all() -> Self {
-        RobotsRules { parsed: None }
+        RobotsRules {
+            parsed: None,
+            refresh_at: None,
+        }
+    }
+
+    /// The same rules, to be fetched again at `at`.
+    pub fn refreshed_at(mut self, at: Instant) -> Self {
+        self.refresh_at = Some(at);
+        self
+    }
+
+    /// True when the file is due to be fetched again at `now`.
+    pub fn refresh_due(&self, now: Instant) -> bool {
+        self.refresh_at.is_some_and(|at| now >= at)
     }
 
     /// Parses a robots.txt body for `agent` (the product token of our user agent). RFC 9309
@@ -42,6 +60,7 @@ impl RobotsRules {
                 delay: group.delay,
                 sitemaps: group.sitemaps,
             }),
+            refresh_at: None,
         }
     }
 

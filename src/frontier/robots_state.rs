@@ -17,6 +17,12 @@ use super::robots_rules::{parsed_part, RobotsRules};
 
 /// Redirect hops followed for robots.txt (RFC 9309 section 2.3.1.2: at least five).
 pub const MAX_ROBOTS_REDIRECTS: u32 = 5;
+/// How long a robots.txt is obeyed before it is fetched again (RFC 9309 section 2.4: a cached
+/// copy SHOULD NOT be used for more than 24 hours; Heritrix refetches after 24 hours too).
+pub const ROBOTS_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
+/// After a refetch that failed, how long the rules it had hold before the next try.
+pub const ROBOTS_REFRESH_RETRY: Duration = Duration::from_secs(3600);
+
 /// Fetch attempts for a robots.txt that is 429/5xx/unreachable before its origin is given up,
 /// unless `--robots-attempts` says otherwise.
 pub const MAX_ROBOTS_ATTEMPTS: u32 = 3;
@@ -79,6 +85,9 @@ pub enum RobotsState {
     },
     /// Rules known.
     Known(RobotsRules),
+    /// Rules known and being fetched again ([`ROBOTS_MAX_AGE`]): they hold until the new file
+    /// comes, and go on holding if it does not come.
+    Refreshing(RobotsRules),
     /// 5xx or unreachable: nothing may be fetched before `retry_at`.
     Unavailable {
         /// Failed attempts so far.
@@ -153,8 +162,16 @@ impl RobotsState {
     /// What `url` (of this origin) may do at `now`.
     pub fn gate(&mut self, url: &str, now: Instant) -> Gate {
         let attempts = match self {
-            RobotsState::Known(rules) if rules.allows(url) => return Gate::Allowed,
-            RobotsState::Known(_) => return Gate::Denied,
+            RobotsState::Known(rules) if rules.refresh_due(now) => {
+                if let RobotsState::Known(old) = std::mem::replace(self, RobotsState::Unknown) {
+                    *self = RobotsState::Refreshing(old);
+                }
+                return Gate::FetchRobots(0);
+            }
+            RobotsState::Known(rules) | RobotsState::Refreshing(rules) if rules.allows(url) => {
+                return Gate::Allowed
+            }
+            RobotsState::Known(_) | RobotsState::Refreshing(_) => return Gate::Denied,
             RobotsState::GaveUp => return Gate::GaveUp,
             RobotsState::Fetching { .. } => return Gate::Wait(None),
             RobotsState::Unavailable { retry_at, .. } if now < *retry_at => {
@@ -195,7 +212,9 @@ pub fn transition(
     };
     match outcome {
         RobotsOutcome::Fetched { status, body, .. } if (200..300).contains(&status) => Transition {
-            state: RobotsState::Known(RobotsRules::parse(agent, &body)),
+            state: RobotsState::Known(
+                RobotsRules::parse(agent, &body).refreshed_at(now + ROBOTS_MAX_AGE),
+            ),
             save: Some(Some(parsed_part(&body).to_vec())),
             parsed: true,
             follow: None,
@@ -207,14 +226,16 @@ pub fn transition(
             follow: Some((url, hops + 1)),
         },
         // Too many redirects or a 3xx without Location: "unavailable", i.e. like a 4xx.
-        RobotsOutcome::Redirect(_) => {
-            settled(RobotsState::Known(RobotsRules::allow_all()), Some(None))
-        }
+        RobotsOutcome::Redirect(_) => settled(
+            RobotsState::Known(RobotsRules::allow_all().refreshed_at(now + ROBOTS_MAX_AGE)),
+            Some(None),
+        ),
         // 429 asks the crawl to come back later, as a 5xx does (Google's reading): allowing
         // all would crawl what the rules, once the server answers, forbid.
-        RobotsOutcome::Fetched { status, .. } if status < 500 && status != 429 => {
-            settled(RobotsState::Known(RobotsRules::allow_all()), Some(None))
-        }
+        RobotsOutcome::Fetched { status, .. } if status < 500 && status != 429 => settled(
+            RobotsState::Known(RobotsRules::allow_all().refreshed_at(now + ROBOTS_MAX_AGE)),
+            Some(None),
+        ),
         RobotsOutcome::Refused => settled(RobotsState::GaveUp, None),
         RobotsOutcome::Fetched { retry_after, .. } => {
             settled(unavailable(attempts + 1, retry, retry_after, now), None)
@@ -279,6 +300,40 @@ mod tests {
         assert_eq!(state.gate("http://a.org/y", now), Gate::Allowed);
         assert_eq!(
             RobotsState::initial(false).gate("http://a.org/x", now),
+            Gate::Allowed
+        );
+    }
+
+    #[test]
+    fn rules_are_fetched_again_after_a_day_and_hold_meanwhile() {
+        let now = Instant::now();
+        let t = transition(
+            fetched(200, b"User-agent: *\nDisallow: /x\n"),
+            0,
+            0,
+            "trawl",
+            RETRY,
+            now,
+        );
+        let mut state = t.state;
+        let day = now + ROBOTS_MAX_AGE;
+        assert_eq!(state.gate("http://a.org/y", day - S), Gate::Allowed);
+        // Due: one URL waits for the fetch, the others go by the old rules meanwhile.
+        assert_eq!(state.gate("http://a.org/y", day), Gate::FetchRobots(0));
+        assert!(matches!(state, RobotsState::Refreshing(_)));
+        assert_eq!(state.gate("http://a.org/x", day), Gate::Denied);
+        assert_eq!(state.gate("http://a.org/y", day), Gate::Allowed);
+        // A 4xx on the refetch allows all, and is itself fetched again a day later.
+        let mut t = transition(fetched(404, b""), 0, 0, "trawl", RETRY, day);
+        assert_eq!(t.state.gate("http://a.org/x", day), Gate::Allowed);
+        assert_eq!(
+            t.state.gate("http://a.org/x", day + ROBOTS_MAX_AGE),
+            Gate::FetchRobots(0)
+        );
+        // Robots ignored: never fetched.
+        let mut ignored = RobotsState::initial(false);
+        assert_eq!(
+            ignored.gate("http://a.org/x", day + ROBOTS_MAX_AGE),
             Gate::Allowed
         );
     }

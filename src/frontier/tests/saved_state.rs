@@ -177,3 +177,31 @@ fn links_seen_before_a_restart_are_found_late_fetched_once_and_counted() {
     assert_eq!(f.take_late_duplicates(), 2);
     assert_eq!(f.queued(), 0);
 }
+
+#[test]
+fn saved_robots_rules_are_fetched_again_on_resume_and_hold_meanwhile() {
+    // A crawl resumed days later: its saved rules may be old, so the origin's robots.txt is
+    // fetched again first; if that fails, the saved rules go on holding.
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    {
+        let mut f = reopen(dir.path(), true);
+        f.push(cand("http://a.org/1", 0), t);
+        f.push(cand("http://a.org/private/2", 1), t);
+        let r = job(f.next(t));
+        f.robots_result(
+            &r,
+            robots_file(b"User-agent: *\nDisallow: /private/\n".to_vec()),
+            t,
+        );
+        f.checkpoint(&[]).unwrap();
+    }
+    let mut f = reopen(dir.path(), true);
+    let t = Instant::now() + Duration::from_secs(5);
+    let again = job(f.next(t));
+    assert_eq!(again.url.as_str(), "http://a.org/robots.txt");
+    f.robots_result(&again, RobotsOutcome::Unreachable, t);
+    let got = drain(&mut f, t + DELAY);
+    assert_eq!(got, ["http://a.org/1"]);
+    assert_eq!(f.counters().robots_denied, 1);
+}
