@@ -207,6 +207,16 @@ impl Frontier {
             }
         }
         if let (true, RobotsState::Known(rules)) = (t.parsed, &t.state) {
+            if let Some(asked) = rules
+                .crawl_delay()
+                .filter(|d| d.is_finite() && f64::from(*d) > self.config.max_delay.as_secs_f64())
+            {
+                // Visible without -v: the crawl is faster with this site than it asked.
+                tracing::warn!(
+                    "{origin} asks for a Crawl-delay of {asked} s; waiting {:?} (--max-delay)",
+                    self.config.max_delay
+                );
+            }
             q.delay = politeness::host_delay(
                 self.config.delay,
                 rules.crawl_delay(),

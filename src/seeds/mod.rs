@@ -93,7 +93,11 @@ pub fn parse_seed(text: &str) -> Result<Seed, String> {
             (text.to_string(), false)
         }
         None => {
-            if text.contains(':') && text.parse::<std::net::SocketAddr>().is_err() {
+            // A bracketed IPv6 address (`[::1]`, `[::1]/p`) is a host; the URL parser checks it.
+            if text.contains(':')
+                && !text.starts_with('[')
+                && text.parse::<std::net::SocketAddr>().is_err()
+            {
                 let (host, port) = text.split_once(':').unwrap_or((text, ""));
                 let port_digits = port.split('/').next().unwrap_or("");
                 if host.is_empty() || port_digits.parse::<u16>().is_err() {

@@ -19,6 +19,11 @@ fn bare_hosts_become_https_with_fallback() {
     assert_eq!(s.url.as_str(), "https://www.ufmg.br/pt/");
     assert_seed("ufmg.br:443/x", "https://ufmg.br/x", true);
     assert_seed("127.0.0.1:8443", "https://127.0.0.1:8443/", true);
+    // A bracketed IPv6 address, with or without a port or a path.
+    assert_seed("[::1]", "https://[::1]/", true);
+    assert_seed("[::1]/docs/", "https://[::1]/docs/", true);
+    assert_seed("[::1]:9610", "http://[::1]:9610/", false);
+    assert!(parse_seed("[::1").is_err());
 }
 
 #[test]

@@ -46,6 +46,24 @@ async fn an_intranet_authority_is_trusted_with_ca_certificate() {
     let result = crawl("unchecked", &["--no-check-certificate"]).await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
     assert!(archived("unchecked"));
+    // The warcinfo says how far the captures' certificates were checked.
+    let trust_of = |dir: &str| {
+        read_records(&out.path().join(dir))
+            .iter()
+            .filter(|r| r.warc_type == "warcinfo")
+            .map(|r| String::from_utf8_lossy(&r.block).into_owned())
+            .find_map(|b| {
+                b.lines()
+                    .find(|l| l.starts_with("tls-trust:"))
+                    .map(str::to_string)
+            })
+    };
+    assert_eq!(
+        trust_of("unchecked").as_deref(),
+        Some("tls-trust: any certificate (--insecure)")
+    );
+    assert!(trust_of("trusted").is_some_and(|t| t.contains("--ca-certificate")));
+    assert_eq!(trust_of("plain"), None);
 
     // A file without a certificate is refused before anything is fetched.
     let bad = out.path().join("not-a-cert.pem");

@@ -33,7 +33,9 @@ impl Ledger {
         if error.is_unreachable_origin() {
             if let Some(http) = self.fallback.remove(&origin) {
                 self.seed_journal.reached(&origin);
-                tracing::info!(%origin, "TLS not available; falling back to {http}");
+                // Visible without -v: what was archived is then the http site, and a
+                // certificate the operator could trust (`--ca-certificate`) is the reason.
+                tracing::warn!("{origin} could not be reached ({error}); crawling {http} instead");
                 self.frontier.abandon_origin(&job.host, &origin);
                 self.frontier.complete(&job.host, now);
                 self.frontier.push(

@@ -25,6 +25,7 @@ use super::CrawlError;
 use crate::chain::content_seen::DedupTable;
 use crate::chain::filter::PageBudget;
 use crate::config::{unlock_shared_seeds, Config};
+use crate::fetch::tls::Trust;
 use crate::fetch::{cookies_txt, CookieJar, Fetcher};
 use crate::frontier::Frontier;
 use crate::redis_crawl::{Coordinator, JoinError, SharedBudget};
@@ -454,6 +455,19 @@ fn warcinfo_fields(config: &Config, crawl_id: &str) -> Vec<(String, String)> {
             humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
         ),
     ];
+    // Readers learn that the captures' certificates were not all checked against Mozilla's
+    // roots: unchecked (`--insecure`), or some trusted by the operator's own authorities.
+    match &config.fetch.trust {
+        Trust::Any => info.push(("tls-trust", "any certificate (--insecure)".to_string())),
+        Trust::Roots(extra) if !extra.is_empty() => info.push((
+            "tls-trust",
+            format!(
+                "Mozilla's roots and {} certificate(s) of --ca-certificate",
+                extra.len()
+            ),
+        )),
+        Trust::Roots(_) => {}
+    }
     if let Some(proxy) = &config.fetch.proxy {
         // Readers learn why a response may lack WARC-IP-Address (the proxy resolved its name).
         info.push(("proxy", proxy.address()));
