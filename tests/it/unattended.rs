@@ -397,3 +397,34 @@ async fn closed_files_move_to_the_finished_dir_and_the_command_runs_once_each() 
     let check = run_script("warc_check.py", args![finished.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
 }
+
+/// A seed that answers with an HTTP error (moved, mistyped, gone) is archived as data, and
+/// said at default verbosity, where a cron job's log shows it; the exit code stays 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seed_that_answers_an_error_is_named_in_the_log() {
+    let web = Web::default();
+    let h = web.host("127.0.0.95").await;
+    h.route("/gone", Route::typed(410, "text/html", b"<p>gone</p>"));
+    h.route(
+        "/",
+        Route::html("<a href=/missing>a dead link, not a seed</a>"),
+    );
+    let out = tempfile::tempdir().unwrap();
+    let result = trawl(args![
+        "crawl",
+        h.url("/gone"),
+        h.url("/"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "10ms"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let log = String::from_utf8_lossy(&result.stderr);
+    assert!(
+        log.contains(&format!("seed {} answered 410", h.url("/gone"))),
+        "{log}"
+    );
+    assert!(!log.contains("answered 404"), "{log}");
+}

@@ -80,6 +80,8 @@ pub(super) struct Ledger {
     pub(super) recheck_queued: bool,
     /// The console changed the patterns: they apply to queued seeds too.
     pub(super) live_patterns: bool,
+    /// Seeds that answered with an HTTP error so far this run (the first are named).
+    seeds_in_error: u32,
     /// How far the seeds file was read, and the IP-literal seed addresses it allowed (crawl
     /// state; `seed_feed.rs` keeps it).
     pub(super) seeds: Option<SavedSeeds>,
@@ -132,11 +134,23 @@ impl Ledger {
             base_excludes,
             recheck_queued: false,
             live_patterns: false,
+            seeds_in_error: 0,
             seeds: None,
             referer,
             login: None,
             linked: LinkedRequisites::new(rules.page_requisites),
             guard: AddressGuard::default(),
+        }
+    }
+
+    /// A seed (or where it redirects) answered `status`, an HTTP error: archived as data, and
+    /// said at default verbosity, as a cron job's operator wants to know that a seed moved or
+    /// was mistyped (wget exits 8 for it; trawl's exit code stays 0: see README). The first
+    /// hundred of a run are named.
+    fn seed_answered_error(&mut self, url: &Url, status: u16) {
+        self.seeds_in_error += 1;
+        if self.seeds_in_error <= 100 {
+            tracing::warn!("seed {url} answered {status}");
         }
     }
 
@@ -283,6 +297,9 @@ impl Ledger {
                         .or_default() += 1;
                 }
                 tracing::info!(status, url = %job.url, "archived");
+                if job.depth == 0 && job.kind == JobKind::Page && status >= 400 {
+                    self.seed_answered_error(&job.url, status);
+                }
                 if let JobKind::Robots { origin, .. } = &job.kind {
                     self.moved_within_address(&job.url, found.location.as_ref());
                     // A robots.txt cut short by the network (a close, a reset, the fetch
