@@ -323,9 +323,10 @@ impl Frontier {
         if let Some(p) = q.pending_robots.take() {
             return Some(robots_job(q, p.origin, p.url, p.hops, 0));
         }
-        if !q.sitemaps.is_empty() {
-            return self.sitemap_job(id);
+        if let Some(job) = self.next_sitemap(id, now) {
+            return Some(job);
         }
+        let q = &mut self.hosts[id as usize];
         while q.queued > 0 {
             let entry = match self.storage.pop(id) {
                 Ok(Some(entry)) => entry,

@@ -13,7 +13,7 @@ use std::time::Instant;
 use url::Url;
 
 use super::storage::{fingerprint, Admit, QueuedUrl};
-use super::{Frontier, Job, JobKind};
+use super::{robots_job, Frontier, Gate, Job, JobKind, RobotsState};
 
 /// Index files nest at most this deep (the protocol has one level; some sites use two).
 pub const MAX_SITEMAP_NESTING: u32 = 2;
@@ -82,9 +82,38 @@ impl Frontier {
         self.schedule(id);
     }
 
-    /// The host's next sitemap job, if it has one queued.
-    pub(super) fn sitemap_job(&mut self, id: u32) -> Option<Job> {
-        self.sitemap_job_at(id, 0)
+    /// The host's next sitemap job, or the robots.txt fetch its origin needs first, if it has
+    /// a sitemap queued that may run now. A sitemap file answers to its own origin's
+    /// robots.txt, as any URL does: one that robots.txt names on another host waits for
+    /// that host's rules, and is dropped where they disallow it.
+    pub(super) fn next_sitemap(&mut self, id: u32, now: Instant) -> Option<Job> {
+        let obey = self.config.obey_robots;
+        let q = &mut self.hosts[id as usize];
+        while let Some((url, _)) = q.sitemaps.front() {
+            let origin = url.origin().ascii_serialization();
+            let state = q
+                .robots
+                .entry(origin.clone())
+                .or_insert_with(|| RobotsState::initial(obey));
+            match state.gate(url.as_str(), now) {
+                Gate::Allowed => return self.sitemap_job_at(id, 0),
+                Gate::Denied | Gate::GaveUp => {
+                    self.counters.robots_denied += 1;
+                    q.sitemaps.pop_front();
+                }
+                Gate::FetchRobots(attempts) => {
+                    let robots_url = Url::parse(&format!("{origin}/robots.txt")).ok()?;
+                    return Some(robots_job(q, origin, robots_url, 0, attempts));
+                }
+                Gate::Wait(retry_at) => {
+                    if let Some(at) = retry_at {
+                        q.next_allowed = q.next_allowed.max(at);
+                    }
+                    return None;
+                }
+            }
+        }
+        None
     }
 
     /// The sitemap job at `at` in the host's queue, taken out of it.

@@ -227,6 +227,14 @@ impl UrlFilter {
         UrlFilter::new(&self.include_patterns, exclude)
     }
 
+    /// True when an exclude pattern matches the URL (for files the crawl reads but that are
+    /// no pages, sitemaps: `--include` names the pages wanted, `--exclude` what never to fetch).
+    pub fn excludes_url(&self, url: &Url) -> bool {
+        self.exclude
+            .as_ref()
+            .is_some_and(|set| set.is_match(url.as_str()))
+    }
+
     /// True when the URL passes both lists.
     pub fn allows(&self, url: &Url) -> bool {
         let s = url.as_str();

@@ -137,3 +137,62 @@ async fn sitemaps_lead_to_unlinked_pages() {
     assert!(paths.iter().any(|x| x == "/sitemap.xml"), "{paths:?}");
     assert!(paths.iter().any(|x| x == "/hidden1"), "{paths:?}");
 }
+
+/// A sitemap file answers to its own origin's robots.txt and to `--exclude`: one that a.org's
+/// robots.txt names on b.org, whose robots.txt disallows everything, is not fetched; nor is a
+/// sitemap the operator excluded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sitemap_answers_to_its_hosts_robots_txt_and_to_exclude() {
+    let web = Web::default();
+    let a = web.host("127.0.0.96").await;
+    let b = web.host("127.0.0.97").await;
+    let robots = format!(
+        "User-agent: *\nDisallow:\nSitemap: {}\nSitemap: {}\n",
+        b.url("/sitemap-for-a.xml"),
+        a.url("/private-sitemap.xml")
+    );
+    a.route(
+        "/robots.txt",
+        Route::typed(200, "text/plain", robots.as_bytes()),
+    );
+    a.route("/", Route::html("<p>a</p>"));
+    let urlset = |url: String| {
+        format!("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>{url}</loc></url></urlset>")
+    };
+    a.route(
+        "/private-sitemap.xml",
+        Route::typed(200, "application/xml", urlset(a.url("/listed")).as_bytes()),
+    );
+    b.route(
+        "/robots.txt",
+        Route::typed(200, "text/plain", b"User-agent: *\nDisallow: /\n"),
+    );
+    b.route(
+        "/sitemap-for-a.xml",
+        Route::typed(200, "application/xml", urlset(a.url("/listed")).as_bytes()),
+    );
+    a.route("/listed", Route::html("<p>listed</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let result = trawl(args![
+        "crawl",
+        a.url("/"),
+        b.url("/"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "10ms",
+        "--exclude",
+        "private-sitemap",
+        "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let on_b = web.paths_of(&b);
+    assert_eq!(on_b, ["/robots.txt"], "{on_b:?}");
+    let on_a = web.paths_of(&a);
+    assert!(
+        !on_a.iter().any(|p| p == "/private-sitemap.xml"),
+        "{on_a:?}"
+    );
+    assert!(!on_a.iter().any(|p| p == "/listed"), "{on_a:?}");
+}
