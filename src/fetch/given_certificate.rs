@@ -1,10 +1,13 @@
-//! A server's own self-signed certificate given with `--ca-certificate`. Such a certificate is
-//! its own authority, and most are made with `openssl req -x509`, which marks them as one
-//! (`basicConstraints CA:TRUE`). webpki, rustls's verifier, refuses an authority's certificate
-//! as a server's (`CaUsedAsEndEntity`), where wget and curl (OpenSSL) accept the file as the
-//! authority of the very certificate the server shows. So when that is the only fault and the
-//! server's certificate is, byte for byte, one the operator gave, it is accepted: for the
-//! names it carries (checked here) and within its dates (webpki checks them before the
+//! A server's own certificate given with `--ca-certificate`: self-signed, or issued by an
+//! authority the crawl does not know. A self-signed certificate is its own authority, and most
+//! are made with `openssl req -x509`, which marks them as one (`basicConstraints CA:TRUE`).
+//! webpki, rustls's verifier, refuses an authority's certificate as a server's
+//! (`CaUsedAsEndEntity`), and a certificate whose issuer it does not know (`UnknownIssuer`: a
+//! server's own certificate from an intranet authority, exported from a browser), where wget
+//! and curl (OpenSSL, with partial chains) accept the file as the authority of the very
+//! certificate the server shows. So when that is the only fault and the server's certificate
+//! is, byte for byte, one the operator gave, it is accepted: for the names it carries
+//! (checked here) and within its dates (webpki checks them before the issuer and the
 //! constraint it failed on). Everything else is webpki's verdict over Mozilla's roots and the
 //! given authorities.
 
@@ -36,7 +39,7 @@ impl ServerCertVerifier for GivenCertificates {
             self.roots
                 .verify_server_cert(end_entity, intermediates, server_name, ocsp, now);
         match verdict {
-            Err(e) if is_authority_as_server(&e) && self.given.iter().any(|c| c == end_entity) => {
+            Err(e) if pinned_fault(&e) && self.given.iter().any(|c| c == end_entity) => {
                 verify_server_name(&ParsedCertificate::try_from(end_entity)?, server_name)?;
                 Ok(ServerCertVerified::assertion())
             }
@@ -67,9 +70,15 @@ impl ServerCertVerifier for GivenCertificates {
     }
 }
 
-/// True when webpki refused a certificate only for being an authority's.
-fn is_authority_as_server(e: &rustls::Error) -> bool {
+/// True when webpki refused a certificate for a fault that giving that very certificate
+/// answers: being an authority's (a self-signed certificate made with `openssl req -x509`), or
+/// having an issuer the crawl does not know (a server's own certificate from an intranet
+/// authority, exported from a browser or `openssl s_client`, which wget's and curl's OpenSSL
+/// accept as a partial chain). webpki checks a certificate's dates and constraints before it
+/// looks for its issuer, so an unknown issuer is the only fault left.
+fn pinned_fault(e: &rustls::Error) -> bool {
     match e {
+        rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer) => true,
         rustls::Error::InvalidCertificate(CertificateError::Other(other)) => matches!(
             other.0.downcast_ref::<webpki::Error>(),
             Some(webpki::Error::CaUsedAsEndEntity)

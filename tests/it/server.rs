@@ -234,6 +234,12 @@ impl Web {
     /// Starts an https host on `ip` whose certificate an authority of its own issued, and
     /// returns it with that authority's certificate (PEM).
     pub async fn tls_host_with_authority(&self, ip: &str) -> (Host, String) {
+        let (host, authority, _) = self.tls_host_issued(ip).await;
+        (host, authority)
+    }
+
+    /// [`Web::tls_host_with_authority`], and the host's own certificate (PEM) too.
+    pub async fn tls_host_issued(&self, ip: &str) -> (Host, String, String) {
         let ca_key = rcgen::KeyPair::generate().unwrap();
         let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
         ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -249,7 +255,7 @@ impl Web {
         let host = self
             .tls_host_with(ip, leaf.der().clone(), key.serialize_der())
             .await;
-        (host, ca_cert.pem())
+        (host, ca_cert.pem(), leaf.pem())
     }
 
     /// Starts https hosts on each of `ips` that show one self-signed certificate, for the

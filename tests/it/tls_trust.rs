@@ -1,6 +1,6 @@
 //! Which certificates a crawl trusts: an intranet's own authority with `--ca-certificate`
-//! (wget's name) beside the compiled-in roots, a server's own self-signed certificate given
-//! there, a file that holds none refused at the start, and wget's `--no-check-certificate`
+//! (wget's name) beside the compiled-in roots, a server's own certificate given there
+//! (self-signed, or from an authority not given), a file that holds none refused at the start, and wget's `--no-check-certificate`
 //! as a name of `--insecure`.
 
 use crate::args;
@@ -163,4 +163,31 @@ async fn a_connection_reset_during_the_tls_handshake_is_retried() {
     let stats = crate::harness::read_json(&stats);
     assert_eq!(stats["pages_archived"], 1, "{stats}");
     assert_eq!(stats["origins_given_up"], 0, "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_own_certificate_from_an_unknown_authority_can_be_given() {
+    // As a browser exports it: the server's certificate alone, not its authority's. wget's
+    // `--ca-certificate` and curl's `--cacert` accept it (OpenSSL's partial chain).
+    let web = Web::default();
+    let (tls, _authority, leaf) = web.tls_host_issued("127.0.0.98").await;
+    tls.route("/", Route::html("<p>pinned</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let pinned = out.path().join("server.pem");
+    std::fs::write(&pinned, &leaf).unwrap();
+    let result = trawl(args![
+        "crawl",
+        format!("https://{}/", tls.addr),
+        "--out",
+        out.path().join("warcs").display(),
+        "--ca-certificate",
+        pinned.display(),
+        "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let archived = read_records(&out.path().join("warcs"))
+        .iter()
+        .any(|r| r.warc_type == "response" && r.path() == "/" && r.status() == Some(200));
+    assert!(archived);
 }
