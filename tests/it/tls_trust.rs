@@ -1,7 +1,8 @@
 //! Which certificates a crawl trusts: an intranet's own authority with `--ca-certificate`
 //! (wget's name) beside the compiled-in roots, a server's own certificate given there
-//! (self-signed, or from an authority not given), a file that holds none refused at the start, and wget's `--no-check-certificate`
-//! as a name of `--insecure`.
+//! (self-signed, or from an authority not given), a file that holds none refused at the
+//! start, and wget's `--no-check-certificate` as a name of `--insecure`; and a reset during
+//! the handshake, retried.
 
 use crate::args;
 use crate::harness::{read_records, text, trawl};
