@@ -225,10 +225,21 @@ pub struct Connector<'a> {
 /// [`Connection::activate`] starts HTTP on it.
 pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchError> {
     let Some(proxy) = c.proxy else {
-        let allowed = allowed_addresses(url, c, c.dns.resolve(url).await?)?;
-        let (tcp, peer) = connect_first(&allowed, c.timeout).await?;
-        let _ = tcp.set_nodelay(true);
-        return over(url, c, tcp, Some(peer.ip()), false).await;
+        let mut allowed = allowed_addresses(url, c, c.dns.resolve(url).await?)?;
+        // A TLS handshake that the network ended on one address (it accepted the connection,
+        // then reset it or went silent: a broken IPv6 path, one bad machine behind a name)
+        // moves on to the name's other addresses, as the connect itself does, up to three.
+        for tried in 1.. {
+            let (tcp, peer) = connect_first(&allowed, c.timeout).await?;
+            let _ = tcp.set_nodelay(true);
+            match over(url, c, tcp, Some(peer.ip()), false).await {
+                Err(FetchError::Connect { .. }) if allowed.len() > 1 && tried < 3 => {
+                    allowed.retain(|a| *a != peer);
+                }
+                result => return result,
+            }
+        }
+        unreachable!("the loop returns");
     };
     // Where the origin's address is known here, the guard applies to it: an IP literal, a
     // name resolved here for socks5://, a name this machine resolves for an HTTP proxy. A

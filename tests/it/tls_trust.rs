@@ -192,3 +192,51 @@ async fn a_servers_own_certificate_from_an_unknown_authority_can_be_given() {
         .any(|r| r.warc_type == "response" && r.path() == "/" && r.status() == Some(200));
     assert!(archived);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handshake_the_network_ends_on_one_address_moves_to_the_next() {
+    // A name with two addresses: the first accepts connections and resets every handshake
+    // (one bad machine behind the name), the second serves. The crawl reaches the second.
+    use tokio::io::AsyncReadExt;
+    let web = Web::default();
+    let good = web.tls_host("127.0.0.99").await;
+    good.route("/", Route::html("<p>the good address</p>"));
+    let port = good.addr.port();
+    let bad = tokio::net::TcpListener::bind(("127.0.0.158", port))
+        .await
+        .unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = bad.accept().await {
+            let mut hello = [0u8; 64];
+            let _ = client.read(&mut hello).await;
+            #[allow(deprecated)]
+            let _ = client.set_linger(Some(std::time::Duration::ZERO));
+        }
+    });
+    let out = tempfile::tempdir().unwrap();
+    let stats = out.path().join("stats.json");
+    let result = trawl(args![
+        "crawl",
+        format!("https://two.test:{port}/"),
+        "--resolve",
+        format!("two.test:{port}:127.0.0.158,127.0.0.99"),
+        "--out",
+        out.path().join("warcs").display(),
+        "--stats",
+        stats.display(),
+        "--insecure",
+        "--robots-retry",
+        "100ms",
+        "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let stats = crate::harness::read_json(&stats);
+    assert_eq!(stats["pages_archived"], 1, "{stats}");
+    let records = read_records(&out.path().join("warcs"));
+    let page = records
+        .iter()
+        .find(|r| r.warc_type == "response" && r.path() == "/")
+        .expect("the page");
+    assert_eq!(page.ip_address.as_deref(), Some("127.0.0.99"));
+}
