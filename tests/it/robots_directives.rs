@@ -281,3 +281,34 @@ async fn a_robots_txt_cut_short_by_the_network_is_not_obeyed_as_complete() {
     assert_eq!(fetched.len(), 2, "{fetched:?}");
     assert_eq!(stats["truncated"]["disconnect"], 2, "{stats}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_delay_cut_to_max_delay_is_said() {
+    // The crawl then asks faster than the site wished: the operator is told so.
+    let web = Web::default();
+    let h = web.host("127.0.0.159").await;
+    h.route(
+        "/robots.txt",
+        Route::typed(200, "text/plain", b"User-agent: *\nCrawl-delay: 60\n"),
+    );
+    h.route("/", Route::html("<a href=/next>n</a>"));
+    h.route("/next", Route::html("<p>next</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let result = crate::harness::trawl(crate::args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().display(),
+        "--max-delay",
+        "300ms"
+    ])
+    .await;
+    assert_eq!(
+        result.status.code(),
+        Some(0),
+        "{}",
+        crate::harness::text(&result)
+    );
+    let log = String::from_utf8_lossy(&result.stderr);
+    assert!(log.contains("asks for a Crawl-delay of 60 s"), "{log}");
+}
