@@ -115,7 +115,7 @@ pub(super) async fn finish(
                 .map(|p| derived.now_at(p).display().to_string())
                 .collect(),
             hosts_seen: ledger.frontier.hosts_seen(),
-            queued_at_end: ledger.frontier.queued(),
+            queued_at_end: ledger.frontier.queued_for_next_run(),
             seed_problems,
             origins_given_up: counters.origins_given_up,
         },

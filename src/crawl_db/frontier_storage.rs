@@ -231,6 +231,10 @@ impl FrontierStorage for CrawlDb {
         self.meta_write(name, value)
     }
 
+    fn held(&self) -> usize {
+        self.in_flight.len()
+    }
+
     fn checkpoint(&mut self) -> Result<(), StoreError> {
         let held: Vec<(QueueKey, Vec<u8>)> = self.in_flight.values().cloned().collect();
         for (key, bytes) in &held {

@@ -425,6 +425,12 @@ impl Frontier {
         self.queued as usize
     }
 
+    /// URLs the next run would fetch: those waiting, and those in flight, which the final save
+    /// point keeps as queued (fetches abandoned at `--shutdown-timeout`).
+    pub fn queued_for_next_run(&self) -> usize {
+        self.queued() + self.storage.held()
+    }
+
     /// Distinct hosts that ever had a URL queued.
     pub fn hosts_seen(&self) -> usize {
         self.hosts.len()

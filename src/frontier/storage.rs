@@ -161,6 +161,12 @@ pub trait FrontierStorage: Send {
     /// The host's entry in flight is done.
     fn finish(&mut self, host: u32);
 
+    /// Entries in flight, which a checkpoint saves as queued (fetches abandoned at a stop run
+    /// again in the next run).
+    fn held(&self) -> usize {
+        0
+    }
+
     /// Moves the queued URL with fingerprint `fp` of `host` `n` ranks earlier, keeping its
     /// age among equals (`--order backlinks`: it gained `n` backlinks). `url` is the URL's
     /// text when the storage asked for it ([`FrontierStorage::ranks_by_url`]). False when it is

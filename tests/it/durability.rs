@@ -527,3 +527,67 @@ async fn counters_and_truncation_reasons_after_kill_and_resume_equal_an_uninterr
     let got = crate::harness::read_json(&stats);
     assert_eq!(counters(&got), counters(&expected));
 }
+
+/// A fetch abandoned at `--shutdown-timeout` runs again in the next run, and the report's
+/// `queued_at_end` counts it with the URLs still waiting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fetch_abandoned_at_the_stop_is_counted_as_queued_for_the_next_run() {
+    let web = Web::default();
+    let h = web.host("127.0.0.167").await;
+    h.route("/", Route::html("<a href=/hang>h</a><a href=/later>l</a>"));
+    h.behave("/hang", crate::server::Behavior::Hang);
+    h.route("/later", Route::html("<p>later</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = out.path().join("stats.json");
+    let child = spawn_trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().join("warcs").display(),
+        "--stats",
+        stats.display(),
+        "-c",
+        "1",
+        "--delay",
+        "10ms",
+        "--timeout",
+        "60s",
+        "--shutdown-timeout",
+        "1s"
+    ]);
+    wait_for(
+        || web.paths_of(&h).iter().any(|p| p == "/hang"),
+        "the hanging fetch",
+    )
+    .await;
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", text(&output));
+    let report = crate::harness::read_json(&stats);
+    let queued = report["queued_at_end"].as_u64().unwrap();
+    assert!(queued >= 1, "{report}");
+    // Its queue and the abandoned fetch are what the next run fetches.
+    let before = web.paths_of(&h).len();
+    h.route("/hang", Route::html("<p>answered now</p>"));
+    let again = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().join("warcs").display(),
+        "--stats",
+        stats.display(),
+        "--delay",
+        "10ms"
+    ])
+    .await;
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let fetched: Vec<String> = web.paths_of(&h)[before..]
+        .iter()
+        .filter(|p| !p.starts_with("/robots.txt") && !p.starts_with("/sitemap"))
+        .cloned()
+        .collect();
+    assert_eq!(fetched.len() as u64, queued, "{fetched:?} {report}");
+}
