@@ -25,6 +25,7 @@ use std::time::SystemTime;
 use crate::extract::{read_document, Document, DocumentOptions};
 use crate::http_message::media_type::parsed_as_xml;
 use crate::record::builder::{derived_record, warc_date, warc_fields, WarcRecord};
+use crate::record::sha1_digest;
 use crate::warc::naming::list_warc_files;
 use crate::warc::reader::{records, StoredRecord};
 
@@ -160,11 +161,14 @@ fn derivative_warcinfo(filename: &str, source: &str, info: &[(String, String)]) 
     }
     let block = warc_fields(fields.into_iter());
     let date = warc_date(SystemTime::now());
+    // As the crawl's own warcinfo: FastWARC, verifying digests, drops a record without one.
+    let digest = sha1_digest(block.as_bytes());
     derived_record(
         "warcinfo",
         &[
             ("WARC-Date", &date),
             ("WARC-Filename", filename),
+            ("WARC-Block-Digest", &digest),
             ("Content-Type", "application/warc-fields"),
         ],
         block.as_bytes(),

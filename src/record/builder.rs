@@ -342,9 +342,13 @@ pub fn metadata_record(
 pub fn warcinfo_record(filename: &str, date: SystemTime, info: &[(String, String)]) -> WarcRecord {
     let block = warc_fields(info.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let date = warc_date(date);
+    // Optional in WARC 1.1, but FastWARC, asked to verify digests, leaves out a record that
+    // has none: the file's first record would be lost to its readers.
+    let digest = sha1_digest(block.as_bytes());
     let fields = [
         ("WARC-Date", date.as_str()),
         ("WARC-Filename", filename),
+        ("WARC-Block-Digest", digest.as_str()),
         ("Content-Type", "application/warc-fields"),
     ];
     serialize("warcinfo", RecordIds::next(), &fields, block.as_bytes())

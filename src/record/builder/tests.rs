@@ -198,4 +198,9 @@ fn warcinfo_is_warc_fields() {
     );
     assert_eq!(header(&rec.bytes, "WARC-Filename"), Some("t-1.warc.gz"));
     assert!(String::from_utf8_lossy(&rec.bytes).contains("software: trawl/0.1 x\r\n"));
+    // A block digest, which FastWARC needs to keep the record when it verifies digests.
+    assert_eq!(
+        header(&rec.bytes, "WARC-Block-Digest"),
+        Some(sha1_digest(b"software: trawl/0.1 x\r\n").as_str())
+    );
 }
