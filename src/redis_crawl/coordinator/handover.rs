@@ -102,6 +102,7 @@ impl Coordinator {
         let replies = self.redis.invoke_all::<i64>(&calls).await;
         drop(calls);
         let mut failure = None;
+        let mut lost = Vec::new();
         for (a, reply) in acks.into_iter().zip(replies) {
             match reply {
                 Ok(1) => {
@@ -110,11 +111,7 @@ impl Coordinator {
                     self.awaiting_ack.remove(&a.host);
                     self.dirty.insert(a.host);
                 }
-                Ok(_) => {
-                    tracing::warn!("lease on {} lost to another worker", a.host);
-                    self.held.remove(&a.host);
-                    self.forget(&a.host, frontier);
-                }
+                Ok(_) => lost.push(a.host),
                 Err(e) => {
                     // Staged again: acknowledged by a later save point (repeating is harmless).
                     let mut book = self.book();
@@ -126,6 +123,7 @@ impl Coordinator {
                 }
             }
         }
+        self.leases_lost(lost, frontier).await;
         if let Some(e) = failure {
             return Err(e);
         }

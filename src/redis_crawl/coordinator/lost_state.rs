@@ -16,6 +16,7 @@
 use redis::Script;
 
 use super::Coordinator;
+use crate::frontier::Frontier;
 
 /// Marks the crawl lost, only while its record is the one this worker joined (a crawl that is
 /// wholly gone, or made again since, is left alone).
@@ -46,6 +47,28 @@ impl Coordinator {
                  an empty replica"
                     .to_string(),
             );
+        }
+    }
+
+    /// Lets go of `hosts`, whose leases Redis said this worker no longer holds. That is
+    /// another worker's doing only while the crawl's record is still the one joined: a Redis
+    /// back without its data answers the same way (the lease keys are gone), and then the
+    /// crawl is lost, which the record read here says (and the stop that follows), rather
+    /// than a warning that blames another worker.
+    pub(super) async fn leases_lost(&mut self, hosts: Vec<String>, frontier: &mut Frontier) {
+        if hosts.is_empty() {
+            return;
+        }
+        if !self.state_lost() {
+            // A failing Redis is the outage path's to notice; the leases go either way.
+            let _ = self.check_record().await;
+        }
+        for host in hosts {
+            if !self.state_lost() {
+                tracing::warn!("lease on {host} lost to another worker");
+            }
+            self.held.remove(&host);
+            self.forget(&host, frontier);
         }
     }
 

@@ -103,6 +103,7 @@ impl Coordinator {
             return Ok(());
         };
         let mut failure = None;
+        let mut lost = Vec::new();
         for (host, answer) in answers {
             let answer = match answer {
                 Ok(answer) => answer,
@@ -143,13 +144,10 @@ impl Coordinator {
                     self.held.remove(&host);
                     self.forget(&host, frontier);
                 }
-                _ => {
-                    tracing::warn!("lease on {host} lost to another worker");
-                    self.held.remove(&host);
-                    self.forget(&host, frontier);
-                }
+                _ => lost.push(host),
             }
         }
+        self.leases_lost(lost, frontier).await;
         failure.map_or(Ok(()), Err)
     }
 }
