@@ -210,16 +210,18 @@ pub fn outlinks(
         let policy = PagePolicy::from_header(&String::from_utf8_lossy(policy));
         out.referrer = policy.unwrap_or_default();
     }
+    // Only a page's body is read for links: its type decides how.
+    let media = (page && !robots).then(|| capture.media_type()).flatten();
     if robots {
         out.robots_body = Some(robots_body(
             capture,
             rules.robots_max_decoded,
             &mut out.faults,
         ));
-    } else if let Some(media) = capture.media_type().filter(|m| page && is_markup(m)) {
+    } else if let Some(media) = media.as_deref().filter(|m| is_markup(m)) {
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
         let (text, encoding) = decode_html_with_encoding(&body, capture.head.charset().as_deref());
-        let xml = parsed_as_xml(&media);
+        let xml = parsed_as_xml(media);
         let links = extract_document(
             &text,
             url,
@@ -230,7 +232,7 @@ pub fn outlinks(
         );
         out.requisites = links.requisites.clone();
         out.referrer = links.referrer.unwrap_or(out.referrer);
-        out.lacks_icon = is_html(&media) && !links.names_icon;
+        out.lacks_icon = is_html(media) && !links.names_icon;
         if links.dropped > 0 {
             out.faults.push(FaultKind::LinksCapped);
         }
@@ -250,10 +252,7 @@ pub fn outlinks(
         }
         out.links = links.urls;
         leave_refused_types(&mut out, &links.declared, &rules.accept);
-    } else if capture
-        .media_type()
-        .is_some_and(|m| page && may_be_feed(&m))
-    {
+    } else if media.as_deref().is_some_and(may_be_feed) {
         // A feed archived as a page (`--accept` takes its type): the posts it lists.
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
         let feed = feed_links(&body, url, rules.max_links_per_page);

@@ -20,6 +20,7 @@ pub mod sitemap;
 mod srcset;
 pub mod syndication;
 mod text_buffer;
+mod xml_refs;
 
 pub use charset::{decode_html, decode_html_with_encoding, decode_text};
 pub use document::{read_document, Document, DocumentOptions, HtmlLink};

@@ -9,6 +9,7 @@
 use std::io::Read;
 
 use super::lossy_utf8::LossyUtf8;
+use super::xml_refs::reference_char;
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
@@ -215,21 +216,8 @@ fn read_xml<R: std::io::BufRead>(mut reader: Reader<R>, out: &mut Sitemap) {
                 }
             }
             Ok(Event::GeneralRef(r)) if in_loc => {
-                let name = r.into_inner();
-                let resolved = match name.as_ref() {
-                    "amp" => Some('&'),
-                    "lt" => Some('<'),
-                    "gt" => Some('>'),
-                    "quot" => Some('"'),
-                    "apos" => Some('\''),
-                    n => n
-                        .strip_prefix("#x")
-                        .and_then(|h| u32::from_str_radix(h, 16).ok())
-                        .or_else(|| n.strip_prefix('#').and_then(|d| d.parse().ok()))
-                        .and_then(char::from_u32),
-                };
                 // Other entities are never expanded (a DTD cannot make the file grow).
-                match resolved {
+                match reference_char(&r) {
                     Some(c) if loc.len() <= MAX_LOC => loc.push(c),
                     Some(_) => {}
                     None => out.invalid = true,

@@ -12,6 +12,7 @@ use quick_xml::{Reader, XmlVersion};
 use url::Url;
 
 use super::lossy_utf8::LossyUtf8;
+use super::xml_refs::reference_char;
 use crate::url_rules::resolve_link;
 
 /// Longest URL text kept from an element (longer ones are dropped, as `--max-url-length`
@@ -101,7 +102,7 @@ pub fn feed_links(body: &[u8], url: &Url, max: usize) -> FeedLinks {
             }
             Event::GeneralRef(r) => {
                 if let Some((_, text)) = &mut text_of {
-                    match predefined(r.into_inner().as_ref()) {
+                    match reference_char(&r) {
                         Some(c) if text.len() <= MAX_TEXT => text.push(c),
                         _ => {}
                     }
@@ -196,22 +197,6 @@ fn element_base(e: &BytesStart<'_>, parent: &Url) -> Url {
         })
         .filter(|base| matches!(base.scheme(), "http" | "https"))
         .unwrap_or_else(|| parent.clone())
-}
-
-/// The character a predefined entity or a character reference names.
-fn predefined(name: &str) -> Option<char> {
-    match name {
-        "amp" => Some('&'),
-        "lt" => Some('<'),
-        "gt" => Some('>'),
-        "quot" => Some('"'),
-        "apos" => Some('\''),
-        n => n
-            .strip_prefix("#x")
-            .and_then(|h| u32::from_str_radix(h, 16).ok())
-            .or_else(|| n.strip_prefix('#').and_then(|d| d.parse().ok()))
-            .and_then(char::from_u32),
-    }
 }
 
 #[cfg(test)]

@@ -146,22 +146,7 @@ async fn a_connection_reset_during_the_tls_handshake_is_retried() {
         }
     });
     let out = tempfile::tempdir().unwrap();
-    let stats = out.path().join("stats.json");
-    let result = trawl(args![
-        "crawl",
-        format!("https://{front_addr}/"),
-        "--out",
-        out.path().join("warcs").display(),
-        "--stats",
-        stats.display(),
-        "--insecure",
-        "--robots-retry",
-        "100ms",
-        "-q"
-    ])
-    .await;
-    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
-    let stats = crate::harness::read_json(&stats);
+    let stats = crawl_through_faults(format!("https://{front_addr}/"), out.path(), &[]).await;
     assert_eq!(stats["pages_archived"], 1, "{stats}");
     assert_eq!(stats["origins_given_up"], 0, "{stats}");
 }
@@ -214,24 +199,9 @@ async fn a_handshake_the_network_ends_on_one_address_moves_to_the_next() {
         }
     });
     let out = tempfile::tempdir().unwrap();
-    let stats = out.path().join("stats.json");
-    let result = trawl(args![
-        "crawl",
-        format!("https://two.test:{port}/"),
-        "--resolve",
-        format!("two.test:{port}:127.0.0.158,127.0.0.99"),
-        "--out",
-        out.path().join("warcs").display(),
-        "--stats",
-        stats.display(),
-        "--insecure",
-        "--robots-retry",
-        "100ms",
-        "-q"
-    ])
-    .await;
-    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
-    let stats = crate::harness::read_json(&stats);
+    let pin = format!("two.test:{port}:127.0.0.158,127.0.0.99");
+    let seed = format!("https://two.test:{port}/");
+    let stats = crawl_through_faults(seed, out.path(), &["--resolve", &pin]).await;
     assert_eq!(stats["pages_archived"], 1, "{stats}");
     let records = read_records(&out.path().join("warcs"));
     let page = records
@@ -239,4 +209,31 @@ async fn a_handshake_the_network_ends_on_one_address_moves_to_the_next() {
         .find(|r| r.warc_type == "response" && r.path() == "/")
         .expect("the page");
     assert_eq!(page.ip_address.as_deref(), Some("127.0.0.99"));
+}
+
+/// Crawls `seed` into `out` as the handshake-fault tests do: `--insecure` (the test servers'
+/// certificates name their address, not the name or the front the crawl uses) and a short
+/// robots.txt retry; asserts exit 0 and returns the report.
+async fn crawl_through_faults(
+    seed: String,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> serde_json::Value {
+    let stats = out.join("stats.json");
+    let mut a = args![
+        "crawl",
+        seed,
+        "--out",
+        out.join("warcs").display(),
+        "--stats",
+        stats.display(),
+        "--insecure",
+        "--robots-retry",
+        "100ms",
+        "-q"
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    let result = trawl(a).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    crate::harness::read_json(&stats)
 }
