@@ -13,7 +13,8 @@ pub enum ExitCode {
     /// No usable seed.
     NoSeeds = 3,
     /// The crawl finished, but some URLs failed after their retries (network or protocol
-    /// errors, or a host given up: unresolvable, or its robots.txt unavailable); HTTP error
+    /// errors, or a host given up: unresolvable, its robots.txt unavailable, or not answering
+    /// for `--host-down-limit`); HTTP error
     /// statuses are archived data, not failures.
     FetchErrors = 4,
     /// Writing the output failed (disk full, permissions); the files written are valid.

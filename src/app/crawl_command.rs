@@ -282,7 +282,10 @@ fn exit_code(stats: &CrawlStats) -> ExitCode {
         StopReason::Interrupted | StopReason::Stopped => ExitCode::Interrupted,
         StopReason::TimeLimit => ExitCode::TimeLimit,
         StopReason::SharedStateLost => ExitCode::SharedStore,
-        _ if stats.failed_urls > 0 || stats.filtered.robots_unavailable > 0 => {
+        _ if stats.failed_urls > 0
+            || stats.filtered.robots_unavailable > 0
+            || stats.filtered.host_down > 0 =>
+        {
             ExitCode::FetchErrors
         }
         _ => ExitCode::Success,

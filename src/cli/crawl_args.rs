@@ -362,6 +362,14 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub retries: u32,
 
+    /// How long a host that stopped answering is waited for. After 3 failed connections in a
+    /// row (any of its URLs), its URLs wait in their queue while one request at a time
+    /// checks whether it is back (doubling waits, up to 5 minutes apart); after this long
+    /// without an answer, its queued URLs are dropped and counted (exit code 4). 0 drops
+    /// them as soon as it is found down, as a host that has not answered in this run is.
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
+    pub host_down_limit: Duration,
+
     /// HTTP statuses that mean "slow down and try again later" (429, 503 by default; 4xx/5xx
     /// only): the host's delay grows (up to --max-delay), the URL is retried, and only the
     /// last answer is archived. An empty value turns this off. wget's --retry-on-http-error

@@ -344,6 +344,7 @@ impl Config {
                 max_pages_per_host: args.max_pages_per_host,
                 retries: args.retries,
                 retry_max_wait: wget.retry_max_wait,
+                host_down_limit: args.host_down_limit,
                 shutdown_timeout: args.shutdown_timeout,
                 time_limit: args.time_limit,
                 max_bytes: args.max_bytes,

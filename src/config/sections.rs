@@ -139,6 +139,8 @@ pub struct RunConfig {
     pub retries: u32,
     /// wget's `--waitretry`: the longest wait before a retry (five minutes without it).
     pub retry_max_wait: Option<Duration>,
+    /// `--host-down-limit`: how long a host whose connections all fail is waited for.
+    pub host_down_limit: Duration,
     /// Grace period for in-flight fetches after a stop request.
     pub shutdown_timeout: Duration,
     /// Stop (resumably) after this long.

@@ -169,6 +169,7 @@ impl ConsoleLink {
             .unwrap_or_default();
         filtered.insert("robots".into(), counters.robots_denied);
         filtered.insert("robots_unavailable".into(), counters.robots_unavailable);
+        filtered.insert("host_down".into(), counters.host_down);
         let view = View {
             crawl_id: state.crawl_id.to_string(),
             started: state.started.to_string(),

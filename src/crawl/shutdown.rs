@@ -97,6 +97,7 @@ pub(super) async fn finish(
     let counters = ledger.frontier.counters().clone();
     ledger.tally.filtered.robots = counters.robots_denied;
     ledger.tally.filtered.robots_unavailable = counters.robots_unavailable;
+    ledger.tally.filtered.host_down = counters.host_down;
     let stats = CrawlStats::build(
         &ledger.tally,
         Totals {
@@ -118,6 +119,7 @@ pub(super) async fn finish(
             queued_at_end: ledger.frontier.queued_for_next_run(),
             seed_problems,
             origins_given_up: counters.origins_given_up,
+            hosts_down: counters.hosts_down,
         },
     );
     CrawlOutcome {

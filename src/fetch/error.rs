@@ -22,6 +22,9 @@ pub struct HeadLimits {
     pub max_headers: usize,
 }
 
+/// What a connect that ran past the fetch's deadline is called ([`FetchError::Timeout`]).
+pub const CONNECT_TIMEOUT: &str = "connect";
+
 /// A failed fetch: no usable HTTP response head was received.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
@@ -95,6 +98,25 @@ impl FetchError {
                 | FetchError::Disconnected { .. }
                 | FetchError::Spool(_)
         )
+    }
+
+    /// True when no connection to the host could be made (refused, unreachable, silent, or a
+    /// TLS handshake the network ended): the host failed, whatever the URL.
+    pub fn is_connect_failure(&self) -> bool {
+        matches!(
+            self,
+            FetchError::Connect { .. } | FetchError::Timeout(CONNECT_TIMEOUT)
+        )
+    }
+
+    /// True when the failure came after a connection was made: the host is up.
+    pub fn reached_host(&self) -> bool {
+        match self {
+            FetchError::Tls { .. } | FetchError::Protocol { .. } => true,
+            FetchError::Disconnected { .. } => true,
+            FetchError::Timeout(what) => *what != CONNECT_TIMEOUT,
+            _ => false,
+        }
     }
 
     /// True when the host cannot be reached at all on this origin (for the https→http

@@ -179,7 +179,7 @@ impl Fetcher {
                     match timeout_at(deadline, connection::connect(url, &connector)).await {
                         Ok(Ok(c)) => c,
                         Ok(Err(e)) => return (Err(e), None),
-                        Err(_) => return (Err(FetchError::Timeout("connect")), None),
+                        Err(_) => return (Err(FetchError::Timeout(error::CONNECT_TIMEOUT)), None),
                     }
                 }
             };

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 use super::groups::Membership;
+use super::host_health::HostHealth;
 use super::robots_state::RobotsState;
 
 /// A robots.txt fetch waiting to follow a redirect.
@@ -54,6 +55,8 @@ pub struct HostState {
     pub backlinks: u64,
     /// Jobs started since its turn began (see [`super::scheduler`]).
     pub turn: u32,
+    /// Its failed connections: down, given up (see [`super::host_health`]).
+    pub health: HostHealth,
 }
 
 impl HostState {
@@ -75,6 +78,7 @@ impl HostState {
             sitemaps: Default::default(),
             backlinks: 0,
             turn: 0,
+            health: HostHealth::default(),
         }
     }
 

@@ -9,6 +9,7 @@
 //! |---|---|
 //! | ready and waiting hosts, shuffle | `scheduler.rs` |
 //! | one host's counts, clock, robots states | `host.rs` |
+//! | a host found down by failed connections, probed, given up | `host_health.rs` |
 //! | its settings, and the counts it reports | `settings.rs` |
 //! | delays and backoff | `politeness.rs` |
 //! | the order of a host's queue (`--order`) | `order.rs` |
@@ -34,6 +35,7 @@ pub mod backlinks;
 mod group_membership;
 pub mod groups;
 pub mod host;
+pub mod host_health;
 mod job;
 mod late_duplicates;
 pub mod lease;
@@ -65,6 +67,7 @@ use backlinks::Backlinks;
 pub use groups::PolitenessKey;
 use groups::{Groups, Membership};
 use host::{HostState, PendingRobots};
+pub use host_health::HostDown;
 pub use job::{Candidate, Job, JobKind, Next};
 pub use link_key::{link_keys, LinkKey};
 pub use order::CrawlOrder;
@@ -318,6 +321,10 @@ impl Frontier {
 
     /// The next runnable job of one host, dropping robots-denied URLs on the way.
     fn take_job(&mut self, id: u32, now: Instant) -> Option<Job> {
+        if self.hosts[id as usize].health.given_up() {
+            self.drop_given_up(id);
+            return None;
+        }
         let obey = self.config.obey_robots;
         let q = &mut self.hosts[id as usize];
         if let Some(p) = q.pending_robots.take() {

@@ -140,7 +140,7 @@ impl Frontier {
 
     /// Queues `job`'s URL again (as attempt `attempt`), its host waiting at least `wait`, and
     /// completes the job.
-    fn requeue_job(&mut self, job: Job, attempt: u32, now: Instant, wait: Duration) {
+    pub(super) fn requeue_job(&mut self, job: Job, attempt: u32, now: Instant, wait: Duration) {
         let Some(&id) = self.ids.get(&job.host) else {
             return;
         };

@@ -44,4 +44,10 @@ pub struct FrontierCounters {
     /// Origins given up because their robots.txt stayed unreachable or was refused.
     #[serde(default)]
     pub origins_given_up: u64,
+    /// Dropped because their host stopped answering for `--host-down-limit`.
+    #[serde(default)]
+    pub host_down: u64,
+    /// Hosts given up for that.
+    #[serde(default)]
+    pub hosts_down: u64,
 }

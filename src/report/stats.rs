@@ -66,6 +66,10 @@ pub struct Filtered {
     pub robots: u64,
     /// Dropped because robots.txt stayed unavailable (5xx/unreachable).
     pub robots_unavailable: u64,
+    /// Dropped because their host stopped answering (every connection failed) for longer
+    /// than `--host-down-limit`.
+    #[serde(default)]
+    pub host_down: u64,
     /// Links of pages whose `<meta name="robots">` says `nofollow` (or `none`).
     #[serde(default)]
     pub nofollow: u64,
@@ -232,6 +236,9 @@ pub struct CrawlStats {
     pub slowed_down: u64,
     /// Origins given up because their robots.txt stayed unreachable or was refused.
     pub origins_given_up: u64,
+    /// Hosts given up because they stopped answering for `--host-down-limit`.
+    #[serde(default)]
+    pub hosts_down: u64,
     /// Truncated records by reason.
     pub truncated: BTreeMap<String, u64>,
     /// Pages written as revisit records.
@@ -276,6 +283,8 @@ pub struct Totals {
     pub seed_problems: Vec<String>,
     /// Origins given up (robots.txt unreachable or refused).
     pub origins_given_up: u64,
+    /// Hosts given up because they stopped answering for `--host-down-limit`.
+    pub hosts_down: u64,
 }
 
 impl CrawlStats {
@@ -326,6 +335,7 @@ impl CrawlStats {
             retries: tally.retries,
             slowed_down: tally.slowed_down,
             origins_given_up: totals.origins_given_up,
+            hosts_down: totals.hosts_down,
             truncated: tally.truncated.clone(),
             revisits: tally.revisits,
             bytes_saved: tally.bytes_saved,

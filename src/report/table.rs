@@ -50,8 +50,8 @@ pub fn render_table(s: &CrawlStats) -> String {
     row(
         "filtered",
         format!(
-            "content-type:{} robots:{} robots-unavailable:{} nofollow:{} scope:{} extension:{} declared-type:{} depth:{} pattern:{} redirects:{} url-length:{} link-cap:{} not-http:{} path-trap:{} port:{} host-quota:{} target-reached:{} duplicate:{}",
-            f.content_type, f.robots, f.robots_unavailable, f.nofollow, f.scope, f.extension, f.declared_type, f.depth, f.pattern, f.redirects, f.url_length, f.link_cap, f.not_http, f.path_trap, f.port, f.host_quota, f.target_reached, f.duplicate
+            "content-type:{} robots:{} robots-unavailable:{} host-down:{} nofollow:{} scope:{} extension:{} declared-type:{} depth:{} pattern:{} redirects:{} url-length:{} link-cap:{} not-http:{} path-trap:{} port:{} host-quota:{} target-reached:{} duplicate:{}",
+            f.content_type, f.robots, f.robots_unavailable, f.host_down, f.nofollow, f.scope, f.extension, f.declared_type, f.depth, f.pattern, f.redirects, f.url_length, f.link_cap, f.not_http, f.path_trap, f.port, f.host_quota, f.target_reached, f.duplicate
         ),
     );
     let errors: Vec<String> = s.errors.iter().map(|(k, v)| format!("{k}:{v}")).collect();
@@ -133,7 +133,7 @@ pub fn render_table(s: &CrawlStats) -> String {
     if !top.is_empty() {
         row("top hosts", top.join(", "));
     }
-    if s.failed_urls > 0 || f.robots_unavailable > 0 {
+    if s.failed_urls > 0 || f.robots_unavailable > 0 || f.host_down > 0 {
         let mut why = Vec::new();
         if s.failed_urls > 0 {
             why.push(format!(
@@ -145,6 +145,12 @@ pub fn render_table(s: &CrawlStats) -> String {
             why.push(format!(
                 "{} URL(s) dropped because their host or its robots.txt could not be reached ({} host(s) given up; the log says why)",
                 f.robots_unavailable, s.origins_given_up
+            ));
+        }
+        if f.host_down > 0 {
+            why.push(format!(
+                "{} URL(s) dropped because their host stopped answering ({} host(s) given up after --host-down-limit; the log says which)",
+                f.host_down, s.hosts_down
             ));
         }
         row("exit code 4 because", why.join("; "));

@@ -22,6 +22,7 @@ mod encodings;
 mod extension_probes;
 mod foreign_warcs;
 mod harness;
+mod host_down;
 mod hostile;
 mod hostile_cases;
 mod limit_rate;

@@ -1,13 +1,14 @@
 //! What a failed fetch changes in the ledger: the fallback from https to http for a bare-host
 //! seed whose TLS origin is unreachable, a robots.txt that cannot be fetched (the host waits or
-//! is given up), retries with backoff for pages and requisites, and the count of failed URLs.
+//! is given up), retries with backoff for pages and requisites, a host that stopped answering
+//! (its URLs wait for it, or it is given up), and the count of failed URLs.
 
 use std::time::{Duration, Instant};
 
 use super::Ledger;
 use crate::fetch::{origin_key, FetchError};
 use crate::frontier::politeness::retry_backoff;
-use crate::frontier::{Candidate, Job, JobKind, RobotsOutcome};
+use crate::frontier::{Candidate, HostDown, Job, JobKind, RobotsOutcome};
 
 impl Ledger {
     /// Applies the failure of `job`.
@@ -51,7 +52,14 @@ impl Ledger {
                 return;
             }
         }
+        if error.reached_host() {
+            self.host_reached(&job.host, now);
+        }
+        let host_down = error.is_connect_failure() && self.frontier.connection_failed(&job.host);
         match &job.kind {
+            JobKind::Page | JobKind::Requisite { .. } if host_down => {
+                self.wait_for_host(job, &error, now);
+            }
             JobKind::Robots { origin, .. } => {
                 let outcome = if error.is_retryable() {
                     RobotsOutcome::Unreachable
@@ -90,4 +98,39 @@ impl Ledger {
             }
         }
     }
+
+    /// Puts `job` back to wait for its host, which is down, or gives the host up.
+    fn wait_for_host(&mut self, job: Job, error: &FetchError, now: Instant) {
+        let host = job.host.clone();
+        let base = self.rules.delay.max(Duration::from_secs(1));
+        let limit = self.rules.host_down_limit;
+        match self.frontier.wait_for_host(job, now, base, limit) {
+            // Visible without -v: a whole host waits.
+            HostDown::Waiting { wait, first: true } => tracing::warn!(
+                "{host} is not answering ({error}): its URLs wait for it, tried again in {:?}; given up after {:?} without an answer (--host-down-limit)",
+                whole_seconds(wait),
+                whole_seconds(limit)
+            ),
+            HostDown::Waiting { wait, .. } => {
+                tracing::info!(%host, %error, "host still not answering; tried again in {wait:?}")
+            }
+            // Visible without -v: a whole host is dropped.
+            HostDown::GivenUp { dropped, down_for } => tracing::warn!(
+                "giving up {host}: not answering for {:?} ({error}); {dropped} queued URL(s) dropped",
+                whole_seconds(down_for)
+            ),
+        }
+    }
+
+    /// A connection to `host` was made; says so if it had been down.
+    pub(super) fn host_reached(&mut self, host: &str, now: Instant) {
+        if let Some(down) = self.frontier.host_reached(host, now) {
+            tracing::warn!("{host} answers again, after {:?} down", whole_seconds(down));
+        }
+    }
+}
+
+/// `d` to the second, for the log.
+fn whole_seconds(d: Duration) -> Duration {
+    Duration::from_secs(d.as_secs())
 }

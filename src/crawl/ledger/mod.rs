@@ -46,6 +46,8 @@ pub(super) struct LedgerRules {
     pub(super) delay: Duration,
     /// `--page-requisites`.
     pub(super) page_requisites: bool,
+    /// `--host-down-limit`: how long a host that stopped answering is waited for.
+    pub(super) host_down_limit: Duration,
 }
 
 /// What a handled result means for the loop.
@@ -212,6 +214,7 @@ impl Ledger {
             self.tally.request_time += elapsed;
             self.tally.bytes_downloaded += bytes;
             count_for_host(&mut self.tally.hosts_crawled, &job.host);
+            self.host_reached(&job.host, now);
             if !self.fallback.is_empty() {
                 self.origin_reached(&job);
             }

@@ -205,6 +205,7 @@ fn finish_start(
         retry_max_wait: config.run.retry_max_wait,
         delay: config.frontier.delay,
         page_requisites: config.chain.links.page_requisites,
+        host_down_limit: config.run.host_down_limit,
     };
     let resumed = saved.is_some();
     let (mut tally, live, saved_seeds, seed_chunks) = saved

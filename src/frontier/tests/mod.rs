@@ -10,6 +10,7 @@ use crate::frontier::robots_state::{MAX_ROBOTS_ATTEMPTS, MAX_ROBOTS_REDIRECTS};
 
 const DELAY: Duration = Duration::from_millis(100);
 
+mod host_down;
 mod robots_and_sitemaps;
 mod saved_state;
 mod scheduling;

@@ -1,0 +1,158 @@
+//! A host that stops answering in the middle of a crawl (its server gone: every connection
+//! refused). Its URLs wait for it rather than failing one by one: an outage shorter than
+//! `--host-down-limit` loses nothing, and a longer one drops the host's URLs at once, counted,
+//! with exit code 4.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use crate::args;
+use crate::harness::{assert_valid, read_json, read_records, text, trawl};
+
+const PAGES: usize = 12;
+
+/// Serves the site on `listener`, one request per connection, until `stop_after` pages
+/// (`/p…`) were served; then the listener is closed, and connections are refused.
+async fn serve(listener: TcpListener, pages: Arc<AtomicUsize>, stop_after: usize) {
+    while pages.load(Ordering::SeqCst) < stop_after {
+        let Ok((mut stream, _)) = listener.accept().await else {
+            return;
+        };
+        let mut head = Vec::new();
+        let mut buf = [0u8; 1024];
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&buf[..n]),
+            }
+        }
+        let line = String::from_utf8_lossy(&head).into_owned();
+        let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+        let (status, body) = match path.as_str() {
+            "/" => {
+                let links: String = (1..=PAGES)
+                    .map(|i| format!("<a href=/p{i}>{i}</a>"))
+                    .collect();
+                ("200 OK", format!("<html><body>{links}</body></html>"))
+            }
+            p if p.starts_with("/p") => {
+                pages.fetch_add(1, Ordering::SeqCst);
+                ("200 OK", format!("<html><body>page {p}</body></html>"))
+            }
+            _ => ("404 Not Found", "no".to_string()),
+        };
+        let response = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = stream.write_all(response.as_bytes()).await;
+        let _ = stream.shutdown().await;
+    }
+}
+
+/// A site on `ip` that goes away after `stop_after` pages, and comes back `back_after`
+/// later when given. Returns its address and the count of pages served.
+async fn site_that_goes_away(
+    ip: &str,
+    stop_after: usize,
+    back_after: Option<Duration>,
+) -> (SocketAddr, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind((ip, 0)).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let pages = Arc::new(AtomicUsize::new(0));
+    let served = pages.clone();
+    tokio::spawn(async move {
+        serve(listener, served.clone(), stop_after).await;
+        if let Some(wait) = back_after {
+            tokio::time::sleep(wait).await;
+            let listener = TcpListener::bind(addr).await.unwrap();
+            serve(listener, served, usize::MAX).await;
+        }
+    });
+    (addr, pages)
+}
+
+/// Crawls `addr` with `extra` flags; returns the exit code, the log and the report.
+async fn crawl(
+    addr: SocketAddr,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> (Option<i32>, String, serde_json::Value) {
+    let stats = out.join("stats.json");
+    let mut a = args![
+        "crawl",
+        format!("http://{addr}/"),
+        "--out",
+        out.join("warcs").display(),
+        "--stats",
+        stats.display(),
+        "--delay",
+        "0ms",
+        "--concurrency",
+        "1"
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    let result = trawl(a).await;
+    (result.status.code(), text(&result), read_json(&stats))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_down_for_a_while_loses_none_of_its_urls() {
+    // Gone before its last page, back 5 s later: that URL's tries (1 s and 2 s apart) end
+    // before it is back, so before, it failed.
+    let back = Some(Duration::from_secs(5));
+    let (addr, pages) = site_that_goes_away("127.0.0.201", PAGES - 1, back).await;
+    let out = tempfile::tempdir().unwrap();
+    let (code, log, stats) = crawl(addr, out.path(), &[]).await;
+    assert_eq!(code, Some(0), "{log}");
+    assert_eq!(stats["failed_urls"], 0, "{stats}");
+    assert_eq!(stats["filtered"]["host_down"], 0, "{stats}");
+    assert_eq!(stats["pages_archived"], PAGES + 1, "{stats}");
+    assert_eq!(pages.load(Ordering::SeqCst), PAGES);
+    assert!(log.contains("is not answering"), "{log}");
+    assert!(log.contains("answers again"), "{log}");
+    let dir = out.path().join("warcs");
+    let archived: Vec<String> = read_records(&dir)
+        .into_iter()
+        .filter(|r| r.warc_type == "response")
+        .map(|r| r.path())
+        .collect();
+    for i in 1..=PAGES {
+        assert!(archived.contains(&format!("/p{i}")), "/p{i}: {archived:?}");
+    }
+    assert_valid(&dir).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_down_past_the_limit_is_given_up_with_its_urls_counted() {
+    let (addr, pages) = site_that_goes_away("127.0.0.202", 4, None).await;
+    let out = tempfile::tempdir().unwrap();
+    let (code, log, stats) = crawl(addr, out.path(), &["--host-down-limit", "2s"]).await;
+    assert_eq!(code, Some(4), "{log}");
+    assert_eq!(pages.load(Ordering::SeqCst), 4);
+    // The URLs left are dropped together, as the host's, not failed one by one.
+    assert_eq!(stats["failed_urls"], 0, "{stats}");
+    assert_eq!(stats["filtered"]["host_down"], PAGES - 4, "{stats}");
+    assert_eq!(stats["hosts_down"], 1, "{stats}");
+    assert_eq!(stats["queued_at_end"], 0, "{stats}");
+    assert!(log.contains("giving up 127.0.0.202"), "{log}");
+    assert_valid(&out.path().join("warcs")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_that_never_answered_is_not_waited_for() {
+    // A seed nobody listens at, robots.txt not asked: no outage of a known host to wait out.
+    let port = crate::harness::closed_port();
+    let addr: SocketAddr = format!("127.0.0.203:{port}").parse().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let (code, log, stats) = crawl(addr, out.path(), &["--ignore-robots"]).await;
+    assert_eq!(code, Some(4), "{log}");
+    assert_eq!(stats["filtered"]["host_down"], 1, "{stats}");
+    assert_eq!(stats["errors"]["connect_refused"], 3, "{stats}");
+    assert!(log.contains("giving up 127.0.0.203"), "{log}");
+}
