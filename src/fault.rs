@@ -35,6 +35,9 @@ macro_rules! fault_kinds {
 fault_kinds! {
     /// The host name did not resolve.
     Dns => "dns",
+    /// The name service did not answer, failed (SERVFAIL) or could not be reached: nothing
+    /// was learnt about the name.
+    DnsUnavailable => "dns_unavailable",
     /// Every address of the host is refused by the SSRF guard.
     BlockedAddress => "blocked_address",
     /// TCP connect refused.

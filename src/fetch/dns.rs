@@ -13,6 +13,8 @@ use std::time::{Duration, Instant, SystemTime};
 use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolverConfig, ResolverOpts};
 use hickory_resolver::lookup_ip::LookupIp;
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
+use hickory_resolver::net::{DnsError, NetError};
+use hickory_resolver::proto::op::ResponseCode;
 use hickory_resolver::TokioResolver;
 use url::{Host, Url};
 
@@ -188,9 +190,11 @@ impl Dns {
                     None => resolver.lookup_ip(name).await,
                     Some(limit) => tokio::time::timeout(limit, resolver.lookup_ip(name))
                         .await
-                        .map_err(|_| FetchError::Dns(format!("no answer in {limit:?}")))?,
+                        .map_err(|_| {
+                            FetchError::DnsUnavailable(format!("no answer in {limit:?}"))
+                        })?,
                 }
-                .map_err(|e| FetchError::Dns(e.to_string()))?;
+                .map_err(|e| lookup_error(&e))?;
                 self.note(name, &lookup);
                 lookup.iter().collect()
             }
@@ -270,6 +274,23 @@ fn single_server(servers: &[NameServerConfig]) -> Option<IpAddr> {
 
 fn lock(log: &Mutex<LookupLog>) -> std::sync::MutexGuard<'_, LookupLog> {
     log.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A failed lookup as a fetch error. An answer about the name (it has no such record, or does
+/// not exist) lasts: [`FetchError::Dns`]. A resolver that did not answer, failed (SERVFAIL)
+/// or could not be reached said nothing about the name: [`FetchError::DnsUnavailable`],
+/// retried as a failed connect is, so a resolver outage of a minute does not fail every URL
+/// whose name's lookup expired in it.
+fn lookup_error(e: &NetError) -> FetchError {
+    let passing = match e {
+        NetError::Timeout | NetError::NoConnections | NetError::Busy | NetError::Io(_) => true,
+        NetError::Dns(DnsError::ResponseCode(code)) => *code == ResponseCode::ServFail,
+        _ => false,
+    };
+    match passing {
+        true => FetchError::DnsUnavailable(e.to_string()),
+        false => FetchError::Dns(e.to_string()),
+    }
 }
 
 #[cfg(test)]

@@ -31,6 +31,10 @@ pub enum FetchError {
     /// The host name did not resolve.
     #[error("DNS: {0}")]
     Dns(String),
+    /// The name service did not answer, failed (SERVFAIL) or could not be reached: a passing
+    /// fault, retried as a failed connect is.
+    #[error("DNS unavailable: {0}")]
+    DnsUnavailable(String),
     /// Every address of the host is refused by the SSRF guard.
     #[error("blocked: {0}")]
     Blocked(String),
@@ -79,6 +83,7 @@ impl FetchError {
     pub fn kind(&self) -> FaultKind {
         match self {
             FetchError::Dns(_) => FaultKind::Dns,
+            FetchError::DnsUnavailable(_) => FaultKind::DnsUnavailable,
             FetchError::Blocked(_) => FaultKind::BlockedAddress,
             FetchError::Connect { kind, .. }
             | FetchError::Tls { kind, .. }
@@ -94,18 +99,22 @@ impl FetchError {
         matches!(
             self,
             FetchError::Connect { .. }
+                | FetchError::DnsUnavailable(_)
                 | FetchError::Timeout(_)
                 | FetchError::Disconnected { .. }
                 | FetchError::Spool(_)
         )
     }
 
-    /// True when no connection to the host could be made (refused, unreachable, silent, or a
-    /// TLS handshake the network ended): the host failed, whatever the URL.
+    /// True when no connection to the host could be made (refused, unreachable, silent, a
+    /// TLS handshake the network ended, or its name not looked up for a resolver fault): the
+    /// host failed, whatever the URL.
     pub fn is_connect_failure(&self) -> bool {
         matches!(
             self,
-            FetchError::Connect { .. } | FetchError::Timeout(CONNECT_TIMEOUT)
+            FetchError::Connect { .. }
+                | FetchError::DnsUnavailable(_)
+                | FetchError::Timeout(CONNECT_TIMEOUT)
         )
     }
 

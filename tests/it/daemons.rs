@@ -169,15 +169,20 @@ pub fn warcprox() -> Daemon {
 /// dnsmasq on loopback answering for `names` (name, IPv4 address) with a TTL of 300 s, and
 /// for nothing else (no upstream, no hosts file); it logs every query.
 pub fn dnsmasq(names: &[(&str, &str)]) -> Daemon {
+    dnsmasq_on(names, free_port(), 300)
+}
+
+/// [`dnsmasq`] on `port`, its answers' TTL `ttl` seconds.
+pub fn dnsmasq_on(names: &[(&str, &str)], port: u16, ttl: u32) -> Daemon {
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
     let log = dir.path().join("output.txt");
     let mut command = Command::new(system_binary("dnsmasq"));
     command
         .arg("--keep-in-foreground")
         .arg(format!("--port={port}"))
         .args(["--listen-address=127.0.0.1", "--bind-interfaces"])
-        .args(["--no-resolv", "--no-hosts", "--no-poll", "--local-ttl=300"])
+        .args(["--no-resolv", "--no-hosts", "--no-poll"])
+        .arg(format!("--local-ttl={ttl}"))
         .args(["--log-queries", "--log-facility=-", "--pid-file="]);
     for (name, addr) in names {
         command.arg(format!("--address=/{name}/{addr}"));

@@ -140,6 +140,12 @@ async fn a_resolver_that_does_not_answer_fails_the_names_not_the_crawl() {
         "0ms",
         "--retries",
         "0",
+        // A silent resolver is a passing fault: robots.txt is tried again before its origin
+        // is given up. Kept short here.
+        "--dns-timeout",
+        "1",
+        "--robots-retry",
+        "100ms",
         "-q"
     ])
     .await;

@@ -12,6 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use crate::args;
+use crate::daemons::dnsmasq_on;
 use crate::harness::{assert_valid, read_json, read_records, text, trawl};
 
 const PAGES: usize = 12;
@@ -83,19 +84,29 @@ async fn crawl(
     out: &std::path::Path,
     extra: &[&str],
 ) -> (Option<i32>, String, serde_json::Value) {
+    crawl_seed(format!("http://{addr}/"), out, extra).await
+}
+
+/// [`crawl`] from `seed`.
+async fn crawl_seed(
+    seed: String,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> (Option<i32>, String, serde_json::Value) {
     let stats = out.join("stats.json");
     let mut a = args![
         "crawl",
-        format!("http://{addr}/"),
+        seed,
         "--out",
         out.join("warcs").display(),
         "--stats",
         stats.display(),
-        "--delay",
-        "0ms",
         "--concurrency",
         "1"
     ];
+    if !extra.contains(&"--delay") {
+        a.extend(args!["--delay", "0ms"]);
+    }
     a.extend(extra.iter().map(|s| s.to_string()));
     let result = trawl(a).await;
     (result.status.code(), text(&result), read_json(&stats))
@@ -155,4 +166,49 @@ async fn a_host_that_never_answered_is_not_waited_for() {
     assert_eq!(stats["filtered"]["host_down"], 1, "{stats}");
     assert_eq!(stats["errors"]["connect_refused"], 3, "{stats}");
     assert!(log.contains("giving up 127.0.0.203"), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resolver_away_for_a_while_loses_no_url() {
+    // The site's name, answered with a TTL of 1 s by a dnsmasq that goes away after 4 pages
+    // and is back 5 s later on its port. Before, a lookup that found no resolver failed its
+    // URL at once, as a name that does not exist does.
+    let dns_port = crate::daemons::free_port();
+    let names = [("down.test", "127.0.0.204")];
+    let dns = dnsmasq_on(&names, dns_port, 1);
+    let (addr, pages) = site_that_goes_away("127.0.0.204", usize::MAX, None).await;
+    let served = pages.clone();
+    let resolver = tokio::spawn(async move {
+        while served.load(Ordering::SeqCst) < 4 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        drop(dns);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        tokio::task::spawn_blocking(move || dnsmasq_on(&names, dns_port, 1))
+            .await
+            .unwrap()
+    });
+    let out = tempfile::tempdir().unwrap();
+    let server = format!("127.0.0.1:{dns_port}");
+    let seed = format!("http://down.test:{}/", addr.port());
+    let flags = [
+        "--dns-server",
+        server.as_str(),
+        "--dns-timeout",
+        "1",
+        "--allow-private",
+        "--delay",
+        "300ms",
+    ];
+    let (code, log, stats) = crawl_seed(seed, out.path(), &flags).await;
+    let _back = resolver.await.unwrap();
+    assert_eq!(code, Some(0), "{log}");
+    assert_eq!(stats["failed_urls"], 0, "{stats}");
+    assert_eq!(stats["pages_archived"], PAGES + 1, "{stats}");
+    assert!(
+        stats["errors"]["dns_unavailable"].as_u64() > Some(0),
+        "{stats}"
+    );
+    assert!(log.contains("answers again"), "{log}");
+    assert_eq!(pages.load(Ordering::SeqCst), PAGES);
 }
