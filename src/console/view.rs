@@ -59,7 +59,8 @@ pub struct HostCounts {
     pub active: u64,
     /// Hosts with URLs queued, waiting for their turn.
     pub waiting: u64,
-    /// Origins given up (robots.txt unreachable or refused).
+    /// Origins given up (robots.txt unreachable or refused) and hosts given up (not
+    /// answering for `--host-down-limit`).
     pub given_up: u64,
 }
 

@@ -186,7 +186,8 @@ impl ConsoleLink {
                 seen: overview.seen,
                 active: overview.active,
                 waiting: overview.waiting,
-                given_up: counters.origins_given_up,
+                // Origins whose robots.txt stayed unavailable, hosts that stopped answering.
+                given_up: counters.origins_given_up + counters.hosts_down,
             },
             busiest: overview
                 .busiest
