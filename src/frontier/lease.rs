@@ -1,11 +1,12 @@
 //! Hosts that come and go: the frontier's side of a shared crawl (Redis mode), where a worker
 //! serves only the hosts it holds a lease on. A host arrives (adopted with its politeness clock,
-//! robots.txt texts and a first batch of URLs), gets more URLs, and leaves (released when it has
+//! robots.txt texts with their ages and a first batch of URLs), gets more URLs, and leaves (released when it has
 //! no work, or lost when its lease went to another worker). The storage behind the frontier
 //! holds the URLs; this file keeps the per-host state in step with it.
 
 use std::time::{Duration, Instant};
 
+use super::robots_state::ROBOTS_MAX_AGE;
 use super::{politeness, Frontier, RobotsRules, RobotsState};
 
 /// A host handed to this worker.
@@ -15,10 +16,21 @@ pub struct Adopted {
     pub name: String,
     /// How long to wait before its next request (its previous owner's politeness clock).
     pub wait: Duration,
-    /// Saved robots.txt texts by origin (`None`: allow everything).
-    pub robots: Vec<(String, Option<Vec<u8>>)>,
+    /// Saved robots.txt texts by origin.
+    pub robots: Vec<AdoptedRobots>,
     /// URLs handed over with it (already in the storage's buffer).
     pub queued: u64,
+}
+
+/// An origin's robots.txt, as a host's previous owner saved it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdoptedRobots {
+    /// `scheme://host:port`.
+    pub origin: String,
+    /// The file (`None`: allow everything).
+    pub text: Option<Vec<u8>>,
+    /// How long ago it was fetched (`None`: not known, saved by an older worker).
+    pub age: Option<Duration>,
 }
 
 impl Frontier {
@@ -30,14 +42,22 @@ impl Frontier {
             self.config.delay,
             self.config.max_delay,
         );
+        let obey = self.config.obey_robots;
         let q = &mut self.hosts[id as usize];
-        for (origin, text) in adopted.robots {
-            let rules = match text {
+        for saved in adopted.robots {
+            let rules = match saved.text {
                 Some(text) => RobotsRules::parse(&agent, &text),
                 None => RobotsRules::allow_all(),
             };
+            // Fetched again 24 hours after its fetch, wherever the host went meanwhile; one
+            // of unknown age when its origin's next URL comes up (as on resume).
+            let rules = match (obey, saved.age) {
+                (false, _) => rules,
+                (true, Some(age)) => rules.refreshed_at(now + ROBOTS_MAX_AGE.saturating_sub(age)),
+                (true, None) => rules.refreshed_at(now),
+            };
             q.delay = politeness::host_delay(base, rules.crawl_delay(), max);
-            q.robots.insert(origin, RobotsState::Known(rules));
+            q.robots.insert(saved.origin, RobotsState::Known(rules));
         }
         q.next_allowed = q.next_allowed.max(now + adopted.wait);
         self.add_queued(&adopted.name, adopted.queued);

@@ -18,7 +18,7 @@
 //! | `trawl:{C/k}:z:HOST` | ZSET | the same entries by score `rank * 2^20 + arrival` (other orders) |
 //! | `trawl:{C/k}:f:HOST` | HASH | url -> entry: handed to the owner, not yet acknowledged |
 //! | `trawl:{C/k}:seen:HOST` | SET | 12-byte URL fingerprints ever queued for the host |
-//! | `trawl:{C/k}:host:HOST` | HASH | `next` (ms), `pages`, `rb:ORIGIN` -> robots.txt (`A` + text or `N`) |
+//! | `trawl:{C/k}:host:HOST` | HASH | `next` (ms), `pages`, `rb:ORIGIN` -> robots.txt (`A` + text or `N`), `rt:ORIGIN` -> when it was fetched (ms) |
 //!
 //! A host lives in shard `k = crc32(host) % shards`; its queue, seen set, record and the
 //! shard's ready set and owner table share the slot `{C/k}`, which is what makes admission,

@@ -1,9 +1,12 @@
 //! Reading the replies of the shard scripts (nested arrays of bulk strings and integers):
 //! adopted hosts, their queue entries and robots.txt texts.
 
+use std::time::Duration;
+
 use redis::Value;
 
 use super::lease_book::decode_entry;
+use crate::frontier::lease::AdoptedRobots;
 use crate::frontier::storage::QueuedUrl;
 
 /// A host as a claim returned it.
@@ -12,7 +15,7 @@ pub(super) struct AdoptedReply {
     pub(super) wait_ms: u64,
     pub(super) pages: u64,
     pub(super) entries: Vec<QueuedUrl>,
-    pub(super) robots: Vec<(String, Option<Vec<u8>>)>,
+    pub(super) robots: Vec<AdoptedRobots>,
     pub(super) dropped: u64,
 }
 
@@ -29,13 +32,28 @@ pub(super) fn parse_adopted(v: Value) -> Option<AdoptedReply> {
         let (Some(origin), Some(value)) = (text(origin), bytes(value)) else {
             continue;
         };
-        match value.split_first() {
-            Some((b'T', t)) => robots.push((origin, Some(t.to_vec()))),
-            Some((b'N', _)) => robots.push((origin, None)),
-            _ => {}
-        }
+        let text = match value.split_first() {
+            Some((b'T', t)) => Some(t.to_vec()),
+            Some((b'N', _)) => None,
+            _ => continue,
+        };
+        robots.push(AdoptedRobots {
+            origin,
+            text,
+            age: None,
+        });
     }
     let dropped = p.next().and_then(int).unwrap_or(0);
+    // Written by workers since the ages were kept; a text without one is of unknown age.
+    let mut ages = array(p.next().unwrap_or(Value::Nil)).into_iter();
+    while let (Some(origin), Some(ms)) = (ages.next(), ages.next()) {
+        let (Some(origin), Some(ms)) = (text(origin), int(ms)) else {
+            continue;
+        };
+        if let Some(r) = robots.iter_mut().find(|r| r.origin == origin) {
+            r.age = Some(Duration::from_millis(ms));
+        }
+    }
     Some(AdoptedReply {
         name,
         wait_ms,

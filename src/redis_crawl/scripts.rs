@@ -144,14 +144,15 @@ local function in_flight(P, host)
   return out
 end
 -- Hands a host to a token: entries a previous owner held in flight go back to the head of
--- the queue; returns {host, wait ms, pages, queued left, entries, robots pairs, dropped}.
+-- the queue; returns {host, wait ms, pages, queued left, entries, robots pairs, dropped,
+-- robots ages: origin and ms since its robots.txt was fetched, where known}.
 local function adopt(P, host, token, now, batch, cap, R)
   local back = unflight(P, host, R)
   redis.call('HSET', P .. ':owner', host, token)
   -- A held host always has its record: `renew` tells a lost shard by its absence.
   redis.call('HSETNX', P .. ':host:' .. host, 'next', 0)
   local h = redis.call('HGETALL', P .. ':host:' .. host)
-  local nxt, pages, robots = 0, 0, {}
+  local nxt, pages, robots, ages = 0, 0, {}, {}
   for i = 1, #h, 2 do
     local k = h[i]
     if k == 'next' then nxt = tonumber(h[i + 1])
@@ -159,13 +160,16 @@ local function adopt(P, host, token, now, batch, cap, R)
     elseif string.sub(k, 1, 3) == 'rb:' then
       robots[#robots + 1] = string.sub(k, 4)
       robots[#robots + 1] = h[i + 1]
+    elseif string.sub(k, 1, 3) == 'rt:' then
+      ages[#ages + 1] = string.sub(k, 4)
+      ages[#ages + 1] = math.max(0, now - tonumber(h[i + 1]))
     end
   end
   local dropped = over_cap(P, host, cap, 0, R)
   -- At least what came back from flight, so a restarted owner finds all of it again.
   local entries = pop(P, host, math.max(batch, back), R)
   local left = qlen(P, host, R)
-  return {host, math.max(0, nxt - now), pages, left, entries, robots, math.max(dropped, 0)}
+  return {host, math.max(0, nxt - now), pages, left, entries, robots, math.max(dropped, 0), ages}
 end
 -- Takes up to n due hosts of shard P (free ones whose time has come, or, when takeover is 1,
 -- held ones whose lease expired), appending each adopted host to out; returns how many.
@@ -310,7 +314,7 @@ if pages > tonumber(redis.call('HGET', h, 'pages') or '0') then
 end
 redis.call('HSET', h, 'next', now + wait)
 for i = 8 + n, #ARGV, 2 do
-  redis.call('HSET', h, 'rb:' .. ARGV[i], ARGV[i + 1])
+  redis.call('HSET', h, 'rb:' .. ARGV[i], ARGV[i + 1], 'rt:' .. ARGV[i], now)
 end
 redis.call('ZADD', KEYS[1], 'XX', now + lease, host)
 return 1

@@ -51,6 +51,7 @@ mod shared_crawl;
 mod shared_order;
 mod shared_pages;
 mod shared_redis_restarts;
+mod shared_robots_age;
 mod shared_workers;
 mod site_login;
 mod sitemaps;
