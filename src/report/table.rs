@@ -149,7 +149,7 @@ pub fn render_table(s: &CrawlStats) -> String {
         }
         if f.host_down > 0 {
             why.push(format!(
-                "{} URL(s) dropped because their host stopped answering ({} host(s) given up after --host-down-limit; the log says which)",
+                "{} URL(s) dropped because their host could not be connected to ({} host(s) given up; the log says which and for how long)",
                 f.host_down, s.hosts_down
             ));
         }

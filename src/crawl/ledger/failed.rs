@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::Ledger;
 use crate::fetch::{origin_key, FetchError};
+use crate::frontier::host_health::DOWN_AFTER;
 use crate::frontier::politeness::retry_backoff;
 use crate::frontier::{Candidate, HostDown, Job, JobKind, RobotsOutcome};
 
@@ -115,6 +116,9 @@ impl Ledger {
                 tracing::info!(%host, %error, "host still not answering; tried again in {wait:?}")
             }
             // Visible without -v: a whole host is dropped.
+            HostDown::GivenUp { dropped, down_for } if down_for.is_zero() => tracing::warn!(
+                "giving up {host}: {DOWN_AFTER} connections in a row failed ({error}); {dropped} queued URL(s) dropped"
+            ),
             HostDown::GivenUp { dropped, down_for } => tracing::warn!(
                 "giving up {host}: not answering for {:?} ({error}); {dropped} queued URL(s) dropped",
                 whole_seconds(down_for)
