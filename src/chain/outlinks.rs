@@ -203,13 +203,19 @@ pub fn outlinks(
 ) -> Outlinks {
     let mut out = Outlinks::default();
     out.location = location(capture, url, &mut out.declined);
-    // Only a page's links are followed, so only a page's fields are read for `nofollow`.
-    let field_nofollow =
-        page && rules.obey_meta_robots && says_field_nofollow(capture, &rules.robots_agent);
     if let Some(policy) = capture.head.header("referrer-policy") {
         let policy = PagePolicy::from_header(&String::from_utf8_lossy(policy));
         out.referrer = policy.unwrap_or_default();
     }
+    // A 3xx that sends no one anywhere lists the choices in its body (300 Multiple Choices,
+    // RFC 9110 section 15.4.1, as Apache's content negotiation answers): read as a page is, as
+    // wget reads it and browsers show it.
+    let status = capture.status();
+    let choices = (300..400).contains(&status) && status != 304 && out.location.is_none();
+    let page = page || choices;
+    // Only a page's links are followed, so only a page's fields are read for `nofollow`.
+    let field_nofollow =
+        page && rules.obey_meta_robots && says_field_nofollow(capture, &rules.robots_agent);
     // Only a page's body is read for links: its type decides how.
     let media = (page && !robots).then(|| capture.media_type()).flatten();
     if robots {

@@ -96,9 +96,18 @@ impl Admission {
         self.max_depth.is_some_and(|max| depth > max)
     }
 
-    /// Checks a link or redirect target found at `depth` hops after `redirects` redirects.
+    /// Checks a link found at `depth` hops after `redirects` redirects.
     pub fn check(&self, url: &Url, depth: u32, redirects: u32) -> Result<(), Rejection> {
-        self.check_as(url, depth, redirects, true)
+        self.check_as(url, depth, redirects, Checked::Link)
+    }
+
+    /// [`Admission::check`] of where a link redirects: fetched beyond `--scope` and
+    /// `--no-parent`, as wget (`-r` without `-H`, with `-np`) and Heritrix (a redirect is a
+    /// transclusion hop) fetch it, so that an in-scope link's content is not lost to a move;
+    /// its own links are held to the scope as any page's are. `--include`/`--exclude`,
+    /// `--https-only` and wget's lists (`-D`, `-I`, `-X`) still apply.
+    pub fn check_redirect(&self, url: &Url, depth: u32, redirects: u32) -> Result<(), Rejection> {
+        self.check_as(url, depth, redirects, Checked::Redirect)
     }
 
     /// [`Admission::check`] of where a seed redirects: a seed's own chain is taken as the seed
@@ -107,7 +116,7 @@ impl Admission {
     /// `--include /blog/` or `-I /en/blog`, is then crawled from `/en/`, as wget crawls it;
     /// before, the crawl ended at the redirect.
     pub fn check_seed_redirect(&self, url: &Url, redirects: u32) -> Result<(), Rejection> {
-        self.check_as(url, 0, redirects, false)
+        self.check_as(url, 0, redirects, Checked::SeedRedirect)
     }
 
     fn check_as(
@@ -115,8 +124,9 @@ impl Admission {
         url: &Url,
         depth: u32,
         redirects: u32,
-        patterns: bool,
+        checked: Checked,
     ) -> Result<(), Rejection> {
+        let patterns = checked != Checked::SeedRedirect;
         if self.too_deep(depth) {
             return Err(Rejection::Depth);
         }
@@ -129,9 +139,10 @@ impl Admission {
         if !self.limits.ports.allows(url) {
             return Err(Rejection::Port);
         }
-        let in_scope = match patterns {
-            true => self.scope.allows(url),
-            false => self.scope.allows_seed_redirect(url),
+        let in_scope = match checked {
+            Checked::Link => self.scope.allows(url),
+            Checked::SeedRedirect => self.scope.allows_seed_redirect(url),
+            Checked::Redirect => self.scope.lists_allow(url),
         };
         if !in_scope {
             return Err(Rejection::Scope);
@@ -193,6 +204,17 @@ impl Admission {
         let last_level = depth.is_some_and(|d| self.max_depth.is_some_and(|max| d >= max));
         self.files.is_empty() || self.files.allow(url.path(), last_level)
     }
+}
+
+/// What a URL is checked as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Checked {
+    /// A link of a page.
+    Link,
+    /// Where a link redirects.
+    Redirect,
+    /// Where a seed redirects.
+    SeedRedirect,
 }
 
 #[cfg(test)]

@@ -109,10 +109,12 @@ impl Frontier {
         wait
     }
 
-    /// Puts a job whose response redirected to its own URL while setting a cookie back in its
-    /// queue, one redirect hop further: its next request carries the cookie. The seen set
-    /// is not asked (the URL is in it); the redirect limit ends a loop.
-    pub fn again_with_cookie(&mut self, mut job: Job, now: Instant) {
+    /// Puts a job whose response redirected to `to`, a URL the seen set takes for its own
+    /// (itself, with a cookie set to carry; or with a session id), back in its queue as `to`,
+    /// one redirect hop further. The seen set is not asked (the URL is in it); the redirect
+    /// limit ends a loop.
+    pub fn again_at(&mut self, mut job: Job, to: Url, now: Instant) {
+        job.url = to;
         job.redirects += 1;
         let attempt = job.attempt;
         self.requeue_job(job, attempt, now, Duration::ZERO);

@@ -133,7 +133,9 @@ pub fn url_text(value: &[u8]) -> String {
             out
         }
     };
-    text.trim().to_string()
+    // Only C0 controls and spaces, as the URL standard strips them (and HTTP its white
+    // space): a no-break or ideographic space at either end belongs to the URL.
+    text.trim_matches(|c: char| c <= ' ').to_string()
 }
 
 /// Parses the head of a recorded response; `None` when the bytes hold no complete, valid head.
@@ -268,6 +270,14 @@ pub fn parse_final_head(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_in_a_field_loses_only_controls_and_spaces_at_its_ends() {
+        assert_eq!(url_text(b" \t/a b\r"), "/a b");
+        // A no-break space and an ideographic space are the URL's (Chromium requests them).
+        assert_eq!(url_text("/t/nbsp\u{a0}".as_bytes()), "/t/nbsp\u{a0}");
+        assert_eq!(url_text("\u{3000}/t".as_bytes()), "\u{3000}/t");
+    }
 
     #[test]
     fn parses_status_headers_and_body_offset() {

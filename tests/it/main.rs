@@ -36,6 +36,7 @@ mod open_files;
 mod page_requisites;
 mod pinned_names;
 mod proxies;
+mod redirects;
 mod redis_faults;
 mod redis_server;
 mod redis_state_lost;

@@ -28,6 +28,7 @@ use crate::fetch::{AddressGuard, SiteLogin};
 use crate::frontier::{Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::Tally;
 use crate::seeds::SavedSeeds;
+use crate::url_rules::session_ids::without_session_ids;
 use crate::url_rules::{ProbeAnswer, RefererPolicy, Scope};
 use linked_requisites::LinkedRequisites;
 use offers::{count_rejection, Via};
@@ -391,10 +392,16 @@ impl Ledger {
                 }
                 let cookie_check = found.location_sets_cookie;
                 match (found.location, &job.kind) {
-                    // A cookie check: the URL redirects to itself with a cookie to carry.
-                    (Some(to), _) if cookie_check && to == job.url => {
+                    // The same URL to the seen set, fetched again: a cookie check (the URL
+                    // redirects to itself with a cookie to carry), or a session id the server
+                    // adds (a servlet's `;jsessionid=` on a new session), whose target wget
+                    // and browsers fetch. The redirect limit ends a loop.
+                    (Some(to), _)
+                        if (cookie_check && to == job.url)
+                            || same_but_session_id(&to, &job.url) =>
+                    {
                         match self.admission.check(&to, job.depth, job.redirects + 1) {
-                            Ok(()) => self.frontier.again_with_cookie(job, now),
+                            Ok(()) => self.frontier.again_at(job, to, now),
                             Err(rejection) => {
                                 count_rejection(&mut self.tally.filtered, rejection);
                                 self.frontier.answered(&job.host, now, elapsed);
@@ -452,4 +459,10 @@ fn count_for_host(counts: &mut HashMap<String, u64>, host: &str) -> u64 {
     };
     *n += 1;
     *n
+}
+
+/// True when `to` is `from` with a session id added, changed or taken away: another URL,
+/// which the seen set takes for the same page.
+fn same_but_session_id(to: &Url, from: &Url) -> bool {
+    to != from && without_session_ids(to.as_str()) == without_session_ids(from.as_str())
 }

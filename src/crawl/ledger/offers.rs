@@ -179,7 +179,8 @@ fn same_address(from: &Url, to: &Url) -> Option<SocketAddr> {
 /// `url`, found `depth` hops from a seed after `redirects` redirects, as a candidate for the
 /// frontier (without a `Referer` yet); `None` (counted in `tally`) when the host quota or the
 /// admission rules refuse it. `seed_chain`: where a seed redirects, checked as the seed is
-/// ([`Admission::check_seed_redirect`]).
+/// ([`Admission::check_seed_redirect`]); else a URL reached by a redirect is checked as one
+/// ([`Admission::check_redirect`]).
 fn admit(
     rules: &LedgerRules,
     admission: &Admission,
@@ -194,9 +195,10 @@ fn admit(
             return None;
         }
     }
-    let checked = match seed_chain {
-        true => admission.check_seed_redirect(&url, redirects),
-        false => admission.check(&url, depth, redirects),
+    let checked = match (seed_chain, redirects) {
+        (true, _) => admission.check_seed_redirect(&url, redirects),
+        (false, 0) => admission.check(&url, depth, redirects),
+        (false, _) => admission.check_redirect(&url, depth, redirects),
     };
     match checked {
         Ok(()) => Some(Candidate {

@@ -1,0 +1,131 @@
+//! Redirects as servers send them, followed as wget and browsers follow them: to the same page
+//! with a session id, beyond the crawl's scope from an in-scope link, and a 3xx that names
+//! its choices in its body instead of a Location.
+
+use crate::harness::{assert_valid, read_records, Rec};
+use crate::hostile_cases::crawl;
+use crate::server::{Route, Web};
+
+/// The target URIs of the 200 responses in `records`.
+fn pages(records: &[Rec]) -> Vec<String> {
+    let mut found: Vec<String> = records
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .filter_map(|r| r.target_uri.clone())
+        .collect();
+    found.sort();
+    found
+}
+
+const SID: &str = "0123456789ABCDEF0123456789ABCDEF";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_that_adds_a_session_id_is_followed() {
+    // A servlet's answer to a request without a session (Tomcat's encodeRedirectURL), and a
+    // PHP shop's: the same page to the seen set, which leaves session ids out.
+    let web = Web::default();
+    let h = web.host("127.0.0.207").await;
+    h.route(
+        "/",
+        Route::html("<a href=/app/>app</a> <a href=/shop>shop</a>"),
+    );
+    let mut moved = Route::redirect(302, &format!("/app/;jsessionid={SID}"));
+    moved
+        .headers
+        .push(("Set-Cookie".into(), format!("JSESSIONID={SID}; Path=/app")));
+    h.route("/app/", moved);
+    h.route(
+        &format!("/app/;jsessionid={SID}"),
+        Route::html(&format!(
+            "<p>app</p><a href=catalog;jsessionid={SID}>catalog</a>"
+        )),
+    );
+    h.route(
+        &format!("/app/catalog;jsessionid={SID}"),
+        Route::html("<p>catalog</p>"),
+    );
+    let php = format!("/shop?PHPSESSID={}", SID.to_lowercase());
+    h.route("/shop", Route::redirect(302, &php));
+    h.route(&php, Route::html("<p>shop</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    let dir = out.path().join("warcs");
+    let found = pages(&read_records(&dir));
+    for path in [
+        format!("/app/;jsessionid={SID}"),
+        format!("/app/catalog;jsessionid={SID}"),
+        php,
+    ] {
+        assert!(found.contains(&h.url(&path)), "{path}: {found:?}\n{stats}");
+    }
+    assert_valid(&dir).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_that_redirects_out_of_scope_brings_its_target_but_not_the_targets_links() {
+    let web = Web::default();
+    let site = web.host("127.0.0.208").await;
+    let cdn = web.host("127.0.0.209").await;
+    site.route(
+        "/docs/v2/",
+        Route::html("<a href=/docs/v2/report>report</a> <a href=/docs/v2/old>old</a>"),
+    );
+    site.route(
+        "/docs/v2/report",
+        Route::redirect(301, &cdn.url("/2024.html")),
+    );
+    site.route("/docs/v2/old", Route::redirect(301, "/docs/v3/old"));
+    site.route(
+        "/docs/v3/old",
+        Route::html("<a href=/docs/v3/other>other</a>"),
+    );
+    site.route(
+        "/docs/v3/other",
+        Route::html("<p>outside the seed's directory</p>"),
+    );
+    cdn.route(
+        "/2024.html",
+        Route::html("<a href=/2025.html>next year</a>"),
+    );
+    cdn.route("/2025.html", Route::html("<p>another host</p>"));
+    let out = tempfile::tempdir().unwrap();
+    // --allow-private: the other host is on loopback, as no seed unlocks it.
+    let flags = ["--no-parent", "--allow-private"];
+    let stats = crawl(site.url("/docs/v2/"), out.path(), &flags).await;
+    let found = pages(&read_records(&out.path().join("warcs")));
+    // The moved pages, as wget -r -np fetches them (Heritrix: a redirect is a transclusion).
+    assert!(found.contains(&cdn.url("/2024.html")), "{found:?}");
+    assert!(found.contains(&site.url("/docs/v3/old")), "{found:?}");
+    // Their links answer to the scope as any page's.
+    assert!(!found.contains(&cdn.url("/2025.html")), "{found:?}");
+    assert!(!found.contains(&site.url("/docs/v3/other")), "{found:?}");
+    assert_eq!(stats["filtered"]["scope"], 2, "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_3xx_without_a_location_gives_the_links_in_its_body() {
+    let web = Web::default();
+    let h = web.host("127.0.0.207").await;
+    h.route(
+        "/",
+        Route::html("<a href=/doc>doc</a> <a href=/gone>gone</a>"),
+    );
+    // Apache's content negotiation, and a redirect written without its Location.
+    let mut choices = Route::html(
+        "<h1>Multiple Choices</h1><ul><li><a href=doc.en.html>en</a><li><a href=doc.fr.html>fr</a></ul>",
+    );
+    choices.status = 300;
+    h.route("/doc", choices);
+    let mut moved = Route::html("<p>This page has moved to <a href=/new-home>here</a>.</p>");
+    moved.status = 302;
+    h.route("/gone", moved);
+    for path in ["/doc.en.html", "/doc.fr.html", "/new-home"] {
+        h.route(path, Route::html("<p>here</p>"));
+    }
+    let out = tempfile::tempdir().unwrap();
+    crawl(h.url("/"), out.path(), &[]).await;
+    let found = pages(&read_records(&out.path().join("warcs")));
+    for path in ["/doc.en.html", "/doc.fr.html", "/new-home"] {
+        assert!(found.contains(&h.url(path)), "{path}: {found:?}");
+    }
+}
