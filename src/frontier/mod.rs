@@ -326,9 +326,16 @@ impl Frontier {
             return None;
         }
         let obey = self.config.obey_robots;
-        let q = &mut self.hosts[id as usize];
-        if let Some(p) = q.pending_robots.take() {
-            return Some(robots_job(q, p.origin, p.url, p.hops, 0));
+        if let Some(p) = self.hosts[id as usize].pending_robots.take() {
+            if !self.robots_read_before(id, &p, now) {
+                return Some(robots_job(
+                    &self.hosts[id as usize],
+                    p.origin,
+                    p.url,
+                    p.hops,
+                    0,
+                ));
+            }
         }
         if let Some(job) = self.next_sitemap(id, now) {
             return Some(job);

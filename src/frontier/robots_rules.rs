@@ -5,6 +5,7 @@
 //! in the form trawl's URLs have. What to do while a file is missing, failing or redirecting
 //! is the state machine in `robots_state.rs`.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::robots_group::group_for;
@@ -14,10 +15,11 @@ use crate::url_rules::canonical::normalize_percent;
 /// Bytes of robots.txt that are parsed.
 pub const ROBOTS_PARSE_LIMIT: usize = 512 * 1024;
 
-/// The parsed rules of one origin; `None` means "allow everything".
-#[derive(Debug)]
+/// The parsed rules of one origin; `None` means "allow everything". Origins whose robots.txt
+/// redirects to one already read share its rules.
+#[derive(Debug, Clone)]
 pub struct RobotsRules {
-    parsed: Option<Parsed>,
+    parsed: Option<Arc<Parsed>>,
     /// When the file is to be fetched again (`None`: never, robots.txt ignored).
     refresh_at: Option<Instant>,
 }
@@ -55,11 +57,11 @@ impl RobotsRules {
     pub fn parse(agent: &str, body: &[u8]) -> Self {
         let group = group_for(agent, &lines_as_matched(parsed_part(body)));
         RobotsRules {
-            parsed: Some(Parsed {
+            parsed: Some(Arc::new(Parsed {
                 rules: RuleSet::new(group.rules),
                 delay: group.delay,
                 sitemaps: group.sitemaps,
-            }),
+            })),
             refresh_at: None,
         }
     }

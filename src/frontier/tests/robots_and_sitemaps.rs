@@ -115,3 +115,41 @@ fn a_host_with_only_a_sitemap_is_resolved_then_served() {
     f.complete(&s.host, t);
     assert!(matches!(f.next(t + DELAY), Next::Exhausted));
 }
+
+#[test]
+fn a_robots_redirect_to_a_file_read_before_takes_its_rules_without_a_fetch() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    f.push(cand("http://a.org/x", 0), t);
+    let r = job(f.next(t));
+    let body = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 1\n".to_vec();
+    f.robots_result(&r, robots_file(body), t);
+    f.push(cand("http://www.a.org/private/y", 0), t);
+    f.push(cand("http://www.a.org/z", 0), t);
+    let mut now = t;
+    let mut fetched = Vec::new();
+    while fetched.len() < 10 {
+        match f.next(now) {
+            Next::Job(j) if j.url.as_str() == "http://www.a.org/robots.txt" => {
+                // www.a.org's robots.txt moves to a.org's, read already.
+                let to = Url::parse("http://a.org/robots.txt").unwrap();
+                f.robots_result(&j, RobotsOutcome::Redirect(to), now);
+            }
+            Next::Job(j) => {
+                fetched.push(j.url.to_string());
+                match j.kind {
+                    JobKind::Robots { .. } => {
+                        f.robots_result(&j, robots_file(b"User-agent: *\n".to_vec()), now);
+                    }
+                    _ => f.complete(&j.host, now),
+                }
+            }
+            Next::Wait(at) => now = at,
+            Next::Idle | Next::Exhausted => break,
+        }
+    }
+    fetched.sort();
+    assert_eq!(fetched, ["http://a.org/x", "http://www.a.org/z"]);
+    assert_eq!(f.counters().robots_denied, 1);
+    assert_eq!(f.host_delay("www.a.org"), Some(Duration::from_secs(1)));
+}
