@@ -218,7 +218,9 @@ pub enum SeedSource {
 impl SeedSource {
     /// The source `--seeds ARG` names.
     pub fn from_arg(arg: &Path) -> Self {
-        if arg == Path::new("-") {
+        // wget's `-i /dev/stdin` too: a pipe there cannot be opened twice or sought.
+        if arg == Path::new("-") || arg == Path::new("/dev/stdin") || arg == Path::new("/dev/fd/0")
+        {
             SeedSource::Stdin { head: Vec::new() }
         } else {
             SeedSource::File(arg.to_path_buf())
@@ -280,6 +282,8 @@ pub struct SeedReader {
     line: Vec<u8>,
     /// Every byte read, when recording (see [`SeedReader::recording`]).
     record: Option<Vec<u8>>,
+    /// Bytes in the input's buffer after the last line: read from the source, not used yet.
+    unconsumed: usize,
 }
 
 impl SeedReader {
@@ -288,7 +292,15 @@ impl SeedReader {
         let mut reader = match source {
             SeedSource::File(path) => {
                 let mut file = File::open(path)?;
-                let len = file.metadata()?.len();
+                let meta = file.metadata()?;
+                if !meta.is_file() {
+                    // A pipe (`<(cmd)`, a FIFO) is read once: the check at start would take
+                    // what the crawl reads, and a resume could not find its place.
+                    return Err(io::Error::other(
+                        "not a regular file; give a pipe on standard input (--seeds -)",
+                    ));
+                }
+                let len = meta.len();
                 // A file shorter than what was read is another file: read it from the start.
                 let from = if from.offset <= len {
                     from
@@ -301,6 +313,7 @@ impl SeedReader {
                     position: from,
                     line: Vec::new(),
                     record: None,
+                    unconsumed: 0,
                 }
             }
             SeedSource::Stdin { head } => SeedReader {
@@ -314,6 +327,7 @@ impl SeedReader {
                 },
                 line: Vec::new(),
                 record: None,
+                unconsumed: 0,
             },
         };
         if let SeedSource::Stdin { .. } = source {
@@ -328,9 +342,18 @@ impl SeedReader {
         self
     }
 
-    /// The bytes read while recording.
-    pub fn into_read_bytes(self) -> Vec<u8> {
-        self.record.unwrap_or_default()
+    /// The bytes read while recording, and those read into the input's buffer after them
+    /// (standard input cannot give them again: a pipe of 20,000 seeds lost its first 256 KiB
+    /// but one line when only the recorded lines were kept).
+    pub fn into_read_bytes(mut self) -> Vec<u8> {
+        let mut bytes = self.record.take().unwrap_or_default();
+        // A buffer that holds bytes gives them without reading the source again.
+        if self.unconsumed > 0 {
+            if let Ok(buffered) = self.input.fill_buf() {
+                bytes.extend_from_slice(buffered);
+            }
+        }
+        bytes
     }
 
     /// How far it has read.
@@ -344,6 +367,7 @@ impl SeedReader {
         loop {
             let buf = self.input.fill_buf()?;
             if buf.is_empty() {
+                self.unconsumed = 0;
                 return Ok(!self.line.is_empty());
             }
             let (take, end) = match buf.iter().position(|&b| b == b'\n') {
@@ -359,6 +383,7 @@ impl SeedReader {
                     record.push(b'\n');
                 }
             }
+            self.unconsumed = buf.len() - take;
             self.input.consume(take);
             self.position.offset += take as u64;
             if end {
