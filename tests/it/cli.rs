@@ -332,3 +332,35 @@ async fn warc_max_size_0_rotates_by_records_only() {
     assert_eq!(stats["pages_archived"], 3, "{stats}");
     assert_eq!(warc_files(&out.path().join("warcs")).len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_bare_host_seed_of_a_host_falls_back_to_http() {
+    // Nothing on 443: each of the three bare-host seeds is tried as https, then as http on 80.
+    let web = Web::default();
+    let host = web.host_on("127.0.0.207", 80).await;
+    for path in ["/a/page.html", "/b/page.html", "/c/page.html"] {
+        host.route(path, Route::html("<p>plain http</p>"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = trawl(args![
+        "crawl",
+        "127.0.0.207/a/page.html",
+        "127.0.0.207/b/page.html",
+        "127.0.0.207/c/page.html",
+        "--out",
+        dir.path().display(),
+        "--delay",
+        "0ms"
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let paths = web.paths_of(&host);
+    for path in ["/a/page.html", "/b/page.html", "/c/page.html"] {
+        assert!(paths.iter().any(|p| p == path), "{path}: {paths:?}");
+    }
+    assert!(
+        text(&out).contains("and 2 more seed(s) there"),
+        "{}",
+        text(&out)
+    );
+}

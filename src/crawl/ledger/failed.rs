@@ -33,23 +33,30 @@ impl Ledger {
             | JobKind::Requisite { .. } => origin,
         };
         if error.is_unreachable_origin() {
-            if let Some(http) = self.fallback.remove(&origin) {
+            if let Some(seeds) = self.fallback.remove(&origin) {
                 self.seed_journal.reached(&origin);
                 // Visible without -v: what was archived is then the http site, and a
                 // certificate the operator could trust (`--ca-certificate`) is the reason.
-                tracing::warn!("{origin} could not be reached ({error}); crawling {http} instead");
+                let more = match seeds.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more seed(s) there", n - 1),
+                };
+                tracing::warn!(
+                    "{origin} could not be reached ({error}); crawling {}{more} instead",
+                    seeds[0]
+                );
                 self.frontier.abandon_origin(&job.host, &origin);
                 self.frontier.complete(&job.host, now);
-                self.frontier.push(
-                    Candidate {
-                        url: http,
+                for url in seeds {
+                    let seed = Candidate {
+                        url,
                         depth: 0,
                         redirects: 0,
                         requisite: 0,
                         referer: self.referer.seed(),
-                    },
-                    now,
-                );
+                    };
+                    self.frontier.push(seed, now);
+                }
                 return;
             }
         }

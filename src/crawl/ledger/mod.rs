@@ -67,8 +67,9 @@ pub(super) struct Ledger {
     /// Read by the loop (progress, status) and saved at each save point.
     pub(super) tally: Tally,
     pub(super) admission: Admission,
-    /// https origins of bare-host seeds, with the http URL to fall back to.
-    fallback: HashMap<String, Url>,
+    /// https origins of bare-host seeds, with the http URLs to fall back to (one per seed of
+    /// that origin: `docs.test/a` and `docs.test/b`).
+    fallback: HashMap<String, Vec<Url>>,
     /// What seeds left here (scope, fallbacks), for a shared crawl's other workers and the
     /// crawl state.
     pub(super) seed_journal: SeedJournal,

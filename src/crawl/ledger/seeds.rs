@@ -58,7 +58,10 @@ impl Ledger {
     fn add_fallback(&mut self, url: &Url) {
         let mut http = url.clone();
         if http.set_scheme("http").is_ok() {
-            self.fallback.insert(origin_key(url), http);
+            let urls = self.fallback.entry(origin_key(url)).or_default();
+            if !urls.contains(&http) {
+                urls.push(http);
+            }
         }
     }
 
