@@ -207,11 +207,12 @@ pub fn outlinks(
         let policy = PagePolicy::from_header(&String::from_utf8_lossy(policy));
         out.referrer = policy.unwrap_or_default();
     }
-    // A 3xx that sends no one anywhere lists the choices in its body (300 Multiple Choices,
+    // A 3xx without a Location lists the choices in its body (300 Multiple Choices,
     // RFC 9110 section 15.4.1, as Apache's content negotiation answers): read as a page is, as
     // wget reads it and browsers show it.
     let status = capture.status();
-    let choices = (300..400).contains(&status) && status != 304 && out.location.is_none();
+    let choices =
+        (300..400).contains(&status) && status != 304 && capture.head.header("location").is_none();
     let page = page || choices;
     // Only a page's links are followed, so only a page's fields are read for `nofollow`.
     let field_nofollow =

@@ -191,9 +191,11 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "N")]
     pub max_depth: Option<u32>,
 
-    /// Which hosts links may lead to: the seeds' exact hosts, their registrable domains, or any.
-    #[arg(long, value_enum, default_value = "domain")]
-    pub scope: ScopeKind,
+    /// Which hosts links may lead to: the seeds' exact hosts, their registrable domains, or any
+    /// (wget's -r and -m make it host: wget stays on the seed's host without -H).
+    /// [default: domain]
+    #[arg(long, value_enum)]
+    pub scope: Option<ScopeKind>,
 
     /// Do not ascend to the parent directory (wget's name, and its -np): on a seed's host, follow only links
     /// inside the seed's directory, its path up to the last `/` (`/docs/v2/` for

@@ -30,12 +30,14 @@ const WGET_RECURSIVE_DEPTH: u32 = 5;
 #[command(next_help_heading = "wget's names (wget's meanings)")]
 pub struct WgetArgs {
     /// wget's -r: follow links (trawl always does), to wget's depth of 5 unless --level or
-    /// --max-depth says otherwise.
+    /// --max-depth says otherwise, on the seed's host unless -H or --scope says otherwise,
+    /// archiving every type linked unless --accept says otherwise (wget's WARC holds all it
+    /// downloaded).
     #[arg(long, short = 'r')]
     pub recursive: bool,
 
-    /// wget's -m: follow links without a depth limit (wget's -N, timestamping, has no meaning
-    /// for WARC files: every crawl archives what it fetches).
+    /// wget's -m: -r without a depth limit (wget's -N, timestamping, has no meaning for WARC
+    /// files: every crawl archives what it fetches).
     #[arg(long, short = 'm')]
     pub mirror: bool,
 
@@ -225,8 +227,12 @@ impl WgetArgs {
         if let Some(timeout) = self.read_timeout {
             args.timeout = timeout;
         }
+        let recursive = self.recursive || self.mirror;
         if self.span_hosts {
-            args.scope = ScopeKind::Any;
+            args.scope = Some(ScopeKind::Any);
+        } else if recursive && args.scope.is_none() {
+            // wget -r stays on the seed's host unless -H (-D alone does not widen it).
+            args.scope = Some(ScopeKind::Host);
         }
         if let Some(tries) = self.tries {
             args.retries = tries - 1;
@@ -236,8 +242,9 @@ impl WgetArgs {
         }
         self.requests.add_headers(&mut args.request.headers);
         let file_lists = !self.accept_files.is_empty() || !self.reject_files.is_empty();
-        if file_lists && args.accept.join(",") == super::DEFAULT_ACCEPT {
-            // wget's WARC holds every response it downloaded.
+        if (file_lists || recursive) && args.accept.join(",") == super::DEFAULT_ACCEPT {
+            // wget's WARC holds every response it downloaded: `wget -r` keeps the PDFs and
+            // archives its pages link to.
             args.accept = vec!["*/*".to_string()];
         }
         let mut dir_lists = DirLists::new(&self.include_directories, &self.exclude_directories)?;

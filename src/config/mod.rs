@@ -38,7 +38,7 @@ use crate::frontier::robots_rules::{product_token, ROBOTS_PARSE_LIMIT};
 use crate::frontier::FrontierConfig;
 use crate::redis_crawl::SharedSettings;
 use crate::seeds::{Seed, SeedProblem, SeedSource};
-use crate::url_rules::{ExtensionFilter, RefererPolicy, UrlFilter};
+use crate::url_rules::{ExtensionFilter, RefererPolicy, ScopeKind, UrlFilter};
 use crate::warc::Rotation;
 
 /// Largest robots.txt body read (more than the parse limit, which cuts at a line break).
@@ -268,7 +268,7 @@ impl Config {
                 },
             },
             admission: AdmissionConfig {
-                scope: args.scope,
+                scope: args.scope.unwrap_or(ScopeKind::Domain),
                 no_parent: args.no_parent,
                 filter,
                 extensions,

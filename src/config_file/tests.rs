@@ -195,7 +195,7 @@ fn a_wget_command_line_reads_as_wget_reads_it() {
     assert_eq!(a.max_depth, Some(3));
     assert!(a.no_parent);
     assert_eq!(a.delay, Duration::from_millis(1500));
-    assert_eq!(a.scope, ScopeKind::Any);
+    assert_eq!(a.scope, Some(ScopeKind::Any));
     assert_eq!(a.retries, 3);
     assert_eq!(a.max_bytes, Some(5 << 20));
     assert!(a.ignore_robots);

@@ -272,3 +272,51 @@ async fn wget_flags_for_schemes_case_and_address_families() {
         text(&refused)
     );
 }
+
+/// `wget -r` stays on the seed's host without `-H` and its WARC holds every file it fetched:
+/// `trawl crawl -r` does the same (before, it crawled the seed's other subdomains and kept
+/// only the HTML).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wget_r_stays_on_the_seeds_host_and_keeps_every_file() {
+    let web = Web::default();
+    let h = web.host("127.0.0.209").await;
+    let port = h.addr.port();
+    h.route(
+        "/",
+        Route::html(&format!(
+            r#"<a href="/guide.pdf">pdf</a> <a href="http://www.site.test:{port}/www">www</a>"#
+        )),
+    );
+    h.route(
+        "/guide.pdf",
+        Route::typed(200, "application/pdf", b"%PDF-1.4 guide"),
+    );
+    h.route("/www", Route::html("<p>another host of the domain</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let result = trawl(args![
+        "crawl",
+        "-r",
+        format!("http://site.test:{port}/"),
+        "--resolve",
+        format!("site.test:{port}:127.0.0.209"),
+        "--resolve",
+        format!("www.site.test:{port}:127.0.0.209"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "0ms",
+        "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let uris: Vec<String> = read_records(out.path())
+        .into_iter()
+        .filter(|r| r.warc_type == "response")
+        .filter_map(|r| r.target_uri)
+        .collect();
+    assert!(
+        uris.contains(&format!("http://site.test:{port}/guide.pdf")),
+        "{uris:?}"
+    );
+    assert!(!web.paths_of(&h).contains(&"/www".to_string()), "{uris:?}");
+}
