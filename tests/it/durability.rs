@@ -207,29 +207,47 @@ async fn disk_full_stops_cleanly_with_valid_files() {
         mounted.success(),
         "this test needs root to mount a small tmpfs"
     );
-    let result = trawl(args![
-        "crawl",
-        h.url("/"),
-        "--out",
-        mnt.display(),
-        "--delay",
-        "0ms",
-        "--gzip-level",
-        0,
-        // The guard off: this test is about a disk that fills mid-crawl (the guard would
-        // wait for space instead, see unattended.rs).
-        "--min-free",
-        0,
-        "-q"
-    ])
-    .await;
+    let state = out.path().join("state");
+    let crawl = || {
+        trawl(args![
+            "crawl",
+            h.url("/"),
+            "--out",
+            mnt.display(),
+            "--delay",
+            "0ms",
+            "--gzip-level",
+            0,
+            // The guard off: this test is about a disk that fills mid-crawl (the guard would
+            // wait for space instead, see unattended.rs).
+            "--min-free",
+            0,
+            // The crawl's state on another disk, so that its last save point is written.
+            "--state",
+            state.display(),
+            "-q"
+        ])
+    };
+    let result = crawl().await;
     let copy = out.path().join("copy");
     std::fs::create_dir(&copy).unwrap();
     for f in warc_files(&mnt) {
         std::fs::copy(&f, copy.join(f.file_name().unwrap())).unwrap();
     }
     let leftover_open = open_files(&mnt);
+    // Space freed (the disk grown): the same command finishes the crawl, and the page whose
+    // records the full disk refused is fetched again (before, it was taken for done).
+    let grown = Command::new("mount")
+        .args(["-o", "remount,size=16m"])
+        .arg(&mnt)
+        .status()
+        .unwrap();
+    let resumed = crawl().await;
+    let pages = archived_pages(&mnt);
     Command::new("umount").arg(&mnt).status().unwrap();
+    assert!(grown.success());
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed));
+    assert_eq!(pages.len(), 61, "every page, after the resume: {pages:?}");
     assert_eq!(result.status.code(), Some(5), "{}", text(&result));
     assert!(
         String::from_utf8_lossy(&result.stderr)

@@ -232,7 +232,10 @@ impl Ledger {
             Outcome::Resolved(address) => self.frontier.resolved(&job.host, address, now),
             Outcome::Failed(error) => self.failed(job, error, now),
             Outcome::OutputClosed => {
-                self.frontier.complete(&job.host, now);
+                // Its records are not in the file: the URL stays queued for the run that
+                // resumes (before, the final save point took it for done, and a page the full
+                // disk refused was never fetched again).
+                self.frontier.put_back(job, now);
                 return Handled::OutputClosed;
             }
             Outcome::RetryLater { status, after } => {
