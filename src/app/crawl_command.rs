@@ -69,14 +69,20 @@ pub(super) fn run_crawl(args: CrawlArgs) -> ExitCode {
     match repair_open_files(&config.output.out) {
         Ok(repairs) => {
             for r in repairs {
-                messages.warn(&match &r.final_path {
-                    Some(p) => format!(
+                messages.warn(&match (&r.final_path, &r.damaged) {
+                    (Some(p), _) => format!(
                         "trawl: repaired {} after an unclean stop: kept {} records, cut {} bytes\n",
                         p.display(),
                         r.records,
                         r.cut_bytes
                     ),
-                    None => format!(
+                    (None, Some(aside)) => format!(
+                        "trawl: {} is damaged after its first {} records, with complete records after the damage: kept whole as {} (nothing removed)\n",
+                        r.open_path.display(),
+                        r.records,
+                        aside.display()
+                    ),
+                    (None, None) => format!(
                         "trawl: removed {}: no complete capture in it\n",
                         r.open_path.display()
                     ),

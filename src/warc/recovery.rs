@@ -2,8 +2,11 @@
 //!
 //! A `.warc.gz.open` file holds complete gzip members followed, perhaps, by a partial one.
 //! Repair keeps every member that decompresses completely into a whole WARC record, cuts the
-//! file after the last of them, verifies the result by reading it back, syncs it, and renames it
-//! to its final name (an empty remainder is removed instead).
+//! file after the last of them (and after the last whole capture: a request whose response was
+//! cut goes too), verifies the result by reading it back, syncs it, and renames it to its final
+//! name (an empty remainder is removed instead). A file damaged before its end (complete
+//! records after a member that does not read: a disk fault, pages lost out of order at a power
+//! cut) is neither cut nor removed: it is renamed `.damaged`, every byte kept.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read};
@@ -19,8 +22,11 @@ use super::reader::{each_record, Counting};
 pub struct Repair {
     /// The `.open` file found.
     pub open_path: PathBuf,
-    /// The final file, or `None` when nothing complete was left and the file was removed.
+    /// The final file, or `None` when nothing complete was left and the file was removed, or
+    /// when it was put aside as damaged.
     pub final_path: Option<PathBuf>,
+    /// Where a file damaged before its end was put aside, whole.
+    pub damaged: Option<PathBuf>,
     /// Complete records kept.
     pub records: usize,
     /// Bytes cut from the end.
@@ -40,26 +46,80 @@ pub fn repair_open_files(dir: &Path) -> io::Result<Vec<Repair>> {
     open.iter().map(|p| repair_file(p)).collect()
 }
 
-/// Length of the prefix made of complete members holding complete WARC records.
-fn good_prefix(path: &Path) -> io::Result<(u64, usize)> {
+/// The file's leading complete members holding complete WARC records.
+struct Prefix {
+    /// Their length.
+    good: u64,
+    /// How many.
+    records: usize,
+    /// Where the last of them starts, when it is a request (its response is not in the file
+    /// unless a record follows it).
+    last_request: Option<u64>,
+}
+
+/// Reads the complete members at the start of `path`.
+fn good_prefix(path: &Path) -> io::Result<Prefix> {
     let mut reader = Counting {
         inner: BufReader::new(File::open(path)?),
         consumed: 0,
     };
-    let (mut good, mut records) = (0u64, 0usize);
+    let mut prefix = Prefix {
+        good: 0,
+        records: 0,
+        last_request: None,
+    };
     loop {
         match reader.fill_buf() {
-            Ok([]) => return Ok((good, records)),
+            Ok([]) | Err(_) => return Ok(prefix),
             Ok(_) => {}
-            Err(_) => return Ok((good, records)),
         }
         let mut raw = Vec::new();
         if GzDecoder::new(&mut reader).read_to_end(&mut raw).is_err() || !is_complete_record(&raw) {
-            return Ok((good, records));
+            return Ok(prefix);
         }
-        good = reader.consumed;
-        records += 1;
+        prefix.last_request = is_request(&raw).then_some(prefix.good);
+        prefix.good = reader.consumed;
+        prefix.records += 1;
     }
+}
+
+/// True for a `request` record.
+fn is_request(raw: &[u8]) -> bool {
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or(raw.len());
+    String::from_utf8_lossy(&raw[..end]).lines().any(|l| {
+        l.split_once(':').is_some_and(|(k, v)| {
+            k.trim().eq_ignore_ascii_case("warc-type") && v.trim().eq_ignore_ascii_case("request")
+        })
+    })
+}
+
+/// Most places after `from` tried as the start of a later member (each where the gzip magic
+/// bytes stand): enough to find one past a damaged stretch, bounded on a file of noise.
+const MAX_RESYNC_TRIES: usize = 256;
+
+/// True when a complete WARC record can be read from a gzip member that starts somewhere
+/// after byte `from` of `path`: the file goes on past a member that does not read, so what
+/// ends there is damage, not a crash's unfinished tail.
+fn holds_a_record_after(path: &Path, from: u64) -> io::Result<bool> {
+    let bytes = std::fs::read(path)?;
+    let rest = bytes.get(from as usize + 1..).unwrap_or_default();
+    let starts = rest
+        .windows(3)
+        .enumerate()
+        .filter(|(_, w)| *w == [0x1f, 0x8b, 0x08])
+        .map(|(i, _)| i)
+        .take(MAX_RESYNC_TRIES);
+    for start in starts {
+        let mut raw = Vec::new();
+        let mut member = GzDecoder::new(&rest[start..]);
+        if member.read_to_end(&mut raw).is_ok() && is_complete_record(&raw) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn is_complete_record(raw: &[u8]) -> bool {
@@ -84,13 +144,33 @@ fn is_complete_record(raw: &[u8]) -> bool {
 
 fn repair_file(open_path: &Path) -> io::Result<Repair> {
     let total = std::fs::metadata(open_path)?.len();
-    let (good, records) = good_prefix(open_path)?;
+    let prefix = good_prefix(open_path)?;
+    let name = open_path.to_string_lossy();
+    let stem = name.strip_suffix(OPEN_SUFFIX).expect("has the suffix");
+    if prefix.good < total && holds_a_record_after(open_path, prefix.good)? {
+        // Archived data is never removed: the file goes aside whole, for a person to read.
+        let damaged = PathBuf::from(format!("{stem}.damaged"));
+        std::fs::rename(open_path, &damaged)?;
+        return Ok(Repair {
+            open_path: open_path.to_path_buf(),
+            final_path: None,
+            damaged: Some(damaged),
+            records: prefix.records,
+            cut_bytes: 0,
+        });
+    }
+    // A request whose response the crash cut: the pair is not split.
+    let (good, records) = match prefix.last_request {
+        Some(start) if prefix.good < total => (start, prefix.records - 1),
+        _ => (prefix.good, prefix.records),
+    };
     // A file with only its warcinfo record holds no capture: remove it.
     if records <= 1 {
         std::fs::remove_file(open_path)?;
         return Ok(Repair {
             open_path: open_path.to_path_buf(),
             final_path: None,
+            damaged: None,
             records: 0,
             cut_bytes: total,
         });
@@ -115,12 +195,12 @@ fn repair_file(open_path: &Path) -> io::Result<Repair> {
             ),
         ));
     }
-    let name = open_path.to_string_lossy();
-    let final_path = PathBuf::from(name.strip_suffix(OPEN_SUFFIX).expect("has the suffix"));
+    let final_path = PathBuf::from(stem);
     std::fs::rename(open_path, &final_path)?;
     Ok(Repair {
         open_path: open_path.to_path_buf(),
         final_path: Some(final_path),
+        damaged: None,
         records,
         cut_bytes: total - good,
     })
@@ -176,6 +256,66 @@ mod tests {
         let r = &repair_open_files(dir.path()).unwrap()[0];
         assert_eq!(r.records, 2);
         assert_eq!(std::fs::read(r.final_path.as_ref().unwrap()).unwrap(), good);
+    }
+
+    fn typed(kind: &str, body: &str) -> Vec<u8> {
+        format!(
+            "WARC/1.1\r\nWARC-Type: {kind}\r\nContent-Length: {}\r\n\r\n{body}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes()
+    }
+
+    #[test]
+    fn a_request_whose_response_was_cut_goes_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().join("t-20261122000000-00003.warc.gz.open");
+        let pairs: Vec<u8> = [
+            gzip_member(&record("info"), 6),
+            gzip_member(&typed("request", "GET /a"), 6),
+            gzip_member(&typed("response", "200 a"), 6),
+        ]
+        .concat();
+        let request = gzip_member(&typed("request", "GET /b"), 6);
+        let response = gzip_member(&typed("response", &"b".repeat(5000)), 6);
+        let cut = &response[..response.len() / 2];
+        std::fs::write(&open, [&pairs[..], &request[..], cut].concat()).unwrap();
+        let r = &repair_open_files(dir.path()).unwrap()[0];
+        assert_eq!(r.records, 3);
+        assert_eq!(
+            std::fs::read(r.final_path.as_ref().unwrap()).unwrap(),
+            pairs
+        );
+    }
+
+    #[test]
+    fn a_file_damaged_before_its_end_is_put_aside_whole() {
+        let members = [
+            gzip_member(&record("info"), 6),
+            gzip_member(&record("one"), 6),
+            gzip_member(&record("two"), 6),
+        ];
+        // Damage in the warcinfo record (once removed, with the records after it), and in
+        // the middle (once cut there).
+        for (n, damaged_member) in [(4usize, 0usize), (5, 1)] {
+            let dir = tempfile::tempdir().unwrap();
+            let open = dir
+                .path()
+                .join(format!("t-20261122000000-0000{n}.warc.gz.open"));
+            let mut bytes = members.concat();
+            let at: usize = members[..damaged_member]
+                .iter()
+                .map(Vec::len)
+                .sum::<usize>()
+                + 12;
+            bytes[at..at + 6].copy_from_slice(b"\0\0\0\0\0\0");
+            std::fs::write(&open, &bytes).unwrap();
+            let r = &repair_open_files(dir.path()).unwrap()[0];
+            assert_eq!(r.final_path, None);
+            let aside = r.damaged.as_ref().expect("put aside");
+            assert!(aside.to_string_lossy().ends_with(".warc.gz.damaged"));
+            assert_eq!(std::fs::read(aside).unwrap(), bytes, "every byte kept");
+        }
     }
 
     #[test]
