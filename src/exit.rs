@@ -21,7 +21,8 @@ pub enum ExitCode {
     OutputError = 5,
     /// Another trawl process is crawling into the same output directory.
     Locked = 6,
-    /// The output directory holds a finished crawl; `--recrawl` or `--fresh` crawls again.
+    /// The output directory holds a finished crawl, or WARC files without their crawl state;
+    /// `--recrawl` or `--fresh` crawls again.
     AlreadyFinished = 7,
     /// Stopped at `--time-limit`; state saved, the next run resumes.
     TimeLimit = 8,

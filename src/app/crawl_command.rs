@@ -242,7 +242,9 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
                     SearchError::NotAnIndex { .. } => ExitCode::BadArguments,
                     _ => ExitCode::OutputError,
                 },
-                crawl::CrawlError::Setup(SetupError::Finished { .. }) => ExitCode::AlreadyFinished,
+                crawl::CrawlError::Setup(
+                    SetupError::Finished { .. } | SetupError::StateMissing { .. },
+                ) => ExitCode::AlreadyFinished,
                 crawl::CrawlError::Setup(SetupError::Interrupted) => ExitCode::Interrupted,
                 crawl::CrawlError::Setup(SetupError::Join(j)) => match j {
                     JoinError::OptionsDiffer { .. } => ExitCode::BadArguments,

@@ -59,7 +59,8 @@ Exit codes:
   4    finished, but some URLs failed for good or hosts were given up (see the report)
   5    output error: an output file or directory cannot be written (disk full, permissions)
   6    another trawl process uses this output directory or state
-  7    the output directory holds a finished crawl (use --recrawl or --fresh)
+  7    the output directory holds a finished crawl, or WARC files without their crawl state
+       (use --recrawl or --fresh)
   8    stopped at --time-limit; state saved, the next run resumes
   130  stopped by SIGINT/SIGTERM; state saved, the next run resumes";
 

@@ -1,7 +1,8 @@
 //! A crawl state already in the output directory, met at start-up: an interrupted crawl is
 //! resumed; a finished one is refused (exit 7), started anew (`--recrawl`, its state set aside)
 //! or discarded (`--fresh`); and one that stopped at its page or byte target is resumed from
-//! its frontier when that budget is raised above what it reached.
+//! its frontier when that budget is raised above what it reached. WARC files without a state
+//! are refused too (exit 7) unless `--recrawl` or `--fresh` says to start beside them.
 
 use std::path::PathBuf;
 
@@ -19,6 +20,18 @@ pub(super) fn open_state(output: &OutputConfig, run: &RunConfig) -> Result<Crawl
     let dir = &output.state_dir;
     let open = || CrawlDb::open(dir).map_err(|e| CrawlError::State(e.into()));
     if !dir.join(STORE_FILE).exists() {
+        // WARC files with no state beside them: a state deleted, or kept elsewhere by a
+        // `--state` the command line lost. Started over, the crawl would archive again all
+        // they hold (a cron job's silent doubling).
+        let warcs = warc_files_in(&output.out);
+        if output.existing_state == ExistingState::Resume && warcs > 0 {
+            return Err(SetupError::StateMissing {
+                out: output.out.clone(),
+                warcs,
+                state: dir.clone(),
+            }
+            .into());
+        }
         return open();
     }
     let state_dir_error = |source| SetupError::StateDir {
@@ -107,4 +120,14 @@ fn extend_hint(reason: StopReason, tally: &Tally) -> String {
         ),
         _ => String::new(),
     }
+}
+
+/// How many WARC files (`*.warc.gz`) `dir` holds.
+fn warc_files_in(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".warc.gz"))
+            .count()
+    })
 }

@@ -609,3 +609,35 @@ async fn a_fetch_abandoned_at_the_stop_is_counted_as_queued_for_the_next_run() {
         .collect();
     assert_eq!(fetched.len() as u64, queued, "{fetched:?} {report}");
 }
+
+/// WARC files in `--out` and no crawl state (deleted, or kept elsewhere by a `--state` the
+/// command line lost): the crawl is not started over unasked (it would archive all again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warc_files_without_their_state_are_not_crawled_over_unasked() {
+    let (web, h) = linked_site("127.0.0.25", 5, 100).await;
+    let out = tempfile::tempdir().unwrap();
+    let state = out.path().join("state");
+    let run = |extra: &[&str]| {
+        let mut a = args![
+            "crawl",
+            h.url("/"),
+            "--out",
+            out.path().join("w").display(),
+            "--delay",
+            "0ms",
+            "-q"
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        trawl(a)
+    };
+    let first = run(&["--state", &state.display().to_string()]).await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let fetched = web.hits().len();
+    // The cron line lost its --state.
+    let lost = run(&[]).await;
+    assert_eq!(lost.status.code(), Some(7), "{}", text(&lost));
+    assert!(text(&lost).contains("no crawl state"), "{}", text(&lost));
+    assert_eq!(web.hits().len(), fetched, "nothing fetched again");
+    let fresh = run(&["--fresh"]).await;
+    assert_eq!(fresh.status.code(), Some(0), "{}", text(&fresh));
+}

@@ -65,6 +65,17 @@ pub enum SetupError {
         /// How it could be continued instead (a raised budget), or empty.
         extend: String,
     },
+    /// The output directory holds WARC files but no crawl state, and neither `--recrawl` nor
+    /// `--fresh` was given: the crawl that wrote them is not started over unasked.
+    #[error("{out} holds {warcs} WARC file(s) but no crawl state in {state}: the crawl that wrote them cannot be resumed without it (was --state given then?); run again with that --state to resume it, or with --fresh to start a new crawl beside those files")]
+    StateMissing {
+        /// The output directory.
+        out: PathBuf,
+        /// WARC files found in it.
+        warcs: usize,
+        /// Where the state was looked for.
+        state: PathBuf,
+    },
     /// The saved state could not be set aside or removed.
     #[error("crawl state {path}: {source}")]
     StateDir {
