@@ -107,7 +107,7 @@ pub(super) fn run_crawl(args: CrawlArgs) -> ExitCode {
 }
 
 /// Checks, before anything is fetched, every path the crawl will write or read: the output
-/// directory, the `--stats` file and the `--dedup-index` files. (The seeds file is read by
+/// directory, the `--stats` and `--save-cookies` files and the `--dedup-index` files. (The seeds file is read by
 /// `Config::from_args`, the log file opened by the caller.)
 fn preflight(config: &Config) -> Result<(), (ExitCode, String)> {
     let out = &config.output.out;
@@ -139,6 +139,19 @@ fn preflight(config: &Config) -> Result<(), (ExitCode, String)> {
         if !existed {
             let _ = std::fs::remove_file(stats);
         }
+    }
+    if let Some(cookies) = &config.cookies.save {
+        // Written at the end as FILE.part, then renamed: the directory must take a new file.
+        let mut part = cookies.as_os_str().to_owned();
+        part.push(".part");
+        std::fs::write(&part, b"")
+            .and_then(|()| std::fs::remove_file(&part))
+            .map_err(|e| {
+                (
+                    ExitCode::OutputError,
+                    format!("cannot write --save-cookies {}: {e}", cookies.display()),
+                )
+            })?;
     }
     for index in config.chain.dedup.iter().flatten() {
         std::fs::File::open(index).map_err(|e| {

@@ -106,10 +106,11 @@ pub fn parse_warc_field(s: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value.to_string()))
 }
 
-/// Parses `--limit-rate`: a size per second, at least 1 KB (`500k`, `2M`, `1MiB`).
+/// Parses `--limit-rate`: a size per second, at least 1 KB (`500k`, `2M`, `1MiB`); 0 is no
+/// limit, as in wget.
 pub fn parse_rate(s: &str) -> Result<u64, String> {
     let rate = parse_size(s.trim().trim_end_matches("/s"))?;
-    if rate < 1000 {
+    if rate > 0 && rate < 1000 {
         return Err(format!("--limit-rate {s} is below 1 KB per second"));
     }
     Ok(rate)

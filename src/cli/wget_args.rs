@@ -220,11 +220,22 @@ impl WgetArgs {
         if let Some(wait) = self.wait {
             args.delay = wait;
         }
+        // wget's 0 is "never time out", which trawl does not do: a silent server would hold a
+        // fetch for ever. Said with the flag as written.
+        let never = |flag: &str| {
+            format!("{flag} 0 (wget: never time out) is refused: trawl always gives up on a silent server; give a long time instead, e.g. {flag} 3600")
+        };
         if let Some(timeout) = self.all_timeouts {
+            if timeout.is_zero() {
+                return Err(never("-T"));
+            }
             args.timeout = timeout;
             args.connect_timeout = timeout;
         }
         if let Some(timeout) = self.read_timeout {
+            if timeout.is_zero() {
+                return Err(never("--read-timeout"));
+            }
             args.timeout = timeout;
         }
         let recursive = self.recursive || self.mirror;

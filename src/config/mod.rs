@@ -238,6 +238,7 @@ impl Config {
                 login,
                 rate: args
                     .limit_rate
+                    .filter(|&r| r > 0)
                     .map(|r| std::sync::Arc::new(RateLimit::new(r))),
                 // Long bodies go on in unnamed files beside the WARCs (where the disk guard
                 // watches the free space), or where wget's --warc-tempdir says.

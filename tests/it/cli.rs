@@ -364,3 +364,45 @@ async fn every_bare_host_seed_of_a_host_falls_back_to_http() {
         text(&out)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wgets_zero_values_and_an_unwritable_cookie_file_are_met_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = format!("http://127.0.0.1:{}/", closed_port());
+    let run = |extra: &[&str]| {
+        let mut a = args![
+            "crawl",
+            &seed,
+            "--out",
+            dir.path().join("w").display(),
+            "--ignore-robots",
+            "--retries",
+            0,
+            "--fresh",
+            "-q"
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        trawl(a)
+    };
+    // wget's "never time out" is refused under the flag as written.
+    let never = run(&["-T", "0"]).await;
+    assert_eq!(never.status.code(), Some(2), "{}", text(&never));
+    assert!(
+        text(&never).contains("-T 0 (wget: never time out)"),
+        "{}",
+        text(&never)
+    );
+    // wget's --limit-rate=0 is no limit: the crawl runs (its one URL refused: exit 4).
+    let unlimited = run(&["--limit-rate=0"]).await;
+    assert_eq!(unlimited.status.code(), Some(4), "{}", text(&unlimited));
+    // A cookie file that cannot be written is said before anything is fetched (exit 5),
+    // not after the crawl with exit 0.
+    let jar = dir.path().join("no-such-dir").join("c.txt");
+    let cookies = run(&["--save-cookies", &jar.display().to_string()]).await;
+    assert_eq!(cookies.status.code(), Some(5), "{}", text(&cookies));
+    assert!(
+        text(&cookies).contains("--save-cookies"),
+        "{}",
+        text(&cookies)
+    );
+}
