@@ -284,26 +284,55 @@ impl WgetArgs {
 /// `--no-parent`), up to a `--`.
 pub fn wget_short_words(argv: Vec<OsString>) -> Vec<OsString> {
     let mut after_separator = false;
-    argv.into_iter()
-        .map(|arg| {
-            if after_separator {
-                return arg;
+    let mut out = Vec::with_capacity(argv.len());
+    for arg in argv {
+        if after_separator {
+            out.push(arg);
+            continue;
+        }
+        if arg.to_str() == Some("--") {
+            after_separator = true;
+        }
+        // A bundle ending in a -n word, as wget's getopt reads it: `-mkEpnp` is `-mkEp -np`,
+        // `-rnH` is `-r -nH` (clap bundles the letters before; -n is no trawl flag).
+        let split = arg.to_str().and_then(|a| {
+            let flags = a.strip_prefix('-').filter(|f| !f.starts_with('-'))?;
+            let (letters, word) = flags.split_at(flags.len().checked_sub(2)?);
+            // Only wget's letters that take no value: in `-enp`, `np` is -e's value.
+            let bundled =
+                !letters.is_empty() && letters.bytes().all(|b| WGET_SWITCHES.contains(&b));
+            (bundled && n_word(word).is_some()).then(|| (format!("-{letters}"), word.to_string()))
+        });
+        match (
+            split,
+            arg.to_str()
+                .and_then(|a| a.strip_prefix('-'))
+                .and_then(n_word),
+        ) {
+            (Some((letters, word)), _) => {
+                out.push(OsString::from(letters));
+                out.push(OsString::from(n_word(&word).expect("checked")));
             }
-            let long = match arg.to_str() {
-                Some("--") => {
-                    after_separator = true;
-                    None
-                }
-                Some("-np") => Some("--no-parent"),
-                Some("-nd") => Some("--no-directories"),
-                Some("-nH") => Some("--no-host-directories"),
-                Some("-nc") => Some("--no-clobber"),
-                Some("-nv") => Some("--no-verbose"),
-                _ => None,
-            };
-            long.map_or(arg, OsString::from)
-        })
-        .collect()
+            (None, Some(long)) => out.push(OsString::from(long)),
+            (None, None) => out.push(arg),
+        }
+    }
+    out
+}
+
+/// wget's one-letter options that take no value (`-r`, `-m`, `-k`, `-E`, `-p`, ...).
+const WGET_SWITCHES: &[u8] = b"rmkKEpNSxHqvbFcL";
+
+/// The long flag a wget `-n` word (`np`, `nd`, `nH`, `nc`, `nv`) stands for.
+fn n_word(word: &str) -> Option<&'static str> {
+    match word {
+        "np" => Some("--no-parent"),
+        "nd" => Some("--no-directories"),
+        "nH" => Some("--no-host-directories"),
+        "nc" => Some("--no-clobber"),
+        "nv" => Some("--no-verbose"),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -331,6 +360,26 @@ mod tests {
         let config = crate::config::Config::from_args(*args).unwrap();
         assert!(config.frontier.random_wait);
         assert_eq!(config.frontier.delay, Duration::from_secs(2));
+    }
+
+    #[test]
+    fn a_bundle_ending_in_a_n_word_is_split_as_wget_reads_it() {
+        let argv: Vec<OsString> = ["trawl", "-mkEpnp", "-rnH", "-enp", "-npx"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(
+            wget_short_words(argv),
+            [
+                "trawl",
+                "-mkEp",
+                "--no-parent",
+                "-r",
+                "--no-host-directories",
+                "-enp",
+                "-npx"
+            ]
+        );
     }
 
     #[test]
