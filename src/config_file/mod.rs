@@ -104,6 +104,7 @@ pub fn merge_config_file(command_line: WgetrcCommandLine) -> Result<Vec<OsString
             .ok_or_else(|| format!("--config {}: unknown key {key:?}", path.display()))?;
         if crawl.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine)
             || turned_off(&format!("--{name}"))
+            || conflicts_with_given(sub, arg, crawl)
         {
             continue;
         }
@@ -128,6 +129,20 @@ pub fn merge_config_file(command_line: WgetrcCommandLine) -> Result<Vec<OsString
 }
 
 /// True when `flag` (`--wait=2`, `--ignore-robots`, `-T60`) is `arg`'s.
+/// True when the command line gave a flag `arg` cannot go with: the file's wget name and the
+/// command line's trawl flag for the same thing (`level` and `--max-depth`, `wait` and
+/// `--delay`), or the other way round. The command line wins, as it does over the same key.
+fn conflicts_with_given(sub: &clap::Command, arg: &clap::Arg, crawl: &clap::ArgMatches) -> bool {
+    let given =
+        |a: &clap::Arg| crawl.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine);
+    sub.get_arg_conflicts_with(arg).into_iter().any(given)
+        || sub.get_arguments().filter(|b| given(b)).any(|b| {
+            sub.get_arg_conflicts_with(b)
+                .iter()
+                .any(|c| c.get_id() == arg.get_id())
+        })
+}
+
 fn names_flag(arg: &clap::Arg, flag: &str) -> bool {
     match flag.strip_prefix("--") {
         Some(long) => arg.get_long() == Some(long.split('=').next().unwrap_or(long)),

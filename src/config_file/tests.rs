@@ -269,3 +269,29 @@ fn wget_names_conflict_with_the_flags_they_stand_for() {
         assert!(error.contains("cannot be used with"), "{pair:?}: {error}");
     }
 }
+
+#[test]
+fn the_command_line_wins_over_the_files_other_name_for_the_same_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("trawl.toml");
+    let config = file.display().to_string();
+    let with_file = |text: &str, extra: &[&str]| {
+        std::fs::write(&file, text).unwrap();
+        let head = ["trawl", "crawl", "--config", config.as_str()];
+        crawl_args(&head.iter().chain(extra).copied().collect::<Vec<_>>())
+    };
+    // wget's name in the file, trawl's on the command line, and the other way round.
+    assert_eq!(
+        with_file("level = 3\n", &["--max-depth", "0", "a.org"]).max_depth,
+        Some(0)
+    );
+    // (-l is folded into --max-depth later; the file's 3 must not be there beside it.)
+    assert_eq!(
+        with_file("max-depth = 3\n", &["-l", "1", "a.org"]).max_depth,
+        None
+    );
+    let waited = with_file("wait = 1\n", &["--delay", "0s", "a.org"]);
+    assert_eq!(waited.delay, Duration::ZERO);
+    let scoped = with_file("span-hosts = true\n", &["--scope", "host", "a.org"]);
+    assert_eq!(scoped.scope, Some(ScopeKind::Host));
+}
