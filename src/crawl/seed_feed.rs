@@ -159,7 +159,10 @@ impl SeedFeed {
     fn allowed(&mut self, ledger: &mut Ledger, addr: SocketAddr, class: &str) {
         self.noted += 1;
         if self.noted <= NOTED_ADDRESSES {
+            // A note, which -q hides as it hides the same note for a command-line seed (this
+            // module's own target is shown under -q, for the seed lines it skips).
             tracing::warn!(
+                target: "trawl::seed_notes",
                 "a seed is a {class} IP address, so {addr} (that address and port only) is allowed for this crawl"
             );
         }
