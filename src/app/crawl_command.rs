@@ -107,8 +107,8 @@ pub(super) fn run_crawl(args: CrawlArgs) -> ExitCode {
 }
 
 /// Checks, before anything is fetched, every path the crawl will write or read: the output
-/// directory, the `--stats` and `--save-cookies` files and the `--dedup-index` files. (The seeds file is read by
-/// `Config::from_args`, the log file opened by the caller.)
+/// directory, the `--stats` and `--save-cookies` files and the `--dedup-index` files. (The
+/// seeds file is read by `Config::from_args`, the log file opened by the caller.)
 fn preflight(config: &Config) -> Result<(), (ExitCode, String)> {
     let out = &config.output.out;
     create_output_dir(out).map_err(|e| (ExitCode::OutputError, e.to_string()))?;

@@ -1,8 +1,8 @@
 //! Hosts that come and go: the frontier's side of a shared crawl (Redis mode), where a worker
 //! serves only the hosts it holds a lease on. A host arrives (adopted with its politeness clock,
-//! robots.txt texts with their ages and a first batch of URLs), gets more URLs, and leaves (released when it has
-//! no work, or lost when its lease went to another worker). The storage behind the frontier
-//! holds the URLs; this file keeps the per-host state in step with it.
+//! robots.txt texts with their ages and a first batch of URLs), gets more URLs, and leaves
+//! (released when it has no work, or lost when its lease went to another worker). The storage
+//! behind the frontier holds the URLs; this file keeps the per-host state in step with it.
 
 use std::time::{Duration, Instant};
 
