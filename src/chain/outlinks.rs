@@ -24,6 +24,7 @@ use crate::http_message::media_type::{
     accepted_by, is_html, is_javascript, is_valid_essence, media_type, parsed_as_xml,
 };
 use crate::http_message::{decode_content, url_text};
+use crate::url_rules::canonical::resolve_as_spelled;
 use crate::url_rules::canonical::{unresolved, Unresolved};
 use crate::url_rules::referrer::PagePolicy;
 use crate::url_rules::resolve_link;
@@ -74,6 +75,9 @@ pub struct Outlinks {
     pub links: Vec<Url>,
     /// The redirect target of a 3xx.
     pub location: Option<Url>,
+    /// The same target with its escapes as the server wrote them (see
+    /// [`crate::url_rules::canonical::resolve_as_spelled`]).
+    pub location_spelled: Option<Url>,
     /// The 3xx set cookies that change what the next request to the URL sends (the fetch
     /// knows; set by the caller): a redirect to its own URL is then worth following, as a
     /// site's cookie check expects.
@@ -203,6 +207,10 @@ pub fn outlinks(
 ) -> Outlinks {
     let mut out = Outlinks::default();
     out.location = location(capture, url, &mut out.declined);
+    out.location_spelled = out.location.as_ref().and_then(|_| {
+        let target = capture.head.header_url("location")?;
+        resolve_as_spelled(url, &target)
+    });
     if let Some(policy) = capture.head.header("referrer-policy") {
         let policy = PagePolicy::from_header(&String::from_utf8_lossy(policy));
         out.referrer = policy.unwrap_or_default();

@@ -129,3 +129,26 @@ async fn a_3xx_without_a_location_gives_the_links_in_its_body() {
         assert!(found.contains(&h.url(path)), "{path}: {found:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_the_servers_spelling_of_the_same_url_is_followed() {
+    // Servers that want their own spelling of an escape (lower-case hex, `%7E` for `~`): the
+    // same URL to the seen set, requested as the Location writes it, as wget and Chromium do.
+    let web = Web::default();
+    let h = web.host("127.0.0.208").await;
+    h.route(
+        "/",
+        Route::html("<a href=/caf%C3%A9>cafe</a> <a href=/~user/>user</a>"),
+    );
+    h.route("/caf%C3%A9", Route::redirect(301, "/caf%c3%a9"));
+    h.route("/caf%c3%a9", Route::html("<p>cafe</p>"));
+    h.route("/~user/", Route::redirect(301, "/%7Euser/"));
+    h.route("/%7Euser/", Route::html("<p>user</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = crawl(h.url("/"), out.path(), &[]).await;
+    let found = pages(&read_records(&out.path().join("warcs")));
+    for path in ["/caf%c3%a9", "/%7Euser/"] {
+        assert!(found.contains(&h.url(path)), "{path}: {found:?}\n{stats}");
+    }
+    assert_valid(&out.path().join("warcs")).await;
+}

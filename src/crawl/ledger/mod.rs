@@ -395,15 +395,23 @@ impl Ledger {
                     );
                 }
                 let cookie_check = found.location_sets_cookie;
+                // The server's own spelling of the URL just fetched (`%c3%a9` for `%C3%A9`).
+                let respelled = found
+                    .location_spelled
+                    .take()
+                    .filter(|s| found.location.as_ref() == Some(&job.url) && *s != job.url);
                 match (found.location, &job.kind) {
                     // The same URL to the seen set, fetched again: a cookie check (the URL
-                    // redirects to itself with a cookie to carry), or a session id the server
-                    // adds (a servlet's `;jsessionid=` on a new session), whose target wget
-                    // and browsers fetch. The redirect limit ends a loop.
+                    // redirects to itself with a cookie to carry), a session id the server
+                    // adds (a servlet's `;jsessionid=` on a new session), or the URL as the
+                    // server spells it, which wget and browsers request as written. The
+                    // redirect limit ends a loop.
                     (Some(to), _)
                         if (cookie_check && to == job.url)
-                            || same_but_session_id(&to, &job.url) =>
+                            || same_but_session_id(&to, &job.url)
+                            || respelled.is_some() =>
                     {
+                        let to = respelled.unwrap_or(to);
                         match self.admission.check(&to, job.depth, job.redirects + 1) {
                             Ok(()) => self.frontier.again_at(job, to, now),
                             Err(rejection) => {
