@@ -42,6 +42,9 @@ pub struct LinkRules {
     pub max_sitemap_decoded: usize,
     /// Collect page requisites (`--page-requisites`).
     pub page_requisites: bool,
+    /// Follow what a page loads (`<img src>`, scripts, stylesheets) as links, held to the
+    /// scope and depth as links are: wget's `-r` without `-p` does.
+    pub inline_links: bool,
     /// Obey a page's `nofollow`, in a robots meta or an `X-Robots-Tag` field (not
     /// `--ignore-robots`).
     pub obey_meta_robots: bool,
@@ -241,7 +244,7 @@ pub fn outlinks(
             &text,
             url,
             rules.max_links_per_page,
-            rules.page_requisites,
+            rules.page_requisites || rules.inline_links,
             encoding,
             xml,
         );
@@ -267,6 +270,11 @@ pub fn outlinks(
         }
         out.links = links.urls;
         leave_refused_types(&mut out, &links.declared, &rules.accept);
+        if rules.inline_links && !rules.page_requisites {
+            // wget -r fetches what a page loads as it fetches its links (a repeated URL is
+            // found seen by the admission).
+            out.links.append(&mut out.requisites);
+        }
     } else if media.as_deref().is_some_and(may_be_feed) {
         // A feed archived as a page (`--accept` takes its type): the posts it lists.
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);

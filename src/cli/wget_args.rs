@@ -31,8 +31,8 @@ const WGET_RECURSIVE_DEPTH: u32 = 5;
 pub struct WgetArgs {
     /// wget's -r: follow links (trawl always does), to wget's depth of 5 unless --level or
     /// --max-depth says otherwise, on the seed's host unless -H or --scope says otherwise,
-    /// archiving every type linked unless --accept says otherwise (wget's WARC holds all it
-    /// downloaded).
+    /// following what pages load (<img src>, scripts) as links and archiving every type
+    /// unless --accept says otherwise (wget's WARC holds all it downloaded).
     #[arg(long, short = 'r')]
     pub recursive: bool,
 
@@ -206,6 +206,8 @@ pub struct WgetOnly {
     pub auth_no_challenge: bool,
     /// `--warc-tempdir`.
     pub spool_dir: Option<std::path::PathBuf>,
+    /// `-r`/`-m`: what a page loads is followed as its links are.
+    pub inline_links: bool,
 }
 
 impl WgetArgs {
@@ -276,6 +278,7 @@ impl WgetArgs {
             dns_timeout: self.requests.dns_timeout.filter(|t| !t.is_zero()),
             auth_no_challenge: self.requests.auth_no_challenge,
             spool_dir: self.warc_tempdir,
+            inline_links: recursive,
         })
     }
 }

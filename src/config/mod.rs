@@ -294,6 +294,7 @@ impl Config {
                     // One byte more than the protocol allows, so a file past it is counted.
                     max_sitemap_decoded: crate::extract::sitemap::MAX_SITEMAP_BYTES + 1,
                     page_requisites: args.page_requisites,
+                    inline_links: wget.inline_links,
                     obey_meta_robots: !args.ignore_robots,
                     robots_agent,
                     accept: link_accept,

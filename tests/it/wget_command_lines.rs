@@ -273,9 +273,9 @@ async fn wget_flags_for_schemes_case_and_address_families() {
     );
 }
 
-/// `wget -r` stays on the seed's host without `-H` and its WARC holds every file it fetched:
-/// `trawl crawl -r` does the same (before, it crawled the seed's other subdomains and kept
-/// only the HTML).
+/// `wget -r` stays on the seed's host without `-H`, follows what a page loads as links, and its
+/// WARC holds every file it fetched: `trawl crawl -r` does the same (before, it crawled the
+/// seed's other subdomains, left images to `-p` and kept only the HTML).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wget_r_stays_on_the_seeds_host_and_keeps_every_file() {
     let web = Web::default();
@@ -284,13 +284,19 @@ async fn wget_r_stays_on_the_seeds_host_and_keeps_every_file() {
     h.route(
         "/",
         Route::html(&format!(
-            r#"<a href="/guide.pdf">pdf</a> <a href="http://www.site.test:{port}/www">www</a>"#
+            r#"<a href="/guide.pdf">pdf</a> <a href="http://www.site.test:{port}/www">www</a>
+            <img src="/photo.png"> <img src="http://www.site.test:{port}/cdn.png">"#
         )),
     );
     h.route(
         "/guide.pdf",
         Route::typed(200, "application/pdf", b"%PDF-1.4 guide"),
     );
+    h.route(
+        "/photo.png",
+        Route::typed(200, "image/png", b"\x89PNG photo"),
+    );
+    h.route("/cdn.png", Route::typed(200, "image/png", b"\x89PNG cdn"));
     h.route("/www", Route::html("<p>another host of the domain</p>"));
     let out = tempfile::tempdir().unwrap();
     let result = trawl(args![
@@ -314,9 +320,14 @@ async fn wget_r_stays_on_the_seeds_host_and_keeps_every_file() {
         .filter(|r| r.warc_type == "response")
         .filter_map(|r| r.target_uri)
         .collect();
-    assert!(
-        uris.contains(&format!("http://site.test:{port}/guide.pdf")),
-        "{uris:?}"
-    );
-    assert!(!web.paths_of(&h).contains(&"/www".to_string()), "{uris:?}");
+    // What the page loads is followed as its links are (wget -r without -p), on its host.
+    for path in ["/guide.pdf", "/photo.png"] {
+        assert!(
+            uris.contains(&format!("http://site.test:{port}{path}")),
+            "{uris:?}"
+        );
+    }
+    let paths = web.paths_of(&h);
+    assert!(!paths.contains(&"/www".to_string()), "{paths:?}");
+    assert!(!paths.contains(&"/cdn.png".to_string()), "{paths:?}");
 }

@@ -27,6 +27,7 @@ fn rules(max_links: usize) -> LinkRules {
         robots_max_decoded: 1 << 20,
         max_sitemap_decoded: 1 << 20,
         page_requisites: false,
+        inline_links: false,
         obey_meta_robots: true,
         robots_agent: "trawl".into(),
         accept: vec!["text/html".into(), "application/xhtml+xml".into()],
@@ -152,6 +153,7 @@ fn a_preload_link_header_is_a_requisite_when_they_are_asked_for() {
     assert!(plain.requisites.is_empty());
     let asked = LinkRules {
         page_requisites: true,
+        inline_links: false,
         ..rules(9)
     };
     let out = outlinks(&asked, &page, &url, true, false);
