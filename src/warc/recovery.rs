@@ -9,7 +9,7 @@
 //! cut) is neither cut nor removed: it is renamed `.damaged`, every byte kept.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use flate2::bufread::GzDecoder;
@@ -100,26 +100,57 @@ fn is_request(raw: &[u8]) -> bool {
 /// bytes stand): enough to find one past a damaged stretch, bounded on a file of noise.
 const MAX_RESYNC_TRIES: usize = 256;
 
-/// True when a complete WARC record can be read from a gzip member that starts somewhere
-/// after byte `from` of `path`: the file goes on past a member that does not read, so what
-/// ends there is damage, not a crash's unfinished tail.
+/// True when a WARC record can be read from a gzip member that starts somewhere after byte
+/// `from` of `path`: the file goes on past a member that does not read, so what ends there is
+/// damage, not a crash's unfinished tail. Read a window at a time (a crash's tail is short,
+/// and a damaged file is not loaded whole).
 fn holds_a_record_after(path: &Path, from: u64) -> io::Result<bool> {
-    let bytes = std::fs::read(path)?;
-    let rest = bytes.get(from as usize + 1..).unwrap_or_default();
-    let starts = rest
-        .windows(3)
-        .enumerate()
-        .filter(|(_, w)| *w == [0x1f, 0x8b, 0x08])
-        .map(|(i, _)| i)
-        .take(MAX_RESYNC_TRIES);
-    for start in starts {
-        let mut raw = Vec::new();
-        let mut member = GzDecoder::new(&rest[start..]);
-        if member.read_to_end(&mut raw).is_ok() && is_complete_record(&raw) {
-            return Ok(true);
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let mut window = vec![0u8; RESYNC_WINDOW];
+    let (mut offset, mut tries) = (from + 1, 0);
+    while offset < len && tries < MAX_RESYNC_TRIES {
+        file.seek(SeekFrom::Start(offset))?;
+        let mut n = 0;
+        while n < window.len() {
+            match file.read(&mut window[n..])? {
+                0 => break,
+                read => n += read,
+            }
         }
+        let starts = window[..n].windows(3).enumerate();
+        for (at, _) in starts.filter(|(_, w)| *w == [0x1f, 0x8b, 0x08]) {
+            tries += 1;
+            if tries > MAX_RESYNC_TRIES {
+                break;
+            }
+            if member_reads_as_record(path, offset + at as u64)? {
+                return Ok(true);
+            }
+        }
+        if n < 3 {
+            break;
+        }
+        // The magic bytes may straddle two windows.
+        offset += (n - 2) as u64;
     }
     Ok(false)
+}
+
+/// Bytes of a file scanned at a time for the start of a later member.
+const RESYNC_WINDOW: usize = 1 << 20;
+
+/// True when the gzip member at byte `at` of `path` decompresses whole (its CRC checked) into
+/// something that starts as a WARC record; read as a stream, whatever its size.
+fn member_reads_as_record(path: &Path, at: u64) -> io::Result<bool> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(at))?;
+    let mut member = GzDecoder::new(BufReader::new(file));
+    let mut start = [0u8; 5];
+    if member.read_exact(&mut start).is_err() || &start != b"WARC/" {
+        return Ok(false);
+    }
+    Ok(io::copy(&mut member, &mut io::sink()).is_ok())
 }
 
 fn is_complete_record(raw: &[u8]) -> bool {
