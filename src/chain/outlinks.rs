@@ -78,8 +78,8 @@ pub struct Outlinks {
     pub links: Vec<Url>,
     /// The redirect target of a 3xx.
     pub location: Option<Url>,
-    /// The same target with its escapes as the server wrote them (see
-    /// [`crate::url_rules::canonical::resolve_as_spelled`]).
+    /// A target that is the URL fetched, with its escapes as the server wrote them (see
+    /// [`crate::url_rules::canonical::resolve_as_spelled`]); `None` for any other target.
     pub location_spelled: Option<Url>,
     /// The 3xx set cookies that change what the next request to the URL sends (the fetch
     /// knows; set by the caller): a redirect to its own URL is then worth following, as a
@@ -210,10 +210,11 @@ pub fn outlinks(
 ) -> Outlinks {
     let mut out = Outlinks::default();
     out.location = location(capture, url, &mut out.declined);
-    out.location_spelled = out.location.as_ref().and_then(|_| {
-        let target = capture.head.header_url("location")?;
-        resolve_as_spelled(url, &target)
-    });
+    // Only a redirect to the URL itself (as the seen set reads it) is worth its spelling.
+    if out.location.as_ref() == Some(url) {
+        let target = capture.head.header_url("location");
+        out.location_spelled = target.and_then(|t| resolve_as_spelled(url, &t));
+    }
     if let Some(policy) = capture.head.header("referrer-policy") {
         let policy = PagePolicy::from_header(&String::from_utf8_lossy(policy));
         out.referrer = policy.unwrap_or_default();

@@ -30,18 +30,13 @@ pub fn canonicalize(url: &Url) -> Option<Url> {
 
 /// `href` joined to `base` with its escapes as written (no fragment, no credentials): the
 /// spelling a server that redirects to another spelling of the same URL (`%c3%a9` for
-/// `%C3%A9`, `%7E` for `~`) wants requested. `None` where [`resolve_link`] gives none.
+/// `%C3%A9`, `%7E` for `~`) wants requested. `None` for what [`resolve_link`] refuses too.
 pub fn resolve_as_spelled(base: &Url, href: &str) -> Option<Url> {
-    let canonical = resolve_link(base, href)?;
     let mut out = join_in(base, href, encoding_rs::UTF_8)?;
     out.set_fragment(None);
     let _ = out.set_username("");
     let _ = out.set_password(None);
-    Some(if out.as_str().len() <= MAX_URL_LEN {
-        out
-    } else {
-        canonical
-    })
+    (out.as_str().len() <= MAX_URL_LEN).then_some(out)
 }
 
 /// [`canonicalize`] of a URL the caller no longer needs (no copy is made).

@@ -85,8 +85,7 @@ impl Ledger {
                 if error.is_retryable() && job.attempt < self.rules.retries =>
             {
                 self.tally.retries += 1;
-                let base = self.rules.delay.max(Duration::from_secs(1));
-                let backoff = retry_backoff(base, job.attempt + 1);
+                let backoff = retry_backoff(self.rules.retry_base(), job.attempt + 1);
                 let backoff = self
                     .rules
                     .retry_max_wait
@@ -110,8 +109,7 @@ impl Ledger {
     /// Puts `job` back to wait for its host, which is down, or gives the host up.
     fn wait_for_host(&mut self, job: Job, error: &FetchError, now: Instant) {
         let host = job.host.clone();
-        let base = self.rules.delay.max(Duration::from_secs(1));
-        let limit = self.rules.host_down_limit;
+        let (base, limit) = (self.rules.retry_base(), self.rules.host_down_limit);
         match self.frontier.wait_for_host(job, now, base, limit) {
             // Visible without -v: a whole host waits.
             HostDown::Waiting { wait, first: true } => tracing::warn!(

@@ -51,6 +51,14 @@ pub(super) struct LedgerRules {
     pub(super) host_down_limit: Duration,
 }
 
+impl LedgerRules {
+    /// The first wait of a retry, which doubles from there (the probes of a host that is down
+    /// go on doubling it): one second, or the delay when longer.
+    fn retry_base(&self) -> Duration {
+        self.delay.max(Duration::from_secs(1))
+    }
+}
+
 /// What a handled result means for the loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Handled {
@@ -396,10 +404,7 @@ impl Ledger {
                 }
                 let cookie_check = found.location_sets_cookie;
                 // The server's own spelling of the URL just fetched (`%c3%a9` for `%C3%A9`).
-                let respelled = found
-                    .location_spelled
-                    .take()
-                    .filter(|s| found.location.as_ref() == Some(&job.url) && *s != job.url);
+                let respelled = found.location_spelled.take().filter(|s| *s != job.url);
                 match (found.location, &job.kind) {
                     // The same URL to the seen set, fetched again: a cookie check (the URL
                     // redirects to itself with a cookie to carry), a session id the server
