@@ -201,6 +201,28 @@ pub async fn assert_replays_as(warcs: &Path, url: &str, status: u16, body: &str)
     assert!(replay.status.success(), "pywb: {}", text(&replay));
 }
 
+/// `trawl crawl SEED --out OUT/warcs --stats OUT/stats.json FLAGS...`: its output, and its
+/// report when it wrote one.
+pub async fn crawl_with_report(
+    seed: String,
+    out: &Path,
+    flags: &[&str],
+) -> (Output, Option<serde_json::Value>) {
+    let stats = out.join("stats.json");
+    let mut a = args![
+        "crawl",
+        seed,
+        "--out",
+        out.join("warcs").display(),
+        "--stats",
+        stats.display()
+    ];
+    a.extend(flags.iter().map(|s| s.to_string()));
+    let result = trawl(a).await;
+    let report = stats.exists().then(|| read_json(&stats));
+    (result, report)
+}
+
 /// `trawl crawl URL --out OUT --delay 0ms -q EXTRA...`.
 pub async fn crawl_without_delay(
     url: String,

@@ -11,9 +11,8 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::args;
 use crate::daemons::dnsmasq_on;
-use crate::harness::{assert_valid, read_json, read_records, text, trawl};
+use crate::harness::{assert_valid, crawl_with_report, read_records, text};
 
 const PAGES: usize = 12;
 
@@ -93,23 +92,15 @@ async fn crawl_seed(
     out: &std::path::Path,
     extra: &[&str],
 ) -> (Option<i32>, String, serde_json::Value) {
-    let stats = out.join("stats.json");
-    let mut a = args![
-        "crawl",
-        seed,
-        "--out",
-        out.join("warcs").display(),
-        "--stats",
-        stats.display(),
-        "--concurrency",
-        "1"
-    ];
-    if !extra.contains(&"--delay") {
-        a.extend(args!["--delay", "0ms"]);
-    }
-    a.extend(extra.iter().map(|s| s.to_string()));
-    let result = trawl(a).await;
-    (result.status.code(), text(&result), read_json(&stats))
+    let delay: &[&str] = match extra.contains(&"--delay") {
+        true => &[],
+        false => &["--delay", "0ms"],
+    };
+    let flags = [&["--concurrency", "1"], delay, extra].concat();
+    let (result, report) = crawl_with_report(seed, out, &flags).await;
+    let log = text(&result);
+    let report = report.unwrap_or_else(|| panic!("no report: {log}"));
+    (result.status.code(), log, report)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

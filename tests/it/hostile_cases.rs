@@ -10,8 +10,8 @@ use std::path::Path;
 
 use crate::args;
 use crate::harness::{
-    assert_replays, assert_replays_as, python, read_json, read_records, run_script, text, trawl,
-    Rec,
+    assert_replays, assert_replays_as, crawl_with_report, python, read_records, run_script, text,
+    trawl, Rec,
 };
 use crate::server::{Behavior, Route, Web};
 
@@ -43,26 +43,14 @@ async fn run(cmd: std::path::PathBuf, args: Vec<String>) -> std::process::Output
 }
 
 pub(crate) async fn crawl(seed: String, out: &Path, extra: &[&str]) -> serde_json::Value {
-    let stats = out.join("stats.json");
-    let mut a = args![
-        "crawl",
-        seed,
-        "--out",
-        out.join("warcs").display(),
-        "--stats",
-        stats.display(),
-        "--delay",
-        "10ms",
-        "-q"
-    ];
-    a.extend(extra.iter().map(|s| s.to_string()));
-    let result = trawl(a).await;
+    let flags = [&["--delay", "10ms", "-q"], extra].concat();
+    let (result, report) = crawl_with_report(seed, out, &flags).await;
     assert!(
         matches!(result.status.code(), Some(0 | 4)),
         "{}",
         text(&result)
     );
-    read_json(&stats)
+    report.expect("the report")
 }
 
 const FINAL_PAGE: &str = "<p>the final response</p><a href=/after-interim>next</a>";

@@ -219,21 +219,8 @@ async fn crawl_through_faults(
     out: &std::path::Path,
     extra: &[&str],
 ) -> serde_json::Value {
-    let stats = out.join("stats.json");
-    let mut a = args![
-        "crawl",
-        seed,
-        "--out",
-        out.join("warcs").display(),
-        "--stats",
-        stats.display(),
-        "--insecure",
-        "--robots-retry",
-        "100ms",
-        "-q"
-    ];
-    a.extend(extra.iter().map(|s| s.to_string()));
-    let result = trawl(a).await;
+    let flags = [&["--insecure", "--robots-retry", "100ms", "-q"], extra].concat();
+    let (result, report) = crate::harness::crawl_with_report(seed, out, &flags).await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
-    crate::harness::read_json(&stats)
+    report.expect("the report")
 }
