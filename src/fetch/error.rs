@@ -25,6 +25,11 @@ pub struct HeadLimits {
 /// What a connect that ran past the fetch's deadline is called ([`FetchError::Timeout`]).
 pub const CONNECT_TIMEOUT: &str = "connect";
 
+/// What a request that got not one byte back within the timeout is called
+/// ([`FetchError::Timeout`]): the host took the connection but does not answer (hung, or a
+/// tarpit), which says more about the host than about the URL.
+pub const SILENT_TIMEOUT: &str = "no answer";
+
 /// A failed fetch: no usable HTTP response head was received.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
@@ -118,12 +123,18 @@ impl FetchError {
         )
     }
 
-    /// True when the failure came after a connection was made: the host is up.
+    /// True when the host took the connection and the request but sent nothing back before
+    /// the timeout.
+    pub fn is_silence(&self) -> bool {
+        matches!(self, FetchError::Timeout(SILENT_TIMEOUT))
+    }
+
+    /// True when the failure came after the host answered something: the host is up.
     pub fn reached_host(&self) -> bool {
         match self {
             FetchError::Tls { .. } | FetchError::Protocol { .. } => true,
             FetchError::Disconnected { .. } => true,
-            FetchError::Timeout(what) => *what != CONNECT_TIMEOUT,
+            FetchError::Timeout(what) => *what != CONNECT_TIMEOUT && *what != SILENT_TIMEOUT,
             _ => false,
         }
     }

@@ -218,6 +218,9 @@ impl Fetcher {
             };
             let sent = timeout_at(head_deadline, c.drive(exchange)).await;
             let body = match sent {
+                Err(_) if c.tape.received_len() == 0 => {
+                    return (Err(FetchError::Timeout(error::SILENT_TIMEOUT)), None)
+                }
                 Err(_) => return (Err(FetchError::Timeout("response head")), None),
                 Ok(Ok(response)) => BodySource::framed(response),
                 Ok(Err(e)) => {

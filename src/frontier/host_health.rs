@@ -1,5 +1,5 @@
-//! Whether a host answers. Connections that fail in a row, whatever the URL, find a host
-//! down; its URLs then wait in their queue while one request at a time (a probe, at growing
+//! Whether a host answers. Connections that fail in a row, whatever the URL (and first
+//! requests that get no byte back: the caller decides what counts), find a host down; its URLs then wait in their queue while one request at a time (a probe, at growing
 //! intervals) finds whether it is back, and after `--host-down-limit` without an answer the
 //! host is given up for the run: its URLs are dropped and counted. A host that has not
 //! answered in this run is given up when found down. Without this, a host that
@@ -70,6 +70,19 @@ impl Frontier {
         let health = &mut self.hosts[id as usize].health;
         health.failures = health.failures.saturating_add(1);
         health.failures >= DOWN_AFTER || health.down_since.is_some()
+    }
+
+    /// Counts a request that `host` took and sent nothing back for, before the timeout: as a
+    /// failed connection on its URL's first try (`first_try`), so that one slow URL, retried,
+    /// does not find its host down; a later try counts only while the host is down (it is
+    /// then a probe). True when the host is (now) down.
+    pub fn request_unanswered(&mut self, host: &str, first_try: bool) -> bool {
+        if first_try {
+            return self.connection_failed(host);
+        }
+        self.ids
+            .get(host)
+            .is_some_and(|&id| self.hosts[id as usize].health.down_since.is_some())
     }
 
     /// A connection to `host` was made: its failures are forgotten. Returns how long it had

@@ -1,5 +1,5 @@
 //! A host that stops answering in the middle of a crawl (its server gone: every connection
-//! refused). Its URLs wait for it rather than failing one by one: an outage shorter than
+//! refused; or hung: connections taken, never answered). Its URLs wait for it rather than failing one by one: an outage shorter than
 //! `--host-down-limit` loses nothing, and a longer one drops the host's URLs at once, counted,
 //! with exit code 4.
 
@@ -17,8 +17,8 @@ use crate::harness::{assert_valid, crawl_with_report, read_records, text};
 const PAGES: usize = 12;
 
 /// Serves the site on `listener`, one request per connection, until `stop_after` pages
-/// (`/p…`) were served; then the listener is closed, and connections are refused.
-async fn serve(listener: TcpListener, pages: Arc<AtomicUsize>, stop_after: usize) {
+/// (`/p…`) were served.
+async fn serve(listener: &TcpListener, pages: Arc<AtomicUsize>, stop_after: usize) {
     while pages.load(Ordering::SeqCst) < stop_after {
         let Ok((mut stream, _)) = listener.accept().await else {
             return;
@@ -67,14 +67,34 @@ async fn site_that_goes_away(
     let pages = Arc::new(AtomicUsize::new(0));
     let served = pages.clone();
     tokio::spawn(async move {
-        serve(listener, served.clone(), stop_after).await;
+        serve(&listener, served.clone(), stop_after).await;
+        drop(listener);
         if let Some(wait) = back_after {
             tokio::time::sleep(wait).await;
             let listener = TcpListener::bind(addr).await.unwrap();
-            serve(listener, served, usize::MAX).await;
+            serve(&listener, served, usize::MAX).await;
         }
     });
     (addr, pages)
+}
+
+/// A site on `ip` that hangs after `stop_after` pages: it still takes connections, and reads
+/// nothing from them and answers nothing. Returns its address and the count of connections
+/// taken while hung.
+async fn site_that_hangs(ip: &str, stop_after: usize) -> (SocketAddr, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind((ip, 0)).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let taken = Arc::new(AtomicUsize::new(0));
+    let count = taken.clone();
+    tokio::spawn(async move {
+        serve(&listener, Arc::new(AtomicUsize::new(0)), stop_after).await;
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            held.push(stream);
+        }
+    });
+    (addr, taken)
 }
 
 /// Crawls `addr` with `extra` flags; returns the exit code, the log and the report.
@@ -143,6 +163,28 @@ async fn a_host_down_past_the_limit_is_given_up_with_its_urls_counted() {
     assert_eq!(stats["hosts_down"], 1, "{stats}");
     assert_eq!(stats["queued_at_end"], 0, "{stats}");
     assert!(log.contains("giving up 127.0.0.202"), "{log}");
+    assert_valid(&out.path().join("warcs")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_that_takes_connections_and_never_answers_is_found_down() {
+    // Hung after 4 pages: 8 URLs left. Before, each was tried 3 times, a timeout each (24
+    // timeouts, 8 failed URLs); now 3 URLs unanswered in a row find the host down.
+    let (addr, taken) = site_that_hangs("127.0.0.211", 4).await;
+    let out = tempfile::tempdir().unwrap();
+    let flags = ["--timeout", "1s", "--host-down-limit", "3s"];
+    let (code, log, stats) = crawl(addr, out.path(), &flags).await;
+    assert_eq!(code, Some(4), "{log}");
+    assert_eq!(stats["failed_urls"], 0, "{stats}");
+    assert_eq!(stats["filtered"]["host_down"], PAGES - 4, "{stats}");
+    assert_eq!(stats["hosts_down"], 1, "{stats}");
+    assert!(log.contains("timeout: no answer"), "{log}");
+    assert!(log.contains("giving up 127.0.0.211"), "{log}");
+    let tries = taken.load(Ordering::SeqCst);
+    assert!(
+        (3..=6).contains(&tries),
+        "{tries} requests to the hung host: {stats}"
+    );
     assert_valid(&out.path().join("warcs")).await;
 }
 

@@ -63,7 +63,16 @@ impl Ledger {
         if error.reached_host() {
             self.host_reached(&job.host, now);
         }
-        let host_down = error.is_connect_failure() && self.frontier.connection_failed(&job.host);
+        // A connection that fails is the host's, whatever the URL; so is silence, counted on
+        // a URL's first try only: one URL slower than the timeout must not park its host.
+        let host_down = if error.is_connect_failure() {
+            self.frontier.connection_failed(&job.host)
+        } else if error.is_silence() {
+            self.frontier
+                .request_unanswered(&job.host, job.attempt == 0)
+        } else {
+            false
+        };
         match &job.kind {
             JobKind::Page | JobKind::Requisite { .. } if host_down => {
                 self.wait_for_host(job, &error, now);
@@ -122,7 +131,7 @@ impl Ledger {
             }
             // Visible without -v: a whole host is dropped.
             HostDown::GivenUp { dropped, down_for } if down_for.is_zero() => tracing::warn!(
-                "giving up {host}: {DOWN_AFTER} connections in a row failed ({error}); {dropped} queued URL(s) dropped"
+                "giving up {host}: {DOWN_AFTER} tries in a row failed ({error}); {dropped} queued URL(s) dropped"
             ),
             HostDown::GivenUp { dropped, down_for } => tracing::warn!(
                 "giving up {host}: not answering for {:?} ({error}); {dropped} queued URL(s) dropped",

@@ -151,3 +151,24 @@ fn a_host_that_never_answered_is_given_up_when_found_down() {
         HostDown::GivenUp { dropped: 3, .. }
     ));
 }
+
+#[test]
+fn a_url_unanswered_on_its_retries_does_not_find_its_host_down() {
+    let t = Instant::now();
+    let mut f = site(5, t);
+    let j = job(f.next(t));
+    assert!(!f.request_unanswered(&j.host, true));
+    // Its retries count for nothing while the host is up...
+    assert!(!f.request_unanswered(&j.host, false));
+    assert!(!f.request_unanswered(&j.host, false));
+    // ... so two more URLs unanswered on their first try find it down, not one.
+    assert!(!f.request_unanswered(&j.host, true));
+    assert!(f.request_unanswered(&j.host, true));
+    let host = j.host.clone();
+    assert!(matches!(
+        f.wait_for_host(j, t, S, LIMIT),
+        HostDown::Waiting { first: true, .. }
+    ));
+    // While it is down, every try counts: it is a probe.
+    assert!(f.request_unanswered(&host, false));
+}
