@@ -1,7 +1,9 @@
 //! `trawl index`, `trawl wacz` and `trawl derive`: reading finished WARC files back into a CDXJ
 //! index, a WACZ package, or WET/WAT derivatives.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 use crate::cli::{DeriveArgs, DeriveKind, IndexArgs, WaczArgs};
 use crate::derive::{derive_file, DeriveError, DeriveLimits, Kinds};
@@ -39,11 +41,86 @@ pub(super) fn warc_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> 
     }
 }
 
+/// Refuses an output file that is one of the input WARC files: written over, the WARC file
+/// would be lost (`trawl wacz a.warc.gz a.warc.gz b.warc.gz`, `trawl index -o a.warc.gz
+/// a.warc.gz`).
+pub(super) fn output_not_an_input(output: &Path, files: &[PathBuf]) -> Result<(), ExitCode> {
+    let Ok(out) = std::fs::metadata(output) else {
+        return Ok(());
+    };
+    let same = |f: &PathBuf| {
+        std::fs::metadata(f).is_ok_and(|m| m.dev() == out.dev() && m.ino() == out.ino())
+    };
+    if files.iter().any(same) {
+        eprintln!(
+            "trawl: error: {}: the output is one of the input WARC files (it would be written over); name another output",
+            output.display()
+        );
+        return Err(ExitCode::BadArguments);
+    }
+    Ok(())
+}
+
+/// Refuses two input files of one name where outputs are named after the inputs' names
+/// (derivatives, a WACZ's `archive/` entries): one would take the other's place.
+pub(super) fn distinct_names(files: &[PathBuf]) -> Result<(), ExitCode> {
+    let mut names: HashMap<&std::ffi::OsStr, &PathBuf> = HashMap::new();
+    for f in files {
+        let Some(name) = f.file_name() else { continue };
+        if let Some(first) = names.insert(name, f) {
+            eprintln!(
+                "trawl: error: {} and {} share a file name, and what is written is named after it; give them in separate runs or rename one",
+                first.display(),
+                f.display()
+            );
+            return Err(ExitCode::BadArguments);
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an output file whose directory does not exist, naming the output as given.
+fn output_directory_exists(output: &Path) -> Result<(), ExitCode> {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if dir.is_dir() {
+        return Ok(());
+    }
+    eprintln!(
+        "trawl: error: {}: no such directory: {}",
+        output.display(),
+        dir.display()
+    );
+    Err(ExitCode::OutputError)
+}
+
+/// Writes `bytes` to `path` as `PATH.part` renamed over it: an error leaves any file there
+/// as it was.
+fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut part = path.as_os_str().to_owned();
+    part.push(".part");
+    let part = PathBuf::from(part);
+    let written = std::fs::write(&part, bytes).and_then(|()| std::fs::rename(&part, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&part);
+    }
+    written
+}
+
 pub(super) fn run_index(args: IndexArgs) -> ExitCode {
     let files = match warc_inputs(&args.warcs) {
         Ok(files) => files,
         Err(code) => return code,
     };
+    if let Some(output) = &args.output {
+        if let Err(code) =
+            output_not_an_input(output, &files).and_then(|()| output_directory_exists(output))
+        {
+            return code;
+        }
+    }
     let lines = match index_files(&files) {
         Ok(lines) => lines,
         Err(e) => {
@@ -53,7 +130,7 @@ pub(super) fn run_index(args: IndexArgs) -> ExitCode {
     };
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let written = match &args.output {
-        Some(path) => std::fs::write(path, text),
+        Some(path) => write_whole(path, text.as_bytes()),
         None => std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()),
     };
     match written {
@@ -70,6 +147,12 @@ pub(super) fn run_wacz(args: WaczArgs) -> ExitCode {
         Ok(files) => files,
         Err(code) => return code,
     };
+    let checked = output_not_an_input(&args.output, &files)
+        .and_then(|()| distinct_names(&files))
+        .and_then(|()| output_directory_exists(&args.output));
+    if let Err(code) = checked {
+        return code;
+    }
     match write_wacz(&args.output, &files, args.title.as_deref(), args.text) {
         Ok(s) => {
             eprintln!(
@@ -97,6 +180,9 @@ pub(super) fn run_derive(args: DeriveArgs) -> ExitCode {
         Ok(files) => files,
         Err(code) => return code,
     };
+    if let Err(code) = distinct_names(&files) {
+        return code;
+    }
     if let Err(e) = std::fs::create_dir_all(&args.output) {
         eprintln!("trawl: error: {}: {e}", args.output.display());
         return ExitCode::OutputError;

@@ -333,6 +333,25 @@ struct Package<'a> {
 
 /// Writes the zip.
 fn write_package(out: &Path, warcs: &[PathBuf], package: Package) -> Result<(), WaczError> {
+    // Written as OUT.part and renamed at the end: a failed or stopped run leaves a package
+    // already there as it was.
+    let mut part = out.as_os_str().to_owned();
+    part.push(".part");
+    let part = PathBuf::from(part);
+    let written = write_zip(&part, warcs, package).and_then(|()| {
+        std::fs::rename(&part, out).map_err(|source| WaczError::Io {
+            path: out.to_path_buf(),
+            source,
+        })
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&part);
+    }
+    written
+}
+
+/// Writes the zip to `out`.
+fn write_zip(out: &Path, warcs: &[PathBuf], package: Package) -> Result<(), WaczError> {
     let Package {
         title,
         index,

@@ -245,3 +245,67 @@ async fn a_header_that_is_not_utf8_is_read_as_latin1() {
     let ours = index_as_cdxj_indexer_does(&warc).await;
     assert!(ours.starts_with("test,site)/caf%c3%a9 "), "{ours}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_output_is_never_written_over_an_input_or_a_good_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.warc.gz");
+    wget_warc(&a);
+    let original = std::fs::read(&a).unwrap();
+    let unchanged = |what: &str| assert_eq!(std::fs::read(&a).unwrap(), original, "{what}");
+    // Before, the WACZ was written over a.warc.gz while reading it (it grew to 4 GiB), and
+    // the index replaced it with its own lines (exit 0).
+    let result = trawl(args!["wacz", a.display(), a.display()]).await;
+    assert_eq!(result.status.code(), Some(2), "{}", text(&result));
+    assert!(
+        text(&result).contains("is one of the input"),
+        "{}",
+        text(&result)
+    );
+    unchanged("wacz");
+    let result = trawl(args!["index", "-o", a.display(), a.display()]).await;
+    assert_eq!(result.status.code(), Some(2), "{}", text(&result));
+    unchanged("index -o");
+
+    // Two inputs of one name: refused before anything is written, a package already there
+    // left as it was (before, it was cut to a broken zip, exit 5).
+    let wacz = dir.path().join("w.wacz");
+    let result = trawl(args!["wacz", wacz.display(), a.display()]).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let package = std::fs::read(&wacz).unwrap();
+    let other = dir.path().join("b");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::copy(&a, other.join("a.warc.gz")).unwrap();
+    let b = other.join("a.warc.gz");
+    let result = trawl(args!["wacz", wacz.display(), a.display(), b.display()]).await;
+    assert_eq!(result.status.code(), Some(2), "{}", text(&result));
+    assert!(
+        text(&result).contains("share a file name"),
+        "{}",
+        text(&result)
+    );
+    assert_eq!(std::fs::read(&wacz).unwrap(), package);
+    // derive and search-index name what they write after the input's name too.
+    let derived = dir.path().join("derived");
+    let result = trawl(args![
+        "derive",
+        "-o",
+        derived.display(),
+        "wet",
+        a.display(),
+        b.display()
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(2), "{}", text(&result));
+    let index = dir.path().join("index");
+    let result = trawl(args![
+        "search-index",
+        "-o",
+        index.display(),
+        a.display(),
+        b.display()
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(2), "{}", text(&result));
+    assert!(!dir.path().join("w.wacz.part").exists());
+}

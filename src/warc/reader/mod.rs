@@ -317,7 +317,7 @@ fn gzip_header_len(buf: &[u8]) -> u64 {
 
 /// A record as read: its header (through its blank line), its block, and the two line ends
 /// after the block, as they are in the file.
-type RawRecord = (Vec<u8>, Spooled, [u8; 4]);
+type RawRecord = (Vec<u8>, Spooled, Vec<u8>);
 
 /// Reads a record, a block longer than [`SPOOL_AT`] into a spool file in `spool` or the
 /// temporary directory (into memory where none can be made, up to [`MAX_IN_MEMORY`]).
@@ -328,10 +328,14 @@ fn read_plain_record(reader: &mut impl BufRead, spool: &SpoolDir) -> io::Result<
         if reader.read_until(b'\n', &mut head)? == 0 {
             return Err(invalid("WARC record ends inside its header"));
         }
-        if &head[start..] == b"\r\n" && start > 0 {
+        // A blank line ends it: CRLF as WARC asks, or a bare LF as some hand-made writers
+        // leave and warcio reads (before, such a header ran on into the HTTP head, and the
+        // record came out without a type and was passed over in silence).
+        if matches!(&head[start..], b"\r\n" | b"\n") && start > 0 {
             break;
         }
     }
+    let bare_lf = head.ends_with(b"\n") && !head.ends_with(b"\r\n");
     let len = content_length(&parse_head(&head)?)?;
     let block = match (len > SPOOL_AT).then(|| spool_file(spool)).flatten() {
         Some(mut file) => {
@@ -358,8 +362,28 @@ fn read_plain_record(reader: &mut impl BufRead, spool: &SpoolDir) -> io::Result<
             Spooled::Memory(block)
         }
     };
-    let mut end = [0; 4];
-    reader.read_exact(&mut end)?;
+    let end = match bare_lf {
+        // The writer of bare LFs may end the block with two of them: the line ends there are
+        // taken, up to four, and no byte of what follows.
+        true => {
+            let mut end = Vec::new();
+            while end.len() < 4 {
+                match reader.fill_buf()?.first() {
+                    Some(&b @ (b'\r' | b'\n')) => {
+                        end.push(b);
+                        reader.consume(1);
+                    }
+                    _ => break,
+                }
+            }
+            end
+        }
+        false => {
+            let mut end = vec![0; 4];
+            reader.read_exact(&mut end)?;
+            end
+        }
+    };
     Ok((head, block, end))
 }
 
@@ -373,9 +397,13 @@ fn invalid(msg: &str) -> io::Error {
 }
 
 fn parse_head(raw: &[u8]) -> io::Result<Vec<(String, String)>> {
+    // Through the blank line that ends it (CRLF CRLF, or bare LFs: see read_plain_record).
     let end = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .into_iter()
+        .chain(raw.windows(3).position(|w| w == b"\n\r\n"))
+        .min()
         .ok_or_else(|| invalid("WARC header not terminated"))?;
     // UTF-8 as WARC 1.1 writes it; a header that is not (a raw Latin-1 URL some writers leave)
     // is read as ISO-8859-1, as warcio and so cdxj-indexer read it, rather than lost.
@@ -383,7 +411,7 @@ fn parse_head(raw: &[u8]) -> io::Result<Vec<(String, String)>> {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => raw[..end].iter().map(|&b| char::from(b)).collect(),
     };
-    let mut lines = text.split("\r\n");
+    let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let version = lines.next().unwrap_or("");
     if !version.starts_with("WARC/") {
         return Err(invalid("not a WARC record"));

@@ -114,3 +114,41 @@ fn a_file_gzipped_as_a_whole_is_an_error_not_one_record() {
     std::fs::write(&padded, gzip_member(&[&a[..], b"\r\n"].concat(), 6)).unwrap();
     assert_eq!(read_records(&padded).unwrap().len(), 1);
 }
+
+#[test]
+fn a_header_of_bare_line_feeds_is_read_not_run_into_the_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\n\r\nhi";
+    let record = |nl: &str, end: &[u8]| {
+        let mut r = format!(
+            "WARC/1.1{nl}WARC-Type: response{nl}WARC-Target-URI: http://x/{nl}Content-Length: {}{nl}{nl}",
+            http.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(http);
+        r.extend_from_slice(end);
+        r
+    };
+    let (one, two, three) = (
+        record("\r\n", b"\r\n\r\n"),
+        record("\n", b"\r\n\r\n"),
+        record("\n", b"\n\n"),
+    );
+    let plain = [&one[..], &two[..], &three[..], &one[..]].concat();
+    let gzipped = [&one, &two, &three, &one]
+        .iter()
+        .map(|r| gzip_member(r, 6))
+        .collect::<Vec<_>>()
+        .concat();
+    for (name, bytes) in [("t.warc", plain), ("t.warc.gz", gzipped)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let recs = read_records(&path).unwrap();
+        assert_eq!(recs.len(), 4, "{name}");
+        for r in &recs {
+            assert_eq!(r.header("WARC-Type"), Some("response"), "{name}");
+            assert_eq!(r.target_uri(), Some("http://x/"), "{name}");
+            assert_eq!(&r.block[..], http, "{name}");
+        }
+    }
+}
