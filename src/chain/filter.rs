@@ -105,6 +105,12 @@ impl ArchiveRules {
         attempt < self.retries && self.retry_status.contains(&status)
     }
 
+    /// True when `status` is one of the `--retry-status` codes: the server asks the crawl to
+    /// slow down, whether or not the URL is tried again.
+    pub fn asks_to_wait(&self, status: u16) -> bool {
+        self.retry_status.contains(&status)
+    }
+
     /// The verdict on a response head, without the page budget: `Page` means "a page if the
     /// budget allows".
     pub fn classify(&self, head: &ResponseHead, robots: bool) -> Verdict {

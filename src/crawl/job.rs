@@ -22,6 +22,7 @@ use crate::fetch::{BodyPlan, Connection, FetchError, Fetcher};
 use crate::frontier::{link_keys, Job, JobKind, LinkKey};
 use crate::http_message::retry_after::retry_after;
 use crate::redis_crawl::SharedBudget;
+use crate::url_rules::ProbeAnswer;
 use crate::warc::{Batch, Producers};
 
 /// What every job shares: the fetcher, the chain's stage options and shared state.
@@ -133,6 +134,29 @@ pub enum Outcome {
     Resolved(Option<std::net::IpAddr>),
 }
 
+impl Outcome {
+    /// What a page's fetch says of its kind of URL to the extension pre-filter's probes
+    /// (`url_rules/extension_probes.rs`); `None` when it says nothing (no answer, or the page
+    /// target).
+    pub fn probe_answer(&self) -> Option<ProbeAnswer<'_>> {
+        match self {
+            Outcome::Traversed { .. } | Outcome::Archived { page: true, .. } => {
+                Some(ProbeAnswer::Page)
+            }
+            // Only a 2xx is skipped for its type: other statuses are archived.
+            Outcome::Skipped {
+                reason: SkipReason::ContentType,
+                media,
+                ..
+            } => Some(ProbeAnswer::File(media.as_deref())),
+            // A failed attempt too: links of a kind that never answers (a server that hangs on
+            // them) cost three attempts in all, not three for each.
+            Outcome::Archived { page: false, .. } | Outcome::Failed(_) => Some(ProbeAnswer::Miss),
+            _ => None,
+        }
+    }
+}
+
 /// The report of one job to the crawl loop.
 pub struct JobResult {
     /// The job that ran.
@@ -147,6 +171,16 @@ pub struct JobResult {
     pub elapsed: Duration,
     /// What a 401 asked of the `--http-user` credentials (`site_login.rs`).
     pub login_asked: LoginAsk,
+    /// A final answer that asked the crawl to slow down (a `--retry-status` code on a URL out
+    /// of tries, or on a sitemap): not retried, but its host waits all the same.
+    pub slow_down: Option<SlowDown>,
+}
+
+/// A server's request to slow down, met by a final answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlowDown {
+    /// Its `Retry-After`, if it gave one.
+    pub after: Option<Duration>,
 }
 
 /// Runs one job.
@@ -161,6 +195,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
             bytes: 0,
             elapsed: Duration::ZERO,
             login_asked: LoginAsk::Nothing,
+            slow_down: None,
         };
     }
     let robots = matches!(job.kind, JobKind::Robots { .. });
@@ -232,6 +267,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
             bytes: 0,
             elapsed: Duration::ZERO,
             login_asked: LoginAsk::Nothing,
+            slow_down: None,
         };
     }
     let fetched = match result {
@@ -244,6 +280,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
                 bytes: 0,
                 elapsed: Duration::ZERO,
                 login_asked: LoginAsk::Nothing,
+                slow_down: None,
             }
         }
     };
@@ -258,6 +295,12 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
     let bytes = capture.exchange.response.len() as u64;
     let elapsed = fetched.elapsed;
     let status = capture.status();
+    // A last answer that asks to slow down (the URL's tries are spent, or it is a sitemap,
+    // which is not retried) slows its host all the same; robots.txt has its own waits.
+    let slow_down = (!robots && verdict != Verdict::RetryLater && ctx.archive.asks_to_wait(status))
+        .then(|| SlowDown {
+            after: retry_after(&capture.head, SystemTime::now()),
+        });
     let result = |job, conn, outcome| JobResult {
         job,
         conn,
@@ -265,6 +308,7 @@ pub async fn run_job(ctx: Arc<JobContext>, job: Job, idle: Option<Connection>) -
         bytes,
         elapsed,
         login_asked,
+        slow_down,
     };
     if let (Verdict::Page, Budget::Shared(budget)) = (verdict, &ctx.budget) {
         if !budget.reserve(job.url.as_str()).await {

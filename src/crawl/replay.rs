@@ -98,6 +98,7 @@ pub(super) fn replay(
                 bytes: capture.exchange.response.len() as u64,
                 elapsed: Duration::ZERO,
                 login_asked: crate::fetch::site_login::LoginAsk::Nothing,
+                slow_down: None,
             };
             // Replay never writes, so the writer cannot have closed.
             let _ = ledger.handle(result, Instant::now());

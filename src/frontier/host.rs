@@ -41,6 +41,9 @@ pub struct HostState {
     /// Extra wait after the host answered 429/503 (`--retry-status`): it replaces `delay`
     /// while longer, grows with each such answer and halves with each other response.
     pub backoff: Duration,
+    /// The job in flight got a last answer that asked to slow down: its end keeps the
+    /// back-off rather than letting it recover a step.
+    pub held: bool,
     /// A fetch for this host is running; at most one at a time.
     pub in_flight: bool,
     /// The host sits in the frontier's ready or waiting set.
@@ -71,6 +74,7 @@ impl HostState {
             next_allowed: now,
             delay,
             backoff: Duration::ZERO,
+            held: false,
             in_flight: false,
             scheduled: false,
             group: Membership::Own,

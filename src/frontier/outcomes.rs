@@ -49,7 +49,7 @@ impl Frontier {
             q.in_flight = false;
             self.in_flight -= 1;
         }
-        if let Ended::Answered(_) = ended {
+        if let (Ended::Answered(_), false) = (ended, std::mem::take(&mut q.held)) {
             // Any answer but "slow down" lets a slowed-down host recover a step.
             q.backoff /= 2;
             if q.backoff <= q.delay {
@@ -57,7 +57,9 @@ impl Frontier {
             }
         }
         let wait = match self.config.random_wait {
-            true => politeness::random_wait(q.delay, self.config.delay, fastrand::f64()),
+            // Never under a Crawl-delay the draw would undercut (one below --wait).
+            true => politeness::random_wait(q.delay, self.config.delay, fastrand::f64())
+                .max(crawl_delay_of(q, self.config.max_delay)),
             false => q.delay,
         };
         let delay = match ended {
@@ -92,9 +94,29 @@ impl Frontier {
     /// server's `Retry-After` when it gave one, never above `--max-delay` (or the configured
     /// delay, if that is longer). Returns the host's wait.
     pub fn slow_down(&mut self, job: Job, now: Instant, retry_after: Option<Duration>) -> Duration {
-        let Some(&id) = self.ids.get(&job.host) else {
+        let Some(wait) = self.back_off(&job.host, retry_after) else {
             return Duration::ZERO;
         };
+        let attempt = job.attempt + 1;
+        self.requeue_job(job, attempt, now, wait);
+        wait
+    }
+
+    /// Slows `host` down as [`Frontier::slow_down`] does, for a last answer that asked it to
+    /// (not retried): called before the job ends, whose end then waits the back-off. Returns
+    /// the wait.
+    pub fn hold_back(&mut self, host: &str, retry_after: Option<Duration>) -> Duration {
+        let wait = self.back_off(host, retry_after).unwrap_or_default();
+        if let Some(&id) = self.ids.get(host) {
+            self.hosts[id as usize].held = true;
+        }
+        wait
+    }
+
+    /// Doubles `host`'s back-off from max(delay, 1 s), or sets it to `retry_after`, never
+    /// above `--max-delay` (or the configured delay, if that is longer). Returns it.
+    fn back_off(&mut self, host: &str, retry_after: Option<Duration>) -> Option<Duration> {
+        let &id = self.ids.get(host)?;
         let q = &mut self.hosts[id as usize];
         let floor = q.delay.max(Duration::from_secs(1));
         let wait = match retry_after {
@@ -103,10 +125,7 @@ impl Frontier {
             None => q.backoff.saturating_mul(2),
         };
         q.backoff = wait.min(self.config.max_delay.max(q.delay));
-        let wait = q.backoff;
-        let attempt = job.attempt + 1;
-        self.requeue_job(job, attempt, now, wait);
-        wait
+        Some(q.backoff)
     }
 
     /// Puts a job whose response redirected to `to`, a URL the seen set takes for its own
@@ -345,4 +364,14 @@ impl Frontier {
         let dropped = self.storage.drop_where(id, &mut |_| true);
         self.forget_dropped(id, dropped)
     }
+}
+
+/// The longest Crawl-delay of the origins `q` holds rules for, capped at `max`.
+fn crawl_delay_of(q: &super::host::HostState, max: Duration) -> Duration {
+    let asked = q.robots.values().filter_map(|state| match state {
+        RobotsState::Known(rules) | RobotsState::Refreshing(rules) => rules.crawl_delay(),
+        _ => None,
+    });
+    let longest = asked.fold(None, |a: Option<f32>, d| Some(a.map_or(d, |a| a.max(d))));
+    politeness::host_delay(Duration::ZERO, longest, max)
 }

@@ -197,10 +197,61 @@ async fn a_429_with_retry_after_slows_the_host_and_only_the_last_answer_is_archi
         );
     }
     let stats = read_json(&stats);
-    assert_eq!(stats["slowed_down"], 4, "{stats}");
+    // The two 429s and the three 503s: the last one, not retried, slows the host too.
+    assert_eq!(stats["slowed_down"], 5, "{stats}");
     assert_eq!(stats["errors"]["http_429"], 2, "{stats}");
     assert_eq!(stats["errors"]["http_503"], 2, "{stats}");
     assert_eq!(stats["status_codes"]["200"], 4, "{stats}");
+}
+
+/// A last answer that asks to slow down still slows the host: a page out of tries
+/// (`--retries 0`, as wget's `-t 1` sets), and a sitemap, which is not retried. Before, the
+/// host's next request came after the plain delay.
+#[tokio::test]
+async fn a_last_answer_that_asks_to_slow_down_holds_the_host_back() {
+    let web = Web::default();
+    let a = web.host("127.0.0.212").await;
+    a.route(
+        "/",
+        Route::html(r#"<a href="/busy">b</a> <a href="/p1">1</a> <a href="/p2">2</a>"#),
+    );
+    a.route("/sitemap.xml", slow_down(503, "2"));
+    a.route("/busy", slow_down(429, "2"));
+    a.route("/p1", Route::html("<p>1</p>"));
+    a.route("/p2", Route::html("<p>2</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = out.path().join("stats.json");
+    let result = trawl(args![
+        "crawl",
+        a.url("/"),
+        "--out",
+        out.path().display(),
+        "--stats",
+        stats.display(),
+        "--delay",
+        "0ms",
+        "--retries",
+        "0",
+        "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let hits = web.hits();
+    for asked in ["/sitemap.xml", "/busy"] {
+        let at = hits.iter().find(|h| h.path == asked).expect(asked).at;
+        for h in hits.iter().filter(|h| h.at > at) {
+            assert!(
+                h.at - at >= Duration::from_millis(1950),
+                "{} {:?} after {asked}",
+                h.path,
+                h.at - at
+            );
+        }
+    }
+    assert_eq!(hits.iter().filter(|h| h.path == "/busy").count(), 1);
+    let stats = read_json(&stats);
+    assert_eq!(stats["slowed_down"], 2, "{stats}");
+    assert_eq!(stats["pages_archived"], 3, "{stats}");
 }
 
 /// A tmpfs mounted for one test, unmounted (lazily) when dropped.

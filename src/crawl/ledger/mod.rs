@@ -19,7 +19,7 @@ pub(super) mod seed_journal;
 mod seeds;
 
 use super::admission::Admission;
-use super::job::{JobResult, Outcome};
+use super::job::{JobResult, Outcome, SlowDown};
 use super::operator_changes::LiveChanges;
 use crate::chain::filter::SkipReason;
 use crate::config::AdmissionConfig;
@@ -29,7 +29,7 @@ use crate::frontier::{Frontier, Job, JobKind, RobotsOutcome};
 use crate::report::Tally;
 use crate::seeds::SavedSeeds;
 use crate::url_rules::session_ids::without_session_ids;
-use crate::url_rules::{ProbeAnswer, RefererPolicy, Scope};
+use crate::url_rules::{RefererPolicy, Scope};
 use linked_requisites::LinkedRequisites;
 use offers::{count_rejection, Via};
 use seed_journal::SeedJournal;
@@ -208,6 +208,16 @@ impl Ledger {
 
     /// Applies a finished job (its connection already taken by the caller).
     pub(super) fn handle(&mut self, result: JobResult, now: Instant) -> Handled {
+        if let Some(SlowDown { after }) = result.slow_down {
+            let (host, url) = (&result.job.host, &result.job.url);
+            self.tally.slowed_down += 1;
+            let wait = self.frontier.hold_back(host, after);
+            tracing::info!(
+                %url,
+                "the server asks to slow down (a last answer, not retried): {host} waits {:.1}s",
+                wait.as_secs_f64()
+            );
+        }
         let JobResult {
             job,
             outcome,
@@ -232,7 +242,7 @@ impl Ledger {
         if self.log_in(&job, login_asked, now) {
             return Handled::Done;
         }
-        if let (JobKind::Page, Some(answer)) = (&job.kind, probe_answer(&outcome)) {
+        if let (JobKind::Page, Some(answer)) = (&job.kind, outcome.probe_answer()) {
             self.admission.learn(&job.url, answer);
         }
         match outcome {
@@ -445,25 +455,6 @@ impl Ledger {
             }
         }
         Handled::Done
-    }
-}
-
-/// What a page's fetch says of its kind of URL to the extension pre-filter's probes
-/// (`url_rules/extension_probes.rs`); `None` when it says nothing (no answer, or the page
-/// target).
-fn probe_answer(outcome: &Outcome) -> Option<ProbeAnswer<'_>> {
-    match outcome {
-        Outcome::Traversed { .. } | Outcome::Archived { page: true, .. } => Some(ProbeAnswer::Page),
-        // Only a 2xx is skipped for its type: other statuses are archived.
-        Outcome::Skipped {
-            reason: SkipReason::ContentType,
-            media,
-            ..
-        } => Some(ProbeAnswer::File(media.as_deref())),
-        // A failed attempt too: links of a kind that never answers (a server that hangs on
-        // them) cost three attempts in all, not three for each.
-        Outcome::Archived { page: false, .. } | Outcome::Failed(_) => Some(ProbeAnswer::Miss),
-        _ => None,
     }
 }
 

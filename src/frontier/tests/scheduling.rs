@@ -132,6 +132,39 @@ fn a_random_wait_varies_the_delay_from_half_to_one_and_a_half_of_it() {
 }
 
 #[test]
+fn a_random_wait_never_undercuts_a_crawl_delay_shorter_than_the_delay() {
+    let config = FrontierConfig {
+        random_wait: true,
+        ..config(true)
+    };
+    let mut f = Frontier::open(config, Box::new(CrawlDb::in_memory()), Instant::now()).unwrap();
+    let mut t = Instant::now();
+    for p in 0..40 {
+        f.push(cand(&format!("http://a.org/{p}"), 0), t);
+    }
+    let r = job(f.next(t));
+    // 0.08 s: under the 0.1 s delay, above the draw's 0.05 s floor.
+    let body = b"User-agent: *\nCrawl-delay: 0.08\n".to_vec();
+    f.robots_result(&r, robots_file(body), t);
+    t += DELAY * 2;
+    let mut waits = Vec::new();
+    for _ in 0..39 {
+        let j = job(f.next(t));
+        f.answered(&j.host, t, Duration::from_millis(1));
+        match f.next(t) {
+            Next::Wait(at) => {
+                waits.push(at - t);
+                t = at;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let floor = Duration::from_micros(79_990); // 0.08 as an f32
+    assert!(waits.iter().all(|w| *w >= floor), "{waits:?}");
+    assert!(waits.iter().any(|w| *w > floor), "{waits:?}");
+}
+
+#[test]
 fn breadth_first_within_a_host() {
     let mut f = frontier(false);
     let mut t = Instant::now();
