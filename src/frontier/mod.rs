@@ -48,6 +48,7 @@ pub mod politeness;
 mod robots_group;
 mod robots_index;
 mod robots_match;
+mod robots_redirects;
 pub mod robots_rules;
 pub mod robots_state;
 pub mod scheduler;
@@ -72,6 +73,7 @@ pub use job::{Candidate, Job, JobKind, Next};
 pub use link_key::{link_keys, LinkKey};
 pub use order::CrawlOrder;
 use persistence::{FrontierMeta, META_NAME};
+use robots_redirects::{robots_job, Followed, RobotsRedirects};
 pub use robots_rules::RobotsRules;
 use robots_state::Gate;
 pub use robots_state::{RobotsOutcome, RobotsState};
@@ -96,6 +98,7 @@ pub struct Frontier {
     groups: Groups,
     /// Sitemap URLs queued this run.
     sitemaps_seen: std::collections::HashSet<String>,
+    robots_redirects: RobotsRedirects,
     /// Link counts waiting for a re-rank pass (`--order backlinks`).
     backlinks: Option<Backlinks>,
     /// Only page requisites are handed out (the page target is reached; see
@@ -137,6 +140,7 @@ impl Frontier {
             },
             groups: Groups::new(config.politeness),
             sitemaps_seen: Default::default(),
+            robots_redirects: Default::default(),
             backlinks: ranked.then(|| Backlinks::new(now, keep_urls)),
             requisites_only: false,
             in_flight: 0,
@@ -327,14 +331,10 @@ impl Frontier {
         }
         let obey = self.config.obey_robots;
         if let Some(p) = self.hosts[id as usize].pending_robots.take() {
-            if !self.robots_read_before(id, &p, now) {
-                return Some(robots_job(
-                    &self.hosts[id as usize],
-                    p.origin,
-                    p.url,
-                    p.hops,
-                    0,
-                ));
+            match self.follow_robots_redirect(id, p, now) {
+                Followed::Adopted => {}
+                Followed::Fetch(job) => return Some(job),
+                Followed::Wait => return None,
             }
         }
         if let Some(job) = self.next_sitemap(id, now) {
@@ -470,7 +470,6 @@ fn record_failure(slot: &mut Option<StoreError>, e: StoreError) {
     }
 }
 
-/// A robots.txt job for host `q`.
 /// The kind of a job for a queued URL: a page, a page requisite, or (in a shared crawl) a
 /// sitemap file.
 fn entry_kind(entry: &QueuedUrl) -> JobKind {
@@ -480,18 +479,6 @@ fn entry_kind(entry: &QueuedUrl) -> JobKind {
         (level, _) => JobKind::Sitemap {
             nesting: u32::from(level - 1),
         },
-    }
-}
-
-fn robots_job(q: &HostState, origin: String, url: Url, hops: u32, attempt: u32) -> Job {
-    Job {
-        kind: JobKind::Robots { origin, hops },
-        url,
-        host: q.name.clone(),
-        depth: 0,
-        redirects: 0,
-        attempt,
-        referer: None,
     }
 }
 

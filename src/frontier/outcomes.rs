@@ -196,6 +196,7 @@ impl Frontier {
         let JobKind::Robots { origin, hops } = &job.kind else {
             return false;
         };
+        self.robots_redirect_done(&job.url, *hops);
         let Some(&id) = self.ids.get(&job.host) else {
             return false;
         };
@@ -244,6 +245,7 @@ impl Frontier {
                 self.config.max_delay,
             );
         }
+        let ended = t.follow.is_none();
         if let Some((url, hops)) = t.follow {
             q.pending_robots = Some(PendingRobots {
                 origin: origin.clone(),
@@ -251,6 +253,10 @@ impl Frontier {
                 hops,
             });
         }
+        if let (true, RobotsState::Known(rules)) = (ended, &t.state) {
+            self.robots_redirect_read(&job.url, *hops, rules);
+        }
+        let q = &mut self.hosts[id as usize];
         let gave_up = matches!(t.state, RobotsState::GaveUp);
         if gave_up {
             self.counters.origins_given_up += 1;
@@ -270,40 +276,6 @@ impl Frontier {
         let host = job.host.clone();
         self.complete(&host, now);
         gave_up
-    }
-
-    /// A robots.txt redirect of host `id` to `pending.url`, when that is the robots.txt of an
-    /// origin whose rules were read already (`www.` and `http://` names of a site that all
-    /// move to its one robots.txt): the origin takes those rules, and nothing is fetched.
-    /// Returns false when they are not known (the redirect is to be fetched).
-    pub(super) fn robots_read_before(
-        &mut self,
-        id: u32,
-        pending: &PendingRobots,
-        now: Instant,
-    ) -> bool {
-        let url = &pending.url;
-        if url.path() != "/robots.txt" || url.query().is_some() {
-            return false;
-        }
-        let target = url.origin().ascii_serialization();
-        let known = url
-            .host_str()
-            .and_then(|h| self.ids.get(h))
-            .and_then(|&t| self.hosts[t as usize].robots.get(&target));
-        let rules = match known {
-            Some(RobotsState::Known(rules)) if !rules.refresh_due(now) => rules.clone(),
-            _ => return false,
-        };
-        let q = &mut self.hosts[id as usize];
-        q.delay = politeness::host_delay(
-            self.config.delay,
-            rules.crawl_delay(),
-            self.config.max_delay,
-        );
-        q.robots
-            .insert(pending.origin.clone(), RobotsState::Known(rules));
-        true
     }
 
     /// Drops every queued URL of `origin` on `host` (e.g. an https seed that falls back to

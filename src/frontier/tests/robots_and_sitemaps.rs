@@ -153,3 +153,44 @@ fn a_robots_redirect_to_a_file_read_before_takes_its_rules_without_a_fetch() {
     assert_eq!(f.counters().robots_denied, 1);
     assert_eq!(f.host_delay("www.a.org"), Some(Duration::from_secs(1)));
 }
+
+#[test]
+fn names_whose_robots_txt_moves_to_one_file_fetch_it_once_and_one_at_a_time() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    for name in ["a1.org", "a2.org", "a3.org"] {
+        f.push(cand(&format!("http://{name}/x"), 0), t);
+    }
+    let target = "http://canon.org/robots.txt";
+    let mut now = t;
+    let (mut target_fetches, mut in_flight, mut pages) = (0, Vec::new(), Vec::new());
+    loop {
+        match f.next(now) {
+            Next::Job(j) if j.url.as_str() == target => {
+                target_fetches += 1;
+                in_flight.push(j);
+            }
+            Next::Job(j) if j.url.path() == "/robots.txt" => {
+                let to = Url::parse(target).unwrap();
+                f.robots_result(&j, RobotsOutcome::Redirect(to), now);
+            }
+            Next::Job(j) => {
+                pages.push(j.url.to_string());
+                f.complete(&j.host, now);
+            }
+            // Nothing else is ready while the one fetch of the target is in flight: it ends.
+            Next::Wait(_) | Next::Idle if !in_flight.is_empty() => {
+                assert_eq!(in_flight.len(), 1, "{in_flight:?}");
+                let j = in_flight.pop().unwrap();
+                let body = b"User-agent: *\nDisallow: /x\n".to_vec();
+                f.robots_result(&j, robots_file(body), now);
+            }
+            Next::Wait(at) => now = at,
+            Next::Idle | Next::Exhausted => break,
+        }
+    }
+    // Before, each name fetched the file itself, all three at once.
+    assert_eq!(target_fetches, 1);
+    assert!(pages.is_empty(), "{pages:?}");
+    assert_eq!(f.counters().robots_denied, 3);
+}
