@@ -123,6 +123,14 @@ impl FetchError {
         )
     }
 
+    /// No response head within the timeout, after `received` bytes of it.
+    pub fn head_timeout(received: usize) -> Self {
+        match received {
+            0 => FetchError::Timeout(SILENT_TIMEOUT),
+            _ => FetchError::Timeout("response head"),
+        }
+    }
+
     /// True when the host took the connection and the request but sent nothing back before
     /// the timeout.
     pub fn is_silence(&self) -> bool {

@@ -16,6 +16,7 @@ pub mod dns;
 pub mod error;
 mod given_certificate;
 mod happy_eyeballs;
+mod keep_alive;
 mod options;
 pub mod pins;
 pub mod proxy;
@@ -103,6 +104,7 @@ pub struct Fetcher {
     /// `--http-user`: the credentials and the hosts that get them.
     login: Option<Arc<SiteLogin>>,
     options: FetchOptions,
+    keep_alive: keep_alive::KeepAlive,
 }
 
 impl Fetcher {
@@ -116,6 +118,7 @@ impl Fetcher {
             cookies: None,
             login: options.login.clone(),
             options,
+            keep_alive: Default::default(),
         }
     }
 
@@ -162,8 +165,7 @@ impl Fetcher {
     {
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(start + self.options.total_timeout);
-        let mut conn =
-            idle.and_then(|mut c| (has_origin(url, &c.origin) && c.is_reusable()).then_some(c));
+        let mut conn = self.keep_alive.reuse(url, idle);
         let mut reused = conn.is_some();
         loop {
             let mut c = match conn.take() {
@@ -218,14 +220,12 @@ impl Fetcher {
             };
             let sent = timeout_at(head_deadline, c.drive(exchange)).await;
             let body = match sent {
-                Err(_) if c.tape.received_len() == 0 => {
-                    return (Err(FetchError::Timeout(error::SILENT_TIMEOUT)), None)
-                }
-                Err(_) => return (Err(FetchError::Timeout("response head")), None),
+                Err(_) => return (Err(FetchError::head_timeout(c.tape.received_len())), None),
                 Ok(Ok(response)) => BodySource::framed(response),
                 Ok(Err(e)) => {
                     // A kept-alive connection the server closed meanwhile: try a fresh one once.
                     if reused && c.tape.received_len() == 0 {
+                        self.keep_alive.closed(&c.origin);
                         reused = false;
                         continue;
                     }
