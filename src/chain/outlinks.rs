@@ -172,6 +172,21 @@ pub fn requisites_of_requisite(rules: &LinkRules, capture: &Capture, url: &Url) 
     }
 }
 
+/// What a stylesheet fetched as a link names (`url()`, `@import`), as links: wget's `-r`
+/// without `-p` reads a stylesheet for links as it reads a page ([`LinkRules::inline_links`]).
+/// Nothing otherwise (with `-p`, a stylesheet is a requisite, read as one).
+pub fn stylesheet_links(rules: &LinkRules, capture: &Capture, url: &Url) -> Vec<Url> {
+    if !rules.inline_links || rules.page_requisites {
+        return Vec::new();
+    }
+    if capture.media_type().as_deref() != Some("text/css") {
+        return Vec::new();
+    }
+    let mut found = requisites_of_requisite(rules, capture, url);
+    found.truncate(rules.max_links_per_page);
+    found
+}
+
 /// A requisite whose body names further requisites.
 enum Subresource {
     Stylesheet,

@@ -12,7 +12,8 @@ use crate::chain::build_records::{build_dns_records, build_records, PageFacts, R
 use crate::chain::content_seen::{content_seen, DedupTable};
 use crate::chain::filter::{ArchiveRules, PageBudget, SkipReason, Verdict};
 use crate::chain::outlinks::{
-    document, outlinks, requisites_of_requisite, sitemap_links, LinkRules, Outlinks,
+    document, outlinks, requisites_of_requisite, sitemap_links, stylesheet_links, LinkRules,
+    Outlinks,
 };
 use crate::chain::write::write;
 use crate::exchange::Truncation;
@@ -427,6 +428,11 @@ pub(super) fn found_in(links: &LinkRules, capture: &Capture, job: &Job, page: bo
     let mut found = outlinks(links, capture, &job.url, page || frame, robots);
     if page {
         found.add_default_icon(links, &job.url);
+        if job.kind == JobKind::Page {
+            found
+                .links
+                .extend(stylesheet_links(links, capture, &job.url));
+        }
     }
     if transcludes(job) && !frame {
         found.requisites = requisites_of_requisite(links, capture, &job.url);

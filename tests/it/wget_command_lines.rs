@@ -284,9 +284,32 @@ async fn wget_r_stays_on_the_seeds_host_and_keeps_every_file() {
     h.route(
         "/",
         Route::html(&format!(
-            r#"<a href="/guide.pdf">pdf</a> <a href="http://www.site.test:{port}/www">www</a>
+            r#"<link rel=stylesheet href="/site.css">
+            <a href="/guide.pdf">pdf</a> <a href="http://www.site.test:{port}/www">www</a>
             <img src="/photo.png"> <img src="http://www.site.test:{port}/cdn.png">"#
         )),
+    );
+    // wget -r reads a stylesheet for links too: what it imports and names.
+    h.route(
+        "/site.css",
+        Route::typed(
+            200,
+            "text/css",
+            b"@import url(base.css); h1 { background: url(/h1.png) }",
+        ),
+    );
+    h.route(
+        "/base.css",
+        Route::typed(
+            200,
+            "text/css",
+            b"@font-face { src: url(fonts/inter.woff) }",
+        ),
+    );
+    h.route("/h1.png", Route::typed(200, "image/png", b"\x89PNG h1"));
+    h.route(
+        "/fonts/inter.woff",
+        Route::typed(200, "font/woff", b"wOFF font"),
     );
     h.route(
         "/guide.pdf",
@@ -321,7 +344,14 @@ async fn wget_r_stays_on_the_seeds_host_and_keeps_every_file() {
         .filter_map(|r| r.target_uri)
         .collect();
     // What the page loads is followed as its links are (wget -r without -p), on its host.
-    for path in ["/guide.pdf", "/photo.png"] {
+    for path in [
+        "/guide.pdf",
+        "/photo.png",
+        "/site.css",
+        "/base.css",
+        "/h1.png",
+        "/fonts/inter.woff",
+    ] {
         assert!(
             uris.contains(&format!("http://site.test:{port}{path}")),
             "{uris:?}"
