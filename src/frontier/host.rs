@@ -60,6 +60,9 @@ pub struct HostState {
     pub turn: u32,
     /// Its failed connections: down, given up (see [`super::host_health`]).
     pub health: HostHealth,
+    /// A page (not only what pages need) was queued for it, or it came from a saved or
+    /// shared state: a host whose pages are crawled, whose sitemaps are worth reading.
+    pub has_pages: bool,
 }
 
 impl HostState {
@@ -83,6 +86,7 @@ impl HostState {
             backlinks: 0,
             turn: 0,
             health: HostHealth::default(),
+            has_pages: false,
         }
     }
 

@@ -37,6 +37,7 @@ impl Frontier {
     /// Takes over a host: its clock, robots rules and `adopted.queued` URLs from storage.
     pub fn adopt(&mut self, adopted: Adopted, now: Instant) {
         let id = self.host_id(&adopted.name, now);
+        self.hosts[id as usize].has_pages = true;
         let (agent, base, max) = (
             self.config.robots_agent.clone(),
             self.config.delay,

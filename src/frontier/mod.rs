@@ -191,6 +191,7 @@ impl Frontier {
         now: Instant,
     ) -> (u32, Admit) {
         let id = self.host_id(candidate.url.host_str().unwrap_or(""), now);
+        self.hosts[id as usize].has_pages |= candidate.requisite == 0;
         if self.seen_cache.contains(&fp) {
             return (id, Admit::Seen);
         }
@@ -398,6 +399,10 @@ impl Frontier {
                     });
                 }
                 Gate::Denied => {
+                    if entry.depth == 0 && entry.redirects == 0 && entry.requisite == 0 {
+                        // Visible without -v, as a seed that answers an error is.
+                        tracing::warn!("seed {url} is disallowed by {origin}/robots.txt: not fetched (--ignore-robots fetches it)");
+                    }
                     self.counters.robots_denied += 1;
                     self.storage.finish(id);
                     continue;

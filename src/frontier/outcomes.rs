@@ -266,8 +266,10 @@ impl Frontier {
             if let Err(e) = self.storage.save_robots(origin, id, text.as_deref()) {
                 self.fail(e);
             }
-            // The rules are known for the first time: the site's sitemaps can be queued.
-            if let Some(RobotsState::Known(rules)) = self.hosts[id as usize].robots.get(origin) {
+            // The rules are known for the first time: the site's sitemaps can be queued, when
+            // its pages are crawled (not a host that only serves what pages need).
+            let q = &self.hosts[id as usize];
+            if let (true, Some(RobotsState::Known(rules))) = (q.has_pages, q.robots.get(origin)) {
                 let listed = rules.sitemaps().to_vec();
                 let guess_allowed = rules.allows(&format!("{origin}/sitemap.xml"));
                 self.discover_sitemaps(origin, listed, guess_allowed, now);

@@ -42,6 +42,7 @@ impl Frontier {
             let mut q = HostState::new(saved.name.clone(), now + wait, self.config.delay);
             q.group = self.groups.membership_of(&saved.name, now);
             q.queued = saved.queued;
+            q.has_pages = true;
             q.backlinks = saved.backlinks;
             q.dirty = false;
             self.queued += saved.queued;

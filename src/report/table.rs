@@ -88,7 +88,12 @@ pub fn render_table(s: &CrawlStats) -> String {
     if s.revisits > 0 {
         row(
             "revisits (dedup)",
-            format!("{} pages, {} saved", s.revisits, human_bytes(s.bytes_saved)),
+            // Pages and requisites alike: a revisit record stands for any payload seen before.
+            format!(
+                "{} records, {} saved",
+                s.revisits,
+                human_bytes(s.bytes_saved)
+            ),
         );
     }
     if s.requisites.queued > 0 {

@@ -458,13 +458,18 @@ async fn a_seed_that_answers_an_error_is_named_in_the_log() {
     h.route("/gone", Route::typed(410, "text/html", b"<p>gone</p>"));
     h.route(
         "/",
-        Route::html("<a href=/missing>a dead link, not a seed</a>"),
+        Route::html("<a href=/missing>a dead link, not a seed</a><a href=/private/y>y</a>"),
+    );
+    h.route(
+        "/robots.txt",
+        Route::typed(200, "text/plain", b"User-agent: *\nDisallow: /private/\n"),
     );
     let out = tempfile::tempdir().unwrap();
     let result = trawl(args![
         "crawl",
         h.url("/gone"),
         h.url("/"),
+        h.url("/private/x"),
         "--out",
         out.path().display(),
         "--delay",
@@ -478,4 +483,8 @@ async fn a_seed_that_answers_an_error_is_named_in_the_log() {
         "{log}"
     );
     assert!(!log.contains("answered 404"), "{log}");
+    // A seed robots.txt keeps out is named too; a link it keeps out is only counted.
+    let denied = format!("seed {} is disallowed by", h.url("/private/x"));
+    assert!(log.contains(&denied), "{log}");
+    assert!(!log.contains("/private/y is disallowed"), "{log}");
 }

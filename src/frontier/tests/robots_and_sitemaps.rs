@@ -194,3 +194,53 @@ fn names_whose_robots_txt_moves_to_one_file_fetch_it_once_and_one_at_a_time() {
     assert!(pages.is_empty(), "{pages:?}");
     assert_eq!(f.counters().robots_denied, 3);
 }
+
+#[test]
+fn a_host_that_only_serves_what_pages_need_gets_no_sitemap_read() {
+    let config = FrontierConfig {
+        sitemaps: true,
+        ..config(true)
+    };
+    let mut f = Frontier::open(config, Box::new(CrawlDb::in_memory()), Instant::now()).unwrap();
+    let t = Instant::now();
+    f.push(cand("http://site.org/", 0), t);
+    f.push(
+        Candidate {
+            requisite: 1,
+            ..cand("http://cdn.org/logo.png", 1)
+        },
+        t,
+    );
+    let mut now = t;
+    let mut fetched = Vec::new();
+    loop {
+        match f.next(now) {
+            Next::Job(j) => {
+                fetched.push(j.url.to_string());
+                match j.kind {
+                    JobKind::Robots { .. } => {
+                        let body = b"User-agent: *\nSitemap: /map.xml\n".to_vec();
+                        f.robots_result(&j, robots_file(body), now);
+                    }
+                    _ => f.complete(&j.host, now),
+                }
+            }
+            Next::Wait(at) => now = at,
+            Next::Idle | Next::Exhausted => break,
+        }
+    }
+    // Before, cdn.org's sitemap was fetched too, and every URL it listed dropped as out of
+    // scope.
+    assert!(
+        fetched.contains(&"http://site.org/map.xml".to_string()),
+        "{fetched:?}"
+    );
+    assert!(
+        !fetched.contains(&"http://cdn.org/map.xml".to_string()),
+        "{fetched:?}"
+    );
+    assert!(
+        fetched.contains(&"http://cdn.org/logo.png".to_string()),
+        "{fetched:?}"
+    );
+}
