@@ -37,6 +37,30 @@
 //! Modules are public where the binary, the integration tests, the fuzz targets or the
 //! examples (benchmarks) use them; the rest is crate-private.
 
+// The standard printing macros, shadowed for the whole crate by ones that drop a write error:
+// std's panic when the stream is gone (stderr piped to `head -1` that exited, `2>/dev/full`, a
+// full disk under `2>>log`), and a cron job's crawl then died at its report with exit 101,
+// before writing `--stats` and `--cdxj`. What the crawl writes goes to files, which report
+// their own errors; a message nobody can read is not worth the crawl.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+macro_rules! eprint {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+macro_rules! println {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 pub mod app;
 pub(crate) mod capture;
 pub(crate) mod chain;

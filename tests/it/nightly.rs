@@ -287,6 +287,43 @@ async fn the_log_file_gets_the_report_and_notes() {
     assert!(logged.contains("all queued URLs done"), "{logged}");
 }
 
+/// Output streams nobody reads (`2>/dev/full`, a closed pipe) cost the messages, not the
+/// crawl: before, the first message panicked (exit 101) and no report file was written, and
+/// `trawl status` panicked on its first line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_that_cannot_be_written_cost_the_messages_not_the_crawl() {
+    let (_web, h) = linked_site("127.0.0.214", 2, 100).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let run = tokio::task::spawn_blocking({
+        let args = crawl_args(h.url("/"), &out, &[]);
+        move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+                .args(args)
+                .stderr(full())
+                .status()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(run.code(), Some(0));
+    let stats = read_json(&out.join("stats.json"));
+    assert!(stats["pages_archived"].as_u64() > Some(1), "{stats}");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["status", &out.display().to_string()])
+        .stdout(full())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_report_names_what_made_the_exit_code_and_speaks_words() {
     // A seed host whose robots.txt never answers: exit 4, and the report says why.
