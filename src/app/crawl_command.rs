@@ -288,9 +288,26 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
         messages.error(&format!("trawl: error: {e}\n"));
     }
     if let Some(dir) = cdxj_dir {
-        if let Err(e) = write_directory_index(&dir) {
-            messages.error(&format!("trawl: error: writing the CDXJ index: {e:#}\n"));
-            return Ok(ExitCode::OutputError);
+        // A stop request during the index (or a second one before it) leaves it to
+        // `trawl index`: a cron timeout or systemd must not wait for a large directory.
+        let signals = crawl::stop_signals::received();
+        let written = match signals > 1 {
+            true => Err(anyhow::anyhow!("stopped by a second signal")),
+            false => write_directory_index(&dir, signals),
+        };
+        if let Err(e) = written {
+            let stopped = signals > 1 || crawl::stop_signals::received() > signals;
+            messages.error(&format!(
+                "trawl: error: writing the CDXJ index: {e:#}{}\n",
+                match stopped {
+                    true => "; `trawl index -o OUT/index.cdxj OUT` writes it",
+                    false => "",
+                }
+            ));
+            return Ok(match stopped {
+                true => ExitCode::Interrupted,
+                false => ExitCode::OutputError,
+            });
         }
     }
     Ok(code)
@@ -329,6 +346,7 @@ async fn forward_signals(tx: tokio::sync::mpsc::UnboundedSender<()>) {
                 _ = int.recv() => {}
                 _ = term.recv() => {}
             }
+            crawl::stop_signals::received_one();
             if tx.send(()).is_err() {
                 return;
             }
@@ -344,9 +362,18 @@ async fn forward_signals(tx: tokio::sync::mpsc::UnboundedSender<()>) {
 
 /// Indexes every finished WARC file in `dir` into `dir/index.cdxj` (written aside, then
 /// renamed, so a reader never sees half an index).
-fn write_directory_index(dir: &Path) -> anyhow::Result<()> {
+/// Gives up when a stop request comes (more than `signals`, those the crawl had).
+fn write_directory_index(dir: &Path, signals: u32) -> anyhow::Result<()> {
     let files = list_warc_files(&[dir.to_path_buf()])?;
-    let lines = index_files(&files)?;
+    // A file at a time, so that a stop request (SIGTERM from a cron timeout, systemd) is heard.
+    let mut lines = Vec::new();
+    for file in &files {
+        if crawl::stop_signals::received() > signals {
+            anyhow::bail!("stopped by a signal before the index was complete");
+        }
+        lines.extend(index_files(std::slice::from_ref(file))?);
+    }
+    lines.sort();
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let tmp = dir.join("index.cdxj.tmp");
     std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;

@@ -8,16 +8,20 @@
 //! Nothing here ever deletes a WARC that is not safely in its new place: a failed move leaves
 //! it where it was, a failed command only says so in the log. A command that succeeded is
 //! noted in `OUT/.trawl-on-close.done`; at start, the files whose command has not succeeded
-//! yet (a kill between move and command, a failed upload) get it again.
+//! yet (a kill between move and command, a failed upload) get it again. After a stop request
+//! (SIGINT, SIGTERM) no command starts, and a second one stops those running: each is left
+//! to the next start, so a cron timeout or a systemd stop does not wait on uploads.
 
 use std::collections::{HashSet, VecDeque};
 use std::io;
 use std::io::Write;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::stop_signals;
 use crate::config::HandoffConfig;
 use crate::derive::derivative_path;
 use crate::index::index_files;
@@ -115,6 +119,13 @@ impl Handoff {
             if self.done.contains(&name_of(warc)) {
                 return;
             }
+            if stop_signals::received() > 0 {
+                tracing::info!(
+                    "stop requested: --on-close for {} is left to the next start",
+                    path.display()
+                );
+                return;
+            }
             if self.running.len() >= MAX_COMMANDS {
                 if let Some(oldest) = self.running.pop_front() {
                     let _ = oldest.join();
@@ -137,6 +148,13 @@ impl Handoff {
 
     /// Waits for the commands still running; returns the files moved (from, to).
     pub(super) fn finish(mut self) -> Vec<(PathBuf, PathBuf)> {
+        let running = self.running.iter().filter(|h| !h.is_finished()).count();
+        if running > 0 && stop_signals::received() == 1 {
+            // Visible without -v: the stop waits on them.
+            tracing::warn!(
+                "stop requested: waiting for {running} --on-close command(s) still running; signal again to stop them (they run again at the next start)"
+            );
+        }
         for handle in self.running.drain(..) {
             let _ = handle.join();
         }
@@ -256,6 +274,8 @@ fn run_command(command: &str, path: &Path) -> bool {
         .arg(&line)
         .env("TRAWL_FILE", path)
         .stdin(std::process::Stdio::null())
+        // A group of its own, so that stopping it stops what its shell started too.
+        .process_group(0)
         .spawn();
     let mut child = match child {
         Ok(c) => c,
@@ -268,7 +288,9 @@ fn run_command(command: &str, path: &Path) -> bool {
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() > COMMAND_TIMEOUT => {
+            Ok(None) if started.elapsed() > COMMAND_TIMEOUT || stop_signals::received() > 1 => {
+                let group = rustix::process::Pid::from_child(&child);
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
                 let _ = child.kill();
                 let _ = child.wait();
                 break None;
@@ -290,7 +312,7 @@ fn run_command(command: &str, path: &Path) -> bool {
             path.display()
         ),
         None => tracing::warn!(
-            "--on-close: `{line}` ran over {COMMAND_TIMEOUT:?} and was killed; {} is kept",
+            "--on-close: `{line}` was stopped (it ran over {COMMAND_TIMEOUT:?}, or a second stop request came); {} is kept, and the command runs again at the next start",
             path.display()
         ),
     }

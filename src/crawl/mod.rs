@@ -48,6 +48,7 @@ mod seed_feed;
 pub mod setup;
 mod shutdown;
 mod status;
+pub mod stop_signals;
 
 use std::time::Instant;
 

@@ -641,3 +641,72 @@ async fn warc_files_without_their_state_are_not_crawled_over_unasked() {
     let fresh = run(&["--fresh"]).await;
     assert_eq!(fresh.status.code(), Some(0), "{}", text(&fresh));
 }
+
+/// A stop (SIGTERM, then SIGTERM again, as `timeout` and systemd send) does not wait on
+/// `--on-close` commands: none starts after the first, and the second stops those running,
+/// the shell's own children too. The next run runs the command on every file left without
+/// it. Before, the stop waited for every queued command (two minutes of `sleep 60` here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_does_not_wait_on_on_close_commands() {
+    let (web, h) = linked_site("127.0.0.215", 60, 200).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let ran = dir.path().join("ran.txt");
+    let crawl = |command: String| {
+        args![
+            "crawl",
+            h.url("/"),
+            "--out",
+            out.display(),
+            "--delay",
+            "30ms",
+            "--records-per-file",
+            "4",
+            "--on-close",
+            command,
+            "-q"
+        ]
+    };
+    let started = dir.path().join("started");
+    let slow = format!("touch '{}'; sleep 60; : {{}}", started.display());
+    let child = spawn_trawl(crawl(slow));
+    wait_for(|| started.exists(), "a command started").await;
+    let term = || {
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap()
+    };
+    term();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    term();
+    let asked = Instant::now();
+    let stopped = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(stopped.status.code(), Some(130), "{}", text(&stopped));
+    assert!(
+        asked.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        asked.elapsed()
+    );
+    // No `sleep 60` of the stopped commands is left running.
+    let left = Command::new("pgrep")
+        .args(["-f", "sleep 60"])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+
+    let rest = trawl(crawl(format!("echo {{}} >> '{}'", ran.display()))).await;
+    assert_eq!(rest.status.code(), Some(0), "{}", text(&rest));
+    let listed = std::fs::read_to_string(&ran).unwrap();
+    for warc in warc_files(&out) {
+        let name = warc.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(listed.contains(&name), "{name} not handed off: {listed}");
+    }
+    drop(web);
+}
