@@ -40,13 +40,15 @@ pub(super) async fn finish(
     let replay_from = writer.replay_from.load(Ordering::Acquire);
     // Every sender is gone now (the jobs' context went with the loop): the writer drains its
     // queue, closes and renames the last file.
-    let writer_result = tokio::task::spawn_blocking(move || writer.finish())
+    // What it wrote is reported also when it failed (the files it closed are valid).
+    let (report, output_error) = tokio::task::spawn_blocking(move || writer.finish())
         .await
         .unwrap_or_else(|e| {
-            Err(WarcError::Io {
+            let e = WarcError::Io {
                 path: PathBuf::new(),
                 source: std::io::Error::other(e),
-            })
+            };
+            (Default::default(), Some(e))
         });
     // The writer's sender is gone with it: the last closed file is derived, then the thread ends.
     let derived = match deriver {
@@ -54,10 +56,6 @@ pub(super) async fn finish(
             .await
             .unwrap_or_default(),
         None => Default::default(),
-    };
-    let (report, output_error) = match writer_result {
-        Ok(report) => (report, None),
-        Err(e) => (Default::default(), Some(e)),
     };
     let stop_reason = if output_error.is_some() {
         StopReason::OutputError

@@ -41,8 +41,14 @@ pub struct CrawlStatus {
 pub fn write_status(dir: &Path, status: &CrawlStatus) {
     let tmp = dir.join(format!("{STATUS_FILE}.tmp"));
     if let Ok(json) = serde_json::to_vec_pretty(status) {
-        if std::fs::write(&tmp, json).is_ok() {
-            let _ = std::fs::rename(&tmp, dir.join(STATUS_FILE));
+        match std::fs::write(&tmp, json) {
+            Ok(()) => {
+                let _ = std::fs::rename(&tmp, dir.join(STATUS_FILE));
+            }
+            // A full disk: no empty file left behind.
+            Err(_) => {
+                let _ = std::fs::remove_file(&tmp);
+            }
         }
     }
 }

@@ -158,18 +158,20 @@ pub struct WriterHandle {
     pub replay_from: Arc<AtomicU64>,
     /// The file being written.
     pub current: Arc<CurrentFile>,
-    thread: std::thread::JoinHandle<Result<WriterReport, WarcError>>,
+    thread: std::thread::JoinHandle<(WriterReport, Option<WarcError>)>,
 }
 
 impl WriterHandle {
-    /// Waits for the writer to finish (drop every sender first) and returns its report.
-    pub fn finish(self) -> Result<WriterReport, WarcError> {
+    /// Waits for the writer to finish (drop every sender first) and returns its report, of
+    /// what it wrote also when it failed, and its error if it did.
+    pub fn finish(self) -> (WriterReport, Option<WarcError>) {
         drop(self.sender);
         self.thread.join().unwrap_or_else(|_| {
-            Err(WarcError::Io {
+            let e = WarcError::Io {
                 path: PathBuf::new(),
                 source: std::io::Error::other("WARC writer thread panicked"),
-            })
+            };
+            (WriterReport::default(), Some(e))
         })
     }
 }
@@ -254,7 +256,7 @@ impl Writer {
         }
     }
 
-    fn run(mut self, mut receiver: mpsc::Receiver<Batch>) -> Result<WriterReport, WarcError> {
+    fn run(mut self, mut receiver: mpsc::Receiver<Batch>) -> (WriterReport, Option<WarcError>) {
         let producers = self.config.producers.clone();
         let mut group = Vec::with_capacity(GROUP_BATCHES);
         while let Some(first) = intake::next(&mut receiver, &producers) {
@@ -269,7 +271,7 @@ impl Writer {
             if let Err(e) = self.write_group(&group) {
                 receiver.close();
                 self.salvage_current();
-                return Err(e);
+                return (self.report, Some(e));
             }
             for batch in group.drain(..) {
                 if let Some(ack) = batch.ack {
@@ -277,8 +279,8 @@ impl Writer {
                 }
             }
         }
-        self.close_current()?;
-        Ok(self.report)
+        let closed = self.close_current();
+        (self.report, closed.err())
     }
 
     /// Appends the batches of one wake, in order, with as few system calls as the rotation

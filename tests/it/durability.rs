@@ -208,6 +208,7 @@ async fn disk_full_stops_cleanly_with_valid_files() {
         "this test needs root to mount a small tmpfs"
     );
     let state = out.path().join("state");
+    let stats = out.path().join("stats.json");
     let crawl = || {
         trawl(args![
             "crawl",
@@ -225,10 +226,14 @@ async fn disk_full_stops_cleanly_with_valid_files() {
             // The crawl's state on another disk, so that its last save point is written.
             "--state",
             state.display(),
+            "--stats",
+            stats.display(),
             "-q"
         ])
     };
     let result = crawl().await;
+    // The report names the files written before the disk filled (before: none, 0 records).
+    let report = crate::harness::read_json(&stats);
     let copy = out.path().join("copy");
     std::fs::create_dir(&copy).unwrap();
     for f in warc_files(&mnt) {
@@ -258,6 +263,9 @@ async fn disk_full_stops_cleanly_with_valid_files() {
     );
     assert_eq!(leftover_open, 0, "the failed file is cut back and closed");
     assert!(!warc_files(&copy).is_empty());
+    let listed = report["warc_files"].as_array().unwrap().len();
+    assert_eq!(listed, warc_files(&copy).len(), "{report}");
+    assert!(report["records_written"].as_u64() > Some(0), "{report}");
     let check = run_script("warc_check.py", args![copy.display()]).await;
     assert!(check.status.success(), "{}", text(&check));
 }

@@ -47,7 +47,8 @@ fn rotates_by_record_count_and_renames_open_files() {
             })
             .unwrap();
     }
-    let report = handle.finish().unwrap();
+    let (report, error) = handle.finish();
+    assert!(error.is_none(), "{error:?}");
     assert_eq!(report.files.len(), 3);
     assert_eq!(report.records, 10 + 3);
     let first = read_all(&report.files[0]);
@@ -118,10 +119,8 @@ fn a_group_of_batches_is_written_in_order_rotating_between_batches() {
 #[test]
 fn no_records_means_no_file() {
     let dir = tempfile::tempdir().unwrap();
-    let report = spawn_writer(config(dir.path(), 4))
-        .unwrap()
-        .finish()
-        .unwrap();
+    let (report, error) = spawn_writer(config(dir.path(), 4)).unwrap().finish();
+    assert!(error.is_none(), "{error:?}");
     assert!(report.files.is_empty());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
