@@ -7,6 +7,9 @@ use super::media_type::effective_content_type;
 /// Most header fields we look at in one response; more are kept in the record but not parsed.
 const MAX_PARSED_HEADERS: usize = 256;
 
+/// Most fields of a recorded head that [`parse_response_head`] makes room for.
+const MAX_RECORDED_HEADERS: usize = 65_536;
+
 /// The parsed head of a response, pointing back into the recorded bytes by offset.
 #[derive(Debug, Clone)]
 pub struct ResponseHead {
@@ -140,7 +143,15 @@ pub fn url_text(value: &[u8]) -> String {
 
 /// Parses the head of a recorded response; `None` when the bytes hold no complete, valid head.
 pub fn parse_response_head(bytes: &[u8]) -> Option<ResponseHead> {
-    parse_response_head_with_limit(bytes, MAX_PARSED_HEADERS)
+    parse_response_head_with_limit(bytes, MAX_PARSED_HEADERS).or_else(|| {
+        // A recorded head of more fields than that (another tool's WARC, whose limit was
+        // higher): room for each of its lines. Before, its status and type were lost.
+        let end = memchr::memmem::find(bytes, b"\r\n\r\n")?;
+        let lines = memchr::memchr_iter(b'\n', &bytes[..end]).count() + 1;
+        (lines > MAX_PARSED_HEADERS && lines <= MAX_RECORDED_HEADERS)
+            .then(|| parse_response_head_with_limit(bytes, lines))
+            .flatten()
+    })
 }
 
 /// As [`parse_response_head`], with room for `max_headers` header fields (at least the
@@ -280,6 +291,19 @@ mod tests {
     }
 
     #[test]
+    fn a_recorded_head_of_more_fields_than_the_default_room_parses() {
+        let mut raw = b"HTTP/1.1 200 OK\r\n".to_vec();
+        for i in 0..300 {
+            raw.extend_from_slice(format!("X-F{i}: {i}\r\n").as_bytes());
+        }
+        raw.extend_from_slice(b"Content-Type: text/html\r\n\r\nbody");
+        let head = parse_response_head(&raw).unwrap();
+        assert_eq!(head.status, 200);
+        assert_eq!(head.media_type().as_deref(), Some("text/html"));
+        assert_eq!(&raw[head.len..], b"body");
+    }
+
+    #[test]
     fn parses_status_headers_and_body_offset() {
         let raw = b"HTTP/1.1 200 OK\r\nContent-Type: Text/HTML; Charset=\"ISO-8859-1\"\r\nTransfer-Encoding: gzip, chunked\r\n\r\nbody";
         let head = parse_response_head(raw).unwrap();
@@ -384,9 +408,10 @@ mod tests {
             assert_eq!(head.content_length(), Some(2));
             assert_eq!(&raw[head.len..], b"ok");
         }
-        // Past the limit (at least the default of 256), no head.
-        assert!(parse_response_head(&head_with(MAX_PARSED_HEADERS)).is_none());
+        // Past the given limit, no head; a recorded head gets room for each of its lines.
+        assert!(parse_response_head_with_limit(&head_with(400), 300).is_none());
         assert!(parse_response_head_with_limit(&head_with(400), 500).is_some());
+        assert!(parse_response_head(&head_with(MAX_PARSED_HEADERS)).is_some());
     }
 
     #[test]

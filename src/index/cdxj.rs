@@ -133,8 +133,16 @@ fn entries(path: &Path, titles: bool) -> Result<Vec<CdxjEntry>, IndexError> {
         .unwrap_or_default();
     // One record in memory at a time: a 1 GB WARC is indexed in a few MB.
     let mut entries = Vec::new();
+    // Where the last whole record ended: an error says where the trouble starts.
+    let mut end = 0;
     for record in each_record(path).map_err(error)? {
-        let record = record.map_err(error)?;
+        let record = record.map_err(|e| {
+            error(std::io::Error::new(
+                e.kind(),
+                format!("after offset {end} (the end of the last whole record): {e}"),
+            ))
+        })?;
+        end = record.offset + record.length;
         if let Some(mut entry) = entry_of(&record, &filename) {
             if titles && entry.page && entry.warc_type == "response" {
                 entry.title = title_of_response(&record.block, TITLE_DECODE_CAP);

@@ -276,9 +276,16 @@ fn read_first_record(member: &mut impl BufRead, spool: &SpoolDir) -> io::Result<
 fn member_ends_here(member: &mut impl BufRead, offset: u64) -> io::Result<Vec<u8>> {
     let mut rest = Vec::new();
     member.take(64).read_to_end(&mut rest)?;
-    match rest.iter().all(u8::is_ascii_whitespace) && rest.len() < 64 {
-        true => Ok(rest),
-        false => Err(invalid(&format!(
+    let next = rest.iter().position(|b| !b.is_ascii_whitespace());
+    match (rest.len() < 64, next) {
+        (true, None) => Ok(rest),
+        // Not another record: the block went on past what its Content-Length said.
+        (_, Some(at)) if !rest[at..].starts_with(b"WARC/") => Err(invalid(&format!(
+            "the record in the gzip member at offset {offset} is longer than its Content-Length \
+             says (or bytes follow it in its member): its block does not end where the header \
+             puts its end"
+        ))),
+        _ => Err(invalid(&format!(
             "the gzip member at offset {offset} holds more than one record: the file is \
              compressed as a whole, not one gzip member per record as WARC 1.1 (Annex D) asks; \
              `warcio recompress IN OUT` rewrites it record by record"
@@ -343,7 +350,9 @@ fn read_plain_record(reader: &mut impl BufRead, spool: &SpoolDir) -> io::Result<
             let mut left = len;
             while left > 0 {
                 let n = left.min(piece.len());
-                reader.read_exact(&mut piece[..n])?;
+                reader
+                    .read_exact(&mut piece[..n])
+                    .map_err(|e| cut_short(e, len))?;
                 file.append(&piece[..n])?;
                 left -= n;
             }
@@ -358,7 +367,9 @@ fn read_plain_record(reader: &mut impl BufRead, spool: &SpoolDir) -> io::Result<
         }
         None => {
             let mut block = vec![0; len];
-            reader.read_exact(&mut block)?;
+            reader
+                .read_exact(&mut block)
+                .map_err(|e| cut_short(e, len))?;
             Spooled::Memory(block)
         }
     };
@@ -385,6 +396,17 @@ fn read_plain_record(reader: &mut impl BufRead, spool: &SpoolDir) -> io::Result<
         }
     };
     Ok((head, block, end))
+}
+
+/// A block that ends before its Content-Length (`len`) says, told as such.
+fn cut_short(e: io::Error, len: usize) -> io::Error {
+    match e.kind() {
+        io::ErrorKind::UnexpectedEof => invalid(&format!(
+            "a record's block ends before the {len} bytes its Content-Length gives: the file \
+             is cut short, or the Content-Length is too large"
+        )),
+        _ => e,
+    }
 }
 
 /// The error for a file that does not start with a WARC record.
