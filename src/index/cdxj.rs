@@ -202,13 +202,7 @@ fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
         });
     let url = record.target_uri().map(str::to_string);
     let date = record.header("WARC-Date").map(str::to_string);
-    let timestamp: String = date
-        .as_deref()
-        .unwrap_or("")
-        .chars()
-        .filter(char::is_ascii_digit)
-        .take(14)
-        .collect();
+    let timestamp = cdx_timestamp(date.as_deref().unwrap_or(""));
     Some(CdxjEntry {
         urlkey: surt(url.as_deref().unwrap_or("")),
         timestamp,
@@ -227,6 +221,19 @@ fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
     })
 }
 
+/// The 14-digit timestamp of a `WARC-Date`. A date to the minute or the day
+/// (`2024-01-02T03:04Z`: WARC 1.1 allows less than seconds) gets zeros for what it lacks, as
+/// warcio reads it.
+fn cdx_timestamp(date: &str) -> String {
+    let mut timestamp: String = date.chars().filter(char::is_ascii_digit).take(14).collect();
+    if timestamp.len() >= 4 {
+        while timestamp.len() < 14 {
+            timestamp.push('0');
+        }
+    }
+    timestamp
+}
+
 /// Sorted CDXJ lines for a set of WARC files.
 pub fn index_files(paths: &[PathBuf]) -> Result<Vec<String>, IndexError> {
     let mut lines = Vec::new();
@@ -240,6 +247,17 @@ pub fn index_files(paths: &[PathBuf]) -> Result<Vec<String>, IndexError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_date_to_the_minute_gets_zero_seconds() {
+        assert_eq!(cdx_timestamp("2024-01-02T03:04:05Z"), "20240102030405");
+        assert_eq!(
+            cdx_timestamp("2024-01-02T03:04:05.123456Z"),
+            "20240102030405"
+        );
+        assert_eq!(cdx_timestamp("2024-01-02T03:04Z"), "20240102030400");
+        assert_eq!(cdx_timestamp("2024-01-02"), "20240102000000");
+    }
 
     #[test]
     fn json_strings_are_escaped_like_python() {
