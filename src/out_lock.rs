@@ -1,5 +1,8 @@
 //! One crawl per output directory: an exclusive advisory lock on `DIR/.trawl.lock`, held for the
-//! life of the process (the OS releases it even after kill -9).
+//! life of the process (the OS releases it even after kill -9), and one on the directory
+//! itself, which holds when the lock file is deleted under a running crawl (a wrapper's
+//! "stale lock" clean-up): before, a second run then went on to repair the running crawl's
+//! open WARC file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -33,6 +36,7 @@ pub enum LockError {
 #[derive(Debug)]
 pub struct DirLock {
     _file: File,
+    _dir: File,
 }
 
 impl DirLock {
@@ -50,7 +54,8 @@ impl DirLock {
             .truncate(false)
             .open(&path)
             .map_err(io)?;
-        if file.try_lock().is_err() {
+        let held_dir = File::open(dir).map_err(io)?;
+        if file.try_lock().is_err() || held_dir.try_lock().is_err() {
             let mut pid = String::new();
             let _ = file.read_to_string(&mut pid);
             let pid = pid.trim().to_string();
@@ -62,18 +67,16 @@ impl DirLock {
         file.set_len(0).map_err(io)?;
         file.rewind().map_err(io)?;
         write!(file, "{}", std::process::id()).map_err(io)?;
-        Ok(DirLock { _file: file })
+        Ok(DirLock {
+            _file: file,
+            _dir: held_dir,
+        })
     }
 
     /// True when some process holds the lock on `dir` right now.
     pub fn is_held(dir: &Path) -> bool {
-        match File::open(dir.join(LOCK_FILE)) {
-            Ok(f) => match f.try_lock_shared() {
-                Ok(()) => false,
-                Err(_) => true,
-            },
-            Err(_) => false,
-        }
+        let held = |f: File| f.try_lock_shared().is_err();
+        File::open(dir.join(LOCK_FILE)).is_ok_and(held) || File::open(dir).is_ok_and(held)
     }
 }
 
@@ -95,5 +98,17 @@ mod tests {
         drop(first);
         assert!(!DirLock::is_held(dir.path()));
         DirLock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_lock_file_deleted_under_a_crawl_does_not_let_a_second_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let _first = DirLock::acquire(dir.path()).unwrap();
+        std::fs::remove_file(dir.path().join(LOCK_FILE)).unwrap();
+        assert!(DirLock::is_held(dir.path()));
+        assert!(matches!(
+            DirLock::acquire(dir.path()),
+            Err(LockError::Busy { .. })
+        ));
     }
 }
