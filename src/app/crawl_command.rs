@@ -165,6 +165,8 @@ fn preflight(config: &Config) -> Result<(), (ExitCode, String)> {
 }
 
 fn init_logging(quiet: bool, verbose: u8, log_file: Option<&Path>) {
+    // -q quiets stderr: a --log-file still gets the warnings (a resume, the time limit).
+    let quiet = quiet && log_file.is_none();
     let level = match (quiet, verbose) {
         (true, _) => "error",
         (false, 0) => "warn",

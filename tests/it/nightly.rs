@@ -285,6 +285,24 @@ async fn the_log_file_gets_the_report_and_notes() {
         "{logged}"
     );
     assert!(logged.contains("all queued URLs done"), "{logged}");
+
+    // -q quiets stderr, not the log file: a crawl extended by a raised page target says so
+    // there (before, -q dropped its warnings from the file too).
+    let small = dir.path().join("small");
+    let first = trawl(crawl_args(h.url("/"), &small, &["--max-pages", "1"])).await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let more = [
+        "--max-pages",
+        "2",
+        "-q",
+        "--log-file",
+        &log.display().to_string(),
+    ];
+    let again = trawl(crawl_args(h.url("/"), &small, &more)).await;
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(stderr(&again).is_empty(), "stderr: {}", stderr(&again));
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("resuming it from its frontier"), "{logged}");
 }
 
 /// Output streams nobody reads (`2>/dev/full`, a closed pipe) cost the messages, not the
