@@ -112,6 +112,9 @@ pub struct Filtered {
 pub struct Tally {
     /// 2xx pages of an accepted type archived.
     pub pages: u64,
+    /// `pages` when this run started (a resumed crawl's earlier runs): rates count this run's.
+    #[serde(skip)]
+    pub pages_at_start: u64,
     /// Responses received (any status, archived or not).
     pub requests: u64,
     /// Sum of fetch times, for the mean.
@@ -306,7 +309,7 @@ impl CrawlStats {
             pages_archived: tally.pages,
             elapsed_secs: secs,
             pages_per_sec: if secs > 0.0 {
-                tally.pages as f64 / secs
+                tally.pages.saturating_sub(tally.pages_at_start) as f64 / secs
             } else {
                 0.0
             },

@@ -1,10 +1,10 @@
 //! Start-up: everything the crawl does on disk before the first fetch. Create the output
-//! directory; decide what to do with a crawl state already there (resume an interrupted crawl;
-//! refuse a finished one unless `--recrawl`, which sets it aside; `--fresh` discards it); load
-//! the content-seen table (`--dedup-index` files and the WARC files already in the output
-//! directory); open the crawl database and the frontier, read the saved counters, replay the
-//! WARC records written after the last save point, and start the WARC writer. A worker of a
-//! shared crawl joins it first (`shared.rs`); the content-seen table is `dedup.rs`.
+//! directory; decide on a crawl state already there (resume an interrupted crawl; refuse a
+//! finished one unless `--recrawl` sets it aside or `--fresh` discards it); load the
+//! content-seen table (`dedup.rs`: `--dedup-index` files and the output's WARC files); open
+//! the crawl database and the frontier, read the saved counters, replay the WARC records
+//! written after the last save point, and start the WARC writer. A worker of a shared crawl
+//! joins it first (`shared.rs`).
 
 mod dedup;
 mod shared;
@@ -226,16 +226,15 @@ fn finish_start(
         let known = tally.pages_per_host.entry(host).or_default();
         *known = (*known).max(pages);
     }
+    tally.pages_at_start = tally.pages;
     let cookies = cookie_jar(config, &frontier)?;
     let mut ledger = Ledger::new(frontier, tally, &config.admission, rules);
     ledger.login = config.fetch.login.clone();
     ledger.guard = config.fetch.guard.clone();
     ledger.restore_changes(live);
-    if resumed {
-        // The run's flags may differ from the last run's (`--exclude` or `--max-depth` added
-        // for a trap found overnight): what was queued is checked again as it comes up.
-        ledger.recheck_queued = true;
-    }
+    // The run's flags may differ from the last run's (`--exclude` or `--max-depth` added for a
+    // trap found overnight): what was queued is checked again as it comes up.
+    ledger.recheck_queued |= resumed;
     ledger.widen_scope(&scope);
     let now = Instant::now();
     if shared.is_some() {
