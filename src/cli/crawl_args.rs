@@ -366,11 +366,11 @@ pub struct CrawlArgs {
     pub retries: u32,
 
     /// How long a host that stopped answering is waited for. After 3 failed connections in a
-    /// row (any of its URLs; a URL's first request that got no byte back before --timeout
-    /// counts as one), its URLs wait in their queue while one request at a time
+    /// row (any of its URLs), its URLs wait in their queue while one request at a time
     /// checks whether it is back (doubling waits, up to 5 minutes apart); after this long
     /// without an answer, its queued URLs are dropped and counted (exit code 4). 0 drops
-    /// them as soon as it is found down, as a host that has not answered in this run is.
+    /// them as soon as it is found down, as a host that has not answered in this run is. A
+    /// host that takes requests and sends nothing back is given up after this long of it.
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
     pub host_down_limit: Duration,
 

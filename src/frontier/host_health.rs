@@ -1,10 +1,16 @@
-//! Whether a host answers. Connections that fail in a row, whatever the URL (and first
-//! requests that get no byte back: the caller decides what counts), find a host down; its URLs then wait in their queue while one request at a time (a probe, at growing
+//! Whether a host answers. Connections that fail in a row, whatever the URL, find a host
+//! down; its URLs then wait in their queue while one request at a time (a probe, at growing
 //! intervals) finds whether it is back, and after `--host-down-limit` without an answer the
 //! host is given up for the run: its URLs are dropped and counted. A host that has not
 //! answered in this run is given up when found down. Without this, a host that
 //! died mid-crawl was retried URL by URL, each URL failing on its own (the first hour of an
 //! outage lost every URL tried in it, and a silent host cost a connect timeout per try).
+//!
+//! A host that takes connections and requests but sends nothing back (hung behind a listening
+//! socket, or a tarpit) is not parked so, since its silence may be its URLs' (one directory
+//! that hangs): after [`DOWN_AFTER`] URLs in a row got no byte back, its next silent URLs fail
+//! without retries, and when it has been silent for `--host-down-limit` it is given up. Any
+//! answer ends the streak.
 
 use std::time::{Duration, Instant};
 
@@ -29,6 +35,9 @@ pub struct HostHealth {
     given_up: bool,
     /// It answered in this run: only then is it waited for when found down.
     answered: bool,
+    /// Requests in a row that got no byte back, and since when.
+    silent: u32,
+    silent_since: Option<Instant>,
 }
 
 impl HostHealth {
@@ -36,6 +45,21 @@ impl HostHealth {
     pub fn given_up(&self) -> bool {
         self.given_up
     }
+}
+
+/// What a request that got no byte back makes of its URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Silence {
+    /// Retried as any failed fetch is.
+    Retry,
+    /// Not retried: URLs before it got no answer either.
+    NoRetry,
+    /// The host was silent for the limit: given up, its queued URLs (`dropped`, this one
+    /// included) dropped.
+    GivenUp {
+        /// URLs dropped.
+        dropped: usize,
+    },
 }
 
 /// What a failed connection made of a host that is down.
@@ -72,17 +96,31 @@ impl Frontier {
         health.failures >= DOWN_AFTER || health.down_since.is_some()
     }
 
-    /// Counts a request that `host` took and sent nothing back for, before the timeout: as a
-    /// failed connection on its URL's first try (`first_try`), so that one slow URL, retried,
-    /// does not find its host down; a later try counts only while the host is down (it is
-    /// then a probe). True when the host is (now) down.
-    pub fn request_unanswered(&mut self, host: &str, first_try: bool) -> bool {
-        if first_try {
-            return self.connection_failed(host);
+    /// Counts `job`'s request, which its host took and sent nothing back for before the
+    /// timeout: after [`DOWN_AFTER`] such requests in a row, a URL's own is not retried, and a
+    /// host silent for `limit` is given up, its queued URLs dropped. Whether a URL is slower
+    /// than the timeout or its host hangs cannot be told apart, so nothing is parked: the
+    /// streak only saves the retries of a host that answers nothing.
+    pub fn request_unanswered(&mut self, job: &Job, now: Instant, limit: Duration) -> Silence {
+        let Some(&id) = self.ids.get(&job.host) else {
+            return Silence::Retry;
+        };
+        let health = &mut self.hosts[id as usize].health;
+        health.silent = health.silent.saturating_add(1);
+        let since = *health.silent_since.get_or_insert(now);
+        if health.silent <= DOWN_AFTER {
+            return Silence::Retry;
         }
-        self.ids
-            .get(host)
-            .is_some_and(|&id| self.hosts[id as usize].health.down_since.is_some())
+        if now.saturating_duration_since(since) < limit {
+            return Silence::NoRetry;
+        }
+        health.given_up = true;
+        let host = job.host.clone();
+        self.end_job(&host, now, Ended::Requeued);
+        let dropped = self.drop_host(&host) + 1;
+        self.counters.host_down += dropped as u64;
+        self.counters.hosts_down += 1;
+        Silence::GivenUp { dropped }
     }
 
     /// A connection to `host` was made: its failures are forgotten. Returns how long it had
@@ -96,6 +134,7 @@ impl Frontier {
     pub(super) fn reached(&mut self, id: u32, now: Instant) -> Option<Duration> {
         let health = &mut self.hosts[id as usize].health;
         health.answered = true;
+        (health.silent, health.silent_since) = (0, None);
         if health.failures == 0 {
             return None;
         }

@@ -68,7 +68,7 @@ use backlinks::Backlinks;
 pub use groups::PolitenessKey;
 use groups::{Groups, Membership};
 use host::{HostState, PendingRobots};
-pub use host_health::HostDown;
+pub use host_health::{HostDown, Silence};
 pub use job::{Candidate, Job, JobKind, Next};
 pub use link_key::{link_keys, LinkKey};
 pub use order::CrawlOrder;

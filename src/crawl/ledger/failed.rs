@@ -9,7 +9,7 @@ use super::Ledger;
 use crate::fetch::{origin_key, FetchError};
 use crate::frontier::host_health::DOWN_AFTER;
 use crate::frontier::politeness::retry_backoff;
-use crate::frontier::{Candidate, HostDown, Job, JobKind, RobotsOutcome};
+use crate::frontier::{Candidate, HostDown, Job, JobKind, RobotsOutcome, Silence};
 
 impl Ledger {
     /// Applies the failure of `job`.
@@ -63,16 +63,24 @@ impl Ledger {
         if error.reached_host() {
             self.host_reached(&job.host, now);
         }
-        // A connection that fails is the host's, whatever the URL; so is silence, counted on
-        // a URL's first try only: one URL slower than the timeout must not park its host.
-        let host_down = if error.is_connect_failure() {
-            self.frontier.connection_failed(&job.host)
-        } else if error.is_silence() {
-            self.frontier
-                .request_unanswered(&job.host, job.attempt == 0)
-        } else {
-            false
+        // A connection that fails is the host's, whatever the URL.
+        let host_down = error.is_connect_failure() && self.frontier.connection_failed(&job.host);
+        let silence = match (error.is_silence(), &job.kind) {
+            (true, JobKind::Page | JobKind::Requisite { .. }) => {
+                let limit = self.rules.host_down_limit;
+                self.frontier.request_unanswered(&job, now, limit)
+            }
+            _ => Silence::Retry,
         };
+        if let Silence::GivenUp { dropped } = silence {
+            // Visible without -v: a whole host is dropped.
+            tracing::warn!(
+                "giving up {}: no answer to any request for {:?} ({error}); {dropped} queued URL(s) dropped",
+                job.host,
+                whole_seconds(self.rules.host_down_limit)
+            );
+            return;
+        }
         match &job.kind {
             JobKind::Page | JobKind::Requisite { .. } if host_down => {
                 self.wait_for_host(job, &error, now);
@@ -91,7 +99,9 @@ impl Ledger {
                 }
             }
             JobKind::Page | JobKind::Requisite { .. }
-                if error.is_retryable() && job.attempt < self.rules.retries =>
+                if error.is_retryable()
+                    && job.attempt < self.rules.retries
+                    && silence == Silence::Retry =>
             {
                 self.tally.retries += 1;
                 let backoff = retry_backoff(self.rules.retry_base(), job.attempt + 1);

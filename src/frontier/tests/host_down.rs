@@ -2,7 +2,7 @@
 //! probes at doubling waits look for it, given up past the limit.
 
 use super::*;
-use crate::frontier::host_health::DOWN_AFTER;
+use crate::frontier::host_health::{Silence, DOWN_AFTER};
 
 const S: Duration = Duration::from_secs(1);
 const LIMIT: Duration = Duration::from_secs(60);
@@ -153,22 +153,28 @@ fn a_host_that_never_answered_is_given_up_when_found_down() {
 }
 
 #[test]
-fn a_url_unanswered_on_its_retries_does_not_find_its_host_down() {
+fn requests_a_host_leaves_unanswered_lose_their_retries_then_the_host_is_given_up() {
     let t = Instant::now();
     let mut f = site(5, t);
     let j = job(f.next(t));
-    assert!(!f.request_unanswered(&j.host, true));
-    // Its retries count for nothing while the host is up...
-    assert!(!f.request_unanswered(&j.host, false));
-    assert!(!f.request_unanswered(&j.host, false));
-    // ... so two more URLs unanswered on their first try find it down, not one.
-    assert!(!f.request_unanswered(&j.host, true));
-    assert!(f.request_unanswered(&j.host, true));
-    let host = j.host.clone();
+    // Three in a row keep their retries (one URL slower than the timeout, tried three times).
+    for n in 0..DOWN_AFTER {
+        let at = t + n * S;
+        assert_eq!(f.request_unanswered(&j, at, LIMIT), Silence::Retry);
+    }
+    // Then none, while nothing answers; any answer ends the streak.
+    assert_eq!(f.request_unanswered(&j, t + 4 * S, LIMIT), Silence::NoRetry);
+    f.host_reached(&j.host, t + 5 * S);
+    for n in 0..DOWN_AFTER {
+        let at = t + (6 + n) * S;
+        assert_eq!(f.request_unanswered(&j, at, LIMIT), Silence::Retry);
+    }
+    // Silent for the limit: given up, its queued URLs dropped.
+    let late = t + 6 * S + LIMIT;
     assert!(matches!(
-        f.wait_for_host(j, t, S, LIMIT),
-        HostDown::Waiting { first: true, .. }
+        f.request_unanswered(&j, late, LIMIT),
+        Silence::GivenUp { .. }
     ));
-    // While it is down, every try counts: it is a probe.
-    assert!(f.request_unanswered(&host, false));
+    assert_eq!(f.queued(), 0);
+    assert_eq!(f.counters().hosts_down, 1);
 }
