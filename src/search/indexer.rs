@@ -125,6 +125,7 @@ impl SearchIndexer {
             },
             e => tantivy(e),
         })?;
+        super::words::register(&index);
         let fields = Fields::of(&index.schema()).ok_or_else(|| SearchError::NotAnIndex {
             dir: dir.to_path_buf(),
         })?;

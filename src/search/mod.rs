@@ -7,12 +7,14 @@
 //! | part | file |
 //! |---|---|
 //! | the fields of a page document | `schema.rs` |
+//! | words: CJK text cut into pairs of characters | `words.rs` |
 //! | writing: files indexed once, one commit per file, the writer lock | `indexer.rs` |
 //! | searching: the query syntax, hits and snippets | `query.rs` |
 
 pub mod indexer;
 pub mod query;
 pub mod schema;
+mod words;
 
 use std::path::PathBuf;
 

@@ -103,6 +103,7 @@ impl SearchReader {
         };
         let directory = MmapDirectory::open(dir).map_err(|e| tantivy(e.into()))?;
         let index = Index::open(directory).map_err(tantivy)?;
+        super::words::register(&index);
         let fields = Fields::of(&index.schema()).ok_or_else(|| SearchError::NotAnIndex {
             dir: dir.to_path_buf(),
         })?;

@@ -303,6 +303,61 @@ async fn a_crawl_indexed_as_it_goes_answers_known_queries_as_tantivy_py_does() {
     );
 }
 
+/// Chinese, Japanese and Korean text, written without spaces between words, is found by any
+/// word inside a run (pairs of characters, as Lucene's CJK analyzer cuts it). Before, a run
+/// between punctuation was one word: `東京都` found nothing in `東京都は日本の首都です`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn words_inside_chinese_japanese_and_korean_text_are_found() {
+    let web = Web::default();
+    let h = web.host("127.0.51.3").await;
+    h.route(
+        "/",
+        page(
+            "Index",
+            r#"<a href="/ja">ja</a> <a href="/zh">zh</a> <a href="/ko">ko</a>"#,
+        ),
+    );
+    h.route(
+        "/ja",
+        page("東京案内", "東京都は日本の首都です。図書館もあります。"),
+    );
+    h.route("/zh", page("北京指南", "北京是中华人民共和国的首都。"));
+    h.route(
+        "/ko",
+        page("서울 안내", "서울특별시는 대한민국의 수도이다."),
+    );
+    let out = tempfile::tempdir().unwrap();
+    let index = out.path().join("index");
+    let crawl = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().join("w").display(),
+        "--search-index",
+        index.display(),
+        "--delay",
+        "0ms",
+        "-q"
+    ])
+    .await;
+    assert_eq!(crawl.status.code(), Some(0), "{}", text(&crawl));
+    for (query, path) in [
+        ("東京都", "/ja"),
+        ("図書館", "/ja"),
+        ("日本 首都", "/ja"),
+        ("中华人民共和国", "/zh"),
+        ("北京", "/zh"),
+        ("서울", "/ko"),
+        ("특별시", "/ko"),
+    ] {
+        assert_eq!(urls(&search(&index, query).await), [h.url(path)], "{query}");
+    }
+    // The characters of a word, not in its order, are no match.
+    assert!(search(&index, "京東都").await.is_empty());
+    // Words of other scripts are cut as before.
+    assert_eq!(urls(&search(&index, "index").await), [h.url("/")]);
+}
+
 /// A crawl that handed its files to `--finished-dir`, resumed with `--search-index` (a raised
 /// `--max-pages`): the files the first run moved are indexed too, and every page is found.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
