@@ -286,6 +286,11 @@ impl Frontier {
         while let Some(Pick { id, opens }) = self.scheduler.pop_ready() {
             let q = &mut self.hosts[id as usize];
             q.scheduled = false;
+            if q.next_allowed > now {
+                // Its clock moved on since it was scheduled (a request made for it elsewhere).
+                self.schedule(id);
+                continue;
+            }
             if opens {
                 q.turn = 0;
             }

@@ -196,7 +196,7 @@ impl Frontier {
         let JobKind::Robots { origin, hops } = &job.kind else {
             return false;
         };
-        self.robots_redirect_done(&job.url, *hops);
+        self.robots_redirect_done(&job.url, *hops, now);
         let Some(&id) = self.ids.get(&job.host) else {
             return false;
         };

@@ -69,10 +69,18 @@ impl Frontier {
     }
 
     /// A robots.txt job that followed a redirect (`hops` > 0) to `url` ended: another name
-    /// that moves to it may fetch it now. Called first thing, whatever came of it.
-    pub(super) fn robots_redirect_done(&mut self, url: &Url, hops: u32) {
-        if hops > 0 {
-            self.robots_redirects.fetching.remove(url.as_str());
+    /// that moves to it may fetch it now, and the host it was fetched from (another than the
+    /// job's) waits its delay from now, as after a request of its own (two names whose
+    /// robots.txt moved to each other's had one host asked twice 1 ms apart). Called first
+    /// thing, whatever came of it.
+    pub(super) fn robots_redirect_done(&mut self, url: &Url, hops: u32, now: Instant) {
+        if hops == 0 {
+            return;
+        }
+        self.robots_redirects.fetching.remove(url.as_str());
+        if let Some(&t) = url.host_str().and_then(|h| self.ids.get(h)) {
+            let q = &mut self.hosts[t as usize];
+            q.next_allowed = q.next_allowed.max(now + q.delay);
         }
     }
 

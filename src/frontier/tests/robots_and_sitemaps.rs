@@ -244,3 +244,49 @@ fn a_host_that_only_serves_what_pages_need_gets_no_sitemap_read() {
         "{fetched:?}"
     );
 }
+
+#[test]
+fn two_names_whose_robots_txt_moves_to_each_others_keep_each_hosts_delay() {
+    let mut f = frontier(true);
+    let t = Instant::now();
+    for p in 0..3 {
+        f.push(cand(&format!("http://a.org/{p}"), 0), t);
+        f.push(cand(&format!("http://b.org/{p}"), 0), t);
+    }
+    let mut now = t;
+    // When each server (the URL's host, whoever asked) was last asked.
+    let mut last: HashMap<String, Instant> = HashMap::new();
+    let mut asked = 0;
+    loop {
+        match f.next(now) {
+            Next::Job(j) => {
+                asked += 1;
+                let server = j.url.host_str().unwrap().to_string();
+                if let Some(before) = last.insert(server.clone(), now) {
+                    assert!(
+                        now - before >= DELAY,
+                        "{server} asked again after {:?}",
+                        now - before
+                    );
+                }
+                match (&j.kind, server.as_str()) {
+                    (JobKind::Robots { hops: 0, .. }, "a.org") => {
+                        let to = Url::parse("http://b.org/robots.txt").unwrap();
+                        f.robots_result(&j, RobotsOutcome::Redirect(to), now);
+                    }
+                    (JobKind::Robots { hops: 0, .. }, "b.org") => {
+                        let to = Url::parse("http://a.org/robots.txt").unwrap();
+                        f.robots_result(&j, RobotsOutcome::Redirect(to), now);
+                    }
+                    (JobKind::Robots { .. }, _) => {
+                        f.robots_result(&j, robots_file(b"User-agent: *\n".to_vec()), now);
+                    }
+                    _ => f.complete(&j.host, now),
+                }
+            }
+            Next::Wait(at) => now = at,
+            Next::Idle | Next::Exhausted => break,
+        }
+    }
+    assert!(asked >= 8, "{asked}");
+}
