@@ -138,8 +138,8 @@ pub struct Tally {
     pub failed_urls: u64,
     /// Retries scheduled.
     pub retries: u64,
-    /// Answers that asked the crawl to slow down (429, 503, `--retry-status`): the URL was
-    /// retried later and its host waited longer.
+    /// Answers that asked the crawl to slow down (429, 503, `--retry-status`): the host
+    /// waited longer, and the URL was retried when it had tries left.
     #[serde(default)]
     pub slowed_down: u64,
     /// Archived responses cut short, by WARC-Truncated value.
@@ -234,7 +234,8 @@ pub struct CrawlStats {
     pub failed_urls: u64,
     /// Retries scheduled.
     pub retries: u64,
-    /// Answers that asked the crawl to slow down (retried later, not archived).
+    /// Answers that asked the crawl to slow down (the host waited; a URL with tries left was
+    /// retried, its answer not archived).
     #[serde(default)]
     pub slowed_down: u64,
     /// Origins given up because their robots.txt stayed unreachable or was refused.

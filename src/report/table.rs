@@ -72,7 +72,7 @@ pub fn render_table(s: &CrawlStats) -> String {
         row(
             "slowed down",
             format!(
-                "{} answer(s) asked the crawl to slow down (429/503): retried later, hosts waited longer",
+                "{} answer(s) asked the crawl to slow down (429/503): their hosts waited longer, and URLs with tries left were retried",
                 s.slowed_down
             ),
         );
