@@ -270,7 +270,11 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
             });
         }
     };
-    let code = exit_code(&outcome.stats);
+    let mut code = exit_code(&outcome.stats);
+    // Before the report, whose last line is the exit code: a stop during the index is 130.
+    if let Some(failed) = cdxj_dir.and_then(|dir| directory_index(&dir, messages)) {
+        code = failed;
+    }
     messages.say(&render_table(&outcome.stats));
     messages.say(&format!("  {:<22} {}\n", "exit code", code as u8));
     if let Some(path) = stats_path {
@@ -289,30 +293,31 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
     if let Some(e) = &outcome.state_error {
         messages.error(&format!("trawl: error: {e}\n"));
     }
-    if let Some(dir) = cdxj_dir {
-        // A stop request during the index (or a second one before it) leaves it to
-        // `trawl index`: a cron timeout or systemd must not wait for a large directory.
-        let signals = crawl::stop_signals::received();
-        let written = match signals > 1 {
-            true => Err(anyhow::anyhow!("stopped by a second signal")),
-            false => write_directory_index(&dir, signals),
-        };
-        if let Err(e) = written {
-            let stopped = signals > 1 || crawl::stop_signals::received() > signals;
-            messages.error(&format!(
-                "trawl: error: writing the CDXJ index: {e:#}{}\n",
-                match stopped {
-                    true => "; `trawl index -o OUT/index.cdxj OUT` writes it",
-                    false => "",
-                }
-            ));
-            return Ok(match stopped {
-                true => ExitCode::Interrupted,
-                false => ExitCode::OutputError,
-            });
-        }
-    }
     Ok(code)
+}
+
+/// `--cdxj`: writes `dir/index.cdxj`; the exit code when it could not. A stop request during
+/// the index (or a second one before it) leaves it to `trawl index`: a cron timeout or
+/// systemd must not wait for a large directory.
+fn directory_index(dir: &Path, messages: &Messages) -> Option<ExitCode> {
+    let signals = crawl::stop_signals::received();
+    let written = match signals > 1 {
+        true => Err(anyhow::anyhow!("stopped by a second signal")),
+        false => write_directory_index(dir, signals),
+    };
+    let e = written.err()?;
+    let stopped = signals > 1 || crawl::stop_signals::received() > signals;
+    messages.error(&format!(
+        "trawl: error: writing the CDXJ index: {e:#}{}\n",
+        match stopped {
+            true => "; `trawl index -o OUT/index.cdxj OUT` writes it",
+            false => "",
+        }
+    ));
+    Some(match stopped {
+        true => ExitCode::Interrupted,
+        false => ExitCode::OutputError,
+    })
 }
 
 /// The exit code a finished crawl's report stands for (the report names its causes).
