@@ -69,7 +69,7 @@ pub(super) fn distinct_names(files: &[PathBuf]) -> Result<(), ExitCode> {
         let Some(name) = f.file_name() else { continue };
         if let Some(first) = names.insert(name, f) {
             eprintln!(
-                "trawl: error: {} and {} share a file name, and what is written is named after it; give them in separate runs or rename one",
+                "trawl: error: {} and {} share a file name, and what is written is known by it: rename one, or give each its own output",
                 first.display(),
                 f.display()
             );
