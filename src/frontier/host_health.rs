@@ -8,8 +8,8 @@
 //!
 //! A host that takes connections and requests but sends nothing back (hung behind a listening
 //! socket, or a tarpit) is not parked so, since its silence may be its URLs' (one directory
-//! that hangs): after [`DOWN_AFTER`] URLs in a row got no byte back, its next silent URLs fail
-//! without retries, and when it has been silent for `--host-down-limit` it is given up. Any
+//! that hangs): after [`DOWN_AFTER`] requests in a row got no byte back, its next silent URLs
+//! fail without retries, and when it has been silent for `--host-down-limit` it is given up. Any
 //! answer ends the streak.
 
 use std::time::{Duration, Instant};

@@ -141,7 +141,7 @@ impl Ledger {
             }
             // Visible without -v: a whole host is dropped.
             HostDown::GivenUp { dropped, down_for } if down_for.is_zero() => tracing::warn!(
-                "giving up {host}: {DOWN_AFTER} tries in a row failed ({error}); {dropped} queued URL(s) dropped"
+                "giving up {host}: {DOWN_AFTER} connections in a row failed ({error}); {dropped} queued URL(s) dropped"
             ),
             HostDown::GivenUp { dropped, down_for } => tracing::warn!(
                 "giving up {host}: not answering for {:?} ({error}); {dropped} queued URL(s) dropped",
