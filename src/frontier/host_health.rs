@@ -114,13 +114,19 @@ impl Frontier {
         if now.saturating_duration_since(since) < limit {
             return Silence::NoRetry;
         }
-        health.given_up = true;
-        let host = job.host.clone();
-        self.end_job(&host, now, Ended::Requeued);
-        let dropped = self.drop_host(&host) + 1;
+        let dropped = self.give_up(id, &job.host, now);
+        Silence::GivenUp { dropped }
+    }
+
+    /// Gives host `id` (`host`) up for this run, its job in flight ended: its queued URLs are
+    /// dropped and counted. Returns how many, the job's included.
+    fn give_up(&mut self, id: u32, host: &str, now: Instant) -> usize {
+        self.hosts[id as usize].health.given_up = true;
+        self.end_job(host, now, Ended::Requeued);
+        let dropped = self.drop_host(host) + 1;
         self.counters.host_down += dropped as u64;
         self.counters.hosts_down += 1;
-        Silence::GivenUp { dropped }
+        dropped
     }
 
     /// A connection to `host` was made: its failures are forgotten. Returns how long it had
@@ -174,12 +180,7 @@ impl Frontier {
         };
         let left = (since + limit).saturating_duration_since(now);
         if left.is_zero() {
-            health.given_up = true;
-            let host = job.host.clone();
-            self.end_job(&host, now, Ended::Requeued);
-            let dropped = self.drop_host(&host) + 1;
-            self.counters.host_down += dropped as u64;
-            self.counters.hosts_down += 1;
+            let dropped = self.give_up(id, &job.host, now);
             return HostDown::GivenUp {
                 dropped,
                 down_for: now - since,

@@ -187,21 +187,25 @@ async fn a_429_with_retry_after_slows_the_host_and_only_the_last_answer_is_archi
         assert!(gap >= Duration::from_millis(1950), "retried after {gap:?}");
     }
     // The whole host waited: nothing was asked of it in the 2 s after the first 429.
-    let first = limited[0].at;
-    for h in hits.iter().filter(|h| h.at > first) {
-        assert!(
-            h.at - first >= Duration::from_millis(1950),
-            "{} after {:?}",
-            h.path,
-            h.at - first
-        );
-    }
+    nothing_asked_for_2s_after(&hits, limited[0].at, "/limited");
     let stats = read_json(&stats);
     // The two 429s and the three 503s: the last one, not retried, slows the host too.
     assert_eq!(stats["slowed_down"], 5, "{stats}");
     assert_eq!(stats["errors"]["http_429"], 2, "{stats}");
     assert_eq!(stats["errors"]["http_503"], 2, "{stats}");
     assert_eq!(stats["status_codes"]["200"], 4, "{stats}");
+}
+
+/// Asserts that no request in `hits` came in the 2 s after `at` (the answer to `what`).
+fn nothing_asked_for_2s_after(hits: &[crate::server::Hit], at: std::time::Instant, what: &str) {
+    for h in hits.iter().filter(|h| h.at > at) {
+        let after = h.at - at;
+        assert!(
+            after >= Duration::from_millis(1950),
+            "{} {after:?} after {what}",
+            h.path
+        );
+    }
 }
 
 /// A last answer that asks to slow down still slows the host: a page out of tries
@@ -239,14 +243,7 @@ async fn a_last_answer_that_asks_to_slow_down_holds_the_host_back() {
     let hits = web.hits();
     for asked in ["/sitemap.xml", "/busy"] {
         let at = hits.iter().find(|h| h.path == asked).expect(asked).at;
-        for h in hits.iter().filter(|h| h.at > at) {
-            assert!(
-                h.at - at >= Duration::from_millis(1950),
-                "{} {:?} after {asked}",
-                h.path,
-                h.at - at
-            );
-        }
+        nothing_asked_for_2s_after(&hits, at, asked);
     }
     assert_eq!(hits.iter().filter(|h| h.path == "/busy").count(), 1);
     let stats = read_json(&stats);

@@ -100,19 +100,23 @@ fn a_slow_answer_rests_its_host_in_proportion_with_a_delay_factor() {
     assert_eq!(wait_after(&mut f, Duration::from_millis(1), t2), DELAY);
 }
 
-#[test]
-fn a_random_wait_varies_the_delay_from_half_to_one_and_a_half_of_it() {
+/// A frontier with `--random-wait` (`robots`: robots.txt asked first) and a.org/0..40 queued.
+fn random_waits(robots: bool, t: Instant) -> Frontier {
     let config = FrontierConfig {
         random_wait: true,
-        ..config(false)
+        ..config(robots)
     };
-    let mut f = Frontier::open(config, Box::new(CrawlDb::in_memory()), Instant::now()).unwrap();
-    let mut t = Instant::now();
+    let mut f = Frontier::open(config, Box::new(CrawlDb::in_memory()), t).unwrap();
     for p in 0..40 {
         f.push(cand(&format!("http://a.org/{p}"), 0), t);
     }
+    f
+}
+
+/// The waits after `n` answers of a.org, from `t`.
+fn waits_after_answers(f: &mut Frontier, mut t: Instant, n: usize) -> Vec<Duration> {
     let mut waits = Vec::new();
-    for _ in 0..39 {
+    for _ in 0..n {
         let j = job(f.next(t));
         f.answered(&j.host, t, Duration::from_millis(1));
         match f.next(t) {
@@ -123,6 +127,14 @@ fn a_random_wait_varies_the_delay_from_half_to_one_and_a_half_of_it() {
             other => panic!("{other:?}"),
         }
     }
+    waits
+}
+
+#[test]
+fn a_random_wait_varies_the_delay_from_half_to_one_and_a_half_of_it() {
+    let t = Instant::now();
+    let mut f = random_waits(false, t);
+    let waits = waits_after_answers(&mut f, t, 39);
     assert!(
         waits.iter().all(|w| *w >= DELAY / 2 && *w < DELAY * 3 / 2),
         "{waits:?}"
@@ -133,32 +145,13 @@ fn a_random_wait_varies_the_delay_from_half_to_one_and_a_half_of_it() {
 
 #[test]
 fn a_random_wait_never_undercuts_a_crawl_delay_shorter_than_the_delay() {
-    let config = FrontierConfig {
-        random_wait: true,
-        ..config(true)
-    };
-    let mut f = Frontier::open(config, Box::new(CrawlDb::in_memory()), Instant::now()).unwrap();
-    let mut t = Instant::now();
-    for p in 0..40 {
-        f.push(cand(&format!("http://a.org/{p}"), 0), t);
-    }
+    let t = Instant::now();
+    let mut f = random_waits(true, t);
     let r = job(f.next(t));
     // 0.08 s: under the 0.1 s delay, above the draw's 0.05 s floor.
     let body = b"User-agent: *\nCrawl-delay: 0.08\n".to_vec();
     f.robots_result(&r, robots_file(body), t);
-    t += DELAY * 2;
-    let mut waits = Vec::new();
-    for _ in 0..39 {
-        let j = job(f.next(t));
-        f.answered(&j.host, t, Duration::from_millis(1));
-        match f.next(t) {
-            Next::Wait(at) => {
-                waits.push(at - t);
-                t = at;
-            }
-            other => panic!("{other:?}"),
-        }
-    }
+    let waits = waits_after_answers(&mut f, t + DELAY * 2, 39);
     let floor = Duration::from_micros(79_990); // 0.08 as an f32
     assert!(waits.iter().all(|w| *w >= floor), "{waits:?}");
     assert!(waits.iter().any(|w| *w > floor), "{waits:?}");
