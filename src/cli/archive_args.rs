@@ -105,7 +105,8 @@ pub struct SearchArgs {
 
     /// The query, in tantivy's syntax: words (all required), "a phrase", field:value
     /// (title, text, url, host, language, status, warc_file), AND / OR / NOT, +word, -word.
-    #[arg(value_name = "QUERY")]
+    /// A query that starts with `-` is taken as the query, not an option.
+    #[arg(value_name = "QUERY", allow_hyphen_values = true)]
     pub query: String,
 
     /// Most hits shown.

@@ -298,7 +298,9 @@ pub fn wget_short_words(argv: Vec<OsString>) -> Vec<OsString> {
         }
         // A bundle ending in a -n word, as wget's getopt reads it: `-mkEpnp` is `-mkEp -np`,
         // `-rnH` is `-r -nH` (clap bundles the letters before; -n is no trawl flag).
-        let split = arg.to_str().and_then(|a| {
+        // wget's letters are ASCII: any other argument (`-東京`, a query) is left as it is, and
+        // is never cut inside a character.
+        let split = arg.to_str().filter(|a| a.is_ascii()).and_then(|a| {
             let flags = a.strip_prefix('-').filter(|f| !f.starts_with('-'))?;
             let (letters, word) = flags.split_at(flags.len().checked_sub(2)?);
             // Only wget's letters that take no value: in `-enp`, `np` is -e's value.
@@ -383,6 +385,16 @@ mod tests {
                 "-npx"
             ]
         );
+    }
+
+    #[test]
+    fn an_argument_of_other_characters_is_left_whole() {
+        // `-東京 首都` (a search query) made the bundle split cut inside a character: a panic.
+        let argv: Vec<OsString> = ["trawl", "-東京 首都", "-é", "-xé"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(wget_short_words(argv.clone()), argv);
     }
 
     #[test]

@@ -352,6 +352,8 @@ async fn words_inside_chinese_japanese_and_korean_text_are_found() {
     ] {
         assert_eq!(urls(&search(&index, query).await), [h.url(path)], "{query}");
     }
+    // A query that starts with `-` is a query, not an option (clap refused it before).
+    assert_eq!(urls(&search(&index, "-東京 首都").await), [h.url("/zh")]);
     // The characters of a word, not in its order, are no match.
     assert!(search(&index, "京東都").await.is_empty());
     // Words of other scripts are cut as before.
