@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::{DeriveArgs, DeriveKind, IndexArgs, WaczArgs};
 use crate::derive::{derive_file, DeriveError, DeriveLimits, Kinds};
 use crate::exit::ExitCode;
-use crate::index::index_files;
+use crate::index::index_readable;
 use crate::wacz::{write_wacz, WaczError};
 use crate::warc::naming::list_warc_files;
 
@@ -121,20 +121,20 @@ pub(super) fn run_index(args: IndexArgs) -> ExitCode {
             return code;
         }
     }
-    let lines = match index_files(&files) {
-        Ok(lines) => lines,
-        Err(e) => {
-            eprintln!("trawl: error: {e}");
-            return ExitCode::BadArguments;
-        }
-    };
+    // A file that cannot be read to its end (cut short by a killed writer, damaged) gives the
+    // lines of its records before the fault, as derive gives their text: exit 2 says so.
+    let (lines, faults) = index_readable(&files);
+    for e in &faults {
+        eprintln!("trawl: error: {e} (the records before it are indexed)");
+    }
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let written = match &args.output {
         Some(path) => write_whole(path, text.as_bytes()),
         None => std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()),
     };
     match written {
-        Ok(()) => ExitCode::Success,
+        Ok(()) if faults.is_empty() => ExitCode::Success,
+        Ok(()) => ExitCode::BadArguments,
         Err(e) => {
             eprintln!("trawl: error: writing the index: {e}");
             ExitCode::OutputError

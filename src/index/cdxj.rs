@@ -123,6 +123,15 @@ pub fn entries_with_titles(path: &Path) -> Result<Vec<CdxjEntry>, IndexError> {
 }
 
 fn entries(path: &Path, titles: bool) -> Result<Vec<CdxjEntry>, IndexError> {
+    match entries_before_fault(path, titles) {
+        (entries, None) => Ok(entries),
+        (_, Some(e)) => Err(e),
+    }
+}
+
+/// The entries of the records of `path` that could be read, and the fault that stopped the
+/// reading, if one did.
+fn entries_before_fault(path: &Path, titles: bool) -> (Vec<CdxjEntry>, Option<IndexError>) {
     let error = |source| IndexError {
         path: path.to_path_buf(),
         source,
@@ -135,13 +144,18 @@ fn entries(path: &Path, titles: bool) -> Result<Vec<CdxjEntry>, IndexError> {
     let mut entries = Vec::new();
     // Where the last whole record ended: an error says where the trouble starts.
     let mut end = 0;
-    for record in each_record(path).map_err(error)? {
-        let record = record.map_err(|e| {
-            error(std::io::Error::new(
-                e.kind(),
-                format!("after offset {end} (the end of the last whole record): {e}"),
-            ))
-        })?;
+    let records = match each_record(path) {
+        Ok(records) => records,
+        Err(e) => return (entries, Some(error(e))),
+    };
+    for record in records {
+        let record = match record {
+            Ok(record) => record,
+            Err(e) => {
+                let at = format!("after offset {end} (the end of the last whole record): {e}");
+                return (entries, Some(error(std::io::Error::new(e.kind(), at))));
+            }
+        };
         end = record.offset + record.length;
         if let Some(mut entry) = entry_of(&record, &filename) {
             if titles && entry.page && entry.warc_type == "response" {
@@ -150,7 +164,7 @@ fn entries(path: &Path, titles: bool) -> Result<Vec<CdxjEntry>, IndexError> {
             entries.push(entry);
         }
     }
-    Ok(entries)
+    (entries, None)
 }
 
 fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
@@ -232,6 +246,20 @@ fn cdx_timestamp(date: &str) -> String {
         }
     }
     timestamp
+}
+
+/// Sorted CDXJ lines for the records of `paths` that can be read, and the faults that stopped
+/// the reading of a file (its records before the fault are indexed): a file cut short by a
+/// killed writer is indexed up to its cut, as cdxj-indexer indexes it.
+pub fn index_readable(paths: &[PathBuf]) -> (Vec<String>, Vec<IndexError>) {
+    let (mut lines, mut faults) = (Vec::new(), Vec::new());
+    for path in paths {
+        let (entries, fault) = entries_before_fault(path, false);
+        lines.extend(entries.iter().map(CdxjEntry::line));
+        faults.extend(fault);
+    }
+    lines.sort();
+    (lines, faults)
 }
 
 /// Sorted CDXJ lines for a set of WARC files.

@@ -6,4 +6,4 @@
 pub mod cdxj;
 pub mod surt;
 
-pub use cdxj::{index_files, IndexError};
+pub use cdxj::{index_files, index_readable, IndexError};

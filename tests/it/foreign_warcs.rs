@@ -107,8 +107,13 @@ fn wget_warc(path: &Path) {
 
 /// `trawl index` of `warc`, asserted equal to cdxj-indexer's.
 async fn index_as_cdxj_indexer_does(warc: &Path) -> String {
+    index_as_cdxj_indexer_does_with(warc, Some(0)).await
+}
+
+/// [`index_as_cdxj_indexer_does`], trawl's exit code asserted to be `code`.
+async fn index_as_cdxj_indexer_does_with(warc: &Path, code: Option<i32>) -> String {
     let ours = trawl(args!["index", warc.display()]).await;
-    assert!(ours.status.success(), "{}", text(&ours));
+    assert_eq!(ours.status.code(), code, "{}", text(&ours));
     let indexer = python().parent().unwrap().join("cdxj-indexer");
     let theirs = tokio::task::spawn_blocking({
         let warc = warc.to_path_buf();
@@ -202,6 +207,36 @@ async fn uncompressed_and_whole_gzip_files() {
     let uncompressed = dir.path().join("site.warc");
     std::fs::write(&uncompressed, &plain).unwrap();
     index_as_cdxj_indexer_does(&uncompressed).await;
+
+    // Cut inside its last record (a writer killed mid-record): the records before the cut
+    // are indexed, and exit 2 says the file was not whole. Before, nothing was indexed.
+    // cdxj-indexer indexes the cut record too, from what decodes of it; trawl does not.
+    let whole = index_as_cdxj_indexer_does(&members).await;
+    let gz = std::fs::read(&members).unwrap();
+    for (name, bytes) in [("cut.warc.gz", &gz), ("cut.warc", &plain)] {
+        let cut = dir.path().join(name);
+        std::fs::write(&cut, &bytes[..bytes.len() - 20]).unwrap();
+        let ours = trawl(args!["index", cut.display()]).await;
+        assert_eq!(ours.status.code(), Some(2), "{}", text(&ours));
+        assert!(
+            text(&ours).contains("the records before it are indexed"),
+            "{}",
+            text(&ours)
+        );
+        let lines: Vec<String> = String::from_utf8_lossy(&ours.stdout)
+            .lines()
+            .map(|l| l.replace(&format!("\"{name}\""), "\"site.warc.gz\""))
+            .collect();
+        let whole: Vec<&str> = whole.lines().collect();
+        assert_eq!(lines.len(), whole.len() - 1, "{name}: {lines:?}");
+        if name.ends_with(".gz") {
+            // Offsets and lengths of whole members are those of the uncut file.
+            assert!(
+                lines.iter().all(|l| whole.contains(&l.as_str())),
+                "{lines:?}"
+            );
+        }
+    }
 
     // One gzip stream over the whole file: no record past the first can be read at an offset.
     let whole = dir.path().join("whole.warc.gz");
