@@ -194,7 +194,7 @@ fn init_logging(quiet: bool, verbose: u8, log_file: Option<&Path>) {
         .with_target(false);
     let _ = match file {
         Some(f) => builder
-            .with_writer(std::sync::Mutex::new(f))
+            .with_writer(std::sync::Mutex::new(Unwritten(f)))
             .with_ansi(false)
             .try_init(),
         None => builder
@@ -202,6 +202,22 @@ fn init_logging(quiet: bool, verbose: u8, log_file: Option<&Path>) {
             .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
             .try_init(),
     };
+}
+
+/// The log file, its write errors dropped: on a full disk, tracing would print one complaint
+/// per event to stderr (a cron mail of thousands of lines), and the crawl goes on either way.
+struct Unwritten(std::fs::File);
+
+impl std::io::Write for Unwritten {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = self.0.write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = self.0.flush();
+        Ok(())
+    }
 }
 
 fn config_error(e: ConfigError) -> ExitCode {

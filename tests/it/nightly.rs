@@ -345,6 +345,13 @@ async fn streams_that_cannot_be_written_cost_the_messages_not_the_crawl() {
         .status()
         .unwrap();
     assert_eq!(status.code(), Some(0));
+    // A log file on a full disk: no complaint on stderr for each event (a seed's 404 is one).
+    let flags = ["--log-file", "/dev/full", "--fresh"];
+    let mut args = crawl_args(h.url("/"), &out, &flags);
+    args.push(h.url("/missing"));
+    let logged = trawl(args).await;
+    assert_eq!(logged.status.code(), Some(0), "{}", text(&logged));
+    assert!(stderr(&logged).is_empty(), "{}", stderr(&logged));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
