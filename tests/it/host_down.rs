@@ -207,8 +207,10 @@ async fn a_host_that_never_answered_is_not_waited_for() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resolver_away_for_a_while_loses_no_url() {
     // The site's name, answered with a TTL of 1 s by a dnsmasq that goes away after 4 pages
-    // and is back 5 s later on its port. Before, a lookup that found no resolver failed its
-    // URL at once, as a name that does not exist does.
+    // and is back 8 s later on its port: longer than a URL's three tries (1 s lookups, 1 s
+    // and 2 s apart: about 6 s), so the host is found down and waited for (at 5 s the
+    // retries alone sometimes outlasted the outage). Before, a lookup that found no resolver
+    // failed its URL at once, as a name that does not exist does.
     let dns_port = crate::daemons::free_port();
     let names = [("down.test", "127.0.0.204")];
     let dns = dnsmasq_on(&names, dns_port, 1);
@@ -219,7 +221,7 @@ async fn a_resolver_away_for_a_while_loses_no_url() {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         drop(dns);
-        tokio::time::sleep(Duration::from_secs(5)).await;
+        tokio::time::sleep(Duration::from_secs(8)).await;
         tokio::task::spawn_blocking(move || dnsmasq_on(&names, dns_port, 1))
             .await
             .unwrap()
