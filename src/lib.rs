@@ -31,6 +31,7 @@
 //! | [`derive`] | WET and WAT derivatives (`trawl derive`, `--wet/--wat`) |
 //! | [`search`] | the full-text index (tantivy): `trawl search-index`, `trawl search`, `--search-index` |
 //! | `out_lock` | one crawl per output directory |
+//! | `whole_file` | files written whole or not at all (`PATH.part`, renamed) |
 //! | [`redis_crawl`] | one crawl shared by many workers through Redis (`--redis`) |
 //! | `console` | the live console: web page, JSON API, `/metrics` (`--console`) |
 //!
@@ -89,3 +90,4 @@ pub mod spool;
 pub mod url_rules;
 pub(crate) mod wacz;
 pub mod warc;
+pub(crate) mod whole_file;

@@ -11,6 +11,7 @@ use crate::exit::ExitCode;
 use crate::index::index_readable;
 use crate::wacz::{write_wacz, WaczError};
 use crate::warc::naming::list_warc_files;
+use crate::whole_file::write_whole;
 
 /// The WARC files named by `inputs` (files, or directories holding them); an error message and
 /// exit code when an input is missing or no WARC file is found.
@@ -94,19 +95,6 @@ fn output_directory_exists(output: &Path) -> Result<(), ExitCode> {
         dir.display()
     );
     Err(ExitCode::OutputError)
-}
-
-/// Writes `bytes` to `path` as `PATH.part` renamed over it: an error leaves any file there
-/// as it was.
-fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut part = path.as_os_str().to_owned();
-    part.push(".part");
-    let part = PathBuf::from(part);
-    let written = std::fs::write(&part, bytes).and_then(|()| std::fs::rename(&part, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&part);
-    }
-    written
 }
 
 pub(super) fn run_index(args: IndexArgs) -> ExitCode {

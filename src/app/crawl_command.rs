@@ -20,6 +20,7 @@ use crate::report::{render_table, CrawlStats, StopReason};
 use crate::search::SearchError;
 use crate::warc::naming::list_warc_files;
 use crate::warc::recovery::repair_open_files;
+use crate::whole_file::{part_path, write_whole};
 
 pub(super) fn run_crawl(args: CrawlArgs) -> ExitCode {
     let (quiet, verbose) = (args.report.quiet, args.report.verbose);
@@ -142,8 +143,7 @@ fn preflight(config: &Config) -> Result<(), (ExitCode, String)> {
     }
     if let Some(cookies) = &config.cookies.save {
         // Written at the end as FILE.part, then renamed: the directory must take a new file.
-        let mut part = cookies.as_os_str().to_owned();
-        part.push(".part");
+        let part = part_path(cookies);
         std::fs::write(&part, b"")
             .and_then(|()| std::fs::remove_file(&part))
             .map_err(|e| {
@@ -398,8 +398,6 @@ fn write_directory_index(dir: &Path, signals: u32) -> anyhow::Result<()> {
     }
     lines.sort();
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let tmp = dir.join("index.cdxj.tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, dir.join("index.cdxj")).context("renaming the index into place")?;
-    Ok(())
+    let index = dir.join("index.cdxj");
+    write_whole(&index, text.as_bytes()).with_context(|| format!("writing {}", index.display()))
 }

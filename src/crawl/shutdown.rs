@@ -16,6 +16,7 @@ use crate::report::stats::Totals;
 use crate::report::status_file::write_status;
 use crate::report::{CrawlStats, StopReason};
 use crate::warc::{WarcError, WriterHandle};
+use crate::whole_file::write_whole;
 
 /// Finishes a crawl whose loop has closed. `start`: when the crawl started; `seed_problems`:
 /// the skipped seed lines, for the report.
@@ -130,16 +131,8 @@ pub(super) async fn finish(
 /// `--save-cookies`: the jar in the cookies.txt format, written beside the file and renamed
 /// over it, so a reader never sees half a file. A failure is logged; the crawl is not lost.
 fn save_cookies_file(path: &Path, jar: &CookieJar) {
-    let mut part = path.as_os_str().to_owned();
-    part.push(".part");
-    let part = PathBuf::from(part);
-    let written =
-        std::fs::write(&part, jar.to_cookies_txt()).and_then(|()| std::fs::rename(&part, path));
-    match written {
+    match write_whole(path, jar.to_cookies_txt().as_bytes()) {
         Ok(()) => tracing::info!("--save-cookies: wrote {}", path.display()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&part);
-            tracing::error!("--save-cookies: cannot write {}: {e}", path.display());
-        }
+        Err(e) => tracing::error!("--save-cookies: cannot write {}: {e}", path.display()),
     }
 }

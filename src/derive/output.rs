@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::record::builder::WarcRecord;
 use crate::record::gzip_member;
+use crate::whole_file::part_path;
 
 /// A derivative file in progress.
 pub struct DerivedFile {
@@ -23,9 +24,7 @@ impl DerivedFile {
     /// Starts `final_path` (as `final_path.part`) with its warcinfo record; records are
     /// compressed at `gzip_level`.
     pub fn create(final_path: PathBuf, warcinfo: &WarcRecord, gzip_level: u32) -> io::Result<Self> {
-        let mut part = final_path.clone().into_os_string();
-        part.push(".part");
-        let part_path = PathBuf::from(part);
+        let part_path = part_path(&final_path);
         let file = File::create(&part_path)?;
         let mut derived = DerivedFile {
             final_path,

@@ -5,6 +5,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::whole_file::write_whole;
+
 /// Name of the status file in the output directory.
 pub const STATUS_FILE: &str = ".trawl-status.json";
 
@@ -39,17 +41,9 @@ pub struct CrawlStatus {
 /// Writes the status atomically (aside, then renamed); failures are ignored, the status file
 /// is a convenience and must never stop a crawl.
 pub fn write_status(dir: &Path, status: &CrawlStatus) {
-    let tmp = dir.join(format!("{STATUS_FILE}.tmp"));
     if let Ok(json) = serde_json::to_vec_pretty(status) {
-        match std::fs::write(&tmp, json) {
-            Ok(()) => {
-                let _ = std::fs::rename(&tmp, dir.join(STATUS_FILE));
-            }
-            // A full disk: no empty file left behind.
-            Err(_) => {
-                let _ = std::fs::remove_file(&tmp);
-            }
-        }
+        // A full disk leaves no empty part behind.
+        let _ = write_whole(&dir.join(STATUS_FILE), &json);
     }
 }
 

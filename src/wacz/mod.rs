@@ -15,6 +15,8 @@ use zip::{CompressionMethod, ZipWriter};
 
 use serde::Serialize;
 
+use crate::whole_file::part_path;
+
 use crate::derive::{page_text, DeriveLimits};
 use crate::index::cdxj::{entries_with_titles, CdxjEntry};
 use crate::index::IndexError;
@@ -335,9 +337,7 @@ struct Package<'a> {
 fn write_package(out: &Path, warcs: &[PathBuf], package: Package) -> Result<(), WaczError> {
     // Written as OUT.part and renamed at the end: a failed or stopped run leaves a package
     // already there as it was.
-    let mut part = out.as_os_str().to_owned();
-    part.push(".part");
-    let part = PathBuf::from(part);
+    let part = part_path(out);
     let written = write_zip(&part, warcs, package).and_then(|()| {
         std::fs::rename(&part, out).map_err(|source| WaczError::Io {
             path: out.to_path_buf(),
