@@ -102,7 +102,7 @@ impl ArchiveRules {
     /// got `status` is to be retried later rather than archived: the server asked the crawl
     /// to slow down, and only its last answer is archived.
     pub fn retry_later(&self, status: u16, attempt: u32) -> bool {
-        attempt < self.retries && self.retry_status.contains(&status)
+        attempt < self.retries && self.asks_to_wait(status)
     }
 
     /// True when `status` is one of the `--retry-status` codes: the server asks the crawl to
