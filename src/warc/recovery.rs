@@ -243,11 +243,7 @@ mod tests {
     use crate::record::gzip_member;
 
     fn record(body: &str) -> Vec<u8> {
-        format!(
-            "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: {}\r\n\r\n{body}\r\n\r\n",
-            body.len()
-        )
-        .into_bytes()
+        typed("resource", body)
     }
 
     #[test]
