@@ -10,10 +10,10 @@ use crate::derive::{derive_file, DeriveError, DeriveLimits, Kinds};
 use crate::exit::ExitCode;
 use crate::index::index_readable;
 use crate::wacz::{write_wacz, WaczError};
-use crate::warc::naming::list_warc_files;
+use crate::warc::naming::warc_files_under;
 use crate::whole_file::write_whole;
 
-/// The WARC files named by `inputs` (files, or directories holding them); an error message and
+/// The WARC files named by `inputs` (files, or directories holding them at any depth); an error message and
 /// exit code when an input is missing or no WARC file is found.
 pub(super) fn warc_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> {
     for input in inputs {
@@ -25,7 +25,7 @@ pub(super) fn warc_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> 
             return Err(ExitCode::BadArguments);
         }
     }
-    match list_warc_files(inputs) {
+    match warc_files_under(inputs) {
         Ok(files) if files.is_empty() => {
             let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
             eprintln!(
@@ -143,6 +143,12 @@ pub(super) fn run_wacz(args: WaczArgs) -> ExitCode {
     }
     match write_wacz(&args.output, &files, args.title.as_deref(), args.text) {
         Ok(s) => {
+            // A file that cannot be read to its end (cut short, damaged) is packaged with the
+            // records before the fault indexed, as py-wacz (cdxj-indexer) packages it: exit 2
+            // says so.
+            for e in &s.faults {
+                eprintln!("trawl: error: {e} (the records before it are indexed and packaged)");
+            }
             eprintln!(
                 "trawl: wrote {} ({} WARC file(s), {} index lines, {} pages)",
                 args.output.display(),
@@ -150,9 +156,12 @@ pub(super) fn run_wacz(args: WaczArgs) -> ExitCode {
                 s.index_lines,
                 s.pages
             );
-            ExitCode::Success
+            match s.faults.is_empty() {
+                true => ExitCode::Success,
+                false => ExitCode::BadArguments,
+            }
         }
-        Err(e @ (WaczError::Index(_) | WaczError::Empty)) => {
+        Err(e @ WaczError::Empty) => {
             eprintln!("trawl: error: {e}");
             ExitCode::BadArguments
         }

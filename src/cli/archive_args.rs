@@ -10,7 +10,7 @@ use super::values::parse_size;
 /// Flags of `trawl index`.
 #[derive(Debug, Args)]
 pub struct IndexArgs {
-    /// WARC files (.warc.gz or .warc) or directories holding them.
+    /// WARC files (.warc.gz or .warc) or directories holding them (subdirectories searched too).
     #[arg(value_name = "WARC", required = true)]
     pub warcs: Vec<PathBuf>,
 
@@ -37,7 +37,7 @@ pub struct DeriveArgs {
     #[arg(value_enum, value_name = "KIND")]
     pub kind: DeriveKind,
 
-    /// WARC files (.warc.gz or .warc) or directories holding them.
+    /// WARC files (.warc.gz or .warc) or directories holding them (subdirectories searched too).
     #[arg(value_name = "WARC", required = true)]
     pub warcs: Vec<PathBuf>,
 
@@ -65,7 +65,7 @@ pub struct WaczArgs {
     #[arg(value_name = "OUT.wacz")]
     pub output: PathBuf,
 
-    /// WARC files (.warc.gz or .warc) or directories holding them.
+    /// WARC files (.warc.gz or .warc) or directories holding them (subdirectories searched too).
     #[arg(value_name = "WARC", required = true)]
     pub warcs: Vec<PathBuf>,
 
@@ -82,7 +82,7 @@ pub struct WaczArgs {
 /// Flags of `trawl search-index`.
 #[derive(Debug, Args)]
 pub struct SearchIndexArgs {
-    /// WARC files (.warc.gz or .warc) or directories holding them.
+    /// WARC files (.warc.gz or .warc) or directories holding them (subdirectories searched too).
     #[arg(value_name = "WARC", required = true)]
     pub warcs: Vec<PathBuf>,
 

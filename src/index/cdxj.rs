@@ -117,9 +117,10 @@ pub fn entries_of_file(path: &Path) -> Result<Vec<CdxjEntry>, IndexError> {
     entries(path, false)
 }
 
-/// The index entries of one WARC file, with the title of each page (for WACZ pages.jsonl).
-pub fn entries_with_titles(path: &Path) -> Result<Vec<CdxjEntry>, IndexError> {
-    entries(path, true)
+/// The index entries of the records of one WARC file that can be read, with the title of each
+/// page (for WACZ pages.jsonl), and the fault that stopped the reading, if one did.
+pub fn entries_with_titles(path: &Path) -> (Vec<CdxjEntry>, Option<IndexError>) {
+    entries_before_fault(path, true)
 }
 
 fn entries(path: &Path, titles: bool) -> Result<Vec<CdxjEntry>, IndexError> {
@@ -214,7 +215,9 @@ fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
             };
             Some(sha1_digest(payload))
         });
-    let url = record.target_uri().map(str::to_string);
+    // A raw space is no part of a URI: written as `%20`, as cdxj-indexer writes it, so the
+    // line's url is one a replay tool can request.
+    let url = record.target_uri().map(|u| u.replace(' ', "%20"));
     let date = record.header("WARC-Date").map(str::to_string);
     let timestamp = cdx_timestamp(date.as_deref().unwrap_or(""));
     Some(CdxjEntry {

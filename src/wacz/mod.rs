@@ -28,9 +28,6 @@ pub const WACZ_VERSION: &str = "1.1.1";
 /// Why a WACZ could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WaczError {
-    /// Indexing an input failed.
-    #[error(transparent)]
-    Index(#[from] IndexError),
     /// Reading an input or writing the package failed.
     #[error("{path}: {source}")]
     Io {
@@ -59,6 +56,9 @@ pub struct WaczSummary {
     pub index_lines: usize,
     /// Pages listed.
     pub pages: usize,
+    /// Faults that stopped the reading of a WARC file: its records before the fault are
+    /// indexed and listed, and the file is packaged whole.
+    pub faults: Vec<IndexError>,
 }
 
 /// One file of the package, as datapackage.json lists it.
@@ -260,8 +260,12 @@ fn write_pages(
             path: w.clone(),
             source,
         })?;
-        // Records come in file order, which is the order of the rows of this file.
+        // Records come in file order, which is the order of the rows of this file; a file
+        // read to a fault is read no further than its last row.
         for item in input {
+            if wanted.is_empty() {
+                break;
+            }
             let (record, _) = item.map_err(|source| WaczError::Io {
                 path: w.clone(),
                 source,
@@ -291,9 +295,11 @@ pub fn write_wacz(
     if warcs.is_empty() {
         return Err(WaczError::Empty);
     }
-    let mut entries = Vec::new();
+    let (mut entries, mut faults) = (Vec::new(), Vec::new());
     for w in warcs {
-        entries.extend(entries_with_titles(w)?);
+        let (readable, fault) = entries_with_titles(w);
+        entries.extend(readable);
+        faults.extend(fault);
     }
     let mut lines: Vec<String> = entries.iter().map(|e| e.line()).collect();
     lines.sort();
@@ -320,6 +326,7 @@ pub fn write_wacz(
         warcs: warcs.len(),
         index_lines: lines.len(),
         pages: rows.len(),
+        faults,
     })
 }
 

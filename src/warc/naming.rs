@@ -80,17 +80,15 @@ impl WarcNaming {
 }
 
 /// Expands files and directories into the finished WARC files they hold (`.warc.gz` and
-/// `.warc`, never `.open`), directories sorted by name, files in the order given.
+/// `.warc`, never `.open`), directories sorted by name, files in the order given. A
+/// directory's own files only: a crawl's output and finished directories are listed each.
 pub fn list_warc_files(inputs: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for input in inputs {
         if input.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(input)?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    let n = p.to_string_lossy();
-                    n.ends_with(WARC_SUFFIX) || n.ends_with(".warc")
-                })
+                .filter(|p| is_warc_name(p))
                 .collect();
             found.sort();
             out.extend(found);
@@ -99,6 +97,49 @@ pub fn list_warc_files(inputs: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
         }
     }
     Ok(out)
+}
+
+/// The deepest directory [`warc_files_under`] goes into.
+const MAX_DEPTH: usize = 32;
+
+/// Expands the files and directories a user names into the WARC files they hold, each
+/// directory searched through its subdirectories as cdxj-indexer searches it (a collection
+/// kept by year or by crawl), sorted by path; hidden directories (a crawl's state) and
+/// links to directories are passed over (a link can make a loop).
+pub fn warc_files_under(inputs: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut found = Vec::new();
+            walk(input, 0, &mut found)?;
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(input.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if kind.is_dir() && !hidden && depth < MAX_DEPTH {
+            walk(&path, depth + 1, found)?;
+        } else if !kind.is_dir() && is_warc_name(&path) && path.is_file() {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A finished WARC file's name: `.warc.gz` or `.warc`, in any case (`.WARC` of older tools).
+fn is_warc_name(path: &Path) -> bool {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    name.ends_with(WARC_SUFFIX) || name.ends_with(".warc")
 }
 
 /// The serial number of a file name written with `prefix`, finished or open.
@@ -130,6 +171,35 @@ mod tests {
             "crawl-20231114221320-00000.warc.gz.open"
         );
         assert_eq!(n.next(t).0, "crawl-20231114221320-00001.warc.gz");
+    }
+
+    #[test]
+    fn a_named_directory_is_searched_through_its_subdirectories() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for d in ["2024/05", "2025", ".state"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for f in [
+            "a.warc.gz",
+            "2024/05/b.WARC.GZ",
+            "2025/c.warc",
+            "2025/d.warc.gz.open",
+            "2025/e.warc.wet.gz",
+            ".state/f.warc.gz",
+        ] {
+            std::fs::write(root.join(f), b"").unwrap();
+        }
+        // A link back to the top makes no loop.
+        std::os::unix::fs::symlink(root, root.join("2025/loop")).unwrap();
+        let found = warc_files_under(&[root.to_path_buf()]).unwrap();
+        let names: Vec<String> = found
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["2024/05/b.WARC.GZ", "2025/c.warc", "a.warc.gz"]);
+        // The crawl's own listing stays one directory deep.
+        assert_eq!(list_warc_files(&[root.to_path_buf()]).unwrap().len(), 1);
     }
 
     #[test]

@@ -236,7 +236,44 @@ async fn uncompressed_and_whole_gzip_files() {
                 "{lines:?}"
             );
         }
+        // Packaged the same way, as py-wacz packages it: the index of the records before the
+        // cut, the file whole, exit 2. Before, no package (exit 2).
+        let wacz = dir.path().join(format!("{name}.wacz"));
+        let packed = trawl(args!["wacz", wacz.display(), "--text", cut.display()]).await;
+        assert_eq!(packed.status.code(), Some(2), "{}", text(&packed));
+        assert!(
+            text(&packed).contains("the records before it are indexed and packaged"),
+            "{}",
+            text(&packed)
+        );
+        let mut zip = zip::ZipArchive::new(std::fs::File::open(&wacz).unwrap()).unwrap();
+        let mut index = String::new();
+        std::io::Read::read_to_string(&mut zip.by_name("indexes/index.cdx").unwrap(), &mut index)
+            .unwrap();
+        assert_eq!(index.lines().count(), lines.len(), "{index}");
+        assert_eq!(
+            zip.by_name(&format!("archive/{name}")).unwrap().size(),
+            bytes.len() as u64 - 20
+        );
     }
+
+    // Line ends between records and after the last, and a gzip member that holds nothing, are
+    // passed over as cdxj-indexer passes them over (before: exit 2, the records after them
+    // not indexed).
+    let padded = dir.path().join("padded.warc");
+    let first = trawl::warc::reader::read_records(&uncompressed).unwrap()[0].length as usize;
+    let with_ends = [&plain[..first], b"\r\n", &plain[first..], b"\r\n\r\n"].concat();
+    std::fs::write(&padded, &with_ends).unwrap();
+    index_as_cdxj_indexer_does(&padded).await;
+    let empty_member = dir.path().join("empty-member.warc.gz");
+    let first_member = trawl::warc::reader::read_records(&members).unwrap()[0].length as usize;
+    let empty = trawl::record::gzip_member(b"", 6);
+    std::fs::write(
+        &empty_member,
+        [&gz[..first_member], &empty, &gz[first_member..], b"\r\n"].concat(),
+    )
+    .unwrap();
+    index_as_cdxj_indexer_does(&empty_member).await;
 
     // One gzip stream over the whole file: no record past the first can be read at an offset.
     let whole = dir.path().join("whole.warc.gz");
@@ -256,14 +293,30 @@ async fn uncompressed_and_whole_gzip_files() {
 async fn a_header_that_is_not_utf8_is_read_as_latin1() {
     // A raw Latin-1 `é` in the target URI: warcio reads the header as ISO-8859-1.
     let dir = tempfile::tempdir().unwrap();
+    let warc = dir.path().join("latin.warc.gz");
+    std::fs::write(&warc, response_with_target(b"http://site.test/caf\xe9")).unwrap();
+    let ours = index_as_cdxj_indexer_does(&warc).await;
+    assert!(ours.starts_with("test,site)/caf%c3%a9 "), "{ours}");
+    // A raw space: the line's url has `%20`, as cdxj-indexer writes it (before: the space).
+    let warc = dir.path().join("space.warc.gz");
+    std::fs::write(&warc, response_with_target(b"http://site.test/a b.html")).unwrap();
+    let ours = index_as_cdxj_indexer_does(&warc).await;
+    assert!(
+        ours.contains("\"url\": \"http://site.test/a%20b.html\""),
+        "{ours}"
+    );
+}
+
+/// A gzipped WARC file of one response record whose target URI is `uri`, as written.
+fn response_with_target(uri: &[u8]) -> Vec<u8> {
     let body = "<p>caf\u{e9}</p>";
     let response = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
-    let mut head =
-        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://site.test/caf\xe9\r\n"
-            .to_vec();
+    let mut head = b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: ".to_vec();
+    head.extend_from_slice(uri);
+    head.extend_from_slice(b"\r\n");
     head.extend_from_slice(
         format!(
             "WARC-Date: 2024-05-01T10:00:00Z\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000009>\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
@@ -275,10 +328,7 @@ async fn a_header_that_is_not_utf8_is_read_as_latin1() {
     gz.write_all(&head).unwrap();
     gz.write_all(response.as_bytes()).unwrap();
     gz.write_all(b"\r\n\r\n").unwrap();
-    let warc = dir.path().join("latin.warc.gz");
-    std::fs::write(&warc, gz.finish().unwrap()).unwrap();
-    let ours = index_as_cdxj_indexer_does(&warc).await;
-    assert!(ours.starts_with("test,site)/caf%c3%a9 "), "{ours}");
+    gz.finish().unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

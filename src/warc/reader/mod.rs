@@ -208,24 +208,41 @@ impl Records {
     }
 
     fn read_one(&mut self) -> io::Result<Option<(StoredRecord, Option<GzipMember>)>> {
-        if self.reader.fill_buf()?.is_empty() {
-            return Ok(None);
-        }
-        let offset = self.reader.consumed;
-        let ((head, block, _), member) = if self.gzipped {
+        // Line ends between records or after the last (between gzip members; in a `.warc`,
+        // more blank lines after a record than its two) and gzip members that hold nothing
+        // but line ends are passed over, as warcio passes them over: they hold no record.
+        let (offset, (head, block, _), member) = loop {
+            while !line_ends(&mut self.reader)?.is_empty() {}
+            if self.reader.fill_buf()?.is_empty() {
+                return Ok(None);
+            }
+            let offset = self.reader.consumed;
+            if !self.gzipped {
+                break (
+                    offset,
+                    read_plain_record(&mut self.reader, &self.spool)?,
+                    None,
+                );
+            }
             let header_len = gzip_header_len(self.reader.fill_buf()?);
             let mut decoder = BufReader::new(GzDecoder::new(&mut self.reader));
+            let leading = line_ends(&mut decoder)?;
+            if decoder.fill_buf()?.is_empty() {
+                // The decoder has read the member through its footer: the next starts here.
+                continue;
+            }
             let raw = match self.first {
                 true => read_first_record(&mut decoder, &self.spool)?,
                 false => read_plain_record(&mut decoder, &self.spool)?,
             };
             let padding = member_ends_here(&mut decoder, offset)?;
-            let inflated = raw.0.len() + raw.1.len() + raw.2.len() + padding.len();
+            let inflated = leading.len() + raw.0.len() + raw.1.len() + raw.2.len() + padding.len();
             let member = decoder.get_ref().header().map(|_| inflated);
             let length = self.reader.consumed - offset;
             let mut crc = crc32fast::Hasher::new();
             let block = raw.1.windows(0..raw.1.len());
-            for part in std::iter::once(&raw.0[..])
+            for part in [&leading[..], &raw.0[..]]
+                .into_iter()
                 .chain(block)
                 .chain([&raw.2[..], &padding])
             {
@@ -238,9 +255,7 @@ impl Records {
                 crc,
                 inflated_len: inflated as u32,
             });
-            (raw, info)
-        } else {
-            (read_plain_record(&mut self.reader, &self.spool)?, None)
+            break (offset, raw, info);
         };
         if self.first && !head.starts_with(b"WARC/") {
             return Err(not_warc());
@@ -258,6 +273,28 @@ impl Records {
         };
         Ok(Some((record, member)))
     }
+}
+
+/// The most line ends passed over at once (the caller goes on while there are more).
+const LINE_ENDS_AT_ONCE: usize = 1 << 16;
+
+/// Reads the CR and LF bytes at the reader's position, up to [`LINE_ENDS_AT_ONCE`].
+fn line_ends(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
+    let mut ends = Vec::new();
+    while ends.len() < LINE_ENDS_AT_ONCE {
+        let buf = reader.fill_buf()?;
+        let n = buf
+            .iter()
+            .take(LINE_ENDS_AT_ONCE - ends.len())
+            .take_while(|&&b| b == b'\r' || b == b'\n')
+            .count();
+        if n == 0 {
+            break;
+        }
+        ends.extend_from_slice(&buf[..n]);
+        reader.consume(n);
+    }
+    Ok(ends)
 }
 
 /// The first record of a gzipped file, refused as "not a WARC file" when its member does not

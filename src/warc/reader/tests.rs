@@ -152,3 +152,47 @@ fn a_header_of_bare_line_feeds_is_read_not_run_into_the_block() {
         }
     }
 }
+
+#[test]
+fn line_ends_and_empty_members_between_records_are_passed_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n";
+    let b = b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://x/\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
+    // Between the records: an empty member, one of line ends, and line ends outside any
+    // member; after the last, line ends (as warcio and cdxj-indexer read past them).
+    let (ga, gb) = (gzip_member(a, 6), gzip_member(b, 6));
+    let between = [
+        gzip_member(b"", 6),
+        gzip_member(b"\r\n\r\n", 6),
+        b"\r\n".to_vec(),
+    ]
+    .concat();
+    let gz = dir.path().join("t.warc.gz");
+    std::fs::write(&gz, [&ga[..], &between, &gb, b"\r\n\r\n"].concat()).unwrap();
+    let recs = read_records(&gz).unwrap();
+    assert_eq!(recs.len(), 2);
+    let at = (ga.len() + between.len()) as u64;
+    assert_eq!((recs[1].offset, recs[1].length), (at, gb.len() as u64));
+    assert_eq!(recs[1].target_uri(), Some("http://x/"));
+    // A member that starts with line ends before its record keeps them in its CRC.
+    let led = dir.path().join("led.warc.gz");
+    let with_lead = [&b"\r\n"[..], &b[..]].concat();
+    std::fs::write(&led, [ga.clone(), gzip_member(&with_lead, 6)].concat()).unwrap();
+    let members: Vec<_> = records(&led)
+        .unwrap()
+        .map(|r| r.unwrap().1.unwrap())
+        .collect();
+    assert_eq!(members[1].crc, crc32fast::hash(&with_lead));
+    assert_eq!(members[1].inflated_len as usize, with_lead.len());
+
+    let plain = dir.path().join("t.warc");
+    std::fs::write(&plain, [&a[..], b"\r\n\n", &b[..], b"\r\n"].concat()).unwrap();
+    let recs = read_records(&plain).unwrap();
+    assert_eq!(recs.len(), 2);
+    assert_eq!(recs[1].offset, a.len() as u64 + 3);
+    // Anything else between records is still an error, not passed over.
+    std::fs::write(&gz, [&ga[..], b"junk", &gb].concat()).unwrap();
+    assert!(read_records(&gz).is_err());
+    std::fs::write(&plain, [&a[..], b"junk\r\n", &b[..]].concat()).unwrap();
+    assert!(read_records(&plain).is_err());
+}
