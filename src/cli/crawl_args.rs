@@ -325,7 +325,10 @@ pub struct CrawlArgs {
     pub page_requisites: bool,
 
     /// Fetch and archive the sitemaps each site's robots.txt lists (else its /sitemap.xml),
-    /// index files and gzip included, and crawl the URLs they list (on by default).
+    /// index files and gzip included, and crawl the URLs they list, one hop from the seeds
+    /// (on by default, but for a crawl limited by --max-depth or -l, or -r's default of 5,
+    /// which this flag turns them on for). Sitemaps of hosts out of scope, or that the
+    /// domain and directory lists or --exclude keep out, are not fetched.
     #[arg(long, overrides_with = "no_sitemaps")]
     pub sitemaps: bool,
 

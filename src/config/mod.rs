@@ -255,7 +255,10 @@ impl Config {
                 obey_robots: !args.ignore_robots,
                 robots_retry: args.robots_retry,
                 robots_attempts: args.robots_attempts,
-                sitemaps: !args.no_sitemaps,
+                // A crawl limited in depth (`--max-depth`, wget's `-l`, and `-r`'s 5) reads
+                // no sitemaps unless `--sitemaps` asks: a sitemap lists the whole site, which
+                // no link path from the seeds reaches in so many hops (wget reads none).
+                sitemaps: args.sitemaps || (!args.no_sitemaps && args.max_depth.is_none()),
                 order: match args.order {
                     crate::cli::Order::Bfs => CrawlOrder::Bfs,
                     crate::cli::Order::PathDepth => CrawlOrder::PathDepth,

@@ -198,6 +198,28 @@ impl Admission {
         Ok(())
     }
 
+    /// Whether a sitemap file may be fetched: on a host in scope (a site outside it, reached
+    /// by a redirect or named by a `Sitemap:` line, lists pages that are not wanted), and
+    /// where the domain, scheme and directory lists (`-D`, `--exclude-domains`,
+    /// `--https-only`, `-I`, `-X`), `--exclude`, the URL limits and the ports allow it.
+    /// `--include` and `-A`/`-R` name the pages wanted, not the files that list them, as
+    /// for robots.txt; a sitemap's place in its site is no link path, so no depth applies.
+    pub fn check_sitemap(&self, url: &Url) -> Result<(), Rejection> {
+        if !self.scope.allows_host(url) || !self.scope.lists_allow(url) {
+            return Err(Rejection::Scope);
+        }
+        if self.limits.too_long(url) {
+            return Err(Rejection::UrlLength);
+        }
+        if !self.limits.ports.allows(url) {
+            return Err(Rejection::Port);
+        }
+        if self.filter.excludes_url(url) {
+            return Err(Rejection::Pattern);
+        }
+        Ok(())
+    }
+
     /// wget's `-A`/`-R` on a link at `depth` hops, or a requisite (`None`: its page's
     /// requisites are read, so it is never at a last level).
     fn files_allow(&self, url: &Url, depth: Option<u32>) -> bool {

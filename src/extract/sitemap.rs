@@ -152,13 +152,21 @@ fn read_lines_from<R: std::io::BufRead>(mut reader: R, out: &mut Sitemap) {
     }
 }
 
-/// The protocol's text format: one URL per line.
+/// The protocol's text format: one URL per line. A first line that is no URL (nor a `#`
+/// comment) says the file is no sitemap (a server's catch-all page or file), and ends it; past
+/// the first URL, a line that is none is passed over, not the end of the list.
 fn read_lines(text: &str, out: &mut Sitemap) {
     for line in text.lines() {
         let line = line.trim();
-        if line.starts_with("http://") || line.starts_with("https://") {
+        let scheme = line.split_once("://").map(|(s, _)| s);
+        if scheme.is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"))
+        {
             out.push(line, false);
-        } else if !line.is_empty() {
+        } else if !line.is_empty()
+            && !line.starts_with('#')
+            && out.pages.is_empty()
+            && out.over_limits == 0
+        {
             out.invalid = true;
             break;
         }
@@ -171,6 +179,9 @@ fn read_xml<R: std::io::BufRead>(mut reader: Reader<R>, out: &mut Sitemap) {
     let mut in_index = false;
     let mut saw_root = false;
     let mut loc = String::new();
+    // A `<loc>` holding an entity that is not expanded (one a DTD declares) names no URL
+    // trawl can know: it is dropped, not requested without the entity's text.
+    let mut loc_broken = false;
     // Elements open, and how many were when the current `<url>`/`<sitemap>` entry opened: its
     // own `<loc>` is a child of it. An extension's (`<image:image><image:loc>`, which Yoast
     // SEO writes for each image of each page) names no page.
@@ -190,6 +201,7 @@ fn read_xml<R: std::io::BufRead>(mut reader: Reader<R>, out: &mut Sitemap) {
                     "url" | "sitemap" => entry_depth = Some(depth),
                     "loc" if entry_depth.is_some_and(|d| d + 1 == depth) => {
                         in_loc = true;
+                        loc_broken = false;
                         loc.clear();
                     }
                     _ => {}
@@ -198,7 +210,9 @@ fn read_xml<R: std::io::BufRead>(mut reader: Reader<R>, out: &mut Sitemap) {
             Ok(Event::End(e)) => {
                 if in_loc && e.local_name().as_ref() == "loc" {
                     in_loc = false;
-                    out.push(&loc, in_index);
+                    if !loc_broken {
+                        out.push(&loc, in_index);
+                    }
                 }
                 if entry_depth == Some(depth) {
                     entry_depth = None;
@@ -220,7 +234,10 @@ fn read_xml<R: std::io::BufRead>(mut reader: Reader<R>, out: &mut Sitemap) {
                 match reference_char(&r) {
                     Some(c) if loc.len() <= MAX_LOC => loc.push(c),
                     Some(_) => {}
-                    None => out.invalid = true,
+                    None => {
+                        out.invalid = true;
+                        loc_broken = true;
+                    }
                 }
             }
             Ok(Event::Eof) => break,
@@ -289,7 +306,12 @@ mod tests {
 <urlset><url><loc>https://a.org/&lol3;</loc></url></urlset>"#;
         let s = parse_sitemap(laughs);
         assert!(s.invalid);
-        assert!(s.pages.iter().all(|p| p.len() < 100));
+        // No URL is made up of what is left without the entity (it was `https://a.org/`).
+        assert!(s.pages.is_empty(), "{:?}", s.pages);
+        let declared =
+            br#"<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY shop "https://a.org/shop">]>
+<urlset><url><loc>&shop;/item-1.html</loc></url><url><loc>https://a.org/2</loc></url></urlset>"#;
+        assert_eq!(parse_sitemap(declared).pages, ["https://a.org/2"]);
         let mut big = String::from("<urlset>");
         for i in 0..(MAX_SITEMAP_URLS + 10) {
             big.push_str(&format!("<url><loc>https://a.org/{i}</loc></url>"));
@@ -318,6 +340,12 @@ mod tests {
             parse_sitemap(text).pages,
             ["https://a.org/1", "https://a.org/2"]
         );
+        // A comment, an odd line past the first URL and an upper-case scheme lose nothing
+        // (before, the first odd line ended the list).
+        let text = b"# generated\nhttps://a.org/1\nnot a url\nHTTPS://a.org/2\n";
+        let s = parse_sitemap(text);
+        assert_eq!(s.pages, ["https://a.org/1", "HTTPS://a.org/2"]);
+        assert!(!s.invalid);
         // A large answer that is no text (a server's catch-all file) ends at its first line.
         let mut file = b"%PDF-1.4\n".to_vec();
         file.extend((0..3_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));

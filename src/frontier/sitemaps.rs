@@ -36,9 +36,12 @@ impl Frontier {
         let Ok(base) = Url::parse(origin) else {
             return;
         };
+        // An empty `Sitemap:` line names nothing (joined, it would be the site's root).
         let listed: Vec<Url> = listed
             .iter()
-            .filter_map(|s| base.join(s.trim()).ok())
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+            .filter_map(|s| base.join(s).ok())
             .collect();
         if listed.is_empty() {
             if let (true, Ok(guess)) = (guess_allowed, base.join("/sitemap.xml")) {

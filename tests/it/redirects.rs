@@ -99,7 +99,14 @@ async fn a_link_that_redirects_out_of_scope_brings_its_target_but_not_the_target
     // Their links answer to the scope as any page's.
     assert!(!found.contains(&cdn.url("/2025.html")), "{found:?}");
     assert!(!found.contains(&site.url("/docs/v3/other")), "{found:?}");
-    assert_eq!(stats["filtered"]["scope"], 2, "{stats}");
+    // Those two links, and the other host's /sitemap.xml: a site out of scope, whose
+    // sitemaps are not fetched (they were until 2026-11-29).
+    assert_eq!(stats["filtered"]["scope"], 3, "{stats}");
+    assert!(
+        !web.paths_of(&cdn).iter().any(|p| p.contains("sitemap")),
+        "{:?}",
+        web.paths_of(&cdn)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

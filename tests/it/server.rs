@@ -314,6 +314,11 @@ impl Web {
         self.log.lock().unwrap().clone()
     }
 
+    /// Forgets the requests seen so far (a second crawl of the same web).
+    pub fn clear_hits(&self) {
+        self.log.lock().unwrap().clear();
+    }
+
     /// The field `name` of each request `host` saw for `path`, in order (`None`: not sent).
     pub fn field_of_requests(&self, host: &Host, path: &str, name: &str) -> Vec<Option<String>> {
         let label = host.addr.to_string();

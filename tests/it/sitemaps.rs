@@ -196,3 +196,115 @@ async fn a_sitemap_answers_to_its_hosts_robots_txt_and_to_exclude() {
     );
     assert!(!on_a.iter().any(|p| p == "/listed"), "{on_a:?}");
 }
+
+/// A sitemap answers to the crawl's limits as a link does: a crawl limited in depth (`-r -l 1`,
+/// wget's) reads none unless `--sitemaps` asks, where before it crawled every page of every
+/// sitemap; a site out of scope reached by a redirect has its sitemaps left alone (before,
+/// fetched and archived, their pages then dropped); `-X` keeps a listed sitemap out; an empty
+/// `Sitemap:` line names nothing (before, the site's root was fetched as a sitemap).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sitemap_answers_to_depth_scope_and_lists() {
+    let web = Web::default();
+    let a = web.host("127.0.0.218").await;
+    let b = web.host("127.0.0.219").await;
+    let urlset = |urls: &[String]| {
+        let entries: String = urls
+            .iter()
+            .map(|u| format!("<url><loc>{u}</loc></url>"))
+            .collect();
+        format!("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{entries}</urlset>")
+    };
+    let robots = "User-agent: *\nDisallow:\nSitemap:\nSitemap: /maps/kept-out.xml\nSitemap: /sitemap-a.xml\n";
+    a.route(
+        "/robots.txt",
+        Route::typed(200, "text/plain", robots.as_bytes()),
+    );
+    a.route(
+        "/",
+        Route::html(&format!(
+            "<a href=\"/go\">partner</a><a href=\"{}\">p</a>",
+            a.url("/linked")
+        )),
+    );
+    a.route("/go", Route::redirect(302, &b.url("/")));
+    a.route("/linked", Route::html("<p>linked</p>"));
+    for (path, listed) in [
+        ("/sitemap-a.xml", "/listed-a"),
+        ("/maps/kept-out.xml", "/kept-out"),
+    ] {
+        a.route(
+            path,
+            Route::typed(200, "application/xml", urlset(&[a.url(listed)]).as_bytes()),
+        );
+        a.route(listed, Route::html("<p>listed</p>"));
+    }
+    b.route(
+        "/robots.txt",
+        Route::typed(
+            200,
+            "text/plain",
+            b"User-agent: *\nDisallow:\nSitemap: /sitemap-b.xml\n",
+        ),
+    );
+    b.route("/", Route::html("<p>b</p>"));
+    b.route(
+        "/sitemap-b.xml",
+        Route::typed(
+            200,
+            "application/xml",
+            urlset(&[b.url("/listed-b")]).as_bytes(),
+        ),
+    );
+    let crawl = |extra: &[&str]| {
+        let out = tempfile::tempdir().unwrap();
+        let mut a_args = args![
+            "crawl",
+            a.url("/"),
+            "--out",
+            out.path().display(),
+            "--delay",
+            "0ms",
+            "--allow-private",
+            "-q"
+        ];
+        a_args.extend(extra.iter().map(|s| s.to_string()));
+        async move {
+            let result = trawl(a_args).await;
+            assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+            out
+        }
+    };
+
+    // wget's -r -l 1: the page and its links, no sitemap.
+    let _out = crawl(&["-r", "-l", "1"]).await;
+    let on_a = web.paths_of(&a);
+    assert!(on_a.iter().any(|p| p == "/linked"), "{on_a:?}");
+    assert!(
+        !on_a
+            .iter()
+            .any(|p| p.contains("sitemap") || p.contains("listed")),
+        "{on_a:?}"
+    );
+
+    // Asked for, with the limits: a's sitemap and its page; not b's (out of scope, reached by
+    // a redirect), not the one under -X, not the root for the empty line.
+    web.clear_hits();
+    let _out = crawl(&["-l", "1", "--sitemaps", "-X", "/maps"]).await;
+    let on_a = web.paths_of(&a);
+    for p in ["/sitemap-a.xml", "/listed-a"] {
+        assert!(on_a.iter().any(|x| x == p), "{p}: {on_a:?}");
+    }
+    assert!(!on_a.iter().any(|p| p.contains("kept-out")), "{on_a:?}");
+    assert_eq!(on_a.iter().filter(|p| *p == "/").count(), 1, "{on_a:?}");
+    let on_b = web.paths_of(&b);
+    assert!(
+        on_b.iter().any(|p| p == "/"),
+        "the redirect's target is fetched: {on_b:?}"
+    );
+    assert!(
+        !on_b
+            .iter()
+            .any(|p| p.contains("sitemap") || p.contains("listed")),
+        "{on_b:?}"
+    );
+}

@@ -174,14 +174,14 @@ impl Ledger {
         if self.excluded_now(job, now) {
             return true;
         }
-        // A sitemap file (its own host's, or one robots.txt names on another) is not fetched
-        // where `--exclude` says never to fetch.
-        if matches!(job.kind, JobKind::Sitemap { .. })
-            && self.admission.filter().excludes_url(&job.url)
-        {
-            self.frontier.release(&job.host, now);
-            self.tally.filtered.pattern += 1;
-            return true;
+        // A sitemap file (its own host's, or one robots.txt names on another) is checked when
+        // it is about to run, whoever queued it (robots.txt, an index, a redirect).
+        if matches!(job.kind, JobKind::Sitemap { .. }) {
+            if let Err(why) = self.admission.check_sitemap(&job.url) {
+                self.frontier.release(&job.host, now);
+                count_rejection(&mut self.tally.filtered, why);
+                return true;
+            }
         }
         if job.kind != JobKind::Page
             || !self.admission.skips_by_extension(&job.url)
