@@ -133,11 +133,49 @@ async fn a_legacy_charset_page_has_its_query_links_requested_as_browsers_request
 async fn an_undeclared_latin1_page_is_read_as_windows_1252() {
     // No charset anywhere and bytes that are not UTF-8: headless Chromium read the same page as
     // windows-1252 and went to the path in UTF-8 and the query in the page's encoding.
-    let web = Web::default();
-    let h = web.host("127.0.0.58").await;
     let page = b"<p>Caf\xe9 cr\xe8me</p><a href=\"/caf\xe9.html?q=\xe9\">caf\xe9</a>";
+    undeclared_page_read_as_chromium_reads_it(
+        "127.0.0.58",
+        page,
+        "/caf%C3%A9.html?q=%E9",
+        "Café crème",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undeclared_legacy_cjk_and_ascii_pages_are_read_as_chromium_reads_them() {
+    // Shift_JIS with no charset anywhere: Chromium detects it and asks for the path in UTF-8,
+    // the query in Shift_JIS. Before, trawl read it as UTF-8 (UTF-8 sequences occur in such
+    // bytes by chance): its text was U+FFFD and its link asked for `%EF%BF%BD...`.
+    let text = "北海道の天気は晴れです。東京都は日本の首都です。";
+    let page = format!("<p>{text}</p><a href=\"/x/日本語.html?q=東京\">東京</a>");
+    let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode(&page);
+    undeclared_page_read_as_chromium_reads_it(
+        "127.0.0.220",
+        &sjis,
+        "/x/%E6%97%A5%E6%9C%AC%E8%AA%9E.html?q=%93%8C%8B%9E",
+        text,
+    )
+    .await;
+    // An ASCII page that declares nothing is windows-1252 in Chromium: `&eacute;` in a query
+    // is `%E9` (it was `%C3%A9`).
+    let page = b"<p>Search</p><a href=\"/search?q=caf&eacute;\">caf&eacute;</a>";
+    undeclared_page_read_as_chromium_reads_it("127.0.0.221", page, "/search?q=caf%E9", "Search")
+        .await;
+}
+
+/// Serves `page` (no charset declared) at `/` of `ip`, crawls it with `--wet`, and asserts that
+/// its link was requested as `target` and that its WET text holds `text`.
+async fn undeclared_page_read_as_chromium_reads_it(
+    ip: &str,
+    page: &[u8],
+    target: &str,
+    text: &str,
+) {
+    let web = Web::default();
+    let h = web.host(ip).await;
     h.route("/", Route::typed(200, "text/html", page));
-    let target = "/caf%C3%A9.html?q=%E9";
     h.route(target, Route::html("<p>reached</p>"));
     let out = tempfile::tempdir().unwrap();
     crawl(h.url("/"), out.path(), &["--wet"]).await;
@@ -149,13 +187,13 @@ async fn an_undeclared_latin1_page_is_read_as_windows_1252() {
         .map(|e| e.unwrap().path())
         .find(|p| p.to_string_lossy().ends_with(".wet.gz"))
         .expect("a WET file");
-    let mut text = String::new();
+    let mut wet_text = String::new();
     std::io::Read::read_to_string(
         &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(wet).unwrap()),
-        &mut text,
+        &mut wet_text,
     )
     .unwrap();
-    assert!(text.contains("Café crème"), "{text}");
+    assert!(wet_text.contains(text), "{wet_text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
