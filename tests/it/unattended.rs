@@ -447,12 +447,17 @@ async fn closed_files_move_to_the_finished_dir_and_the_command_runs_once_each() 
 }
 
 /// A seed that answers with an HTTP error (moved, mistyped, gone) is archived as data, and
-/// said at default verbosity, where a cron job's log shows it; the exit code stays 0.
+/// said at default verbosity, where a cron job's log shows it; the exit code stays 0. So is a
+/// seed of a type not archived.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seed_that_answers_an_error_is_named_in_the_log() {
     let web = Web::default();
     let h = web.host("127.0.0.95").await;
     h.route("/gone", Route::typed(410, "text/html", b"<p>gone</p>"));
+    h.route(
+        "/report.pdf",
+        Route::typed(200, "application/pdf", b"%PDF-1.4 a report"),
+    );
     h.route(
         "/",
         Route::html("<a href=/missing>a dead link, not a seed</a><a href=/private/y>y</a>"),
@@ -467,14 +472,23 @@ async fn a_seed_that_answers_an_error_is_named_in_the_log() {
         h.url("/gone"),
         h.url("/"),
         h.url("/private/x"),
+        h.url("/report.pdf"),
         "--out",
         out.path().display(),
         "--delay",
-        "10ms"
+        "10ms",
+        "--accept",
+        "text/html"
     ])
     .await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
     let log = String::from_utf8_lossy(&result.stderr);
+    // A seed of a type --accept does not take is named (before: fetched, dropped, not said).
+    let dropped = format!(
+        "seed {} is application/pdf, a type --accept does not take",
+        h.url("/report.pdf")
+    );
+    assert!(log.contains(&dropped), "{log}");
     assert!(
         log.contains(&format!("seed {} answered 410", h.url("/gone"))),
         "{log}"

@@ -14,6 +14,7 @@ use url::Url;
 mod failed;
 mod linked_requisites;
 mod login;
+mod notices;
 mod offers;
 pub(super) mod seed_journal;
 mod seeds;
@@ -155,17 +156,6 @@ impl Ledger {
         }
     }
 
-    /// A seed (or where it redirects) answered `status`, an HTTP error: archived as data, and
-    /// said at default verbosity, as a cron job's operator wants to know that a seed moved or
-    /// was mistyped (wget exits 8 for it; trawl's exit code stays 0: see README). The first
-    /// hundred of a run are named.
-    fn seed_answered_error(&mut self, url: &Url, status: u16) {
-        self.seeds_in_error += 1;
-        if self.seeds_in_error <= 100 {
-            tracing::warn!("seed {url} answered {status}");
-        }
-    }
-
     /// True (and the job released and counted) when a queued URL is not to run after all:
     /// the operator's patterns exclude it now, or it is a page link whose kind of URL a probe
     /// found to be files of a type not archived (`url_rules/extension_probes.rs`) and that no
@@ -281,14 +271,20 @@ impl Ledger {
             } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 self.tally.filtered.content_type += 1;
+                tracing::info!(status, url = %job.url, "read for its links, not archived: its type is not accepted");
                 self.follow(&job, &mut found, keys, now);
                 self.frontier.answered(&job.host, now, elapsed);
             }
-            Outcome::Skipped { status, reason, .. } => {
+            Outcome::Skipped {
+                status,
+                reason,
+                media,
+            } => {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 match reason {
                     SkipReason::ContentType => {
                         self.tally.filtered.content_type += 1;
+                        self.said_not_archived(&job, status, media.as_deref());
                         let job = self.as_needed(job);
                         if let JobKind::Requisite { .. } = job.kind {
                             // A page found since that it needs it: fetched again, as one.
