@@ -27,7 +27,7 @@ use crate::http_message::{decode_content, url_text};
 use crate::url_rules::canonical::resolve_as_spelled;
 use crate::url_rules::canonical::{unresolved, Unresolved};
 use crate::url_rules::referrer::PagePolicy;
-use crate::url_rules::resolve_link;
+use crate::url_rules::{resolve_link, resolve_link_in};
 
 /// The stage's options.
 #[derive(Debug, Clone)]
@@ -160,15 +160,30 @@ pub fn requisites_of_requisite(rules: &LinkRules, capture: &Capture, url: &Url) 
     }
     let mut faults = Vec::new();
     let body = decoded_body(capture, rules.max_decoded_size, &mut faults);
-    let text = crate::extract::decode_html(&body, capture.head.charset().as_deref());
-    let resolve = |found: Vec<String>| found.iter().filter_map(|u| resolve_link(url, u)).collect();
+    let charset = capture.head.charset();
     match kind {
-        Subresource::Stylesheet => resolve(crate::extract::css_urls::css_urls(&text)),
-        Subresource::Manifest => resolve(manifest_urls(&text)),
-        Subresource::Script => script_urls(&text)
-            .iter()
-            .filter_map(|u| u.resolve_in_script(url))
-            .collect(),
+        Subresource::Stylesheet => {
+            // In the sheet's own encoding (`@charset`); its `url()` queries are written in it.
+            let (text, encoding) = crate::extract::decode_stylesheet(&body, charset.as_deref());
+            crate::extract::css_urls::css_urls(&text)
+                .iter()
+                .filter_map(|u| resolve_link_in(url, u, encoding))
+                .collect()
+        }
+        Subresource::Manifest => {
+            let text = crate::extract::decode_html(&body, charset.as_deref());
+            manifest_urls(&text)
+                .iter()
+                .filter_map(|u| resolve_link(url, u))
+                .collect()
+        }
+        Subresource::Script => {
+            let text = crate::extract::decode_html(&body, charset.as_deref());
+            script_urls(&text)
+                .iter()
+                .filter_map(|u| u.resolve_in_script(url))
+                .collect()
+        }
     }
 }
 

@@ -59,6 +59,28 @@ fn xml_declaration(body: &[u8]) -> Option<&'static Encoding> {
     })
 }
 
+/// Decodes a stylesheet as CSS Syntax 3 (section 3.2) says: BOM, then the Content-Type
+/// charset, then an `@charset "...";` rule at its very start, else as an undeclared page is
+/// (the referring document's encoding, CSS's next step, is not known to a stylesheet fetched
+/// on its own; a legacy sheet that declares nothing is then detected, not read as UTF-8).
+/// Returns the encoding too: its `url()` queries are written in it, as Chromium sends them.
+pub fn decode_stylesheet<'a>(
+    body: &'a [u8],
+    header_charset: Option<&str>,
+) -> (Cow<'a, str>, &'static Encoding) {
+    let declared = Encoding::for_bom(body)
+        .map(|(e, _)| e)
+        .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
+        .or_else(|| {
+            let rest = body.strip_prefix(b"@charset \"")?;
+            let label = &rest[..rest.iter().take(64).position(|&b| b == b'"')?];
+            rest[label.len()..].starts_with(b"\";").then_some(())?;
+            // UTF-16 named in an ASCII-compatible sheet is UTF-8 (CSS Syntax 3).
+            Encoding::for_label(label).map(|e| e.output_encoding())
+        });
+    decode_as(body, declared)
+}
+
 /// Decodes plain text: BOM, then the Content-Type charset, else as an undeclared HTML page.
 pub fn decode_text<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, str> {
     let declared = Encoding::for_bom(body)
@@ -192,6 +214,31 @@ mod tests {
         let (text, used) = decode_html_with_encoding(b"plain ascii", None);
         assert!(matches!(text, Cow::Borrowed("plain ascii")));
         assert_eq!(used, encoding_rs::WINDOWS_1252);
+    }
+
+    #[test]
+    fn a_stylesheet_is_read_in_its_charset_rule() {
+        let (name, _, _) = encoding_rs::SHIFT_JIS.encode("画像");
+        let sheet = [
+            b"@charset \"Shift_JIS\";\na{background:url(/img/".as_slice(),
+            &name,
+            b".png)}",
+        ]
+        .concat();
+        let (text, used) = decode_stylesheet(&sheet, None);
+        assert_eq!(used, encoding_rs::SHIFT_JIS);
+        assert!(text.contains("url(/img/画像.png)"), "{text}");
+        // The header wins; a rule not at the very start is none.
+        assert_eq!(
+            decode_stylesheet(&sheet, Some("koi8-r")).1,
+            encoding_rs::KOI8_R
+        );
+        let late = [b" ".as_slice(), &sheet].concat();
+        assert_ne!(decode_stylesheet(&late, None).1, encoding_rs::SHIFT_JIS);
+        assert_eq!(
+            decode_stylesheet(b"@charset \"utf-16\";", None).1,
+            encoding_rs::UTF_8
+        );
     }
 
     #[test]

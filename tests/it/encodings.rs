@@ -305,3 +305,24 @@ async fn a_commented_out_meta_charset_declares_nothing() {
     let paths = web.paths_of(&h);
     assert_eq!(stats["status_codes"]["200"], 4, "{paths:?} {stats}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stylesheet_is_read_in_its_charset_rule() {
+    // `@charset "Shift_JIS"` in a stylesheet: Chromium asks for the image's path in UTF-8 and
+    // its query in Shift_JIS. Before, the sheet was read as UTF-8: `%EF%BF%BD...`.
+    let web = Web::default();
+    let h = web.host("127.0.0.222").await;
+    let (sheet, _, _) = encoding_rs::SHIFT_JIS
+        .encode("@charset \"Shift_JIS\";\nbody{background:url(/img/画像.png?q=画像)}");
+    h.route(
+        "/",
+        Route::html("<link rel=stylesheet href=/s.css><p>page</p>"),
+    );
+    h.route("/s.css", Route::typed(200, "text/css", &sheet));
+    let target = "/img/%E7%94%BB%E5%83%8F.png?q=%89%E6%91%9C";
+    h.route(target, Route::typed(200, "image/png", b"\x89PNG"));
+    let out = tempfile::tempdir().unwrap();
+    crawl(h.url("/"), out.path(), &["-p"]).await;
+    let paths = web.paths_of(&h);
+    assert!(paths.iter().any(|p| p == target), "{paths:?}");
+}
