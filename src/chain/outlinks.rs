@@ -217,6 +217,8 @@ pub fn sitemap_links(rules: &LinkRules, capture: &Capture, url: &Url) -> Sitemap
         return SitemapLinks::default();
     }
     let body = decoded_body(capture, rules.max_sitemap_decoded, &mut faults);
+    // The protocol asks for UTF-8; one that declares another encoding is read in it.
+    let body = crate::extract::xml_as_utf8(&body, capture.head.charset().as_deref());
     let found = parse_sitemap(&body);
     let resolve = |locs: Vec<String>| -> Vec<Url> {
         locs.iter().filter_map(|l| resolve_link(url, l)).collect()
@@ -309,6 +311,7 @@ pub fn outlinks(
     } else if media.as_deref().is_some_and(may_be_feed) {
         // A feed archived as a page (`--accept` takes its type): the posts it lists.
         let body = decoded_body(capture, rules.max_decoded_size, &mut out.faults);
+        let body = crate::extract::xml_as_utf8(&body, capture.head.charset().as_deref());
         let feed = feed_links(&body, url, rules.max_links_per_page);
         if feed.dropped > 0 {
             out.faults.push(FaultKind::LinksCapped);

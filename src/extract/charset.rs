@@ -81,6 +81,28 @@ pub fn decode_stylesheet<'a>(
     decode_as(body, declared)
 }
 
+/// An XML document (a feed, a sitemap) as UTF-8 bytes for the XML reader, which reads UTF-8
+/// only: in its BOM's encoding, else its Content-Type charset (RFC 7303 puts it first), else
+/// its declaration's (`<?xml ... encoding="windows-1251"?>`, XML 1.0 section 4.3.3), else as
+/// it is (UTF-8). Borrowed when it is UTF-8 already, or gzip (a `.xml.gz` sitemap, read as it
+/// is decompressed).
+pub fn xml_as_utf8<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, [u8]> {
+    if body.starts_with(&[0x1f, 0x8b]) {
+        return Cow::Borrowed(body);
+    }
+    let encoding = Encoding::for_bom(body)
+        .map(|(e, _)| e)
+        .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
+        .or_else(|| xml_declaration(body.trim_ascii_start()));
+    match encoding {
+        Some(e) if e != encoding_rs::UTF_8 => match e.decode(body).0 {
+            Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+            Cow::Borrowed(_) => Cow::Borrowed(body),
+        },
+        _ => Cow::Borrowed(body),
+    }
+}
+
 /// Decodes plain text: BOM, then the Content-Type charset, else as an undeclared HTML page.
 pub fn decode_text<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, str> {
     let declared = Encoding::for_bom(body)
@@ -214,6 +236,32 @@ mod tests {
         let (text, used) = decode_html_with_encoding(b"plain ascii", None);
         assert!(matches!(text, Cow::Borrowed("plain ascii")));
         assert_eq!(used, encoding_rs::WINDOWS_1252);
+    }
+
+    #[test]
+    fn an_xml_document_is_made_utf8_from_its_declaration_or_header() {
+        let (cyrillic, _, _) = encoding_rs::WINDOWS_1251.encode("Москва");
+        let feed = [
+            b"<?xml version=\"1.0\" encoding=\"windows-1251\"?><rss>".as_slice(),
+            &cyrillic,
+        ]
+        .concat();
+        assert!(String::from_utf8(xml_as_utf8(&feed, None).into_owned())
+            .unwrap()
+            .ends_with("<rss>Москва"));
+        let (koi, _, _) = encoding_rs::KOI8_R.encode("Москва");
+        assert_eq!(&*xml_as_utf8(&koi, Some("koi8-r")), "Москва".as_bytes());
+        let utf16: Vec<u8> = "\u{feff}<feed/>"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(&*xml_as_utf8(&utf16, None), b"<feed/>");
+        assert!(matches!(xml_as_utf8(b"<urlset/>", None), Cow::Borrowed(_)));
+        // A gzip body (a `.xml.gz` sitemap) is left for its reader to decompress.
+        assert!(matches!(
+            xml_as_utf8(b"\x1f\x8b\x08", Some("latin1")),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]
