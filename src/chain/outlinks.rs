@@ -16,7 +16,7 @@ use crate::extract::links::extract_document;
 use crate::extract::manifest::manifest_urls;
 use crate::extract::robots_tag::field_says_nofollow;
 use crate::extract::script_urls::script_urls;
-use crate::extract::sitemap::parse_sitemap;
+use crate::extract::sitemap::{parse_sitemap, MAX_SITEMAP_URLS};
 use crate::extract::syndication::{feed_links, may_be_feed};
 use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
 use crate::fault::FaultKind;
@@ -220,6 +220,18 @@ pub fn sitemap_links(rules: &LinkRules, capture: &Capture, url: &Url) -> Sitemap
     // The protocol asks for UTF-8; one that declares another encoding is read in it.
     let body = crate::extract::xml_as_utf8(&body, capture.head.charset().as_deref());
     let found = parse_sitemap(&body);
+    if found.invalid && found.pages.is_empty() && found.sitemaps.is_empty() {
+        // An RSS or Atom feed named as a sitemap: the protocol takes one (sitemaps.org,
+        // "Syndication feed"), its entries being the pages.
+        let feed = feed_links(&body, url, MAX_SITEMAP_URLS);
+        if !feed.urls.is_empty() {
+            return SitemapLinks {
+                pages: feed.urls,
+                over_limits: feed.dropped as u64,
+                ..SitemapLinks::default()
+            };
+        }
+    }
     let resolve = |locs: Vec<String>| -> Vec<Url> {
         locs.iter().filter_map(|l| resolve_link(url, l)).collect()
     };

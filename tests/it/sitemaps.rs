@@ -201,7 +201,8 @@ async fn a_sitemap_answers_to_its_hosts_robots_txt_and_to_exclude() {
 /// wget's) reads none unless `--sitemaps` asks, where before it crawled every page of every
 /// sitemap; a site out of scope reached by a redirect has its sitemaps left alone (before,
 /// fetched and archived, their pages then dropped); `-X` keeps a listed sitemap out; an empty
-/// `Sitemap:` line names nothing (before, the site's root was fetched as a sitemap).
+/// `Sitemap:` line names nothing (before, the site's root was fetched as a sitemap); an RSS
+/// feed named as a sitemap gives its entries (before: counted invalid).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sitemap_answers_to_depth_scope_and_lists() {
     let web = Web::default();
@@ -214,7 +215,7 @@ async fn a_sitemap_answers_to_depth_scope_and_lists() {
             .collect();
         format!("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{entries}</urlset>")
     };
-    let robots = "User-agent: *\nDisallow:\nSitemap:\nSitemap: /maps/kept-out.xml\nSitemap: /sitemap-a.xml\n";
+    let robots = "User-agent: *\nDisallow:\nSitemap:\nSitemap: /maps/kept-out.xml\nSitemap: /sitemap-a.xml\nSitemap: /feed.xml\n";
     a.route(
         "/robots.txt",
         Route::typed(200, "text/plain", robots.as_bytes()),
@@ -228,6 +229,16 @@ async fn a_sitemap_answers_to_depth_scope_and_lists() {
     );
     a.route("/go", Route::redirect(302, &b.url("/")));
     a.route("/linked", Route::html("<p>linked</p>"));
+    // A feed named as a sitemap, as the protocol allows: its entries are pages.
+    let feed = format!(
+        "<rss version=\"2.0\"><channel><item><link>{}</link></item></channel></rss>",
+        a.url("/from-feed")
+    );
+    a.route(
+        "/feed.xml",
+        Route::typed(200, "application/rss+xml", feed.as_bytes()),
+    );
+    a.route("/from-feed", Route::html("<p>in the feed</p>"));
     for (path, listed) in [
         ("/sitemap-a.xml", "/listed-a"),
         ("/maps/kept-out.xml", "/kept-out"),
@@ -291,7 +302,7 @@ async fn a_sitemap_answers_to_depth_scope_and_lists() {
     web.clear_hits();
     let _out = crawl(&["-l", "1", "--sitemaps", "-X", "/maps"]).await;
     let on_a = web.paths_of(&a);
-    for p in ["/sitemap-a.xml", "/listed-a"] {
+    for p in ["/sitemap-a.xml", "/listed-a", "/feed.xml", "/from-feed"] {
         assert!(on_a.iter().any(|x| x == p), "{p}: {on_a:?}");
     }
     assert!(!on_a.iter().any(|p| p.contains("kept-out")), "{on_a:?}");
