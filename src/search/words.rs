@@ -6,6 +6,13 @@
 //! run of text. With the default tokenizer a whole run between punctuation was one word:
 //! `東京都` found nothing in `東京都は日本の首都です`.
 //!
+//! Thai, Lao, Khmer and Myanmar, written without spaces too, are cut into pairs the same way
+//! (a dictionary would cut them into words; pairs find every word without one). Combining
+//! marks belong to the word they mark (`cafe` + U+0301 is one word, not `cafe` and a mark),
+//! and each word is NFKC-normalized, as Elasticsearch's ICU normalizer does: the composed and
+//! decomposed `café` are one word, and so are full-width `Ｔｏｋｙｏ` and `tokyo`, half-width
+//! `ｶﾀｶﾅ` and `カタカナ` (found by an exploratory search: each gave no hit for the other).
+//!
 //! It is registered under tantivy's own name, `default`, which the schema's text fields name:
 //! the schema stays what other tantivy readers (tantivy-py) open and query as before, and
 //! their default cuts all but CJK text the same way.
@@ -14,6 +21,8 @@ use tantivy::tokenizer::{
     LowerCaser, RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer,
 };
 use tantivy::Index;
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
 
 /// The tokenizer's name in the schema: tantivy's default, which this one takes the place of.
 const WORDS: &str = "default";
@@ -31,7 +40,10 @@ pub fn register(index: &Index) {
 /// True for a character of a script written without spaces between words.
 fn is_cjk(c: char) -> bool {
     matches!(c as u32,
-        0x3040..=0x30FF     // Hiragana, Katakana
+        0x0E00..=0x0EFF     // Thai, Lao
+        | 0x1000..=0x109F   // Myanmar
+        | 0x1780..=0x17FF   // Khmer
+        | 0x3040..=0x30FF   // Hiragana, Katakana
         | 0x31F0..=0x31FF   // Katakana extensions
         | 0x3400..=0x4DBF   // CJK extension A
         | 0x4E00..=0x9FFF   // CJK unified ideographs
@@ -64,7 +76,7 @@ fn spans(text: &str) -> Vec<(usize, usize)> {
         } else if c.is_alphanumeric() {
             let mut to = end;
             while let Some(&(next, d)) = chars.peek() {
-                if !d.is_alphanumeric() || is_cjk(d) {
+                if !(d.is_alphanumeric() || is_combining_mark(d)) || is_cjk(d) {
                     break;
                 }
                 to = next + d.len_utf8();
@@ -111,7 +123,11 @@ impl TokenStream for WordStream<'_> {
         self.token.offset_from = from;
         self.token.offset_to = to;
         self.token.text.clear();
-        self.token.text.push_str(&self.text[from..to]);
+        let word = &self.text[from..to];
+        match word.is_ascii() {
+            true => self.token.text.push_str(word),
+            false => self.token.text.extend(word.nfkc()),
+        }
         true
     }
 
@@ -144,5 +160,23 @@ mod tests {
         );
         assert_eq!(words("ABC東京 x 都 y"), ["ABC", "東京", "x", "都", "y"]);
         assert_eq!(words("서울특별시"), ["서울", "울특", "특별", "별시"]);
+        assert_eq!(words("ไทย"), ["ไท", "ทย"]);
+        assert_eq!(words("cafe\u{301} au lait"), ["cafe\u{301}", "au", "lait"]);
+    }
+
+    #[test]
+    fn words_are_nfkc_normalized() {
+        let tokens = |text: &str| {
+            let mut words = Words::default();
+            let mut stream = words.token_stream(text);
+            let mut out = Vec::new();
+            while stream.advance() {
+                out.push(stream.token().text.clone());
+            }
+            out
+        };
+        assert_eq!(tokens("cafe\u{301}"), tokens("caf\u{e9}"));
+        assert_eq!(tokens("Ｔｏｋｙｏ"), ["Tokyo"]);
+        assert_eq!(tokens("ｶﾀｶﾅ"), tokens("カタカナ"));
     }
 }

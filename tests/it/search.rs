@@ -305,7 +305,8 @@ async fn a_crawl_indexed_as_it_goes_answers_known_queries_as_tantivy_py_does() {
 
 /// Chinese, Japanese and Korean text, written without spaces between words, is found by any
 /// word inside a run (pairs of characters, as Lucene's CJK analyzer cuts it). Before, a run
-/// between punctuation was one word: `東京都` found nothing in `東京都は日本の首都です`.
+/// between punctuation was one word: `東京都` found nothing in `東京都は日本の首都です`. Thai
+/// too; and a word written decomposed or in full-width letters is found as written plainly.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn words_inside_chinese_japanese_and_korean_text_are_found() {
     let web = Web::default();
@@ -314,7 +315,7 @@ async fn words_inside_chinese_japanese_and_korean_text_are_found() {
         "/",
         page(
             "Index",
-            r#"<a href="/ja">ja</a> <a href="/zh">zh</a> <a href="/ko">ko</a>"#,
+            r#"<a href="/ja">ja</a> <a href="/zh">zh</a> <a href="/ko">ko</a> <a href="/th">th</a> <a href="/fr">fr</a>"#,
         ),
     );
     h.route(
@@ -326,6 +327,10 @@ async fn words_inside_chinese_japanese_and_korean_text_are_found() {
         "/ko",
         page("서울 안내", "서울특별시는 대한민국의 수도이다."),
     );
+    // Thai, also written without spaces; French in decomposed form (e + U+0301), full-width
+    // Latin letters.
+    h.route("/th", page("กรุงเทพ", "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย"));
+    h.route("/fr", page("Voyage", "Un cafe\u{301} a\u{300} Ｔｏｋｙｏ"));
     let out = tempfile::tempdir().unwrap();
     let index = out.path().join("index");
     let crawl = trawl(args![
@@ -349,6 +354,10 @@ async fn words_inside_chinese_japanese_and_korean_text_are_found() {
         ("北京", "/zh"),
         ("서울", "/ko"),
         ("특별시", "/ko"),
+        ("ประเทศไทย", "/th"),
+        ("กรุงเทพมหานคร", "/th"),
+        ("caf\u{e9}", "/fr"),
+        ("tokyo", "/fr"),
     ] {
         assert_eq!(urls(&search(&index, query).await), [h.url(path)], "{query}");
     }
