@@ -54,7 +54,13 @@ impl Limits {
     pub fn is_path_trap(&self, url: &url::Url) -> bool {
         // Runs for every discovered link: no allocation. Paths are short, and one deeper than
         // the limit is refused before the quadratic repeat count.
-        let segments = || url.path().split('/').filter(|s| !s.is_empty());
+        // Empty segments count (`/a//b` is three deep, `//////` five empty ones repeated):
+        // a server that merges slashes (nginx's default, Apache) answers `.//` links for
+        // ever, and passed over they made no trap of it. Only the path's own leading `/` and
+        // one trailing `/` are no segment, as Heritrix counts a path's slashes.
+        let path = url.path().strip_prefix('/').unwrap_or(url.path());
+        let path = path.strip_suffix('/').unwrap_or(path);
+        let segments = || path.split('/').filter(|_| !path.is_empty());
         let depth = segments().count();
         if depth > self.max_path_depth {
             return true;

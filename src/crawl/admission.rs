@@ -351,6 +351,19 @@ mod tests {
             a.check(&u("http://a.org/a/b/a/b/a"), 1, 0),
             Err(Rejection::PathTrap)
         );
+        // Empty segments count: `.//` links on a server that merges slashes went on to the
+        // URL length limit (a trailing `/` and the leading one are no segment).
+        assert_eq!(a.check(&u("http://a.org/one//"), 1, 0), Ok(()));
+        assert_eq!(a.check(&u("http://a.org/"), 1, 0), Ok(()));
+        assert_eq!(
+            a.check(&u("http://a.org/one////"), 1, 0),
+            Err(Rejection::PathTrap)
+        );
+        assert_eq!(a.check(&u("http://a.org/1//2/3/4/"), 1, 0), Ok(()));
+        assert_eq!(
+            a.check(&u("http://a.org/1//2/3/4/5"), 1, 0),
+            Err(Rejection::PathTrap)
+        );
     }
 
     #[test]
