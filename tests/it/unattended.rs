@@ -448,7 +448,7 @@ async fn closed_files_move_to_the_finished_dir_and_the_command_runs_once_each() 
 
 /// A seed that answers with an HTTP error (moved, mistyped, gone) is archived as data, and
 /// said at default verbosity, where a cron job's log shows it; the exit code stays 0. So is a
-/// seed of a type not archived.
+/// seed of a type not archived, and one whose redirects loop or never end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seed_that_answers_an_error_is_named_in_the_log() {
     let web = Web::default();
@@ -458,6 +458,14 @@ async fn a_seed_that_answers_an_error_is_named_in_the_log() {
         "/report.pdf",
         Route::typed(200, "application/pdf", b"%PDF-1.4 a report"),
     );
+    h.route("/loop-a", Route::redirect(302, &h.url("/loop-b")));
+    h.route("/loop-b", Route::redirect(302, &h.url("/loop-a")));
+    for i in 0..30 {
+        h.route(
+            &format!("/r{i}"),
+            Route::redirect(302, &h.url(&format!("/r{}", i + 1))),
+        );
+    }
     h.route(
         "/",
         Route::html("<a href=/missing>a dead link, not a seed</a><a href=/private/y>y</a>"),
@@ -473,6 +481,8 @@ async fn a_seed_that_answers_an_error_is_named_in_the_log() {
         h.url("/"),
         h.url("/private/x"),
         h.url("/report.pdf"),
+        h.url("/loop-a"),
+        h.url("/r0"),
         "--out",
         out.path().display(),
         "--delay",
@@ -489,6 +499,18 @@ async fn a_seed_that_answers_an_error_is_named_in_the_log() {
         h.url("/report.pdf")
     );
     assert!(log.contains(&dropped), "{log}");
+    // So is a seed whose redirects loop or go on past --max-redirects (wget: "20
+    // redirections exceeded"); before, exit 0 and nothing said.
+    let looped = format!(
+        "{} redirects to {}, which this crawl already has",
+        h.url("/loop-b"),
+        h.url("/loop-a")
+    );
+    assert!(log.contains(&looped), "{log}");
+    assert!(
+        log.contains("a seed redirected more than --max-redirects times"),
+        "{log}"
+    );
     assert!(
         log.contains(&format!("seed {} answered 410", h.url("/gone"))),
         "{log}"

@@ -124,6 +124,9 @@ impl Ledger {
         via: Via<'_>,
         now: Instant,
     ) {
+        // A seed's chain that ends in no page is said, as a seed that answers an error is
+        // (wget: "20 redirections exceeded", exit 8): before, exit 0 and nothing archived.
+        let chain = seed.map(|from| (from.clone(), url.clone()));
         if let Some(seed) = seed {
             let widened = self.admission.scope.add_seed(&url);
             self.seed_journal.scope_seed(&url, widened, false);
@@ -137,10 +140,22 @@ impl Ledger {
             (depth, redirects),
             seed.is_some(),
         );
-        if let Some(mut candidate) = candidate {
-            candidate.referer = via.referer(&self.referer, &candidate.url);
-            if self.frontier.push(candidate, now) == Admit::Seen {
-                self.tally.filtered.duplicate += 1;
+        let Some(mut candidate) = candidate else {
+            if let Some((from, to)) = chain {
+                if self.admission.check_seed_redirect(&to, redirects) == Err(Rejection::Redirects) {
+                    tracing::warn!("a seed redirected more than --max-redirects times: {from} to {to} is given up");
+                }
+            }
+            return;
+        };
+        candidate.referer = via.referer(&self.referer, &candidate.url);
+        if self.frontier.push(candidate, now) == Admit::Seen {
+            self.tally.filtered.duplicate += 1;
+            // Back to where it came from, or after two hops or more to a URL the crawl has:
+            // a loop (`/a` to `/b` to `/a`). One hop to a URL another seed named (http to
+            // https) is no news.
+            if let Some((from, to)) = chain.filter(|(from, to)| from == to || redirects >= 2) {
+                tracing::warn!("a seed's redirects loop: {from} redirects to {to}, which this crawl already has (the chain is given up)");
             }
         }
     }
