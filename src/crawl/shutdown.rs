@@ -97,6 +97,7 @@ pub(super) async fn finish(
     ledger.tally.filtered.robots = counters.robots_denied;
     ledger.tally.filtered.robots_unavailable = counters.robots_unavailable;
     ledger.tally.filtered.host_down = counters.host_down;
+    ledger.tally.sitemaps.over_limits += counters.sitemaps_over_budget;
     let stats = CrawlStats::build(
         &ledger.tally,
         Totals {

@@ -54,6 +54,8 @@ pub struct HostState {
     pub parked: bool,
     /// Sitemaps to fetch before pages, with their nesting level.
     pub sitemaps: std::collections::VecDeque<(Url, u32)>,
+    /// Sitemap files of this host queued in this run ([`super::sitemaps::MAX_SITEMAPS_PER_HOST`]).
+    pub sitemaps_queued: u32,
     /// Pages of other hosts that linked here (`--order backlinks`; counted once per page).
     pub backlinks: u64,
     /// Jobs started since its turn began (see [`super::scheduler`]).
@@ -83,6 +85,7 @@ impl HostState {
             group: Membership::Own,
             parked: false,
             sitemaps: Default::default(),
+            sitemaps_queued: 0,
             backlinks: 0,
             turn: 0,
             health: HostHealth::default(),

@@ -98,6 +98,8 @@ pub struct Frontier {
     groups: Groups,
     /// Sitemap URLs queued this run.
     sitemaps_seen: std::collections::HashSet<String>,
+    /// The run's sitemap share was reached and said so.
+    sitemaps_all_said: bool,
     robots_redirects: RobotsRedirects,
     /// Link counts waiting for a re-rank pass (`--order backlinks`).
     backlinks: Option<Backlinks>,
@@ -140,6 +142,7 @@ impl Frontier {
             },
             groups: Groups::new(config.politeness),
             sitemaps_seen: Default::default(),
+            sitemaps_all_said: false,
             robots_redirects: Default::default(),
             backlinks: ranked.then(|| Backlinks::new(now, keep_urls)),
             requisites_only: false,

@@ -50,4 +50,8 @@ pub struct FrontierCounters {
     /// Hosts given up for that.
     #[serde(default)]
     pub hosts_down: u64,
+    /// Sitemap files not fetched: past a host's share, or the run's
+    /// ([`super::sitemaps::MAX_SITEMAPS_PER_HOST`], [`super::sitemaps::MAX_SITEMAPS`]).
+    #[serde(default)]
+    pub sitemaps_over_budget: u64,
 }

@@ -3,7 +3,11 @@
 //! else the origin's `/sitemap.xml` when its robots rules allow it. A host fetches its queued
 //! sitemaps before its pages, under the same politeness. Index files queue their sitemaps one
 //! level deeper, at most [`MAX_SITEMAP_NESTING`] levels; a sitemap URL is fetched once per run
-//! (an index that lists itself ends there), and at most [`MAX_SITEMAPS`] per run.
+//! (an index that lists itself ends there), at most [`MAX_SITEMAPS_PER_HOST`] of one host and
+//! [`MAX_SITEMAPS`] in all per run: one site that lists 20,000 sitemaps does not take the
+//! run's share of the others (found by an exploratory crawl: another site's one sitemap was
+//! never fetched, and nothing said so). Those past a share are counted over the limits and
+//! said, once for each host.
 //!
 //! The list of sitemaps still to fetch is not saved: a crawl resumed after a kill re-discovers
 //! the sitemaps of origins whose robots.txt it fetches again, not of the others.
@@ -19,6 +23,8 @@ use super::{robots_job, Frontier, Gate, Job, JobKind, RobotsState};
 pub const MAX_SITEMAP_NESTING: u32 = 2;
 /// Most sitemap files fetched in one run.
 pub const MAX_SITEMAPS: usize = 10_000;
+/// Most sitemap files of one host fetched in one run (each may list 50,000 URLs).
+pub const MAX_SITEMAPS_PER_HOST: u32 = 1_000;
 
 impl Frontier {
     /// Queues the sitemaps of `origin`, whose robots rules just became known: those its
@@ -60,12 +66,30 @@ impl Frontier {
         if self.requisites_only
             || !matches!(url.scheme(), "http" | "https")
             || nesting > MAX_SITEMAP_NESTING
-            || self.sitemaps_seen.len() >= MAX_SITEMAPS
-            || !self.sitemaps_seen.insert(url.as_str().to_string())
+            || self.sitemaps_seen.contains(url.as_str())
         {
             return;
         }
         let id = self.host_id(url.host_str().unwrap_or(""), now);
+        let of_host = self.hosts[id as usize].sitemaps_queued;
+        if of_host >= MAX_SITEMAPS_PER_HOST || self.sitemaps_seen.len() >= MAX_SITEMAPS {
+            self.counters.sitemaps_over_budget += 1;
+            let q = &mut self.hosts[id as usize];
+            if of_host == MAX_SITEMAPS_PER_HOST {
+                // Said once: the count goes one past the share.
+                tracing::warn!(
+                    "{} lists more than {MAX_SITEMAPS_PER_HOST} sitemaps: the rest are not fetched",
+                    q.name
+                );
+                q.sitemaps_queued += 1;
+            } else if of_host < MAX_SITEMAPS_PER_HOST && !self.sitemaps_all_said {
+                tracing::warn!("{MAX_SITEMAPS} sitemaps queued in this run: no more are");
+                self.sitemaps_all_said = true;
+            }
+            return;
+        }
+        self.sitemaps_seen.insert(url.as_str().to_string());
+        self.hosts[id as usize].sitemaps_queued += 1;
         if self.storage.queues_sitemaps() {
             // A shared crawl: an entry of the host's queue, fetched by whoever holds the host.
             let entry = QueuedUrl {

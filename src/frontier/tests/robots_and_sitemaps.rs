@@ -290,3 +290,33 @@ fn two_names_whose_robots_txt_moves_to_each_others_keep_each_hosts_delay() {
     }
     assert!(asked >= 8, "{asked}");
 }
+
+#[test]
+fn one_host_takes_no_more_than_its_share_of_the_runs_sitemaps() {
+    let config = FrontierConfig {
+        sitemaps: true,
+        ..config(false)
+    };
+    let mut f = Frontier::open(config, Box::new(CrawlDb::in_memory()), Instant::now()).unwrap();
+    let t = Instant::now();
+    let extra = 5;
+    use crate::frontier::sitemaps::MAX_SITEMAPS_PER_HOST;
+    for i in 0..MAX_SITEMAPS_PER_HOST + extra {
+        f.queue_sitemap(
+            Url::parse(&format!("http://spam.test/s{i}.xml")).unwrap(),
+            0,
+            t,
+        );
+    }
+    // Another site's sitemap, named after them, is still fetched (it was not, past 10,000).
+    f.queue_sitemap(Url::parse("http://good.test/sitemap.xml").unwrap(), 0, t);
+    let queued = |name: &str| {
+        f.hosts
+            .iter()
+            .find(|q| &*q.name == name)
+            .map_or(0, |q| q.sitemaps.len())
+    };
+    assert_eq!(queued("spam.test"), MAX_SITEMAPS_PER_HOST as usize);
+    assert_eq!(queued("good.test"), 1);
+    assert_eq!(f.counters().sitemaps_over_budget, u64::from(extra));
+}
