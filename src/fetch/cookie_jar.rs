@@ -3,9 +3,16 @@
 //! browser, wget and Heritrix do. Shared by every fetch of a process.
 //!
 //! Servers are untrusted, so the jar is capped: a cookie over 4 KiB, more than 50 per
-//! response or per host, a `Domain` that is a public suffix (`.com`, `github.io`: a cookie
-//! for every site under it), or a jar of 100,000 cookies, and the cookie is ignored; the
-//! `Cookie` field sent is at most 8 KiB.
+//! response or per URL, more than 180 per site (Chromium's and Firefox's limit), or a
+//! `Domain` that is a public suffix (`.com`, `github.io`: a cookie for every site under it),
+//! and the cookie is ignored; the `Cookie` field sent is at most 8 KiB. The jar holds at most
+//! 10,000 cookies (Chromium keeps 3,300): a new one past that makes room by dropping the
+//! cookies of the site least recently sent or set any, as a browser evicts the least recently
+//! used. Before (2026-11-29, found by an exploratory crawl), one site could fill the jar's
+//! 100,000 alone with cookies of their own paths: 1 GB of memory, a state file rewritten at
+//! 800 MB, and from the cap on, every `Set-Cookie` rebuilt every store under the jar's lock,
+//! which stalled the whole crawl past `--shutdown-timeout`. Expired cookies are cleared at
+//! most once per [`PURGE_EVERY`] cookies stored.
 //!
 //! The cookies are kept apart by site (registrable domain: `www.a.org` and `b.a.org` are
 //! `a.org`; an IP address or a name with none is its own), a store each: a cookie is only
@@ -30,8 +37,12 @@ const MAX_COOKIE_BYTES: usize = 4096;
 const MAX_PER_RESPONSE: usize = 50;
 /// Most cookies sent to, or kept for, one URL.
 const MAX_PER_URL: usize = 50;
+/// Most cookies kept for one site.
+const MAX_PER_SITE: usize = 180;
 /// Most cookies in the jar.
-const MAX_COOKIES: usize = 100_000;
+const MAX_COOKIES: usize = 10_000;
+/// Cookies stored into a full jar between two clearings of the expired ones.
+const PURGE_EVERY: u32 = 1_000;
 /// Largest `Cookie` field sent.
 const MAX_HEADER_BYTES: usize = 8192;
 
@@ -44,13 +55,27 @@ pub struct CookieJar {
 #[derive(Debug, Default)]
 struct Inner {
     /// A store for each site that set a cookie, by [`site_of`].
-    sites: HashMap<String, CookieStore>,
+    sites: HashMap<String, Site>,
     /// Cookies inserted (an upper bound of those in the stores).
     count: usize,
+    /// A clock of uses (stores and sends), for the least recently used site.
+    tick: u64,
+    /// Cookies stored into a full jar since its expired ones were last cleared.
+    since_purge: u32,
     /// Bumped by every change, so a save point writes the jar only when it changed.
     changes: u64,
     /// `changes` when the jar was last taken for saving.
     saved: u64,
+}
+
+/// One site's cookies.
+#[derive(Debug, Default)]
+struct Site {
+    store: CookieStore,
+    /// Cookies inserted (an upper bound: some may have expired).
+    cookies: usize,
+    /// [`Inner::tick`] when the site last set or was sent a cookie.
+    used: u64,
 }
 
 impl CookieJar {
@@ -68,12 +93,18 @@ impl CookieJar {
             let Some(url) = origin_of(cookie) else {
                 continue;
             };
-            if inner.count < MAX_COOKIES
-                && matches!(
-                    inner.site_mut(&url).insert(cookie.clone(), &url),
-                    Ok(StoreAction::Inserted | StoreAction::UpdatedExisting)
-                )
-            {
+            if inner.count >= MAX_COOKIES {
+                break;
+            }
+            let site = inner.site_mut(&url);
+            if site.cookies >= MAX_PER_SITE {
+                continue;
+            }
+            if matches!(
+                site.store.insert(cookie.clone(), &url),
+                Ok(StoreAction::Inserted | StoreAction::UpdatedExisting)
+            ) {
+                site.cookies += 1;
                 inner.count += 1;
                 taken += 1;
             }
@@ -85,11 +116,15 @@ impl CookieJar {
     /// The `Cookie` field for a request to `url`, if any cookie matches; `with` is a
     /// `Cookie` value the operator set with `--header`, which comes first.
     pub fn header_for(&self, url: &Url, with: Option<&HeaderValue>) -> Option<HeaderValue> {
-        let inner = self.lock();
+        let mut inner = self.lock();
         if inner.sites.is_empty() {
             return None;
         }
-        let mut matched = inner.sites.get(site_of(url)?)?.matches(url);
+        inner.tick += 1;
+        let tick = inner.tick;
+        let site = inner.sites.get_mut(site_of(url)?)?;
+        site.used = tick;
+        let mut matched = site.store.matches(url);
         if matched.is_empty() {
             return None;
         }
@@ -166,13 +201,16 @@ impl CookieJar {
 }
 
 impl Inner {
-    /// The store of `url`'s site, made if it has none.
-    fn site_mut(&mut self, url: &Url) -> &mut CookieStore {
+    /// The store of `url`'s site, made if it has none, marked as used now.
+    fn site_mut(&mut self, url: &Url) -> &mut Site {
         let site = site_of(url).unwrap_or_default();
         if !self.sites.contains_key(site) {
-            self.sites.insert(site.to_string(), CookieStore::default());
+            self.sites.insert(site.to_string(), Site::default());
         }
-        self.sites.get_mut(site).expect("inserted above")
+        self.tick += 1;
+        let entry = self.sites.get_mut(site).expect("inserted above");
+        entry.used = self.tick;
+        entry
     }
 
     /// Every site's unexpired cookies, in the cookies.txt format, in the order of their
@@ -181,7 +219,7 @@ impl Inner {
         let mut cookies: Vec<(String, String, &Cookie<'static>)> = self
             .sites
             .values()
-            .flat_map(|store| store.iter_unexpired())
+            .flat_map(|site| site.store.iter_unexpired())
             .map(|c| {
                 let domain = c.domain.as_cow().unwrap_or_default().into_owned();
                 (domain, String::from(&c.path), c)
@@ -193,21 +231,43 @@ impl Inner {
 
     fn store_one(&mut self, cookie: Cookie<'static>, url: &Url) {
         if self.count >= MAX_COOKIES {
-            self.purge_expired();
+            self.since_purge += 1;
+            if self.since_purge >= PURGE_EVERY {
+                self.purge_expired();
+            }
         }
-        let full = self.count >= MAX_COOKIES;
-        let store = self.site_mut(url);
-        let new = store.get(
-            &cookie.domain.as_cow().unwrap_or_default(),
-            &String::from(&cookie.path),
-            cookie.name(),
-        );
-        if new.is_none() && (full || store.matches(url).len() >= MAX_PER_URL) {
-            return;
+        let name = site_of(url).unwrap_or_default().to_string();
+        let site = self.site_mut(url);
+        let known = site
+            .store
+            .get(
+                &cookie.domain.as_cow().unwrap_or_default(),
+                &String::from(&cookie.path),
+                cookie.name(),
+            )
+            .is_some();
+        if !known {
+            if site.cookies >= MAX_PER_SITE {
+                // Counted again before the cookie is refused: some may have expired.
+                site.cookies = site.store.iter_unexpired().count();
+            }
+            if site.cookies >= MAX_PER_SITE || site.store.matches(url).len() >= MAX_PER_URL {
+                return;
+            }
+            if self.count >= MAX_COOKIES && !self.evict_least_used(&name) {
+                return;
+            }
         }
-        match store.insert(cookie, url) {
+        let site = self.sites.get_mut(&name).expect("made above");
+        match site.store.insert(cookie, url) {
             Ok(StoreAction::Inserted) => {
+                site.cookies += 1;
                 self.count += 1;
+                self.changes += 1;
+            }
+            Ok(StoreAction::ExpiredExisting) => {
+                site.cookies = site.cookies.saturating_sub(1);
+                self.count = self.count.saturating_sub(1);
                 self.changes += 1;
             }
             Ok(_) => self.changes += 1,
@@ -215,17 +275,36 @@ impl Inner {
         }
     }
 
+    /// Drops the cookies of the site least recently used, other than `keep`: false when
+    /// there is none.
+    fn evict_least_used(&mut self, keep: &str) -> bool {
+        let Some(oldest) = self
+            .sites
+            .iter()
+            .filter(|(name, _)| name.as_str() != keep)
+            .min_by_key(|(_, site)| site.used)
+            .map(|(name, _)| name.clone())
+        else {
+            return false;
+        };
+        let gone = self.sites.remove(&oldest).map_or(0, |s| s.cookies);
+        self.count = self.count.saturating_sub(gone);
+        self.changes += 1;
+        true
+    }
+
     /// Drops expired cookies and counts again.
     fn purge_expired(&mut self) {
+        self.since_purge = 0;
         self.count = 0;
-        for store in self.sites.values_mut() {
-            let kept: Vec<Cookie<'static>> = store.iter_unexpired().cloned().collect();
+        for site in self.sites.values_mut() {
+            let kept: Vec<Cookie<'static>> = site.store.iter_unexpired().cloned().collect();
+            site.cookies = kept.len();
             self.count += kept.len();
-            *store = CookieStore::from_cookies(kept.into_iter().map(Ok::<_, ()>), false)
+            site.store = CookieStore::from_cookies(kept.into_iter().map(Ok::<_, ()>), false)
                 .unwrap_or_default();
         }
-        self.sites
-            .retain(|_, store| store.iter_any().next().is_some());
+        self.sites.retain(|_, site| site.cookies > 0);
     }
 }
 
@@ -335,6 +414,43 @@ mod tests {
         let big = format!("big={}", "x".repeat(MAX_COOKIE_BYTES));
         jar.store_from(&url("http://big.test/"), &head(&[&big]));
         assert_eq!(jar.header_for(&url("http://big.test/"), None), None);
+    }
+
+    #[test]
+    fn a_site_keeps_180_and_a_full_jar_drops_the_least_used_site() {
+        let jar = CookieJar::new();
+        // Cookies of their own paths, so that no URL matches 50 of them: 300 set, 180 kept.
+        let set = |site: &str, from: usize, n: usize| {
+            let fields: Vec<String> = (from..from + n)
+                .map(|i| format!("c{i}=v; Path=/p{i}"))
+                .collect();
+            let refs: Vec<&str> = fields.iter().map(String::as_str).collect();
+            jar.store_from(&url(&format!("http://{site}/")), &head(&refs));
+        };
+        for round in 0..6 {
+            set("greedy.test", round * 50, 50);
+        }
+        assert_eq!(
+            jar.lock().sites["greedy.test"].store.iter_any().count(),
+            MAX_PER_SITE
+        );
+        // 60 sites of 180 are more than the jar holds: the least used go, the jar stays
+        // within its cap, and the site that set one last has it.
+        for i in 0..60 {
+            for round in 0..4 {
+                set(&format!("s{i}.test"), round * 50, 50);
+            }
+        }
+        set("last.test", 0, 1);
+        let inner = jar.lock();
+        let held: usize = inner
+            .sites
+            .values()
+            .map(|s| s.store.iter_any().count())
+            .sum();
+        assert!(held <= MAX_COOKIES, "{held}");
+        assert!(!inner.sites.contains_key("greedy.test"));
+        assert!(inner.sites.contains_key("s59.test") && inner.sites.contains_key("last.test"));
     }
 
     #[test]
