@@ -278,6 +278,11 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub max_path_repeats: usize,
 
+    /// Most hosts of one site (registrable domain) links are followed to: a wildcard-DNS site
+    /// linking endless subdomains stops there (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_hosts_per_site: usize,
+
     /// Most redirect hops followed from one URL.
     #[arg(
         long,

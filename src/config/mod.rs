@@ -158,6 +158,7 @@ impl Config {
             max_path_depth: args.max_path_depth,
             max_path_repeats: args.max_path_repeats.max(1),
             ports,
+            max_hosts_per_site: args.max_hosts_per_site,
         };
         let Collected {
             seeds,

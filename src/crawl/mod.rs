@@ -47,6 +47,7 @@ pub mod save_point;
 mod seed_feed;
 pub mod setup;
 mod shutdown;
+mod site_hosts;
 mod status;
 pub mod stop_signals;
 

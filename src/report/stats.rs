@@ -101,6 +101,9 @@ pub struct Filtered {
     pub port: u64,
     /// Links to hosts that reached `--max-pages-per-host`.
     pub host_quota: u64,
+    /// Links to hosts past their site's `--max-hosts-per-site`.
+    #[serde(default)]
+    pub site_hosts: u64,
     /// Responses not archived because the page target was already reached.
     pub target_reached: u64,
     /// Links already seen (not a filter, but useful for tuning).

@@ -146,3 +146,65 @@ async fn ip_politeness_spaces_requests_to_a_shared_address() {
         text(&refused)
     );
 }
+
+/// A wildcard-DNS site whose page links endless subdomains, in the default scope (its
+/// domain): links are followed to `--max-hosts-per-site` of its hosts, the rest counted and
+/// said. Before, every one became a host of the frontier (6 million and 4.2 GB in a minute).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_site_of_endless_subdomains_gives_its_share_of_hosts() {
+    let web = Web::default();
+    let h = web.host("127.0.0.224").await;
+    let port = h.addr.port();
+    let links: String = (0..40)
+        .map(|i| format!(r#"<a href="http://h{i}.farm.test:{port}/">{i}</a>"#))
+        .collect();
+    h.route("/", Route::html(&links));
+    let out = tempfile::tempdir().unwrap();
+    let result = trawl(args![
+        "crawl",
+        format!("http://www.farm.test:{port}/"),
+        "--resolve",
+        format!("*:{port}:127.0.0.224"),
+        "--max-hosts-per-site",
+        "10",
+        "--delay",
+        "0ms",
+        "--no-sitemaps",
+        "--out",
+        out.path().display(),
+        "--stats",
+        out.path().join("stats.json").display()
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let mut hosts: Vec<String> = web
+        .hits()
+        .iter()
+        .filter_map(|hit| {
+            hit.head
+                .lines()
+                .find_map(|l| {
+                    l.strip_prefix("host: ")
+                        .or_else(|| l.strip_prefix("Host: "))
+                })
+                .map(str::to_string)
+        })
+        .collect();
+    hosts.sort();
+    hosts.dedup();
+    // The seed's host and ten more.
+    assert_eq!(hosts.len(), 11, "{hosts:?}");
+    let stats = crate::harness::read_json(&out.path().join("stats.json"));
+    // Each of the 11 pages links the same 40 hosts: 30 of them past the share.
+    assert_eq!(
+        stats["filtered"]["site_hosts"],
+        11 * 30,
+        "{}",
+        stats["filtered"]
+    );
+    assert!(
+        text(&result).contains("farm.test has more hosts than --max-hosts-per-site"),
+        "{}",
+        text(&result)
+    );
+}

@@ -22,6 +22,7 @@ mod seeds;
 use super::admission::Admission;
 use super::job::{JobResult, Outcome, SlowDown};
 use super::operator_changes::LiveChanges;
+use super::site_hosts::SiteHosts;
 use crate::chain::filter::SkipReason;
 use crate::config::AdmissionConfig;
 use crate::exchange::Truncation;
@@ -107,6 +108,8 @@ pub(super) struct Ledger {
     /// The fetcher's SSRF guard (set by setup; a guard of its own until then), which a seed's
     /// move to another port of its address tells.
     pub(super) guard: AddressGuard,
+    /// The hosts of each site links are followed to (`--max-hosts-per-site`).
+    site_hosts: SiteHosts,
 }
 
 impl Ledger {
@@ -126,6 +129,7 @@ impl Ledger {
             false => scope,
         };
         let referer = admission.referer.clone();
+        let site_hosts = SiteHosts::new(admission.limits.max_hosts_per_site);
         let admission = Admission::new(
             scope,
             admission.filter.clone(),
@@ -153,6 +157,7 @@ impl Ledger {
             login: None,
             linked: LinkedRequisites::new(rules.page_requisites),
             guard: AddressGuard::default(),
+            site_hosts,
         }
     }
 

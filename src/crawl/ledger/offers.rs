@@ -12,6 +12,7 @@ use super::linked_requisites::SeenRequisite;
 use super::{Ledger, LedgerRules};
 use crate::chain::outlinks::Outlinks;
 use crate::crawl::admission::{Admission, Rejection};
+use crate::crawl::site_hosts::{HostTaken, SiteHosts};
 use crate::frontier::{Admit, Candidate, Job, LinkKey};
 use crate::report::stats::Filtered;
 use crate::report::Tally;
@@ -60,11 +61,13 @@ impl Ledger {
         // A link seen moments ago is a duplicate before any admission rule is tried
         // (most of a page's links are: navigation, footers).
         let (rules, admission, tally) = (&self.rules, &self.admission, &mut self.tally);
+        let hosts = &mut self.site_hosts;
         let (depth, referer) = (job.depth + 1, &self.referer);
         let seen = self
             .frontier
             .push_keyed_links(&job.host, links, keys, now, |link| {
-                let mut candidate = admit(rules, admission, tally, link, (depth, 0), false)?;
+                let checks = (rules, admission, &mut *tally, &mut *hosts);
+                let mut candidate = admit(checks, link, (depth, 0), false)?;
                 candidate.referer = referer.found_in(&job.url, page, &candidate.url);
                 Some(candidate)
             });
@@ -85,6 +88,9 @@ impl Ledger {
     ) {
         if let Err(rejection) = self.admission.check_requisite(&url, hops) {
             count_rejection(&mut self.tally.filtered, rejection);
+            return;
+        }
+        if !self.take_host(&url) {
             return;
         }
         let candidate = Candidate {
@@ -112,6 +118,11 @@ impl Ledger {
         }
     }
 
+    /// [`host_taken`] of the ledger's own site hosts and counters.
+    fn take_host(&mut self, url: &Url) -> bool {
+        host_taken(&mut self.site_hosts, &mut self.tally, url)
+    }
+
     /// Offers a discovered URL to the frontier. Redirects out of a seed's own chain (from
     /// `seed`) extend the scope to their target, as a seed that moved is still what the user
     /// asked for; an IP-literal seed that moves to another port of its address (http to
@@ -132,14 +143,13 @@ impl Ledger {
             self.seed_journal.scope_seed(&url, widened, false);
             self.moved_within_address(seed, Some(&url));
         }
-        let candidate = admit(
+        let checks = (
             &self.rules,
             &self.admission,
             &mut self.tally,
-            url,
-            (depth, redirects),
-            seed.is_some(),
+            &mut self.site_hosts,
         );
+        let candidate = admit(checks, url, (depth, redirects), seed.is_some());
         let Some(mut candidate) = candidate else {
             if let Some((from, to)) = chain {
                 if self.admission.check_seed_redirect(&to, redirects) == Err(Rejection::Redirects) {
@@ -197,9 +207,7 @@ fn same_address(from: &Url, to: &Url) -> Option<SocketAddr> {
 /// ([`Admission::check_seed_redirect`]); else a URL reached by a redirect is checked as one
 /// ([`Admission::check_redirect`]).
 fn admit(
-    rules: &LedgerRules,
-    admission: &Admission,
-    tally: &mut Tally,
+    (rules, admission, tally, hosts): (&LedgerRules, &Admission, &mut Tally, &mut SiteHosts),
     url: Url,
     (depth, redirects): (u32, u32),
     seed_chain: bool,
@@ -215,8 +223,9 @@ fn admit(
         (false, 0) => admission.check(&url, depth, redirects),
         (false, _) => admission.check_redirect(&url, depth, redirects),
     };
-    match checked {
-        Ok(()) => Some(Candidate {
+    match checked.map(|()| host_taken(hosts, tally, &url)) {
+        Ok(false) => None,
+        Ok(true) => Some(Candidate {
             url,
             depth,
             redirects,
@@ -228,6 +237,23 @@ fn admit(
             None
         }
     }
+}
+
+/// True when `url`'s host is one the crawl has or its site has room for
+/// (`--max-hosts-per-site`); else counted, and said for the site's first host refused.
+fn host_taken(hosts: &mut SiteHosts, tally: &mut Tally, url: &Url) -> bool {
+    let taken = hosts.take(url);
+    if taken != HostTaken::Yes {
+        tally.filtered.site_hosts += 1;
+    }
+    if taken == HostTaken::FirstRefused {
+        tracing::warn!(
+            "{} has more hosts than --max-hosts-per-site: links to {} and the site's other new hosts are dropped",
+            SiteHosts::site_of(url),
+            url.host_str().unwrap_or("")
+        );
+    }
+    taken == HostTaken::Yes
 }
 
 /// Counts a URL the admission rules refused, under the rule's name.
