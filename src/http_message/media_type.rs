@@ -30,14 +30,57 @@ pub fn media_type_as_indexed(content_type: &str) -> &str {
     content_type.split([';', ' ']).next().unwrap_or("")
 }
 
-/// The `charset` parameter of a Content-Type value, if any.
+/// The `charset` parameter of a Content-Type value, if any, read as WHATWG's "parse a MIME
+/// type" reads parameters (as Chromium does): a `;` inside a quoted value is no separator and
+/// a backslash in one escapes the next character; no white space may stand around `=` (a
+/// `charset = x` names no charset); single quotes are no quotes; the first `charset` counts.
+/// Before (found by an exploratory crawl against Chromium), the value was split at every `;`
+/// and any quotes trimmed, so `foo="a;charset=koi8-r"; charset=Shift_JIS` read as KOI8-R.
 pub fn charset(content_type: &str) -> Option<String> {
-    content_type.split(';').skip(1).find_map(|param| {
-        let (k, v) = param.split_once('=')?;
-        k.trim()
-            .eq_ignore_ascii_case("charset")
-            .then(|| v.trim().trim_matches(['"', '\'']).to_string())
-    })
+    let http_space = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n');
+    let mut rest = content_type.split_once(';')?.1;
+    loop {
+        rest = rest.trim_start_matches(http_space);
+        let name_end = rest.find([';', '=']).unwrap_or(rest.len());
+        let name = &rest[..name_end];
+        rest = &rest[name_end..];
+        let Some(after) = rest.strip_prefix('=') else {
+            // A name without a value, or the end.
+            rest = rest.strip_prefix(';')?;
+            continue;
+        };
+        let value = match after.strip_prefix('"') {
+            Some(quoted) => {
+                let mut value = String::new();
+                let mut chars = quoted.char_indices();
+                let mut end = quoted.len();
+                while let Some((at, c)) = chars.next() {
+                    match c {
+                        '"' => {
+                            end = at + 1;
+                            break;
+                        }
+                        '\\' => match chars.next() {
+                            Some((_, escaped)) => value.push(escaped),
+                            None => value.push('\\'),
+                        },
+                        c => value.push(c),
+                    }
+                }
+                rest = &quoted[end..];
+                value
+            }
+            None => {
+                let end = after.find(';').unwrap_or(after.len());
+                rest = &after[end..];
+                after[..end].trim_end_matches(http_space).to_string()
+            }
+        };
+        if name.eq_ignore_ascii_case("charset") && !value.is_empty() {
+            return Some(value);
+        }
+        rest = &rest[rest.find(';')? + 1..];
+    }
 }
 
 /// The Content-Type a browser acts on, of a message's Content-Type field values in received
@@ -171,6 +214,34 @@ mod tests {
             Some("ISO-8859-1")
         );
         assert_eq!(charset("text/html"), None);
+        // As Chromium reads them: quotes hold a `;` and escapes; no space around `=`; single
+        // quotes are no quotes; the first charset counts.
+        let cs = |v: &str| charset(v);
+        assert_eq!(
+            cs("text/html; foo=\"a;charset=koi8-r\"; charset=Shift_JIS").as_deref(),
+            Some("Shift_JIS")
+        );
+        assert_eq!(
+            cs("text/html; charset=\"Shift\\_JIS\"").as_deref(),
+            Some("Shift_JIS")
+        );
+        assert_eq!(cs("text/html; charset = koi8-r"), None);
+        assert_eq!(
+            cs("text/html; charset='koi8-r'").as_deref(),
+            Some("'koi8-r'")
+        );
+        assert_eq!(
+            cs("text/html;;charset=utf-8 ; charset=koi8-r").as_deref(),
+            Some("utf-8")
+        );
+        assert_eq!(
+            cs("text/html; flag; charset=utf-8").as_deref(),
+            Some("utf-8")
+        );
+        assert_eq!(
+            cs("text/html; charset=\"unterminated").as_deref(),
+            Some("unterminated")
+        );
         assert_eq!(media_type_as_indexed("Text/HTML; x"), "Text/HTML");
         assert_eq!(media_type_as_indexed("text/html charset"), "text/html");
         assert!(is_html("application/xhtml+xml") && !is_html("text/plain"));
