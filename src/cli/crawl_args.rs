@@ -62,6 +62,7 @@ Exit codes:
   7    the output directory holds a finished crawl, or WARC files without their crawl state
        (use --recrawl or --fresh)
   8    stopped at --time-limit; state saved, the next run resumes
+  9    a shared crawl (--redis) cannot go on: Redis unreachable, or its state lost
   130  stopped by SIGINT/SIGTERM; state saved, the next run resumes";
 
 /// Flags of `trawl crawl`. Names are a contract with users' scripts: add aliases, never rename.

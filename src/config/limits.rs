@@ -40,8 +40,6 @@ pub struct Limits {
     pub max_path_repeats: usize,
     /// Refused ports.
     pub ports: PortPolicy,
-    /// Most hosts of one site links are followed to (0: no limit).
-    pub max_hosts_per_site: usize,
 }
 
 impl Limits {

@@ -158,7 +158,6 @@ impl Config {
             max_path_depth: args.max_path_depth,
             max_path_repeats: args.max_path_repeats.max(1),
             ports,
-            max_hosts_per_site: args.max_hosts_per_site,
         };
         let Collected {
             seeds,
@@ -280,6 +279,7 @@ impl Config {
                 max_depth: args.max_depth,
                 max_redirects: args.max_redirects,
                 limits,
+                max_hosts_per_site: args.max_hosts_per_site,
                 referer: RefererPolicy {
                     enabled: !args.request.no_referer,
                     seeds: args.request.referer.map(String::into_boxed_str),

@@ -31,6 +31,8 @@ pub struct AdmissionConfig {
     pub max_redirects: u32,
     /// Trap and hostile-URL limits.
     pub limits: Limits,
+    /// Most hosts of one site links are followed to (`--max-hosts-per-site`; 0: no limit).
+    pub max_hosts_per_site: usize,
     /// What `Referer` the URLs admitted carry (`--no-referer`, `--referer`).
     pub referer: RefererPolicy,
     /// wget's `--domains`, `--exclude-domains`.

@@ -251,7 +251,6 @@ mod tests {
             max_path_depth: 5,
             max_path_repeats: 2,
             ports,
-            max_hosts_per_site: 0,
         }
     }
 

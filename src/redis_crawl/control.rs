@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use super::connection::Redis;
+use super::connection::{shown, Redis};
 use super::keys::Keys;
 
 /// One worker as its last heartbeat described it.
@@ -75,7 +75,7 @@ async fn open(
     crawl_id: &str,
 ) -> Result<(Redis, Keys, BTreeMap<String, String>), ControlError> {
     let fail = |source| ControlError::Redis {
-        url: url.to_string(),
+        url: shown(url),
         source,
     };
     let mut redis = Redis::connect(url).await.map_err(fail)?;
@@ -93,7 +93,7 @@ async fn open(
 /// Reads the status of crawl `crawl_id`.
 pub async fn status(url: &str, crawl_id: &str) -> Result<SharedStatus, ControlError> {
     let fail = |source| ControlError::Redis {
-        url: url.to_string(),
+        url: shown(url),
         source,
     };
     let (mut redis, keys, meta) = open(url, crawl_id).await?;
@@ -181,7 +181,7 @@ pub async fn stop(url: &str, crawl_id: &str) -> Result<(), ControlError> {
         .query_async::<()>(&mut redis)
         .await
         .map_err(|source| ControlError::Redis {
-            url: url.to_string(),
+            url: shown(url),
             source,
         })
 }

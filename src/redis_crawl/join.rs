@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 
-use super::connection::Redis;
+use super::connection::{shown, Redis};
 use super::keys::{Keys, DEFAULT_SHARDS};
 use super::lease_book::LeaseBook;
 use super::scripts::Scripts;
@@ -114,7 +114,7 @@ pub async fn join(
 ) -> Result<Joined, JoinError> {
     let url = settings.url.clone();
     let fail = |source| JoinError::Redis {
-        url: url.clone(),
+        url: shown(&url),
         source,
     };
     let mut redis = Redis::connect(&settings.url).await.map_err(fail)?;
@@ -180,7 +180,12 @@ pub async fn join(
         "no-parent" => Some(serde_json::Value::String("false".into())),
         "delay-factor" => Some(serde_json::Value::String("0".into())),
         "robots-attempts" => Some(serde_json::Value::String("3".into())),
-        "random-wait" | "https-only" => Some(serde_json::Value::String("false".into())),
+        "random-wait" | "https-only" | "page-requisites" => {
+            Some(serde_json::Value::String("false".into()))
+        }
+        // Before 2026-11-29 (unrecorded): the defaults.
+        "sitemaps" => Some(serde_json::Value::String("true".into())),
+        "max-links-per-page" => Some(serde_json::Value::String("20000".into())),
         "domains" | "directories" | "files" => Some(serde_json::Value::String(String::new())),
         _ => None,
     };
@@ -302,7 +307,7 @@ async fn check_eviction(redis: &mut Redis, url: &str) -> Result<(), JoinError> {
     match reply {
         Ok(pair) => match pair.get(1) {
             Some(policy) if policy != "noeviction" => Err(JoinError::Eviction {
-                url: url.to_string(),
+                url: shown(url),
                 policy: policy.clone(),
             }),
             _ => Ok(()),

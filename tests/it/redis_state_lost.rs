@@ -56,6 +56,18 @@ async fn a_redis_back_without_its_data_stops_every_worker_with_exit_9() {
     for dir in &dirs {
         check_warcs(dir).await;
     }
+    // The same command line again (a supervisor's restart): Redis, empty, would take the
+    // crawl as new under the same id and the pages would be archived a second time into the
+    // same directory. Refused with exit 9, saying why.
+    let again = start_workers(&redis.url(), "gone", &dirs[..1], &extra, &hosts[1].url("/"));
+    for w in again {
+        let (code, err) = finish(w).await;
+        assert_eq!(code, Some(9), "{err}");
+        assert!(
+            err.contains("would archive its pages a second time"),
+            "{err}"
+        );
+    }
 }
 
 /// One shard's keys gone while a worker holds its host (a cluster node restarted empty): the

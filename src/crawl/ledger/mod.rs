@@ -129,7 +129,7 @@ impl Ledger {
             false => scope,
         };
         let referer = admission.referer.clone();
-        let site_hosts = SiteHosts::new(admission.limits.max_hosts_per_site);
+        let site_hosts = SiteHosts::new(admission.max_hosts_per_site);
         let admission = Admission::new(
             scope,
             admission.filter.clone(),

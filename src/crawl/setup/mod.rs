@@ -8,6 +8,7 @@
 
 mod dedup;
 mod shared;
+mod shared_mark;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
