@@ -27,12 +27,18 @@ pub fn decode_html_with_encoding<'a>(
     body: &'a [u8],
     header_charset: Option<&str>,
 ) -> (Cow<'a, str>, &'static Encoding) {
-    let declared = Encoding::for_bom(body)
-        .map(|(e, _)| e)
-        .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
+    let declared = bom_or_header(body, header_charset)
         .or_else(|| meta_charset(&body[..body.len().min(PRESCAN_BYTES)]))
         .or_else(|| xml_declaration(body));
     decode_as(body, declared)
+}
+
+/// The encoding a byte-order mark at the start of `body` names, else its Content-Type's
+/// charset: the first two steps of every kind of document here.
+fn bom_or_header(body: &[u8], header_charset: Option<&str>) -> Option<&'static Encoding> {
+    Encoding::for_bom(body)
+        .map(|(e, _)| e)
+        .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
 }
 
 /// The encoding an XML declaration at the very start names (`<?xml version="1.0"
@@ -51,12 +57,7 @@ fn xml_declaration(body: &[u8]) -> Option<&'static Encoding> {
     let label = &label[..label.iter().position(|&b| b == quote)?];
     // A UTF-16 label in a declaration the bytes show to be ASCII-compatible means UTF-8, as
     // for a `<meta charset>` (HTML standard).
-    Encoding::for_label(label).map(|e| {
-        match e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE {
-            true => encoding_rs::UTF_8,
-            false => e,
-        }
-    })
+    Encoding::for_label(label).map(Encoding::output_encoding)
 }
 
 /// Decodes a stylesheet as CSS Syntax 3 (section 3.2) says: BOM, then the Content-Type
@@ -68,16 +69,13 @@ pub fn decode_stylesheet<'a>(
     body: &'a [u8],
     header_charset: Option<&str>,
 ) -> (Cow<'a, str>, &'static Encoding) {
-    let declared = Encoding::for_bom(body)
-        .map(|(e, _)| e)
-        .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
-        .or_else(|| {
-            let rest = body.strip_prefix(b"@charset \"")?;
-            let label = &rest[..rest.iter().take(64).position(|&b| b == b'"')?];
-            rest[label.len()..].starts_with(b"\";").then_some(())?;
-            // UTF-16 named in an ASCII-compatible sheet is UTF-8 (CSS Syntax 3).
-            Encoding::for_label(label).map(|e| e.output_encoding())
-        });
+    let declared = bom_or_header(body, header_charset).or_else(|| {
+        let rest = body.strip_prefix(b"@charset \"")?;
+        let label = &rest[..rest.iter().take(64).position(|&b| b == b'"')?];
+        rest[label.len()..].starts_with(b"\";").then_some(())?;
+        // UTF-16 named in an ASCII-compatible sheet is UTF-8 (CSS Syntax 3).
+        Encoding::for_label(label).map(|e| e.output_encoding())
+    });
     decode_as(body, declared)
 }
 
@@ -90,10 +88,8 @@ pub fn xml_as_utf8<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, 
     if body.starts_with(&[0x1f, 0x8b]) {
         return Cow::Borrowed(body);
     }
-    let encoding = Encoding::for_bom(body)
-        .map(|(e, _)| e)
-        .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())))
-        .or_else(|| xml_declaration(body.trim_ascii_start()));
+    let encoding =
+        bom_or_header(body, header_charset).or_else(|| xml_declaration(body.trim_ascii_start()));
     match encoding {
         Some(e) if e != encoding_rs::UTF_8 => match e.decode(body).0 {
             Cow::Owned(text) => Cow::Owned(text.into_bytes()),
@@ -105,9 +101,7 @@ pub fn xml_as_utf8<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, 
 
 /// Decodes plain text: BOM, then the Content-Type charset, else as an undeclared HTML page.
 pub fn decode_text<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, str> {
-    let declared = Encoding::for_bom(body)
-        .map(|(e, _)| e)
-        .or_else(|| header_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())));
+    let declared = bom_or_header(body, header_charset);
     decode_as(body, declared).0
 }
 
