@@ -148,8 +148,9 @@ fn late_meta_charset(body: &[u8]) -> Option<&'static Encoding> {
 const DETECT_BYTES: usize = 64 * 1024;
 
 /// The encoding of a document that declares none and is not UTF-8: still UTF-8 (with
-/// replacement) when its UTF-8 characters beyond ASCII are at least as many as the bytes that
-/// are not UTF-8 (a UTF-8 page with a stray byte; in legacy bytes UTF-8 is rare and by chance), else what chardetng, the detector Firefox reads
+/// replacement) when its UTF-8 characters beyond ASCII are more than twice the bytes that
+/// are not UTF-8 (a UTF-8 page with a stray byte; in legacy bytes UTF-8 is rare and by
+/// chance: Shift_JIS `画像` is a stray byte and one UTF-8 character), else what chardetng, the detector Firefox reads
 /// undeclared pages with, finds: windows-1252 for a Western legacy page (as Chromium reads
 /// it: `café` in a page without a charset is windows-1252 there, its link's path
 /// `caf%C3%A9`, its query `%E9`), Shift_JIS, EUC-JP, GBK, Big5, EUC-KR, windows-1251 and
@@ -163,7 +164,7 @@ fn undeclared_encoding(body: &[u8]) -> &'static Encoding {
         utf8 += chunk.valid().chars().filter(|c| !c.is_ascii()).count();
         stray += chunk.invalid().len();
     }
-    if utf8 >= stray.max(1) {
+    if utf8 > 2 * stray {
         return encoding_rs::UTF_8;
     }
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
@@ -192,8 +193,8 @@ mod tests {
     fn bom_wins_and_invalid_utf8_with_utf8_in_it_is_replaced() {
         assert_eq!(decode_html(b"\xef\xbb\xbfok", Some("iso-8859-1")), "ok");
         assert_eq!(
-            decode_html(b"na\xc3\xafve a\xffb", None),
-            "na\u{ef}ve a\u{fffd}b"
+            decode_html(b"na\xc3\xafve caf\xc3\xa9 a\xffb \xc3\xa0", None),
+            "na\u{ef}ve caf\u{e9} a\u{fffd}b \u{e0}"
         );
         // A declared UTF-8 page is read as UTF-8 whatever its bytes.
         assert_eq!(decode_html(b"caf\xe9", Some("utf-8")), "caf\u{fffd}");
@@ -307,7 +308,10 @@ mod tests {
             (decoded.as_ref(), used),
             (russian, encoding_rs::WINDOWS_1251)
         );
-        // A UTF-8 page with a stray byte stays UTF-8.
+        // A UTF-8 page with a stray byte stays UTF-8; two legacy characters that hold a UTF-8
+        // sequence by chance are not UTF-8.
+        let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode("a{background:url(/img/画像.png)}");
+        assert_ne!(decode_html_with_encoding(&sjis, None).1, encoding_rs::UTF_8);
         let mut stray = "日本語のページ、ここに一つだけ壊れた".as_bytes().to_vec();
         stray.push(0xff);
         assert_eq!(
