@@ -70,9 +70,22 @@ impl HttpMessage<'_> {
 
 /// Parses a recorded message; `None` when the head is not HTTP/1.x.
 pub fn parse_message(block: &[u8], response: bool) -> Option<HttpMessage<'_>> {
-    let end = block.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
-    let head = String::from_utf8_lossy(&block[..end - 4]);
-    let mut lines = head.split("\r\n");
+    // The head ends at its first blank line: CRLF CRLF, or bare LFs as some servers send and
+    // warcio reads (such a head gave no metadata and no text).
+    let crlf = block
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|at| (at, at + 4));
+    let lf = block
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .map(|at| (at, at + 2));
+    let (head_end, end) = match (crlf, lf) {
+        (Some(c), Some(l)) => c.min(l),
+        (c, l) => c.or(l)?,
+    };
+    let head = String::from_utf8_lossy(&block[..head_end]);
+    let mut lines = head.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let first = lines.next()?;
     let mut parts = first.splitn(3, ' ');
     let start = [
@@ -84,11 +97,24 @@ pub fn parse_message(block: &[u8], response: bool) -> Option<HttpMessage<'_>> {
     if !version.starts_with("HTTP/") {
         return None;
     }
-    let fields = lines
-        .filter_map(|l| l.split_once(':'))
-        .take(MAX_FIELDS)
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .collect();
+    let mut fields: Vec<(String, String)> = Vec::new();
+    for line in lines {
+        // A line that starts with white space continues the field before it (obs-fold, RFC
+        // 9112 5.2: one space in its place), as warcio reads it.
+        if line.starts_with([' ', '\t']) {
+            if let Some((_, value)) = fields.last_mut() {
+                value.push(' ');
+                value.push_str(line.trim());
+            }
+            continue;
+        }
+        if fields.len() == MAX_FIELDS {
+            break;
+        }
+        if let Some((n, v)) = line.split_once(':') {
+            fields.push((n.trim().to_string(), v.trim().to_string()));
+        }
+    }
     let entity = if response {
         parse_response_head(block)
             .map(|h| h.payload(block))
@@ -179,6 +205,17 @@ mod tests {
         // A declared type is not second-guessed.
         let raw = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n<p>x</p>";
         assert!(decoded_text(&parse_message(raw, true).unwrap(), 1 << 20).is_none());
+    }
+
+    #[test]
+    fn a_head_of_bare_line_feeds_and_a_folded_field_are_read() {
+        let raw = b"HTTP/1.1 200 OK\nContent-Type: text/html\nX-Long: a\n  continued: here\n\n<p>lf only</p>";
+        let m = parse_message(raw, true).unwrap();
+        assert_eq!(m.start, ["HTTP/1.1", "200", "OK"].map(String::from));
+        assert_eq!(m.field("x-long"), Some("a continued: here"));
+        assert_eq!(m.fields.len(), 2);
+        let (_, text) = decoded_text(&m, 1 << 20).unwrap();
+        assert_eq!(text, "<p>lf only</p>");
     }
 
     #[test]

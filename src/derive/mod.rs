@@ -187,14 +187,15 @@ fn is_success(message: &message::HttpMessage) -> bool {
     message.start[1].starts_with('2')
 }
 
-/// What a response yields for the derivatives: its document (HTML read once for both).
+/// What a response yields for the derivatives: its document (HTML read once for both), and
+/// what kind of text it is.
 fn read_response(
     message: &message::HttpMessage,
     kinds: Kinds,
     limits: &DeriveLimits,
-) -> Option<Document> {
+) -> Option<(TextKind, Document)> {
     let (kind, text) = decoded_text(message, limits.max_decoded)?;
-    match kind {
+    let doc = match kind {
         TextKind::Html => Some(read_document(
             &text,
             DocumentOptions {
@@ -219,7 +220,8 @@ fn read_response(
                 ..Document::default()
             })
         }
-    }
+    }?;
+    Some((kind, doc))
 }
 
 /// True when a response's document is text that WET keeps: a 2xx answer that is not a
@@ -262,7 +264,7 @@ pub fn page_text(record: &StoredRecord, limits: &DeriveLimits) -> Option<PageTex
         wet: true,
         wat: false,
     };
-    let doc = read_response(&message, kinds, limits)?;
+    let (_, doc) = read_response(&message, kinds, limits)?;
     if !has_page_text(record, &message, &doc) {
         return None;
     }
@@ -366,7 +368,9 @@ pub fn derive_file(
             .is_some_and(|c| c.to_ascii_lowercase().starts_with("application/http"));
         let message = match warc_type {
             "request" if http => parse_message(&record.block, false),
-            "response" if http => parse_message(&record.block, true),
+            // A revisit holds the response's head (a 304's, or the new 200's): its status and
+            // fields are described as a response's, as Common Crawl's WAT describes them.
+            "response" | "revisit" if http => parse_message(&record.block, true),
             _ => None,
         };
         let doc = match (&message, warc_type) {
@@ -378,12 +382,17 @@ pub fn derive_file(
                 filename: &filename,
                 member,
             };
-            let json = wat_json(&c, &record, message.as_ref(), doc.as_ref());
+            // HTML-Metadata for an HTML document only (a text/plain page has none).
+            let html = doc
+                .as_ref()
+                .filter(|(kind, _)| *kind == TextKind::Html)
+                .map(|(_, d)| d);
+            let json = wat_json(&c, &record, message.as_ref(), html);
             wat.append(&wat_record(&c, &record, &json))
                 .map_err(write_err(wat.path()))?;
             summary.wat_records += 1;
         }
-        if let (Some(wet), Some(doc), Some(m)) = (&mut outputs.wet, &doc, &message) {
+        if let (Some(wet), Some((_, doc)), Some(m)) = (&mut outputs.wet, &doc, &message) {
             if has_page_text(&record, m, doc) {
                 let text = wet::wet_text(doc.title.as_deref(), &doc.text);
                 let language = limits
@@ -421,5 +430,49 @@ mod tests {
             derivative_path(Path::new("/w/a-1.warc"), out, "wat"),
             Path::new("/o/a-1.warc.wat.gz")
         );
+    }
+
+    /// As Common Crawl's WAT: repeated fields a list (two `Set-Cookie` values joined with a
+    /// comma could not be told apart: their dates hold commas), a revisit's HTTP head
+    /// described, no `HTML-Metadata` for a text/plain page.
+    #[test]
+    fn wat_lists_repeated_fields_describes_revisits_and_keeps_html_metadata_for_html() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = |kind: &str, uri: &str, http: &str| {
+            let head = format!(
+                "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\nWARC-Date: 2026-01-02T03:04:05Z\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+                http.len()
+            );
+            crate::record::gzip_member(format!("{head}{http}\r\n\r\n").as_bytes(), 6)
+        };
+        let plain = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nSet-Cookie: a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT\r\nSet-Cookie: b=2\r\n\r\nplain text";
+        let revisit = "HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n";
+        let warc = dir.path().join("t.warc.gz");
+        let bytes = [
+            record("response", "http://a.test/t.txt", plain),
+            record("revisit", "http://a.test/t.txt", revisit),
+        ]
+        .concat();
+        std::fs::write(&warc, bytes).unwrap();
+        let kinds = Kinds {
+            wet: false,
+            wat: true,
+        };
+        derive_file(&warc, dir.path(), kinds, &DeriveLimits::default()).unwrap();
+        let wat = dir.path().join("t.warc.wat.gz");
+        let json: Vec<serde_json::Value> = crate::warc::reader::read_records(&wat)
+            .unwrap()
+            .iter()
+            .filter(|r| r.header("WARC-Type") == Some("metadata"))
+            .map(|r| serde_json::from_slice(&r.block[..]).unwrap())
+            .collect();
+        let payload = |i: usize| &json[i]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"];
+        assert_eq!(
+            payload(0)["Headers"]["Set-Cookie"],
+            serde_json::json!(["a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT", "b=2"])
+        );
+        assert!(payload(0).get("HTML-Metadata").is_none(), "{}", payload(0));
+        assert_eq!(payload(1)["Response-Message"]["Status"], "304");
+        assert_eq!(payload(1)["Headers"]["ETag"], "\"x\"");
     }
 }

@@ -23,14 +23,15 @@ pub struct Container<'a> {
 fn fields_object<'a>(fields: impl Iterator<Item = (&'a str, &'a str)>) -> Map<String, Value> {
     let mut map = Map::new();
     for (name, value) in fields {
+        let value = Value::String(value.to_string());
         match map.get_mut(name) {
-            // A repeated field keeps every value, comma-joined as HTTP allows.
-            Some(Value::String(prev)) => {
-                prev.push_str(", ");
-                prev.push_str(value);
-            }
-            _ => {
-                map.insert(name.to_string(), Value::String(value.to_string()));
+            // A repeated field keeps every value, in a list as Common Crawl's WAT keeps them
+            // (`MetaData.accumulate`): joined with commas, two `Set-Cookie` values, whose dates
+            // hold commas, could not be told apart.
+            Some(Value::Array(values)) => values.push(value),
+            Some(prev) => *prev = Value::Array(vec![prev.take(), value]),
+            None => {
+                map.insert(name.to_string(), value);
             }
         }
     }
@@ -140,8 +141,8 @@ fn warc_fields_list(block: &[u8]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The JSON of one record: `message` is its parsed HTTP message (request or response), `doc`
-/// the HTML read from a response.
+/// The JSON of one record: `message` is its parsed HTTP message (a request's, or a
+/// response's or revisit's), `doc` the HTML read from a response.
 pub fn wat_json(
     c: &Container,
     record: &StoredRecord,
@@ -153,7 +154,9 @@ pub fn wat_json(
     let mut payload = json!({ "Actual-Content-Type": content_type });
     match (warc_type, message) {
         ("request", Some(m)) => payload["HTTP-Request-Metadata"] = http_metadata(m, false, None),
-        ("response", Some(m)) => payload["HTTP-Response-Metadata"] = http_metadata(m, true, doc),
+        ("response" | "revisit", Some(m)) => {
+            payload["HTTP-Response-Metadata"] = http_metadata(m, true, doc)
+        }
         ("warcinfo", _) => {
             let fields = warc_fields_list(&record.block);
             payload["WARC-Info-Metadata"] =

@@ -13,6 +13,7 @@ use std::cell::RefCell;
 
 use super::feed::{feed_document, Pace};
 use super::text_buffer::TextBuffer;
+use elements::{is_block, is_head_element};
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
@@ -22,6 +23,8 @@ use html5ever::tokenizer::{
 const MAX_TITLE: usize = 2048;
 /// Longest anchor text or attribute value kept, in bytes.
 const MAX_VALUE: usize = 2048;
+/// Longest link URL listed (the crawl's own cap on a URL it reads).
+const MAX_LINK_URL: usize = 16 * 1024;
 /// Most `<meta>` elements kept.
 const MAX_METAS: usize = 512;
 
@@ -91,76 +94,6 @@ pub struct Document {
     pub links_dropped: usize,
 }
 
-/// Block-level elements: their start and end tags end a line of text.
-fn is_block(name: &str) -> bool {
-    matches!(
-        name,
-        "address"
-            | "article"
-            | "aside"
-            | "blockquote"
-            | "br"
-            | "caption"
-            | "dd"
-            | "details"
-            | "dialog"
-            | "div"
-            | "dl"
-            | "dt"
-            | "fieldset"
-            | "figcaption"
-            | "figure"
-            | "footer"
-            | "form"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "header"
-            | "hgroup"
-            | "hr"
-            | "legend"
-            | "li"
-            | "main"
-            | "menu"
-            | "nav"
-            | "ol"
-            | "option"
-            | "p"
-            | "pre"
-            | "section"
-            | "summary"
-            | "table"
-            | "tbody"
-            | "tfoot"
-            | "thead"
-            | "tr"
-            | "ul"
-            | "body"
-            | "html"
-            | "title"
-    )
-}
-
-/// Elements that may appear in a head; any other start tag means the body has begun.
-fn is_head_element(name: &str) -> bool {
-    matches!(
-        name,
-        "html"
-            | "head"
-            | "title"
-            | "meta"
-            | "link"
-            | "script"
-            | "style"
-            | "base"
-            | "noscript"
-            | "template"
-    )
-}
-
 /// The `ELEMENT@/attribute` of a body link, for the elements WAT lists.
 fn link_attribute(name: &str) -> Option<(&'static str, &'static str)> {
     Some(match name {
@@ -228,7 +161,7 @@ impl State {
     fn make_link(&self, path: &'static str, url: &str, tag: &Tag) -> HtmlLink {
         HtmlLink {
             path,
-            url: capped(url.trim()),
+            url: url.trim().to_string(),
             text: None,
             attrs: KEPT_ATTRS
                 .iter()
@@ -237,8 +170,14 @@ impl State {
         }
     }
 
-    /// Counts a link against `max_links`; false when it must be dropped.
-    fn room_for_link(&mut self) -> bool {
+    /// Counts a link against `max_links`; false when it must be dropped. A URL longer than
+    /// [`MAX_LINK_URL`] is dropped whole: cut, it would be listed as a URL the page does not
+    /// hold.
+    fn room_for_link(&mut self, url: &str) -> bool {
+        if url.trim().len() > MAX_LINK_URL {
+            self.doc.links_dropped += 1;
+            return false;
+        }
         self.links_seen += 1;
         if self.links_seen > self.options.max_links {
             self.doc.links_dropped += 1;
@@ -277,11 +216,12 @@ impl State {
                 self.in_title = true;
                 TokenSinkResult::RawData(RawKind::Rcdata)
             }
-            "title" if self.svg_depth > 0 => {
+            // An SVG's title, or a second one: no text of the page (a browser shows neither).
+            "title" => {
                 self.dropping = Some("title".into());
                 TokenSinkResult::RawData(RawKind::Rcdata)
             }
-            "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
+            "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
             "template" => {
                 self.template_depth = 1;
                 TokenSinkResult::Continue
@@ -318,7 +258,7 @@ impl State {
             }
             "link" => {
                 if let Some(href) = attr(tag, "href") {
-                    if self.room_for_link() {
+                    if self.room_for_link(href) {
                         let link = self.make_link("LINK@/href", href, tag);
                         self.doc.head_links.push(link);
                     }
@@ -331,7 +271,7 @@ impl State {
                 let Some(url) = attr(tag, attribute) else {
                     return;
                 };
-                if !self.room_for_link() {
+                if !self.room_for_link(url) {
                     return;
                 }
                 let link = self.make_link(path, url, tag);
@@ -486,5 +426,6 @@ pub fn title_of_response(response: &[u8], max_decoded: usize) -> Option<String> 
     read_document(&html, DocumentOptions::title_only()).title
 }
 
+mod elements;
 #[cfg(test)]
 mod tests;

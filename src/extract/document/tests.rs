@@ -96,3 +96,27 @@ fn svg_title_is_not_the_title() {
     );
     assert_eq!(doc.title.as_deref(), Some("Real"));
 }
+
+/// Found by an exploratory comparison with Chromium's `innerText` and Common Crawl's WAT: a
+/// second `<title>` wrote its text into the body's; `<center>`, `<search>` and `<listing>`
+/// glued their words to the next; a link URL past 2 KiB was listed cut, as if the page held it.
+#[test]
+fn later_titles_are_no_text_blocks_part_lines_and_long_links_are_whole_or_none() {
+    let doc = read_document(
+        "<head><title>First</title><title>Second</title></head><body><p>body text</p>\
+         <title>Third</title><center>c1</center><center>c2</center><search>s1</search>\
+         <listing>l1</listing>x</body>",
+        all(),
+    );
+    assert_eq!(doc.title.as_deref(), Some("First"));
+    assert_eq!(doc.text, "body text\nc1\nc2\ns1\nl1\nx");
+    let long = format!("http://a.test/{}?id=42", "x".repeat(3000));
+    let too_long = format!("http://a.test/{}", "x".repeat(20_000));
+    let doc = read_document(
+        &format!("<a href=\"{long}\">a</a><a href=\"{too_long}\">b</a>"),
+        all(),
+    );
+    let urls: Vec<&str> = doc.links.iter().map(|l| l.url.as_str()).collect();
+    assert_eq!(urls, [long.as_str()]);
+    assert_eq!(doc.links_dropped, 1);
+}
