@@ -41,11 +41,15 @@ pub fn access(expected: &str, header: Option<&str>, authorization: Option<&str>)
     }
 }
 
-/// True when a request with this `Host` header may be answered by a console bound to
-/// `bound`: any host for a console bound to another address on purpose; a loopback name or
-/// address for a loopback console.
-pub fn host_allowed(bound: IpAddr, host_header: Option<&str>) -> bool {
-    if !bound.is_loopback() {
+/// True when a request with this `Host` header may be answered on a connection that came in
+/// at the console's address `local`: any host at an address reached on purpose (a console
+/// bound to the network, asked by name); a loopback name or address at a loopback one. The
+/// connection's own address is asked, not the bound one: a console bound to `0.0.0.0` also
+/// listens on 127.0.0.1, where a page that rebinds its name to 127.0.0.1 in the operator's
+/// browser could otherwise read the crawl's status and its search index (found by an
+/// exploratory run).
+pub fn host_allowed(local: IpAddr, host_header: Option<&str>) -> bool {
+    if !local.to_canonical().is_loopback() {
         return true;
     }
     let Some(host) = host_header else {
@@ -96,8 +100,12 @@ mod tests {
         }
         assert!(!host_allowed(lo, None));
         assert!(host_allowed(
-            "0.0.0.0".parse().unwrap(),
+            "192.168.1.5".parse().unwrap(),
             Some("crawler.lan")
         ));
+        // A wildcard console reached at 127.0.0.1, or at it as an IPv4-mapped address.
+        let mapped: IpAddr = "::ffff:127.0.0.1".parse().unwrap();
+        assert!(!host_allowed(mapped, Some("rebind.attacker.example")));
+        assert!(host_allowed(mapped, Some("localhost:9100")));
     }
 }

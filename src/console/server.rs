@@ -5,6 +5,7 @@
 //! that allows only its own script (crawled URLs shown on it are text, never markup).
 
 use std::convert::Infallible;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -57,10 +58,11 @@ pub async fn serve(listener: TcpListener, hub: Arc<Hub>) {
             continue;
         };
         let hub = hub.clone();
+        let local = stream.local_addr().map_or(hub.bound, |a| a.ip());
         tokio::spawn(async move {
             let service = service_fn(move |req| {
                 let hub = hub.clone();
-                async move { Ok::<_, Infallible>(handle(&hub, req).await) }
+                async move { Ok::<_, Infallible>(handle(&hub, local, req).await) }
             });
             let connection = http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -73,13 +75,18 @@ pub async fn serve(listener: TcpListener, hub: Arc<Hub>) {
     }
 }
 
-/// Answers one request.
-async fn handle(hub: &Hub, req: Request<Incoming>) -> Response<Full<Bytes>> {
+/// Answers one request that came in at the console's address `local`.
+async fn handle(hub: &Hub, local: IpAddr, req: Request<Incoming>) -> Response<Full<Bytes>> {
+    // More than one Host is a bad request (RFC 9112 3.2): the first was taken, so a proxy
+    // that passes both on could pick another than the check saw.
+    if req.headers().get_all(header::HOST).iter().count() > 1 {
+        return text(StatusCode::BAD_REQUEST, "more than one Host field\n");
+    }
     let host = req
         .headers()
         .get(header::HOST)
         .and_then(|v| v.to_str().ok());
-    if !host_allowed(hub.bound, host) {
+    if !host_allowed(local, host) {
         return text(
             StatusCode::FORBIDDEN,
             "this console answers requests to a loopback host name only\n",
