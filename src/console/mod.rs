@@ -17,6 +17,7 @@
 
 pub mod auth;
 pub mod command;
+mod connections;
 pub mod hub;
 pub mod metrics;
 pub mod search;

@@ -6,6 +6,7 @@
 
 use std::convert::Infallible;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,14 +18,12 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 
 use super::auth::{access, host_allowed, Access, TOKEN_HEADER};
 use super::command::parse;
+use super::connections::Connections;
 use super::hub::{Hub, Refusal};
 
-/// Connections served at once; more are closed at once.
-pub const MAX_CONNECTIONS: usize = 32;
 /// Largest request body.
 pub const MAX_BODY: usize = 64 * 1024;
 /// Buffer for a request head (hyper's minimum).
@@ -43,7 +42,7 @@ const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'sel
 
 /// Serves the console on `listener` until the task is aborted.
 pub async fn serve(listener: TcpListener, hub: Arc<Hub>) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let mut connections = Connections::default();
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -54,15 +53,22 @@ pub async fn serve(listener: TcpListener, hub: Arc<Hub>) {
                 continue;
             }
         };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
+        if !connections.make_room() {
             continue;
-        };
+        }
         let hub = hub.clone();
         let local = stream.local_addr().map_or(hub.bound, |a| a.ip());
-        tokio::spawn(async move {
+        let answering = Arc::new(AtomicBool::new(false));
+        let busy = answering.clone();
+        let task = tokio::spawn(async move {
             let service = service_fn(move |req| {
-                let hub = hub.clone();
-                async move { Ok::<_, Infallible>(handle(&hub, local, req).await) }
+                let (hub, busy) = (hub.clone(), busy.clone());
+                async move {
+                    busy.store(true, Ordering::Relaxed);
+                    let response = handle(&hub, local, req).await;
+                    busy.store(false, Ordering::Relaxed);
+                    Ok::<_, Infallible>(response)
+                }
             });
             let connection = http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -70,8 +76,8 @@ pub async fn serve(listener: TcpListener, hub: Arc<Hub>) {
                 .max_buf_size(MAX_HEAD)
                 .serve_connection(TokioIo::new(stream), service);
             let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
-            drop(slot);
         });
+        connections.add(task.abort_handle(), answering);
     }
 }
 

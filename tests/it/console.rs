@@ -554,3 +554,37 @@ async fn a_console_address_in_use_is_refused_before_the_crawl_starts() {
     .await;
     assert_eq!(res.status.code(), Some(2), "a weak token is refused");
 }
+
+/// A client without the token that holds every connection with request heads it never
+/// finishes does not shut the operator out: a new connection takes the place of the oldest
+/// idle one. Before, every connection past 32 was dropped, the operator's Pause and Stop too
+/// (found by an exploratory run: 0 of 59 answered in 30 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_do_not_lock_the_operator_out() {
+    let web = Web::default();
+    let h = web.host("127.0.0.225").await;
+    site(&h);
+    let out = tempfile::tempdir().unwrap();
+    let token = "operator-token-0123456789";
+    let crawl = start(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().display(),
+        "--delay",
+        "1s",
+        "--console-token",
+        token
+    ]);
+    let console = crawl.console.clone();
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        let mut s = TcpStream::connect(&console).unwrap();
+        s.write_all(b"GET /api/status HTTP/1.1\r\n").unwrap();
+        held.push(s);
+    }
+    let (code, _) = post(&console, "/api/pause", Some(token), "");
+    assert_eq!(code, 200, "the operator's request was refused");
+    drop(held);
+    stop_from_console(&console, token, crawl).await;
+}
