@@ -230,10 +230,12 @@ impl State {
                 self.dropping = Some("script".into());
                 TokenSinkResult::RawData(RawKind::ScriptData)
             }
-            "style" | "noscript" | "xmp" | "noembed" | "noframes" | "iframe" => {
+            "style" | "noscript" | "noembed" | "noframes" | "iframe" => {
                 self.dropping = Some(name.to_string());
                 TokenSinkResult::RawData(RawKind::Rawtext)
             }
+            // Raw text a browser shows as it is, markup included.
+            "xmp" => TokenSinkResult::RawData(RawKind::Rawtext),
             "plaintext" => TokenSinkResult::Plaintext,
             _ => TokenSinkResult::Continue,
         }

@@ -51,6 +51,7 @@ pub(super) fn is_block(name: &str) -> bool {
             | "thead"
             | "tr"
             | "ul"
+            | "xmp"
             | "body"
             | "html"
             | "title"

@@ -105,11 +105,11 @@ fn later_titles_are_no_text_blocks_part_lines_and_long_links_are_whole_or_none()
     let doc = read_document(
         "<head><title>First</title><title>Second</title></head><body><p>body text</p>\
          <title>Third</title><center>c1</center><center>c2</center><search>s1</search>\
-         <listing>l1</listing>x</body>",
+         <listing>l1</listing>x<xmp>xmp <b>shown</b></xmp></body>",
         all(),
     );
     assert_eq!(doc.title.as_deref(), Some("First"));
-    assert_eq!(doc.text, "body text\nc1\nc2\ns1\nl1\nx");
+    assert_eq!(doc.text, "body text\nc1\nc2\ns1\nl1\nx\nxmp <b>shown</b>");
     let long = format!("http://a.test/{}?id=42", "x".repeat(3000));
     let too_long = format!("http://a.test/{}", "x".repeat(20_000));
     let doc = read_document(
