@@ -9,6 +9,8 @@ use std::collections::{HashMap, HashSet};
 
 use url::Url;
 
+use crate::url_rules::site_of;
+
 /// The hosts taken, by site.
 #[derive(Debug, Default)]
 pub struct SiteHosts {
@@ -40,10 +42,14 @@ impl SiteHosts {
 
     /// Takes `url`'s host if it is known or its site has room.
     pub fn take(&mut self, url: &Url) -> HostTaken {
-        let (Some(max), Some(host)) = (self.max, url.host_str()) else {
+        let (Some(max), Some(host), Some(site)) = (self.max, url.host_str(), site_of(url)) else {
             return HostTaken::Yes;
         };
-        let hosts = self.sites.entry(Self::site_of(url).into()).or_default();
+        // Looked up before it is made: most links are to a site and host already taken.
+        if !self.sites.contains_key(site) {
+            self.sites.insert(site.into(), HashSet::new());
+        }
+        let hosts = self.sites.get_mut(site).expect("inserted above");
         if hosts.contains(host) {
             return HostTaken::Yes;
         }
@@ -55,16 +61,6 @@ impl SiteHosts {
         match hosts.insert("".into()) {
             true => HostTaken::FirstRefused,
             false => HostTaken::No,
-        }
-    }
-
-    /// The site of `url`, as [`SiteHosts::take`] counts it: its registrable domain, or the
-    /// host when it has none (an IP address is its own site).
-    pub fn site_of(url: &Url) -> &str {
-        let host = url.host_str().unwrap_or("");
-        match url.host() {
-            Some(url::Host::Domain(_)) => psl::domain_str(host).unwrap_or(host),
-            _ => host,
         }
     }
 }

@@ -30,6 +30,7 @@ use url::Url;
 
 use super::cookies_txt;
 use crate::http_message::ResponseHead;
+use crate::url_rules::site_of;
 
 /// Largest `Set-Cookie` value taken (browsers keep cookies up to 4096 bytes).
 const MAX_COOKIE_BYTES: usize = 4096;
@@ -305,18 +306,6 @@ impl Inner {
                 .unwrap_or_default();
         }
         self.sites.retain(|_, site| site.cookies > 0);
-    }
-}
-
-/// The site whose store holds the cookies `url` may be sent or set: its host's registrable
-/// domain, or the host itself when it has none (an IP address, `localhost`, a public suffix).
-/// Borrowed from the URL, whose host the `url` crate has already lower-cased: asked once per
-/// request.
-fn site_of(url: &Url) -> Option<&str> {
-    let host = url.host_str()?.trim_end_matches('.');
-    match url.host()? {
-        url::Host::Domain(_) => Some(psl::domain_str(host).unwrap_or(host)),
-        _ => Some(host),
     }
 }
 

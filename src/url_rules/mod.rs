@@ -19,4 +19,4 @@ pub use file_lists::FileLists;
 pub use filter::{ExtensionFilter, UrlFilter};
 pub use host_lists::HostLists;
 pub use referrer::RefererPolicy;
-pub use scope::{Scope, ScopeKind};
+pub use scope::{site_of, Scope, ScopeKind};

@@ -203,11 +203,15 @@ fn domain_of(name: &str) -> &str {
 /// The registrable domain ("eTLD+1") of a URL's host; IP hosts and hosts that are themselves a
 /// public suffix are their own domain.
 pub fn registrable_domain(url: &Url) -> String {
-    match url.host() {
-        Some(Host::Domain(d)) => domain_of(d).to_string(),
-        Some(Host::Ipv4(ip)) => ip.to_string(),
-        Some(Host::Ipv6(ip)) => format!("[{ip}]"),
-        None => String::new(),
+    site_of(url).unwrap_or_default().to_string()
+}
+
+/// [`registrable_domain`] borrowed from the URL (whose host the `url` crate has lower-cased),
+/// for what is asked once per request or link: the cookie jar's stores, the hosts of a site.
+pub fn site_of(url: &Url) -> Option<&str> {
+    match url.host()? {
+        Host::Domain(d) => Some(domain_of(d)),
+        _ => url.host_str(),
     }
 }
 

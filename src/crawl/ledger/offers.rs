@@ -249,7 +249,7 @@ fn host_taken(hosts: &mut SiteHosts, tally: &mut Tally, url: &Url) -> bool {
     if taken == HostTaken::FirstRefused {
         tracing::warn!(
             "{} has more hosts than --max-hosts-per-site: links to {} and the site's other new hosts are dropped",
-            SiteHosts::site_of(url),
+            crate::url_rules::site_of(url).unwrap_or(""),
             url.host_str().unwrap_or("")
         );
     }
