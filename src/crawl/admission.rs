@@ -133,12 +133,7 @@ impl Admission {
         if redirects > self.max_redirects {
             return Err(Rejection::Redirects);
         }
-        if self.limits.too_long(url) {
-            return Err(Rejection::UrlLength);
-        }
-        if !self.limits.ports.allows(url) {
-            return Err(Rejection::Port);
-        }
+        self.length_and_port(url)?;
         let in_scope = match checked {
             Checked::Link => self.scope.allows(url),
             Checked::SeedRedirect => self.scope.allows_seed_redirect(url),
@@ -186,12 +181,7 @@ impl Admission {
         {
             return Err(Rejection::Scope);
         }
-        if self.limits.too_long(url) {
-            return Err(Rejection::UrlLength);
-        }
-        if !self.limits.ports.allows(url) {
-            return Err(Rejection::Port);
-        }
+        self.length_and_port(url)?;
         if !self.filter.allows(url) || !self.files_allow(url, None) {
             return Err(Rejection::Pattern);
         }
@@ -208,14 +198,20 @@ impl Admission {
         if !self.scope.allows_host(url) || !self.scope.lists_allow(url) {
             return Err(Rejection::Scope);
         }
+        self.length_and_port(url)?;
+        if self.filter.excludes_url(url) {
+            return Err(Rejection::Pattern);
+        }
+        Ok(())
+    }
+
+    /// `--max-url-length` and the ports, which every kind of URL answers to.
+    fn length_and_port(&self, url: &Url) -> Result<(), Rejection> {
         if self.limits.too_long(url) {
             return Err(Rejection::UrlLength);
         }
         if !self.limits.ports.allows(url) {
             return Err(Rejection::Port);
-        }
-        if self.filter.excludes_url(url) {
-            return Err(Rejection::Pattern);
         }
         Ok(())
     }
