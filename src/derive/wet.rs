@@ -12,7 +12,7 @@ use crate::warc::reader::StoredRecord;
 /// a lone CR of a page is no text.
 pub fn wet_text(title: Option<&str>, text: &str) -> String {
     let block = match title {
-        Some(t) if !text.is_empty() => format!("{}\n{text}", t.replace('\n', " ")),
+        Some(t) if !text.is_empty() => format!("{t}\n{text}"),
         Some(t) => t.to_string(),
         None => text.to_string(),
     };

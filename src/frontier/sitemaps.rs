@@ -70,21 +70,26 @@ impl Frontier {
         {
             return;
         }
-        let id = self.host_id(url.host_str().unwrap_or(""), now);
-        let of_host = self.hosts[id as usize].sitemaps_queued;
-        if of_host >= MAX_SITEMAPS_PER_HOST || self.sitemaps_seen.len() >= MAX_SITEMAPS {
+        // Past the run's share, no host is made for it (a host costs memory for the run).
+        if self.sitemaps_seen.len() >= MAX_SITEMAPS {
             self.counters.sitemaps_over_budget += 1;
-            let q = &mut self.hosts[id as usize];
-            if of_host == MAX_SITEMAPS_PER_HOST {
+            if !self.sitemaps_all_said {
+                tracing::warn!("{MAX_SITEMAPS} sitemaps queued in this run: no more are");
+                self.sitemaps_all_said = true;
+            }
+            return;
+        }
+        let id = self.host_id(url.host_str().unwrap_or(""), now);
+        let q = &mut self.hosts[id as usize];
+        if q.sitemaps_queued >= MAX_SITEMAPS_PER_HOST {
+            self.counters.sitemaps_over_budget += 1;
+            if q.sitemaps_queued == MAX_SITEMAPS_PER_HOST {
                 // Said once: the count goes one past the share.
                 tracing::warn!(
                     "{} lists more than {MAX_SITEMAPS_PER_HOST} sitemaps: the rest are not fetched",
                     q.name
                 );
                 q.sitemaps_queued += 1;
-            } else if of_host < MAX_SITEMAPS_PER_HOST && !self.sitemaps_all_said {
-                tracing::warn!("{MAX_SITEMAPS} sitemaps queued in this run: no more are");
-                self.sitemaps_all_said = true;
             }
             return;
         }
