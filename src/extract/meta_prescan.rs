@@ -122,8 +122,17 @@ impl Scan<'_> {
     }
 
     /// The standard's "get an attribute": the next attribute's name and value, both lower-cased,
-    /// or `Some(None)` at the tag's `>`.
+    /// or `Some(None)` at the tag's `>`. Character references in the value are decoded, as
+    /// Chromium's tokenizer-based prescan decodes them (`charset=&quot;koi8-r&quot;`).
     fn attribute(&mut self) -> Option<Option<(Vec<u8>, Vec<u8>)>> {
+        let (name, value) = match self.raw_attribute()? {
+            None => return Some(None),
+            Some(found) => found,
+        };
+        Some(Some((name, decode_references(value))))
+    }
+
+    fn raw_attribute(&mut self) -> Option<Option<(Vec<u8>, Vec<u8>)>> {
         while is_space_or_slash(self.byte()?) {
             self.at += 1;
         }
@@ -202,6 +211,66 @@ impl Scan<'_> {
     }
 }
 
+/// `value` with its character references that stand for ASCII decoded (numeric ones, and the
+/// named ones a charset label or a `content` value can be written with), lower-cased; others
+/// are left as they are, which declares no label.
+fn decode_references(value: Vec<u8>) -> Vec<u8> {
+    if !value.contains(&b'&') {
+        return value;
+    }
+    let mut out = Vec::with_capacity(value.len());
+    let mut at = 0;
+    while at < value.len() {
+        if value[at] == b'&' {
+            if let Some((byte, len)) = reference_at(&value[at + 1..]) {
+                out.push(byte.to_ascii_lowercase());
+                at += 1 + len;
+                continue;
+            }
+        }
+        out.push(value[at]);
+        at += 1;
+    }
+    out
+}
+
+/// The ASCII byte a reference (the bytes after its `&`) stands for, and how many bytes it
+/// takes; the `;` may be missing, as the tokenizer allows for these.
+fn reference_at(rest: &[u8]) -> Option<(u8, usize)> {
+    let semicolon = |len: usize| len + usize::from(rest.get(len) == Some(&b';'));
+    if rest.first() == Some(&b'#') {
+        let (radix, start) = match rest.get(1) {
+            Some(b'x' | b'X') => (16, 2),
+            _ => (10, 1),
+        };
+        let digits = rest[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_hexdigit() && (radix == 16 || b.is_ascii_digit()))
+            .count();
+        let text = std::str::from_utf8(&rest[start..start + digits]).ok()?;
+        let code = u32::from_str_radix(text, radix).ok()?;
+        let byte = u8::try_from(code).ok().filter(u8::is_ascii)?;
+        return Some((byte, semicolon(start + digits)));
+    }
+    // Name, byte, and whether the name is one of the legacy ones that may go without `;`.
+    const NAMED: [(&[u8], u8, bool); 9] = [
+        (b"quot", b'"', true),
+        (b"amp", b'&', true),
+        (b"apos", b'\'', false),
+        (b"semi", b';', false),
+        (b"equals", b'=', false),
+        (b"lowbar", b'_', false),
+        (b"period", b'.', false),
+        (b"colon", b':', false),
+        (b"sol", b'/', false),
+    ];
+    NAMED.iter().find_map(|&(name, byte, legacy)| {
+        let named = rest.len() >= name.len() && rest[..name.len()] == *name;
+        let ended = rest.get(name.len()) == Some(&b';');
+        (named && (ended || legacy)).then(|| (byte, semicolon(name.len())))
+    })
+}
+
 /// The standard's "extracting a character encoding from a meta element": the label after the
 /// first `charset` followed by `=` in a `content` value, quoted or up to a space or `;`.
 fn charset_in_content(content: &[u8]) -> Option<&[u8]> {
@@ -278,6 +347,19 @@ mod tests {
             found("<meta charset=\"x-user-defined\">"),
             Some("windows-1252")
         );
+        // Character references are decoded, as Chromium's prescan decodes them.
+        assert_eq!(
+            found("<meta http-equiv=\"Content-Type\" content=\"text/html; charset=&quot;koi8-r&quot;\">"),
+            Some("KOI8-R")
+        );
+        assert_eq!(
+            found("<meta charset=\"windows&#45;1251\">"),
+            Some("windows-1251")
+        );
+        assert_eq!(
+            found("<meta charset=\"shift&lowbar;jis\">"),
+            Some("Shift_JIS")
+        );
         // The first meta that declares wins; one naming no known label declares nothing.
         assert_eq!(
             found("<meta charset=nonsense><meta charset=iso-8859-2><meta charset=gbk>"),
@@ -310,6 +392,8 @@ mod tests {
         assert_eq!(found("<script>'</scripts><meta charset=koi8-r>'"), None);
         // `<metadata>` is no meta; a meta cut off by the end of the bytes declares nothing.
         assert_eq!(found("<metadata charset=koi8-r>"), None);
+        // A reference to a letter that makes no label still declares nothing.
+        assert_eq!(found("<meta charset=\"&eacute;\">"), None);
         assert_eq!(found("<meta charset=koi8-r"), None);
         assert_eq!(found("<meta charset=\"koi8-r"), None);
     }
