@@ -96,6 +96,7 @@ def main():
                     wet[h.get("WARC-Target-URI")] = {
                         "text": r["body"].decode("utf-8"),
                         "lang": h.get("WARC-Identified-Content-Language"),
+                        "truncated": h.get("WARC-Truncated"),
                     }
                 else:
                     counts["wat_records"] += 1

@@ -22,7 +22,7 @@ pub mod wet;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::extract::{read_document, Document, DocumentOptions};
+use crate::extract::{read_document, Document, DocumentOptions, TextCut};
 use crate::http_message::media_type::parsed_as_xml;
 use crate::record::builder::{derived_record, warc_date, warc_fields, WarcRecord};
 use crate::record::sha1_digest;
@@ -208,7 +208,8 @@ fn read_response(
         )),
         TextKind::Plain => {
             let mut text = text.replace("\r\n", "\n");
-            if text.len() > limits.max_text {
+            let cut = text.len() > limits.max_text;
+            if cut {
                 let mut end = limits.max_text;
                 while !text.is_char_boundary(end) {
                     end -= 1;
@@ -217,6 +218,7 @@ fn read_response(
             }
             Some(Document {
                 text: text.trim().to_string(),
+                text_cut: cut.then_some(TextCut::Length),
                 ..Document::default()
             })
         }
@@ -399,7 +401,8 @@ pub fn derive_file(
                     .language
                     .then(|| language::identify(&doc.text))
                     .flatten();
-                wet.append(&wet::wet_record(&record, &text, language))
+                let cut = doc.text_cut.map(TextCut::reason);
+                wet.append(&wet::wet_record(&record, &text, language, cut))
                     .map_err(write_err(wet.path()))?;
                 summary.wet_records += 1;
             }

@@ -36,8 +36,15 @@ fn to_the_second(date: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The WET record of `response` holding `text`.
-pub fn wet_record(response: &StoredRecord, text: &str, language: Option<&str>) -> WarcRecord {
+/// The WET record of `response` holding `text`; `cut`: why the text is not all of the page's
+/// (`WARC-Truncated`: `length` at the text's cap, `time` for a page read only in part), so a
+/// reader can tell a page's end from a cut.
+pub fn wet_record(
+    response: &StoredRecord,
+    text: &str,
+    language: Option<&str>,
+    cut: Option<&str>,
+) -> WarcRecord {
     let target = response.target_uri().unwrap_or("");
     let date = to_the_second(response.header("WARC-Date").unwrap_or(""));
     let refers_to = response.header("WARC-Record-ID").unwrap_or("");
@@ -50,6 +57,9 @@ pub fn wet_record(response: &StoredRecord, text: &str, language: Option<&str>) -
     ];
     if let Some(lang) = language {
         fields.push(("WARC-Identified-Content-Language", lang));
+    }
+    if let Some(reason) = cut {
+        fields.push(("WARC-Truncated", reason));
     }
     fields.push(("Content-Type", "text/plain"));
     derived_record("conversion", &fields, text.as_bytes())

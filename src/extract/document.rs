@@ -70,6 +70,25 @@ pub struct HtmlLink {
     pub attrs: Vec<(&'static str, String)>,
 }
 
+/// Why a document's text is cut short, as a WARC-Truncated reason names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextCut {
+    /// At the text's cap.
+    Length,
+    /// The page was read no further: its tokenizing took longer than its length allows.
+    Time,
+}
+
+impl TextCut {
+    /// The WARC-Truncated value.
+    pub fn reason(self) -> &'static str {
+        match self {
+            TextCut::Length => "length",
+            TextCut::Time => "time",
+        }
+    }
+}
+
 /// What one pass over a document found.
 #[derive(Debug, Default, Clone)]
 pub struct Document {
@@ -77,9 +96,9 @@ pub struct Document {
     pub title: Option<String>,
     /// Visible text, one block per line.
     pub text: String,
-    /// True when text was cut at `max_text`, or the page was read only in part (a tag of
-    /// countless attributes: `feed::Pace`).
-    pub text_truncated: bool,
+    /// Why the text is not all of the page's: cut at `max_text`, or the page read only in part
+    /// (a tag of countless attributes: `feed::Pace`).
+    pub text_cut: Option<TextCut>,
     /// `<meta>` elements: their attributes in order.
     pub metas: Vec<Vec<(String, String)>>,
     /// `<link>` elements.
@@ -408,7 +427,11 @@ pub fn read_document(html: &str, options: DocumentOptions) -> Document {
         state.doc.title = Some(std::mem::take(&mut state.title.out));
     }
     state.doc.text = state.text.out;
-    state.doc.text_truncated = state.text.truncated || pace.was_cut();
+    state.doc.text_cut = if pace.was_cut() {
+        Some(TextCut::Time)
+    } else {
+        state.text.truncated.then_some(TextCut::Length)
+    };
     state.doc
 }
 

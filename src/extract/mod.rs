@@ -25,7 +25,7 @@ mod xml_refs;
 pub use charset::{
     decode_html, decode_html_with_encoding, decode_stylesheet, decode_text, xml_as_utf8,
 };
-pub use document::{read_document, Document, DocumentOptions, HtmlLink};
+pub use document::{read_document, Document, DocumentOptions, HtmlLink, TextCut};
 pub use link_header::link_header_targets;
 pub use links::extract_links;
 pub use refresh::meta_refresh_url;

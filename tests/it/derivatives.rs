@@ -297,7 +297,10 @@ async fn hostile_bodies_are_bounded() {
         .as_str()
         .unwrap()
         .starts_with("word word"));
+    // A text cut at its cap says so; a whole one says nothing.
+    assert_eq!(report["wet"][h.url("/huge")]["truncated"], "length");
     assert!(report["wet"][h.url("/deep")]["text"] == "deep");
+    assert!(report["wet"][h.url("/deep")]["truncated"].is_null());
     assert_eq!(report["wet"][h.url("/bomb")]["text"], "bomb");
     let links = &report["wat"][h.url("/links")]["Envelope"]["Payload-Metadata"]
         ["HTTP-Response-Metadata"]["HTML-Metadata"]["Links"];

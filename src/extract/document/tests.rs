@@ -83,7 +83,7 @@ fn caps_hold() {
             ..all()
         },
     );
-    assert!(doc.text.len() <= 100 && doc.text_truncated);
+    assert!(doc.text.len() <= 100 && doc.text_cut == Some(super::TextCut::Length));
     assert_eq!(doc.links.len(), 10);
     assert_eq!(doc.links_dropped, 40);
 }
