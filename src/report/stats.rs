@@ -36,7 +36,7 @@ impl StopReason {
             StopReason::TargetReached => "page target reached (--max-pages)",
             StopReason::FrontierExhausted => "all queued URLs done",
             StopReason::Interrupted => "interrupted by a signal (resumable)",
-            StopReason::OutputError => "output error",
+            StopReason::OutputError => "output error (a full disk, or no permission; resumable)",
             StopReason::TimeLimit => "time limit reached (--time-limit; resumable)",
             StopReason::ByteLimit => "byte target reached (--max-bytes)",
             StopReason::Stopped => "stopped by trawl stop (resumable)",

@@ -38,13 +38,38 @@ pub struct CrawlStatus {
     pub waiting: Option<String>,
 }
 
+/// The length every status file is written to at least (its JSON followed by spaces), so that
+/// one written on a full disk fits over the one before it.
+const STATUS_ROOM: usize = 2048;
+
 /// Writes the status atomically (aside, then renamed); failures are ignored, the status file
-/// is a convenience and must never stop a crawl.
+/// is a convenience and must never stop a crawl. When that fails (a full disk: the crawl's last
+/// status, saying why it stopped, is written just then), the status is written over the file
+/// in place, which needs no new space: before, `trawl status` read the last running status of a
+/// crawl that had stopped on a full disk and called it killed or crashed.
 pub fn write_status(dir: &Path, status: &CrawlStatus) {
-    if let Ok(json) = serde_json::to_vec_pretty(status) {
-        // A full disk leaves no empty part behind.
-        let _ = write_whole(&dir.join(STATUS_FILE), &json);
+    let Ok(mut json) = serde_json::to_vec_pretty(status) else {
+        return;
+    };
+    json.resize(json.len().max(STATUS_ROOM), b' ');
+    let path = dir.join(STATUS_FILE);
+    // A full disk leaves no empty part behind.
+    if write_whole(&path, &json).is_err() {
+        let _ = write_in_place(&path, json);
     }
+}
+
+/// Writes `json` over the file at `path` without growing it: padded with spaces to the file's
+/// length, or not at all when it would not fit.
+fn write_in_place(path: &Path, mut json: Vec<u8>) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+    let room = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+    if room < json.len() {
+        return Err(std::io::ErrorKind::StorageFull.into());
+    }
+    json.resize(room, b' ');
+    file.write_all(&json)
 }
 
 /// Reads the status of the crawl in `dir`, if there is one.

@@ -270,6 +270,33 @@ async fn disk_full_stops_cleanly_with_valid_files() {
     assert!(check.status.success(), "{}", text(&check));
 }
 
+/// A disk filled by the WARCs and the crawl state alike: `trawl status` says the crawl stopped
+/// on an output error. Before, the last status could not be written on the full disk, and
+/// `trawl status` read the one written while the crawl ran as "killed or crashed".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_after_a_full_disk_says_why_the_crawl_stopped() {
+    let (_web, h) = linked_site("127.0.0.226", 40, 60_000).await;
+    let small = crate::unattended::Tmpfs::mount("1m");
+    let result = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        small.path.display(),
+        "--delay",
+        "0ms",
+        "--gzip-level",
+        0,
+        "--min-free",
+        0,
+        "-q"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(5), "{}", text(&result));
+    let status = trawl(args!["status", small.path.display()]).await;
+    let said = String::from_utf8_lossy(&status.stdout).to_string();
+    assert!(said.contains("stopped: output error"), "{said}");
+}
+
 /// Archived 200 responses (URL → count) in a directory.
 fn archived_pages(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
     let mut pages = std::collections::BTreeMap::new();
