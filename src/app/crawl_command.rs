@@ -16,6 +16,7 @@ use crate::frontier::storage::StoreError;
 use crate::index::index_files;
 use crate::out_lock::{DirLock, LockError};
 use crate::redis_crawl::JoinError;
+use crate::report::log_file::{self, LogFile};
 use crate::report::{render_table, CrawlStats, StopReason};
 use crate::search::SearchError;
 use crate::warc::naming::list_warc_files;
@@ -182,19 +183,13 @@ fn init_logging(quiet: bool, verbose: u8, log_file: Option<&Path>) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TRAWL_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("trawl={level}{seeds}")));
     // The caller opened the file already (and stops when it cannot).
-    let file = log_file.and_then(|p| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .ok()
-    });
+    let file = log_file.and_then(|p| LogFile::open(p).ok());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false);
     let _ = match file {
         Some(f) => builder
-            .with_writer(std::sync::Mutex::new(Unwritten(f)))
+            .with_writer(move || Unwritten(f.clone()))
             .with_ansi(false)
             .try_init(),
         None => builder
@@ -206,7 +201,7 @@ fn init_logging(quiet: bool, verbose: u8, log_file: Option<&Path>) {
 
 /// The log file, its write errors dropped: on a full disk, tracing would print one complaint
 /// per event to stderr (a cron mail of thousands of lines), and the crawl goes on either way.
-struct Unwritten(std::fs::File);
+struct Unwritten(LogFile);
 
 impl std::io::Write for Unwritten {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -353,14 +348,16 @@ fn exit_code(stats: &CrawlStats) -> ExitCode {
     }
 }
 
-/// Sends one message per SIGINT or SIGTERM.
+/// Sends one message per SIGINT or SIGTERM. SIGHUP opens the `--log-file` again (logrotate's
+/// `postrotate kill -HUP`) and the crawl goes on, as wget's does when its terminal goes away.
 async fn forward_signals(tx: tokio::sync::mpsc::UnboundedSender<()>) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut int), Ok(mut term)) = (
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
             signal(SignalKind::interrupt()),
             signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
         ) else {
             return;
         };
@@ -368,6 +365,12 @@ async fn forward_signals(tx: tokio::sync::mpsc::UnboundedSender<()>) {
             tokio::select! {
                 _ = int.recv() => {}
                 _ = term.recv() => {}
+                _ = hup.recv() => {
+                    for (path, e) in log_file::reopen_all() {
+                        tracing::warn!("SIGHUP: could not open the log file {} again: {e}", path.display());
+                    }
+                    continue;
+                }
             }
             crawl::stop_signals::received_one();
             if tx.send(()).is_err() {

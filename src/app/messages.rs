@@ -2,39 +2,30 @@
 //! when `--log-file` is given (so a cron job's file holds everything), else to stderr; errors
 //! to stderr always, and to the log file too.
 
-use std::fs::File;
 use std::io::Write;
 use std::path::Path;
-use std::sync::Mutex;
+
+use crate::report::log_file::LogFile;
 
 /// The crawl command's message sink.
 pub(super) struct Messages {
     /// The `--log-file`, opened for appending (shared with the logger and progress, which
     /// append through their own handles; each message is one write).
-    log: Option<Mutex<File>>,
+    log: Option<LogFile>,
     quiet: bool,
 }
 
 impl Messages {
     /// Messages to stderr, or appended to `log_file`.
     pub(super) fn open(log_file: Option<&Path>, quiet: bool) -> std::io::Result<Self> {
-        let log = match log_file {
-            Some(path) => Some(Mutex::new(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)?,
-            )),
-            None => None,
-        };
+        let log = log_file.map(LogFile::open).transpose()?;
         Ok(Messages { log, quiet })
     }
 
     fn to_log(&self, text: &str) -> bool {
         match &self.log {
             Some(file) => {
-                let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
-                let _ = f.write_all(text.as_bytes());
+                let _ = file.clone().write_all(text.as_bytes());
                 true
             }
             None => false,

@@ -122,13 +122,11 @@ pub async fn run(
         },
         None => setup::start(&config)?,
     };
-    let log = config.report.log_file.as_ref().and_then(|p| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .ok()
-    });
+    let log = config
+        .report
+        .log_file
+        .as_ref()
+        .and_then(|p| crate::report::log_file::LogFile::open(p).ok());
     let progress = Progress::new(
         config.report.quiet,
         config.report.progress_interval,

@@ -1,6 +1,8 @@
-//! What the crawl tells its user: live progress, the final report table, and JSON stats.
+//! What the crawl tells its user: live progress, the final report table, JSON stats, and the
+//! log file they go to.
 
 pub mod content_types;
+pub mod log_file;
 pub mod progress;
 pub mod stats;
 pub mod status_file;

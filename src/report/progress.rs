@@ -45,7 +45,7 @@ impl Progress {
         quiet: bool,
         interval: Duration,
         target: Option<u64>,
-        log: Option<std::fs::File>,
+        log: Option<super::log_file::LogFile>,
     ) -> Self {
         if let Some(file) = log {
             let now = Instant::now();

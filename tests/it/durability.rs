@@ -165,6 +165,48 @@ async fn sigterm_stops_within_the_timeout_and_closes_cleanly() {
     );
 }
 
+/// logrotate moves the log file away and sends SIGHUP (`postrotate kill -HUP`): the crawl opens
+/// a new file at the path and goes on. Before, SIGHUP's default action ended the crawl as a kill
+/// does (exit by signal, WARC files left open).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sighup_opens_the_log_file_again_and_the_crawl_goes_on() {
+    let (web, h) = linked_site("127.0.0.227", 30, 500).await;
+    let out = tempfile::tempdir().unwrap();
+    let log = out.path().join("crawl.log");
+    let rotated = out.path().join("crawl.log.1");
+    let child = spawn_trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.path().join("w").display(),
+        "--log-file",
+        log.display(),
+        "--progress-interval",
+        "0s",
+        "--delay",
+        "100ms",
+        "-v"
+    ]);
+    wait_for(|| web.paths_of(&h).len() >= 5, "five requests").await;
+    std::fs::rename(&log, &rotated).unwrap();
+    Command::new("kill")
+        .args(["-HUP", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    // The root, its 30 pages, robots.txt and /sitemap.xml.
+    assert_eq!(web.paths_of(&h).len(), 33, "the whole site");
+    let before = std::fs::read_to_string(&rotated).unwrap();
+    let after = std::fs::read_to_string(&log).unwrap();
+    assert!(before.contains("archived"), "{before}");
+    assert!(after.contains("archived"), "{after}");
+    assert!(
+        after.contains("all queued URLs done"),
+        "the report: {after}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn log_file_receives_logs_and_status_lines() {
     let (_web, h) = linked_site("127.0.0.23", 5, 100).await;
