@@ -12,18 +12,18 @@ use std::borrow::Cow;
 use url::Url;
 
 use crate::capture::Capture;
+use crate::extract::decode_html_with_encoding;
 use crate::extract::links::extract_document;
 use crate::extract::manifest::manifest_urls;
 use crate::extract::robots_tag::field_says_nofollow;
 use crate::extract::script_urls::script_urls;
 use crate::extract::sitemap::{parse_sitemap, MAX_SITEMAP_URLS};
 use crate::extract::syndication::{feed_links, may_be_feed};
-use crate::extract::{decode_html_with_encoding, link_header_targets, meta_refresh_url};
 use crate::fault::FaultKind;
+use crate::http_message::decode_content;
 use crate::http_message::media_type::{
     accepted_by, is_html, is_javascript, is_valid_essence, media_type, parsed_as_xml,
 };
-use crate::http_message::{decode_content, url_text};
 use crate::url_rules::canonical::resolve_as_spelled;
 use crate::url_rules::canonical::{unresolved, Unresolved};
 use crate::url_rules::referrer::PagePolicy;
@@ -103,6 +103,9 @@ pub struct Outlinks {
     pub referrer: PagePolicy,
     /// An HTML document was read and names no icon (`<link rel=icon>`).
     pub lacks_icon: bool,
+    /// Where a page's refresh (its first `<meta http-equiv=refresh>`, else a `Refresh` field)
+    /// sends a browser: a move, as a redirect is (it is among `links` too).
+    pub refresh: Option<Url>,
 }
 
 impl Outlinks {
@@ -305,6 +308,7 @@ pub fn outlinks(
         out.declined.over_cap += links.dropped as u64;
         out.declined.too_long += links.too_long as u64;
         out.declined.not_http += links.unusable as u64;
+        out.refresh = links.refresh.clone();
         let meta_nofollow = rules.obey_meta_robots
             && (links.nofollow || links.nofollow_for.contains(&rules.robots_agent));
         if field_nofollow || meta_nofollow {
@@ -336,7 +340,7 @@ pub fn outlinks(
         out.links = feed.urls;
     }
     if page && !field_nofollow {
-        header_links(capture, url, rules, &mut out);
+        header_links::header_links(capture, url, rules, &mut out);
     }
     out
 }
@@ -370,56 +374,6 @@ fn says_field_nofollow(capture: &Capture, agent: &str) -> bool {
         name.eq_ignore_ascii_case("x-robots-tag")
             && field_says_nofollow(&String::from_utf8_lossy(value), agent)
     })
-}
-
-/// Links carried by the headers of a page: every `Link` field's targets, `Location` and
-/// `Content-Location` (a 2xx with a Location, e.g. 201 Created, names a resource as well), and
-/// a `Refresh` field's URL.
-/// Appended after the body's links, within the same per-page cap. With `requisites`, a Link
-/// target the page loads (`rel=preload`) is a requisite instead.
-fn header_links(capture: &Capture, url: &Url, rules: &LinkRules, out: &mut Outlinks) {
-    let cap = rules.max_links_per_page;
-    let mut targets: Vec<String> = Vec::new();
-    for (name, value) in &capture.head.headers {
-        let is = |field: &str| name.eq_ignore_ascii_case(field);
-        if is("link") {
-            for t in link_header_targets(&url_text(value)) {
-                let refused = t.media.is_some_and(|m| refuses_declared(&rules.accept, m));
-                if refused && !t.subresource {
-                    out.declined.declared_type += 1;
-                } else if !(t.subresource && rules.page_requisites) {
-                    targets.push(t.target.to_string());
-                } else if let Some(req) = resolve_link(url, t.target) {
-                    if !out.requisites.contains(&req) {
-                        out.requisites.push(req);
-                    }
-                }
-            }
-        } else if is("location") || is("content-location") {
-            targets.push(url_text(value));
-        } else if is("refresh") {
-            // `Refresh: 0; url=/next`, which Chromium follows like a meta refresh.
-            targets.extend(meta_refresh_url(&url_text(value)).map(str::to_string));
-        }
-    }
-    for target in targets {
-        let Some(link) = resolve_link(url, &target) else {
-            match unresolved(url, &target) {
-                Some(Unresolved::TooLong) => out.declined.too_long += 1,
-                Some(Unresolved::NotHttp) => out.declined.not_http += 1,
-                None => {}
-            }
-            continue;
-        };
-        if out.links.contains(&link) || &link == url {
-            continue;
-        }
-        if out.links.len() >= cap {
-            out.declined.over_cap += 1;
-            continue;
-        }
-        out.links.push(link);
-    }
 }
 
 /// The resolved Location of a 3xx response; a Location that is not a URL trawl can follow is
@@ -494,5 +448,6 @@ fn decoded_body<'c>(
     }
 }
 
+mod header_links;
 #[cfg(test)]
 mod tests;

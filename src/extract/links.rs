@@ -77,6 +77,9 @@ pub struct Links {
     /// The page took far longer to tokenize than its length explains (a tag of countless
     /// attributes), and was read only up to there.
     pub cut_short: bool,
+    /// Where the page's first `<meta http-equiv=refresh>` sends a browser (it is among `urls`
+    /// too, as a link).
+    pub refresh: Option<Url>,
 }
 
 /// Most `<link type>` links whose declared type is kept from one page.
@@ -110,6 +113,8 @@ struct Collected {
     /// Hrefs only `<link type>` elements named so far, with the type: another element naming
     /// one makes it a plain link.
     declared: std::collections::HashMap<String, String, RandomState>,
+    /// The first `<meta http-equiv=refresh>` URL.
+    refresh: Option<String>,
 }
 
 impl Collected {
@@ -254,7 +259,9 @@ impl LinkSink<'_> {
                     .is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh"));
                 if let (true, Some(content)) = (refresh, Self::attr(tag, "content")) {
                     if let Some(target) = meta_refresh_url(content) {
-                        self.collected.borrow_mut().push(target, self.max_raw);
+                        let mut c = self.collected.borrow_mut();
+                        c.refresh.get_or_insert_with(|| target.to_string());
+                        c.push(target, self.max_raw);
                     }
                 }
                 let name = Self::attr(tag, "name").map(str::trim).unwrap_or_default();
@@ -389,6 +396,10 @@ pub fn extract_document(
         referrer: collected.referrer,
         names_icon: collected.names_icon,
         cut_short: pace.was_cut(),
+        refresh: collected
+            .refresh
+            .as_deref()
+            .and_then(|r| resolve_link_in(&base, r, encoding)),
         ..Links::default()
     };
     // Different hrefs can resolve to one URL (`a.html`, `./a.html`): kept once, in document

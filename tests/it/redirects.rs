@@ -159,3 +159,47 @@ async fn a_redirect_to_the_servers_spelling_of_the_same_url_is_followed() {
     }
     assert_valid(&out.path().join("warcs")).await;
 }
+
+/// A refresh moves a browser on as a redirect does, and Heritrix takes it for a redirect hop:
+/// a seed whose page refreshes to another host ("we have moved") is crawled there, as a seed
+/// that answers 301 is; a page's refresh out of scope brings its target, not the target's
+/// links. Before, the target was a link of the seed's page only, dropped as out of scope.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_moves_the_crawl_on_as_a_redirect_does() {
+    let web = Web::default();
+    let old = web.host("127.0.0.232").await;
+    let new = web.host("127.0.0.233").await;
+    let elsewhere = web.host("127.0.0.234").await;
+    let moved = format!(
+        "<meta http-equiv=refresh content=\"0; url={}\"><p>We have moved.",
+        new.url("/")
+    );
+    old.route("/", Route::html(&moved));
+    new.route(
+        "/",
+        Route::html("<a href=/about>about</a> <a href=/notice>notice</a>"),
+    );
+    new.route("/about", Route::html("<p>about us</p>"));
+    // A Refresh field, to a host no seed names.
+    let mut notice = Route::html("<p>see the notice</p>");
+    notice.headers.push((
+        "Refresh".into(),
+        format!("5; url={}", elsewhere.url("/notice.html")),
+    ));
+    new.route("/notice", notice);
+    elsewhere.route("/notice.html", Route::html("<a href=/more.html>more</a>"));
+    elsewhere.route("/more.html", Route::html("<p>more</p>"));
+    let out = tempfile::tempdir().unwrap();
+    crawl(old.url("/"), out.path(), &["--allow-private"]).await;
+    let found = pages(&read_records(&out.path().join("warcs")));
+    for url in [
+        old.url("/"),
+        new.url("/"),
+        new.url("/about"),
+        new.url("/notice"),
+        elsewhere.url("/notice.html"),
+    ] {
+        assert!(found.contains(&url), "{url} in {found:?}");
+    }
+    assert!(!found.contains(&elsewhere.url("/more.html")), "{found:?}");
+}

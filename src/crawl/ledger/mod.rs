@@ -277,6 +277,12 @@ impl Ledger {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 self.tally.filtered.content_type += 1;
                 tracing::info!(status, url = %job.url, "read for its links, not archived: its type is not accepted");
+                // A page's refresh moves a browser on as a redirect does: its target is
+                // offered as one (beyond the scope; a seed's widens the scope), as Heritrix
+                // takes a refresh for a redirect hop, before the page's links hold it as a link.
+                if let Some(to) = found.refresh.take().filter(|to| *to != job.url) {
+                    self.offer_move(&job, to, Via::Document(&job.url, found.referrer), now);
+                }
                 self.follow(&job, &mut found, keys, now);
                 self.frontier.answered(&job.host, now, elapsed);
             }
@@ -395,6 +401,12 @@ impl Ledger {
                         self.tally.filtered.host_quota += dropped as u64;
                     }
                 }
+                // A page's refresh moves a browser on as a redirect does: its target is
+                // offered as one (beyond the scope; a seed's widens the scope), as Heritrix
+                // takes a refresh for a redirect hop, before the page's links hold it as a link.
+                if let Some(to) = found.refresh.take().filter(|to| *to != job.url) {
+                    self.offer_move(&job, to, Via::Document(&job.url, found.referrer), now);
+                }
                 self.follow(&job, &mut found, keys, now);
                 // What a page (or a stylesheet it needs) needs to render: one hop beyond scope.
                 let hops = match job.kind {
@@ -437,18 +449,9 @@ impl Ledger {
                         }
                         return Handled::Done;
                     }
-                    // A moved image or stylesheet is still a requisite.
-                    (Some(to), JobKind::Requisite { hops }) => {
-                        let via = Via::Redirect(job.referer.as_deref());
-                        self.offer_requisite(to, *hops, job.depth, via, now)
-                    }
                     (Some(to), _) => {
-                        let (hops, via) = (
-                            (job.depth, job.redirects + 1),
-                            Via::Redirect(job.referer.as_deref()),
-                        );
-                        let seed = (job.depth == 0).then_some(&job.url);
-                        self.offer(to, hops, seed, via, now)
+                        let via = Via::Redirect(job.referer.as_deref());
+                        self.offer_move(&job, to, via, now);
                     }
                     (None, _) => {}
                 }

@@ -13,7 +13,7 @@ use super::{Ledger, LedgerRules};
 use crate::chain::outlinks::Outlinks;
 use crate::crawl::admission::{Admission, Rejection};
 use crate::crawl::site_hosts::{HostTaken, SiteHosts};
-use crate::frontier::{Admit, Candidate, Job, LinkKey};
+use crate::frontier::{Admit, Candidate, Job, JobKind, LinkKey};
 use crate::report::stats::Filtered;
 use crate::report::Tally;
 use crate::url_rules::referrer::PagePolicy;
@@ -114,6 +114,19 @@ impl Ledger {
             _ => {
                 self.linked.queued(key);
                 self.tally.requisites.queued += 1;
+            }
+        }
+    }
+
+    /// Offers where `job`'s response moves a browser on (a 3xx's Location, a page's refresh): a
+    /// moved image or stylesheet is still a requisite; anything else is offered as a redirect
+    /// target, one redirect further, a seed's own chain widening the scope.
+    pub(super) fn offer_move(&mut self, job: &Job, to: Url, via: Via<'_>, now: Instant) {
+        match job.kind {
+            JobKind::Requisite { hops } => self.offer_requisite(to, hops, job.depth, via, now),
+            _ => {
+                let seed = (job.depth == 0).then_some(&job.url);
+                self.offer(to, (job.depth, job.redirects + 1), seed, via, now)
             }
         }
     }

@@ -372,6 +372,16 @@ fn meta_refresh_variants() {
     );
     assert!(links(r#"<meta http-equiv=refresh content="5">"#).is_empty());
     assert!(links(r#"<meta name=refresh content="0; url=/x">"#).is_empty());
+    // The first refresh is where the page moves a browser on, against the document's base.
+    let page = Url::parse("http://a.org/dir/page.html").unwrap();
+    let refresh = |html: &str| extract_links(html, &page, 100).refresh.map(String::from);
+    assert_eq!(
+        refresh(
+            r#"<base href="/b/"><meta http-equiv=refresh content="0;url=x"><meta http-equiv=refresh content="0;url=/y">"#
+        ),
+        Some("http://a.org/b/x".to_string())
+    );
+    assert_eq!(refresh(r#"<meta http-equiv=refresh content="30">"#), None);
 }
 
 #[test]
