@@ -437,6 +437,12 @@ pub(super) fn found_in(links: &LinkRules, capture: &Capture, job: &Job, page: bo
     if transcludes(job) && !frame {
         found.requisites = requisites_of_requisite(links, capture, &job.url);
     }
+    // An error page (a themed 404) is archived and replayed as the site showed it: what it
+    // needs to render is taken, as for a page, and its links are not followed.
+    let error_page = !page && job.kind == JobKind::Page && capture.status() >= 400;
+    if error_page && links.page_requisites {
+        found.requisites = outlinks(links, capture, &job.url, true, false).requisites;
+    }
     found
 }
 

@@ -411,3 +411,43 @@ async fn assert_replays_with(out: &std::path::Path, page: &str, requisites: &[(S
     .await;
     assert!(replay.status.success(), "pywb: {}", text(&replay));
 }
+
+/// A themed error page (a 404 with its stylesheet and images) is archived with what it needs to
+/// render, as a browser shows it and pywb replays it; its links are still not followed. Before,
+/// the 404 replayed unstyled, its stylesheet and images missing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_page_is_archived_with_its_requisites_not_its_links() {
+    let web = Web::default();
+    let h = web.host("127.0.0.235").await;
+    h.route(
+        "/",
+        Route::html(r#"<link rel=icon href=/i.png><a href="/gone">a broken link</a>"#),
+    );
+    let mut missing = Route::html(
+        r#"<link rel=stylesheet href=/error.css><link rel=icon href=/i.png><img src=/lost.png><a href="/sitemap-page">site map</a>"#,
+    );
+    missing.status = 404;
+    h.route("/gone", missing);
+    h.route(
+        "/error.css",
+        Route::typed(200, "text/css", b"body{background:url(/bg.png)}"),
+    );
+    for path in ["/lost.png", "/bg.png", "/i.png"] {
+        h.route(path, Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\n"));
+    }
+    h.route("/sitemap-page", Route::html("<p>not to be reached</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let flags = ["--page-requisites", "--no-sitemaps"];
+    let res = crawl_without_delay(h.url("/"), out.path(), &flags).await;
+    // The broken link's 404 is data, not a failure.
+    assert_eq!(res.status.code(), Some(0), "{}", text(&res));
+    let archived: Vec<String> = read_records(out.path())
+        .into_iter()
+        .filter(|r| r.warc_type == "response")
+        .filter_map(|r| r.target_uri)
+        .collect();
+    for path in ["/gone", "/error.css", "/lost.png", "/bg.png"] {
+        assert!(archived.contains(&h.url(path)), "{path} in {archived:?}");
+    }
+    assert!(!web.paths_of(&h).contains(&"/sitemap-page".to_string()));
+}

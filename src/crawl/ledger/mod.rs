@@ -277,12 +277,6 @@ impl Ledger {
                 *self.tally.status_codes.entry(status).or_default() += 1;
                 self.tally.filtered.content_type += 1;
                 tracing::info!(status, url = %job.url, "read for its links, not archived: its type is not accepted");
-                // A page's refresh moves a browser on as a redirect does: its target is
-                // offered as one (beyond the scope; a seed's widens the scope), as Heritrix
-                // takes a refresh for a redirect hop, before the page's links hold it as a link.
-                if let Some(to) = found.refresh.take().filter(|to| *to != job.url) {
-                    self.offer_move(&job, to, Via::Document(&job.url, found.referrer), now);
-                }
                 self.follow(&job, &mut found, keys, now);
                 self.frontier.answered(&job.host, now, elapsed);
             }
@@ -400,12 +394,6 @@ impl Ledger {
                         let dropped = self.frontier.drop_host(&job.host);
                         self.tally.filtered.host_quota += dropped as u64;
                     }
-                }
-                // A page's refresh moves a browser on as a redirect does: its target is
-                // offered as one (beyond the scope; a seed's widens the scope), as Heritrix
-                // takes a refresh for a redirect hop, before the page's links hold it as a link.
-                if let Some(to) = found.refresh.take().filter(|to| *to != job.url) {
-                    self.offer_move(&job, to, Via::Document(&job.url, found.referrer), now);
                 }
                 self.follow(&job, &mut found, keys, now);
                 // What a page (or a stylesheet it needs) needs to render: one hop beyond scope.

@@ -41,8 +41,8 @@ impl Via<'_> {
 
 impl Ledger {
     /// Offers the links `found` in `job`'s page to the frontier (taking them), one hop deeper,
-    /// counting those its extraction declined; their `Referer` follows the page's referrer
-    /// policy.
+    /// counting those its extraction declined, and its refresh as a move; their `Referer`
+    /// follows the page's referrer policy.
     pub(super) fn follow(
         &mut self,
         job: &Job,
@@ -51,6 +51,12 @@ impl Ledger {
         now: Instant,
     ) {
         let (declined, page) = (found.declined, found.referrer);
+        // A page's refresh moves a browser on as a redirect does: its target is offered as one
+        // (beyond the scope; a seed's widens the scope), as Heritrix takes a refresh for a
+        // redirect hop, before the page's links hold it as a link.
+        if let Some(to) = found.refresh.take().filter(|to| *to != job.url) {
+            self.offer_move(job, to, Via::Document(&job.url, page), now);
+        }
         let links = std::mem::take(&mut found.links);
         let filtered = &mut self.tally.filtered;
         filtered.url_length += declined.too_long;
