@@ -148,14 +148,24 @@ fn is_markup(media_type: &str) -> bool {
 /// What a requisite that is a stylesheet, a script or a web app manifest needs in turn,
 /// resolved against it: a stylesheet's `url()` and `@import`, a script's modules, workers and
 /// asset paths ([`script_urls`]), a manifest's icons ([`manifest_urls`]).
+/// A stylesheet or manifest served with no type, or one that says nothing of it (a download's,
+/// plain text), is known by its extension: Chromium reads a manifest whatever its type (stock
+/// nginx has no type for `.webmanifest`), and applies an untyped sheet as wget reads it.
 pub fn requisites_of_requisite(rules: &LinkRules, capture: &Capture, url: &Url) -> Vec<Url> {
-    let Some(media) = capture.media_type() else {
-        return Vec::new();
-    };
-    let kind = match media.as_str() {
-        "text/css" => Subresource::Stylesheet,
-        "application/manifest+json" | "application/json" => Subresource::Manifest,
-        m if is_javascript(m) => Subresource::Script,
+    let media = capture.media_type();
+    let kind = match media.as_deref() {
+        Some("text/css") => Subresource::Stylesheet,
+        Some("application/manifest+json" | "application/json") => Subresource::Manifest,
+        Some(m) if is_javascript(m) => Subresource::Script,
+        None | Some("application/octet-stream" | "text/plain") => {
+            let name = url.path().rsplit('/').next().unwrap_or_default();
+            let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+            match extension.as_deref() {
+                Some("css") => Subresource::Stylesheet,
+                Some("webmanifest" | "json") => Subresource::Manifest,
+                _ => return Vec::new(),
+            }
+        }
         _ => return Vec::new(),
     };
     if !(200..300).contains(&capture.status()) {

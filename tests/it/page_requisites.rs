@@ -451,3 +451,53 @@ async fn an_error_page_is_archived_with_its_requisites_not_its_links() {
     }
     assert!(!web.paths_of(&h).contains(&"/sitemap-page".to_string()));
 }
+
+/// A manifest served as a download (`application/octet-stream`: stock nginx has no type for
+/// `.webmanifest`) still gives its icons, as Chromium reads a manifest whatever its type; a
+/// stylesheet served with no Content-Type still gives its imports and images, as wget reads it.
+/// Before, both were archived and what they name was not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untyped_stylesheet_and_a_manifest_served_as_a_download_give_their_requisites() {
+    let web = Web::default();
+    let h = web.host("127.0.0.236").await;
+    h.route(
+        "/",
+        Route::html(
+            r#"<link rel=icon href=/i.png><link rel=manifest href=/site.webmanifest><link rel=stylesheet href=/untyped.css>"#,
+        ),
+    );
+    h.route(
+        "/site.webmanifest",
+        Route::typed(
+            200,
+            "application/octet-stream",
+            br#"{"name":"x","icons":[{"src":"/android-192.png","sizes":"192x192"}]}"#,
+        ),
+    );
+    h.route(
+        "/untyped.css",
+        Route {
+            status: 200,
+            headers: Vec::new(),
+            body: b"@import url(more.css); body{background:url(/bg.png)}".to_vec(),
+            chunked: false,
+            gzip: false,
+        },
+    );
+    h.route("/more.css", Route::typed(200, "text/css", b"p{color:red}"));
+    for path in ["/i.png", "/android-192.png", "/bg.png"] {
+        h.route(path, Route::typed(200, "image/png", b"\x89PNG\r\n\x1a\n"));
+    }
+    let out = tempfile::tempdir().unwrap();
+    let flags = ["--page-requisites", "--no-sitemaps"];
+    let res = crawl_without_delay(h.url("/"), out.path(), &flags).await;
+    assert_eq!(res.status.code(), Some(0), "{}", text(&res));
+    let archived: Vec<String> = read_records(out.path())
+        .into_iter()
+        .filter(|r| r.warc_type == "response")
+        .filter_map(|r| r.target_uri)
+        .collect();
+    for path in ["/android-192.png", "/more.css", "/bg.png"] {
+        assert!(archived.contains(&h.url(path)), "{path} in {archived:?}");
+    }
+}
