@@ -30,18 +30,33 @@ fn push(out: &mut Vec<String>, url: &str) {
 }
 
 /// Walks one block; inside `image-set()` (`strings_are_urls`) a quoted string is an image URL.
+/// An `@import` counts only at the top, before any rule but `@charset` and `@layer`
+/// statements, as browsers read it: one after a rule, or inside a block, is ignored to its
+/// `;`, with the URL it names (browsers do not load it; requesting it asked for files a site
+/// had deleted).
 fn walk(parser: &mut Parser<'_>, out: &mut Vec<String>, nesting: usize, strings_are_urls: bool) {
     let mut after_import = false;
+    let (mut rules_started, mut ignoring) = (nesting > 0, false);
     while let Ok(token) = parser.next() {
         if out.len() >= MAX_CSS_URLS {
             return;
         }
         let token = token.clone();
+        if ignoring {
+            ignoring = token != Token::Semicolon;
+            continue;
+        }
         let import = std::mem::take(&mut after_import);
         match token {
             Token::UnquotedUrl(url) => push(out, &url),
             Token::QuotedString(s) if import || strings_are_urls => push(out, &s),
-            Token::AtKeyword(name) if name.eq_ignore_ascii_case("import") => after_import = true,
+            Token::AtKeyword(name) if name.eq_ignore_ascii_case("import") => {
+                after_import = !rules_started;
+                ignoring = rules_started;
+            }
+            Token::AtKeyword(name)
+                if name.eq_ignore_ascii_case("charset") || name.eq_ignore_ascii_case("layer") => {}
+            Token::AtKeyword(_) => rules_started = true,
             Token::Function(name) if name.eq_ignore_ascii_case("url") => {
                 let _ = parser.parse_nested_block(|p| -> Result<(), ParseError<()>> {
                     if let Ok(Token::QuotedString(s)) = p.next() {
@@ -62,6 +77,7 @@ fn walk(parser: &mut Parser<'_>, out: &mut Vec<String>, nesting: usize, strings_
             | Token::ParenthesisBlock
                 if nesting < MAX_NESTING =>
             {
+                rules_started |= token == Token::CurlyBracketBlock;
                 let _ = parser.parse_nested_block(|p| -> Result<(), ParseError<()>> {
                     walk(p, out, nesting + 1, false);
                     Ok(())
@@ -95,6 +111,14 @@ mod tests {
             ]
         );
         assert_eq!(css_urls("color: red; background: URL(x.gif)"), ["x.gif"]);
+    }
+
+    #[test]
+    fn an_import_after_a_rule_or_in_a_block_is_ignored() {
+        let css = r#"@charset "utf-8"; @layer base; @import "a.css"; @import url(b.css);
+            p { color: red } @import "late.css"; @import url(late2.css) screen;
+            @media print { @import "nested.css"; } body { background: url(bg.png) }"#;
+        assert_eq!(css_urls(css), ["a.css", "b.css", "bg.png"]);
     }
 
     #[test]
