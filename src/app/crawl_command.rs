@@ -286,7 +286,7 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
     if let Some(failed) = cdxj_dir.and_then(|dir| directory_index(&dir, messages)) {
         code = failed;
     }
-    messages.say(&render_table(&outcome.stats));
+    messages.say(&render_table(&outcome.stats, code as u8));
     messages.say(&format!("  {:<22} {}\n", "exit code", code as u8));
     if let Some(path) = stats_path {
         let json = serde_json::to_vec_pretty(&outcome.stats)?;

@@ -47,6 +47,7 @@ pub(super) fn run_status(args: StatusArgs) -> ExitCode {
                 .count()
         })
         .unwrap_or(0);
+    let mut finished_dir = None;
     match read_status(dir) {
         Some(s) => {
             let state = match (running, s.running) {
@@ -57,12 +58,15 @@ pub(super) fn run_status(args: StatusArgs) -> ExitCode {
                 (false, false) => format!("stopped: {}", stop_words(s.stop_reason.as_deref())),
                 (false, true) => "not running, and it did not stop cleanly (killed or crashed); the next run repairs and continues".to_string(),
             };
+            // A resumed crawl's counters are the whole crawl's; its start and bytes this run's.
+            let run = if s.resumed { " this run" } else { "" };
             println!("crawl in {}: {state}", dir.display());
-            println!("  started {}, last update {}", s.started, s.updated);
+            println!("  started{run} {}, last update {}", s.started, s.updated);
             println!(
-                "  pages {}, queued {}, in flight {}, errors {}, WARC bytes written {}",
+                "  pages {}, queued {}, in flight {}, errors {}, WARC bytes written{run} {}",
                 s.pages, s.queued, s.in_flight, s.errors, s.bytes_written
             );
+            finished_dir = s.finished_dir;
         }
         None if running => println!(
             "crawl in {}: running (it has not written its status yet)",
@@ -78,13 +82,17 @@ pub(super) fn run_status(args: StatusArgs) -> ExitCode {
         }
     }
     println!(
-        "  {} WARC file(s), {} bytes{}",
+        "  {} WARC file(s), {} bytes{}{}",
         files.len(),
         bytes,
         if open > 0 {
             format!(", {open} open file(s)")
         } else {
             String::new()
+        },
+        match finished_dir {
+            Some(d) => format!(" here; closed files are moved to {}", d.display()),
+            None => String::new(),
         }
     );
     ExitCode::Success

@@ -146,6 +146,7 @@ pub async fn run(
         concurrency: config.run.concurrency,
         shutdown_timeout: config.run.shutdown_timeout,
         out: config.output.out.clone(),
+        finished_dir: config.output.handoff.finished_dir.clone(),
         drain_requisites: config.chain.links.page_requisites,
         min_free: config.run.min_free,
     };

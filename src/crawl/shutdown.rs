@@ -35,6 +35,7 @@ pub(super) async fn finish(
         mut state_error,
         started_at,
         out,
+        finished_dir,
         session,
         seed_problems: _,
     } = closed;
@@ -89,10 +90,9 @@ pub(super) async fn finish(
             )
             .await;
     }
-    write_status(
-        &out,
-        &status_of(&ledger, &started_at, 0, report.bytes, Some(stop_reason)),
-    );
+    let mut status = status_of(&ledger, &started_at, 0, report.bytes, Some(stop_reason));
+    status.finished_dir = finished_dir;
+    write_status(&out, &status);
     let counters = ledger.frontier.counters().clone();
     ledger.tally.filtered.robots = counters.robots_denied;
     ledger.tally.filtered.robots_unavailable = counters.robots_unavailable;

@@ -23,7 +23,13 @@ pub(super) fn status_of(
         updated: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
         running: stop.is_none(),
         pages: ledger.tally.pages,
-        queued: ledger.frontier.queued(),
+        // At the end, what the next run takes up: fetches abandoned at the stop too.
+        queued: match stop {
+            Some(_) => ledger.frontier.queued_for_next_run(),
+            None => ledger.frontier.queued(),
+        },
+        resumed: ledger.tally.resumed,
+        finished_dir: None,
         in_flight,
         errors: ledger.tally.errors.values().sum(),
         bytes_written,

@@ -118,6 +118,9 @@ pub struct Tally {
     /// `pages` when this run started (a resumed crawl's earlier runs): rates count this run's.
     #[serde(skip)]
     pub pages_at_start: u64,
+    /// This run resumed an earlier one's crawl.
+    #[serde(skip)]
+    pub resumed: bool,
     /// Responses received (any status, archived or not).
     pub requests: u64,
     /// Sum of fetch times, for the mean.
@@ -195,11 +198,16 @@ pub struct HostCount {
     pub pages: u64,
 }
 
-/// The final report, printed as a table and written as JSON with `--stats`.
+/// The final report, printed as a table and written as JSON with `--stats`. Its counters are
+/// the whole crawl's, over every run of a resumed one, but for `elapsed_secs`, `pages_per_sec`,
+/// `bytes_written`, `records_written` and `warc_files`, which are this run's (`resumed` says
+/// there were runs before it).
 #[derive(Debug, Clone, Serialize)]
 pub struct CrawlStats {
     /// Why the crawl ended.
     pub stop_reason: StopReason,
+    /// This run resumed a crawl that earlier runs had begun.
+    pub resumed: bool,
     /// Pages archived.
     pub pages_archived: u64,
     /// Wall time in seconds.
@@ -309,6 +317,7 @@ impl CrawlStats {
         top.sort_by(|a, b| b.pages.cmp(&a.pages).then_with(|| a.host.cmp(&b.host)));
         top.truncate(10);
         CrawlStats {
+            resumed: tally.resumed,
             stop_reason: totals.stop_reason,
             pages_archived: tally.pages,
             elapsed_secs: secs,

@@ -36,6 +36,13 @@ pub struct CrawlStatus {
     /// Why no new fetch starts while it runs (the console's pause, low disk space).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting: Option<String>,
+    /// This run resumed a crawl begun by earlier runs: `started` and `bytes_written` are this
+    /// run's, the other counters the whole crawl's.
+    #[serde(default)]
+    pub resumed: bool,
+    /// `--finished-dir`, where the crawl's closed WARC files are moved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_dir: Option<std::path::PathBuf>,
 }
 
 /// The length every status file is written to at least (its JSON followed by spaces), so that

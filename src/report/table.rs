@@ -8,8 +8,10 @@ fn human_bytes(b: u64) -> String {
     bytesize::ByteSize(b).display().si().to_string()
 }
 
-/// Renders the report as an aligned table.
-pub fn render_table(s: &CrawlStats) -> String {
+/// Renders the report as an aligned table, for a crawl that exits with `exit_code`: failures are
+/// given as its cause only when it is 4 (a time limit or a stop that also saw failures exits
+/// 8 or 130, and the failures are listed as what they are).
+pub fn render_table(s: &CrawlStats, exit_code: u8) -> String {
     let mut out = String::new();
     let mut row = |k: &str, v: String| {
         let _ = writeln!(out, "  {k:<22} {v}");
@@ -19,15 +21,17 @@ pub fn render_table(s: &CrawlStats) -> String {
         "pages archived",
         format!("{} (2xx responses of an accepted type)", s.pages_archived),
     );
-    row("elapsed", format!("{:.1} s", s.elapsed_secs));
-    row("pages/s", format!("{:.2}", s.pages_per_sec));
+    // A resumed crawl's counters are the whole crawl's, but for these, which are this run's.
+    let run = if s.resumed { " (this run)" } else { "" };
+    row("elapsed", format!("{:.1} s{run}", s.elapsed_secs));
+    row("pages/s", format!("{:.2}{run}", s.pages_per_sec));
     row("requests", s.requests.to_string());
     row("mean request time", format!("{:.1} ms", s.mean_request_ms));
     row("downloaded", human_bytes(s.bytes_downloaded));
     row(
         "written (WARC)",
         format!(
-            "{} in {} file(s), {} records",
+            "{} in {} file(s), {} records{run}",
             human_bytes(s.bytes_written),
             s.warc_files.len(),
             s.records_written
@@ -158,7 +162,11 @@ pub fn render_table(s: &CrawlStats) -> String {
                 f.host_down, s.hosts_down
             ));
         }
-        row("exit code 4 because", why.join("; "));
+        let label = match exit_code {
+            4 => "exit code 4 because",
+            _ => "failures",
+        };
+        row(label, why.join("; "));
     }
     format!("trawl crawl report\n{out}")
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::args;
 use crate::harness::{run_script, spawn_trawl, text, trawl, warc_files};
-use crate::server::{linked_site, Host, Route, Web};
+use crate::server::{linked_site, Behavior, Host, Route, Web};
 
 async fn wait_for(mut cond: impl FnMut() -> bool, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -339,6 +339,79 @@ async fn status_after_a_full_disk_says_why_the_crawl_stopped() {
     assert!(said.contains("stopped: output error"), "{said}");
 }
 
+/// A crawl stopped with a fetch in flight and resumed: `trawl status` counts the abandoned fetch
+/// as queued (it said 0 left), says where `--finished-dir` took the files (it counted none),
+/// and marks its start and bytes as this run's; the report marks its per-run figures, and
+/// `--stats` says the crawl was resumed. Before, the whole crawl's pages stood beside this
+/// run's files and bytes with nothing to tell them apart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_crawl_says_which_figures_are_this_runs() {
+    let web = Web::default();
+    let h = web.host("127.0.0.237").await;
+    let links: String = (0..20).map(|i| format!("<a href=/p{i}>p</a>")).collect();
+    h.route("/", Route::html(&format!("{links}<a href=/slow>slow</a>")));
+    for i in 0..20 {
+        h.route(&format!("/p{i}"), Route::html("<p>a page</p>"));
+    }
+    h.behave("/slow", Behavior::Hang);
+    let dir = tempfile::tempdir().unwrap();
+    let (out, finished) = (dir.path().join("out"), dir.path().join("done"));
+    let stats = dir.path().join("stats.json");
+    let crawl = args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.display(),
+        "--finished-dir",
+        finished.display(),
+        "--stats",
+        stats.display(),
+        "--delay",
+        "50ms",
+        "--shutdown-timeout",
+        "1s",
+        "--no-sitemaps"
+    ];
+    let child = spawn_trawl(crawl.clone());
+    wait_for(
+        || web.paths_of(&h).contains(&"/slow".to_string()),
+        "the hanging fetch",
+    )
+    .await;
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(130), "{}", text(&stopped));
+    let status = trawl(args!["status", out.display()]).await;
+    let said = String::from_utf8_lossy(&status.stdout).to_string();
+    assert!(
+        said.contains("queued 1,") || said.contains("queued 2,"),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("moved to {}", finished.display())),
+        "{said}"
+    );
+    assert!(!said.contains("this run"), "a first run: {said}");
+    // The rest, and the hanging URL's retry timing out, in a second run.
+    let resumed = trawl(
+        crawl
+            .into_iter()
+            .chain(args!["--timeout", "1s", "--retries", 0])
+            .collect(),
+    )
+    .await;
+    let report = String::from_utf8_lossy(&resumed.stderr).to_string();
+    assert!(report.contains("records (this run)"), "{report}");
+    assert_eq!(crate::harness::read_json(&stats)["resumed"], true);
+    let status = trawl(args!["status", out.display()]).await;
+    let said = String::from_utf8_lossy(&status.stdout).to_string();
+    assert!(said.contains("started this run"), "{said}");
+    assert!(said.contains("WARC bytes written this run"), "{said}");
+}
+
 /// Archived 200 responses (URL → count) in a directory.
 fn archived_pages(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
     let mut pages = std::collections::BTreeMap::new();
@@ -562,6 +635,8 @@ fn counters(stats: &serde_json::Value) -> serde_json::Value {
         "bytes_written",
         "records_written",
         "peak_rss_bytes",
+        // Which run this is, not what the crawl did.
+        "resumed",
     ] {
         o.remove(timing);
     }

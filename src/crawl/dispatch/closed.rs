@@ -24,6 +24,7 @@ impl Dispatcher {
                 None => self.seed_problems,
             },
             out: self.rules.out,
+            finished_dir: self.rules.finished_dir,
             session: self.rules.session,
         }
     }
@@ -45,6 +46,8 @@ pub(in crate::crawl) struct Closed {
     pub(in crate::crawl) seed_problems: Vec<String>,
     /// The output directory.
     pub(in crate::crawl) out: std::path::PathBuf,
+    /// `--finished-dir` (for the status file).
+    pub(in crate::crawl) finished_dir: Option<std::path::PathBuf>,
     /// The crawl's name and cookie jar.
     pub(in crate::crawl) session: CrawlSession,
 }

@@ -64,6 +64,8 @@ pub(super) struct DispatchRules {
     pub(super) shutdown_timeout: Duration,
     /// The output directory (for the status file).
     pub(super) out: std::path::PathBuf,
+    /// `--finished-dir`, where closed WARC files go (for the status file).
+    pub(super) finished_dir: Option<std::path::PathBuf>,
     /// `--page-requisites`: once `--max-pages` is reached, fetch the requisites queued for
     /// the pages archived before ending.
     pub(super) drain_requisites: bool,
@@ -468,6 +470,7 @@ impl Dispatcher {
             bytes_written,
             stop,
         );
+        status.finished_dir = self.rules.finished_dir.clone();
         status.waiting = if self.paused {
             Some("paused from the console".into())
         } else {

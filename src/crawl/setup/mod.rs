@@ -228,6 +228,7 @@ fn finish_start(
         *known = (*known).max(pages);
     }
     tally.pages_at_start = tally.pages;
+    tally.resumed = resumed;
     let cookies = cookie_jar(config, &frontier)?;
     let mut ledger = Ledger::new(frontier, tally, &config.admission, rules);
     ledger.login = config.fetch.login.clone();
