@@ -179,8 +179,7 @@ fn derivative_warcinfo(filename: &str, source: &str, info: &[(String, String)]) 
 fn is_robots_txt(record: &StoredRecord) -> bool {
     record
         .target_uri()
-        .and_then(|u| url::Url::parse(u).ok())
-        .is_some_and(|u| u.path() == "/robots.txt")
+        .is_some_and(crate::url_rules::is_robots_txt)
 }
 
 fn is_success(message: &message::HttpMessage) -> bool {

@@ -197,14 +197,20 @@ fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
         _ => content_type.map(|v| media_type_as_indexed(v.trim()).to_string()),
     };
     let status = http.as_ref().map(|h| h.status.to_string());
-    // A page: a 2xx of an HTML type, or without a usable type, identified as HTML by its bytes.
-    let page = http.as_ref().is_some_and(|h| {
-        let declared = h.media_type().filter(|m| !sniff::is_unknown(Some(m)));
-        let media = declared
-            .as_deref()
-            .or_else(|| record.header("WARC-Identified-Payload-Type"));
-        (200..300).contains(&h.status) && media.is_some_and(|m| is_html(m.trim()))
-    });
+    // A page: a 2xx of an HTML type, or without a usable type, identified as HTML by its bytes;
+    // never a robots.txt, which a server that answers every path with its app's HTML shell
+    // answers with HTML too (a crawl reads it as rules, WET and search leave it out).
+    let robots = record
+        .target_uri()
+        .is_some_and(crate::url_rules::is_robots_txt);
+    let page = !robots
+        && http.as_ref().is_some_and(|h| {
+            let declared = h.media_type().filter(|m| !sniff::is_unknown(Some(m)));
+            let media = declared
+                .as_deref()
+                .or_else(|| record.header("WARC-Identified-Payload-Type"));
+            (200..300).contains(&h.status) && media.is_some_and(|m| is_html(m.trim()))
+        });
     let digest = record
         .header("WARC-Payload-Digest")
         .map(str::to_string)

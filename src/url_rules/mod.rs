@@ -20,3 +20,9 @@ pub use filter::{ExtensionFilter, UrlFilter};
 pub use host_lists::HostLists;
 pub use referrer::RefererPolicy;
 pub use scope::{site_of, Scope, ScopeKind};
+
+/// True when `uri` names a robots.txt (the path `/robots.txt` of its origin): read as rules,
+/// never a page, whatever type its server gave it.
+pub fn is_robots_txt(uri: &str) -> bool {
+    url::Url::parse(uri).is_ok_and(|u| u.path() == "/robots.txt")
+}
