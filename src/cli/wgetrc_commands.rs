@@ -66,10 +66,30 @@ pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<WgetrcCommandLine, String>
                 }
             },
             Some(s) if s.starts_with("--execute=") => s["--execute=".len()..].to_string(),
-            Some(s) if s.starts_with("-e") && s.len() > 2 && !s.starts_with("--") => {
-                s[2..].to_string()
-            }
-            _ => {
+            // `-e` in a cluster of short flags, as getopt reads it: `-qe robots=off`,
+            // `-pewait=3` (before, the cluster reached clap, which dropped the `-e` unsaid).
+            Some(s) => match execute_in_cluster(s) {
+                Some((before, inline)) => {
+                    if !before.is_empty() {
+                        out.push(OsString::from(format!("-{before}")));
+                    }
+                    match inline {
+                        Some(command) => command.to_string(),
+                        None => match args.next() {
+                            Some(value) => value.to_string_lossy().into_owned(),
+                            None => {
+                                out.push(OsString::from("-e"));
+                                continue;
+                            }
+                        },
+                    }
+                }
+                None => {
+                    out.push(arg);
+                    continue;
+                }
+            },
+            None => {
                 out.push(arg);
                 continue;
             }
@@ -92,6 +112,30 @@ pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<WgetrcCommandLine, String>
         argv: out,
         turned_off,
     })
+}
+
+/// Where `-e` stands in `arg`, a cluster of short flags (`-qe`, `-pewait=3`): the flags before
+/// it, and the command written on in the same argument (else it is the next one); `None` when
+/// the cluster holds no `-e`, a flag before it takes the rest of the cluster as its value
+/// (`-le` is `-l e`), or a letter before it is no flag (`-1e5`).
+fn execute_in_cluster(arg: &str) -> Option<(&str, Option<&str>)> {
+    let letters = arg.strip_prefix('-').filter(|l| !l.starts_with('-'))?;
+    let crawl = Cli::command();
+    let crawl = crawl.find_subcommand("crawl")?;
+    for (at, letter) in letters.char_indices() {
+        if letter == 'e' {
+            let rest = &letters[at + 1..];
+            return Some((&letters[..at], (!rest.is_empty()).then_some(rest)));
+        }
+        // Only known flags before it: `-1e5` is a value, not a cluster.
+        let flag = crawl
+            .get_arguments()
+            .find(|a| a.get_short() == Some(letter))?;
+        if flag.get_action().takes_values() {
+            return None;
+        }
+    }
+    None
 }
 
 /// The ways an on/off flag (`--ignore-robots`) is written alone: its long name, its aliases,
@@ -237,6 +281,17 @@ mod tests {
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect()
         })
+    }
+
+    #[test]
+    fn an_e_in_a_cluster_of_short_flags_is_read_as_getopt_reads_it() {
+        assert_eq!(
+            rewritten(&["-qe", "robots=off", "-pewait=3", "a.org"]).unwrap(),
+            ["-q", "--ignore-robots", "-p", "--wait=3", "a.org"]
+        );
+        // A flag that takes a value takes the rest of the cluster, and a number is no cluster.
+        assert_eq!(rewritten(&["-le", "a.org"]).unwrap(), ["-le", "a.org"]);
+        assert_eq!(rewritten(&["-1e5"]).unwrap(), ["-1e5"]);
     }
 
     #[test]
