@@ -291,6 +291,12 @@ impl SeedReader {
     pub fn open(source: &SeedSource, from: SeedPosition) -> io::Result<Self> {
         let mut reader = match source {
             SeedSource::File(path) => {
+                // Looked at before it is opened: opening a FIFO waits for a writer, forever.
+                if !std::fs::metadata(path)?.is_file() {
+                    return Err(io::Error::other(
+                        "not a regular file; give a pipe on standard input (--seeds -)",
+                    ));
+                }
                 let mut file = File::open(path)?;
                 let meta = file.metadata()?;
                 if !meta.is_file() {

@@ -406,3 +406,32 @@ async fn wgets_zero_values_and_an_unwritable_cookie_file_are_met_at_start() {
         text(&cookies)
     );
 }
+
+/// A seeds path that is a FIFO is refused at once (exit 2), as a `<(cmd)` pipe is. Before, the
+/// crawl waited for a writer forever, saying nothing.
+#[tokio::test]
+async fn a_fifo_as_the_seeds_file_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("seeds.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let run = trawl(args![
+        "crawl",
+        "--seeds",
+        fifo.display(),
+        "--out",
+        dir.path().join("out").display()
+    ]);
+    let res = tokio::time::timeout(std::time::Duration::from_secs(30), run)
+        .await
+        .expect("trawl waited on the FIFO");
+    assert_eq!(res.status.code(), Some(2), "{}", text(&res));
+    assert!(
+        String::from_utf8_lossy(&res.stderr).contains("not a regular file"),
+        "{}",
+        text(&res)
+    );
+}
