@@ -161,7 +161,7 @@ pub struct CrawlArgs {
 
     /// How long a worker holds a host without renewing its lease; a killed worker's hosts go
     /// to the others after this.
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, help_heading = "Shared crawl (Redis)")]
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, requires = "redis", help_heading = "Shared crawl (Redis)")]
     pub lease: Duration,
 
     /// Simultaneous fetches (never more than one per host).

@@ -33,7 +33,7 @@ const REFUSED: &[(&[&str], &str)] = &[
     ),
     (
         &["-b", "--background"],
-        "run trawl under nohup, cron or systemd; `trawl status --out DIR` shows its progress",
+        "run trawl under nohup, cron or systemd; `trawl status DIR` (the --out directory) shows its progress",
     ),
     (
         &[

@@ -127,9 +127,16 @@ impl Config {
         {
             return Err(bad("--on-close needs a command".into()));
         }
-        if args.warc_prefix.is_empty() || args.warc_prefix.contains(['/', '\\']) {
+        // A file name part that goes into WARC-Filename fields too: no control characters (a
+        // line end made a header line of its own), and room for the rest of the name.
+        let prefix = &args.warc_prefix;
+        if prefix.is_empty()
+            || prefix.contains(['/', '\\'])
+            || prefix.chars().any(char::is_control)
+            || prefix.len() > 200
+        {
             return Err(bad(
-                "--warc-prefix must be a non-empty file name part".into()
+                "--warc-prefix must be a non-empty file name part of at most 200 bytes, without control characters".into()
             ));
         }
         if args.user_agent.trim().is_empty() || args.user_agent.contains(['\r', '\n']) {
@@ -156,7 +163,7 @@ impl Config {
         let limits = Limits {
             max_url_length: args.max_url_length,
             max_path_depth: args.max_path_depth,
-            max_path_repeats: args.max_path_repeats.max(1),
+            max_path_repeats: args.max_path_repeats,
             ports,
         };
         let Collected {

@@ -1,6 +1,8 @@
-//! Counts, sizes and durations a crawl cannot run with at zero, refused before it starts with
-//! the flag named: a zero there would otherwise stop, or silently hollow out, a whole crawl
-//! (`--fetch-timeout 0s` cut nearly every body, `--max-headers 0` gave every host up).
+//! Counts, sizes and durations a crawl cannot run with at zero, or at a size that only harms
+//! it, refused before it starts with the flag named: a zero there would otherwise stop, or
+//! silently hollow out, a whole crawl (`--fetch-timeout 0s` cut nearly every body,
+//! `--max-headers 0` gave every host up, `--max-body-size 0` archived every body empty), and a
+//! `--delay` of years, or `--max-headers` of millions, would hang it or take gigabytes.
 
 use std::time::Duration;
 
@@ -47,5 +49,26 @@ pub fn check(args: &CrawlArgs) -> Result<(), String> {
     if args.max_headers == 0 || args.max_header_size == 0 {
         return Err("--max-headers and --max-header-size must be more than 0".into());
     }
+    // Every response head is given room for this many fields (tens of bytes each).
+    if args.max_headers > MAX_HEADERS {
+        return Err(format!(
+            "--max-headers is at most {MAX_HEADERS} (--max-header-size bounds a head's bytes)"
+        ));
+    }
+    if args.max_body_size == 0 {
+        return Err("--max-body-size must be more than 0".into());
+    }
+    if args.max_path_repeats == 0 {
+        return Err("--max-path-repeats must be at least 1 (a segment occurs once)".into());
+    }
+    let waits = [("--delay", args.delay), ("--max-delay", args.max_delay)];
+    if let Some((flag, _)) = waits.iter().find(|(_, d)| *d > YEAR) {
+        return Err(format!("{flag} is at most a year"));
+    }
     Ok(())
 }
+
+/// Most header fields `--max-headers` may allow.
+const MAX_HEADERS: usize = 10_000;
+/// The longest wait between two requests to one host (`-w` has the same bound).
+const YEAR: Duration = Duration::from_secs(365 * 24 * 3600);

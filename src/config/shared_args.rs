@@ -13,6 +13,11 @@ pub(super) fn shared_settings(args: &CrawlArgs) -> Result<Option<SharedSettings>
     let bad = |m: String| ConfigError::BadArgument(m);
     let settings = match (&args.redis, &args.crawl_id) {
         (Some(url), Some(crawl_id)) => {
+            // A URL that does not parse is a bad argument, not an unreachable Redis (exit 9).
+            if let Err(e) = redis::Client::open(url.as_str()) {
+                let url = crate::redis_crawl::connection::shown(url);
+                return Err(bad(format!("--redis {url}: not a Redis URL ({e})")));
+            }
             if crawl_id.is_empty() || file_name_safe(crawl_id) != *crawl_id {
                 return Err(bad(
                     "--crawl-id may hold only letters, digits, '.', '_' and '-'".into(),

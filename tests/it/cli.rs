@@ -43,10 +43,24 @@ async fn bad_arguments_exit_2() {
         ("--max-pages", "0"),
         ("--max-pages-per-host", "0"),
         ("--max-links-per-page", "0"),
+        // And values that would hang the crawl, take gigabytes or write a broken header
+        // line (each was taken before).
+        ("--max-body-size", "0"),
+        ("--max-path-repeats", "0"),
+        ("--max-headers", "100000000"),
+        ("--delay", "1000000000s"),
+        ("--delay", "10y"),
+        ("--warc-prefix", "news\nweekly"),
+        ("--warc-prefix", &"x".repeat(300)),
+        ("--redis", "not a url"),
     ] {
-        let out = trawl(args!["crawl", "http://127.0.0.1:1/", flag, zero]).await;
-        assert_eq!(out.status.code(), Some(2), "{flag}: {}", text(&out));
-        assert!(text(&out).contains(flag), "{flag}: {}", text(&out));
+        let mut cmd = args!["crawl", "http://127.0.0.1:1/", flag, zero];
+        if flag == "--redis" {
+            cmd.extend(args!["--crawl-id", "x"]);
+        }
+        let out = trawl(cmd).await;
+        assert_eq!(out.status.code(), Some(2), "{flag} {zero}: {}", text(&out));
+        assert!(text(&out).contains(flag), "{flag} {zero}: {}", text(&out));
     }
 }
 
