@@ -145,7 +145,12 @@ fn preflight(config: &Config) -> Result<(), (ExitCode, String)> {
     if let Some(cookies) = &config.cookies.save {
         // Written at the end as FILE.part, then renamed: the directory must take a new file.
         let part = part_path(cookies);
-        std::fs::write(&part, b"")
+        let is_dir = || match cookies.is_dir() {
+            true => Err(std::io::Error::other("it is a directory")),
+            false => Ok(()),
+        };
+        is_dir()
+            .and_then(|()| std::fs::write(&part, b""))
             .and_then(|()| std::fs::remove_file(&part))
             .map_err(|e| {
                 (

@@ -72,6 +72,16 @@ pub fn render_table(s: &CrawlStats, exit_code: u8) -> String {
             )
         },
     );
+    if s.seed_lines_skipped > 0 {
+        // The first hundred are named as they are read; this is all of them.
+        row(
+            "seed lines skipped",
+            format!(
+                "{} (not URLs trawl can crawl; the first ones are named above or in the log)",
+                s.seed_lines_skipped
+            ),
+        );
+    }
     if s.slowed_down > 0 {
         row(
             "slowed down",

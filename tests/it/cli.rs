@@ -449,3 +449,70 @@ async fn a_fifo_as_the_seeds_file_is_refused_not_waited_on() {
         text(&res)
     );
 }
+
+/// A `--dedup-index` that holds no capture (a WARC or a text given by mistake) is said: the
+/// crawl deduplicates against nothing in it. Before, it ran as if deduplicating, silently.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dedup_index_with_no_capture_in_it_is_said() {
+    let web = Web::default();
+    let host = web.host("127.0.0.238").await;
+    host.route("/", Route::html("<p>hi</p>"));
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index.cdxj");
+    std::fs::write(&index, "this is no index\nnor is this line\n").unwrap();
+    let res = trawl(args![
+        "crawl",
+        host.url("/"),
+        "--out",
+        dir.path().join("o").display(),
+        "--dedup-index",
+        index.display(),
+        "--delay",
+        "0ms"
+    ])
+    .await;
+    assert_eq!(res.status.code(), Some(0), "{}", text(&res));
+    assert!(
+        String::from_utf8_lossy(&res.stderr).contains("no full 2xx capture found"),
+        "{}",
+        text(&res)
+    );
+}
+
+/// Past the hundred bad seed lines named one by one, the report gives how many were skipped
+/// (only `--stats` had the count); a `--save-cookies` that is a directory is refused before the
+/// crawl (exit 5), where it failed at the end with exit 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skipped_seed_lines_are_counted_and_a_cookie_file_that_is_a_directory_refused() {
+    let web = Web::default();
+    let host = web.host("127.0.0.239").await;
+    host.route("/", Route::html("<p>hi</p>"));
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    let bad: String = (0..150).map(|i| format!("bogus seed {i}\n")).collect();
+    std::fs::write(&seeds, format!("{bad}{}\n", host.url("/"))).unwrap();
+    let crawl = |extra: Vec<String>| {
+        let mut cmd = args![
+            "crawl",
+            "--seeds",
+            seeds.display(),
+            "--out",
+            dir.path().join("o").display(),
+            "--delay",
+            "0ms"
+        ];
+        cmd.extend(extra);
+        trawl(cmd)
+    };
+    let refused = crawl(args!["--save-cookies", dir.path().display()]).await;
+    assert_eq!(refused.status.code(), Some(5), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("--save-cookies"),
+        "{}",
+        text(&refused)
+    );
+    let out = crawl(Vec::new()).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("seed lines skipped     150"), "{err}");
+}

@@ -75,12 +75,21 @@ fn load_earlier_captures(table: &DedupTable, dirs: &[PathBuf]) -> Result<usize, 
 fn load_dedup_index(files: &[PathBuf]) -> Result<DedupTable, SetupError> {
     let table = DedupTable::default();
     for path in files {
-        table
+        let added = table
             .load_index(path)
             .map_err(|source| SetupError::DedupIndex {
                 path: path.clone(),
                 source,
             })?;
+        // A file that is no index (a WARC given by mistake, a text) reads as none: said, since
+        // the crawl then deduplicates against nothing in it.
+        match added {
+            0 => tracing::warn!(
+                "--dedup-index {}: no full 2xx capture found in it (a CDXJ or CDX index is expected); nothing is deduplicated against it",
+                path.display()
+            ),
+            n => tracing::info!("--dedup-index {}: {n} capture(s)", path.display()),
+        }
     }
     Ok(table)
 }
