@@ -83,6 +83,8 @@ pub fn merge_config_file(command_line: WgetrcCommandLine) -> Result<Vec<OsString
             // wgetrc commands: each flag one names, unless the command line gives that flag.
             for command in values(key, value)? {
                 for flag in wgetrc_flags(&command)? {
+                    // As for a key: given on the command line, or a flag that cannot go with
+                    // one given there (`wait=3` and `--delay 0s`), and the command line wins.
                     let given = turned_off(&flag)
                         || sub
                             .get_arguments()
@@ -90,6 +92,7 @@ pub fn merge_config_file(command_line: WgetrcCommandLine) -> Result<Vec<OsString
                             .is_some_and(|a| {
                                 crawl.value_source(a.get_id().as_str())
                                     == Some(ValueSource::CommandLine)
+                                    || conflicts_with_given(sub, a, crawl)
                             });
                     if !given {
                         added.push(OsString::from(flag));
@@ -109,12 +112,16 @@ pub fn merge_config_file(command_line: WgetrcCommandLine) -> Result<Vec<OsString
             continue;
         }
         let takes_value = arg.get_num_args().is_some_and(|n| n.takes_values());
+        // A flag whose value may be left out (`--deny-ports`) is on with `true` or `[]`.
+        let bare = arg.get_num_args().is_some_and(|n| n.min_values() == 0);
+        let empty = value.as_array().is_some_and(Vec::is_empty);
         match value {
-            toml::Value::Boolean(on) if !takes_value => {
+            toml::Value::Boolean(on) if !takes_value || bare => {
                 if *on {
                     added.push(OsString::from(format!("--{name}")));
                 }
             }
+            _ if bare && empty => added.push(OsString::from(format!("--{name}"))),
             _ => {
                 for v in values(key, value)? {
                     added.push(OsString::from(format!("--{name}={v}")));

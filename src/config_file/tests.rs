@@ -294,4 +294,19 @@ fn the_command_line_wins_over_the_files_other_name_for_the_same_flag() {
     assert_eq!(waited.delay, Duration::ZERO);
     let scoped = with_file("span-hosts = true\n", &["--scope", "host", "a.org"]);
     assert_eq!(scoped.scope, Some(ScopeKind::Host));
+    // The same through the file's `execute` key (it was refused: --delay with --wait).
+    let executed = with_file("execute = [\"wait=3\"]\n", &["--delay", "0s", "a.org"]);
+    assert_eq!(executed.delay, Duration::ZERO);
+}
+
+#[test]
+fn a_switch_whose_value_may_be_left_out_is_on_with_true_or_an_empty_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("trawl.toml");
+    let config = file.display().to_string();
+    for text in ["deny-ports = true\n", "deny-ports = []\n"] {
+        std::fs::write(&file, text).unwrap();
+        let args = crawl_args(&["trawl", "crawl", "--config", config.as_str(), "a.org"]);
+        assert_eq!(args.deny_ports, Some(Vec::new()), "{text}");
+    }
 }
