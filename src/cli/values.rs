@@ -31,11 +31,14 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         if n == 0.0 {
             return Ok(Duration::ZERO);
         }
-        return Err(format!(
-            "a duration needs a unit: write {s}ms or {s}s (examples: 250ms, 2s, 1m 30s)"
-        ));
+        if n.is_finite() && n > 0.0 {
+            return Err(format!(
+                "a duration needs a unit: write {s}ms or {s}s (examples: 250ms, 2s, 1m 30s)"
+            ));
+        }
     }
-    humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 250ms, 2s, 1m 30s)"))
+    humantime::parse_duration(s)
+        .map_err(|e| format!("{s:?} is not a duration: {e} (examples: 250ms, 2s, 1m 30s)"))
 }
 
 /// Parses one `--header "Name: value"`: a valid field name that trawl does not set itself
@@ -174,14 +177,38 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
             }
         }
     }
+    let examples = "(examples: 1GB, 500MiB, 64k, 65536)";
+    if s.bytes().all(|b| b.is_ascii_digit()) && !s.is_empty() {
+        return s
+            .parse::<u64>()
+            .map_err(|_| format!("{s} bytes is more than any size trawl counts {examples}"));
+    }
+    if s.parse::<f64>().is_ok() {
+        return Err(format!(
+            "{s:?}: a size without a unit is a whole number of bytes {examples}"
+        ));
+    }
     s.parse::<bytesize::ByteSize>()
         .map(|b| b.as_u64())
-        .map_err(|e| format!("{e} (examples: 1GB, 500MiB, 64k, 65536)"))
+        .map_err(|e| format!("{s:?} is not a size: {e} {examples}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_size_or_duration_is_named_for_what_is_wrong_with_it() {
+        assert!(parse_size("18446744073709551616")
+            .unwrap_err()
+            .contains("more than any size"));
+        assert!(parse_size("1.5").unwrap_err().contains("whole number"));
+        assert_eq!(parse_size("1.5k"), Ok(1536));
+        assert!(parse_duration("inf")
+            .unwrap_err()
+            .contains("is not a duration"));
+        assert!(parse_duration("5").unwrap_err().contains("needs a unit"));
+    }
 
     #[test]
     fn rates_are_sizes_per_second() {
