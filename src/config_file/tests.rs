@@ -310,3 +310,26 @@ fn a_switch_whose_value_may_be_left_out_is_on_with_true_or_an_empty_list() {
         assert_eq!(args.deny_ports, Some(Vec::new()), "{text}");
     }
 }
+
+#[test]
+fn a_flag_given_twice_takes_its_last_value_as_wget_does_and_lists_keep_every_one() {
+    let args = crawl_args(&[
+        "trawl",
+        "crawl",
+        "-U",
+        "first",
+        "-U",
+        "second",
+        "-w",
+        "1",
+        "-w",
+        "0",
+        "--include",
+        "a",
+        "--include",
+        "b",
+        "a.org",
+    ]);
+    assert_eq!(args.user_agent, "second");
+    assert_eq!(args.include, ["a", "b"]);
+}
