@@ -117,7 +117,9 @@ fn preflight(config: &Config) -> Result<(), (ExitCode, String)> {
     if let Some(finished) = &config.output.handoff.finished_dir {
         create_output_dir(finished).map_err(|e| (ExitCode::OutputError, e.to_string()))?;
     }
-    let probe = out.join(".trawl-write-test");
+    // Named for this process: two crawls started at once into one directory must not remove
+    // each other's probe (the loser exited 5, "No such file", instead of 6 at the lock).
+    let probe = out.join(format!(".trawl-write-test-{}", std::process::id()));
     std::fs::write(&probe, b"")
         .and_then(|()| std::fs::remove_file(&probe))
         .map_err(|e| {
