@@ -106,6 +106,7 @@ impl ContentSeen {
                     date: warc_date(capture.exchange.date),
                     record_id: Some(record_id.to_string()),
                     body_len: Some(capture.body_len() as u64),
+                    stored: None,
                 },
             );
         }
@@ -124,6 +125,7 @@ mod tests {
             date: "d".into(),
             record_id: None,
             body_len: None,
+            stored: None,
         };
         t.insert("sha1:X".into(), o("first"));
         t.insert("sha1:X".into(), o("second"));

@@ -29,7 +29,7 @@ use crate::fault::FaultKind;
 use crate::frontier::{link_keys, Job, JobKind};
 use crate::http_message::parse_response_head;
 use crate::warc::naming::{list_warc_files, serial_of};
-use crate::warc::reader::{each_record, StoredRecord};
+use crate::warc::reader::{each_record, records_from, StoredRecord};
 
 /// The stages replay runs, with their options.
 pub(super) struct ReplayChain<'a> {
@@ -85,10 +85,17 @@ pub(super) fn replay(
             let Some(capture) = capture_of(record) else {
                 continue;
             };
+            // A revisit holds no payload: its original's, where a file here holds it, gives
+            // the links the live fetch found (in a crawl after --recrawl the original is
+            // the last crawl's, whose links this crawl never offered).
+            let original = revisit
+                .then(|| original_capture(chain.dedup, digest.as_deref()))
+                .flatten();
             let archived = Archived {
                 revisit,
                 record_id: &record_id,
                 payload_digest: digest.as_deref(),
+                original: original.as_ref(),
             };
             let outcome = examine(chain, &capture, &job, &archived);
             let result = JobResult {
@@ -138,6 +145,8 @@ struct Archived<'a> {
     record_id: &'a str,
     /// Its WARC-Payload-Digest.
     payload_digest: Option<&'a str>,
+    /// For a revisit, the original capture it stands for, when a WARC file here holds it.
+    original: Option<&'a Capture>,
 }
 
 /// The outcome a live fetch of this capture had, worked out by the same stages.
@@ -152,8 +161,13 @@ fn examine(
     // It was archived, so the filter let it through: a page now was a page then (the budget
     // had room, or it would not have been written).
     let page = chain.archive.classify_capture(capture, support) == Verdict::Page;
-    // A revisit holds no payload to extract from; its original's links were offered already.
-    let mut found = found_in(chain.links, capture, job, page && !archived.revisit);
+    // A revisit's links are its original's payload's, read against its own URL; without the
+    // original, none are offered.
+    let mut found = match (archived.revisit, archived.original) {
+        (false, _) => found_in(chain.links, capture, job, page),
+        (true, Some(original)) => found_in(chain.links, original, job, page),
+        (true, None) => found_in(chain.links, capture, job, false),
+    };
     if matches!(job.kind, JobKind::Sitemap { .. }) && !archived.revisit {
         found.sitemap = Some(Box::new(sitemap_links(chain.links, capture, &job.url)));
     }
@@ -199,6 +213,18 @@ fn revisit_saved(dedup: Option<&DedupTable>, payload_digest: Option<&str>) -> u6
         .and_then(|(t, d)| t.lookup(d))
         .and_then(|o| o.body_len)
         .unwrap_or(0)
+}
+
+/// The original capture a revisit of `digest` stands for, read from the WARC file here that
+/// holds it (the content-seen table knows where, for what it read at start-up).
+fn original_capture(dedup: Option<&DedupTable>, digest: Option<&str>) -> Option<Capture> {
+    let original = dedup?.lookup(digest?)?;
+    let (path, offset) = original.stored?;
+    let gzipped = path.extension().is_some_and(|e| e == "gz");
+    let (record, _) = records_from(&path, offset, gzipped).ok()?.next()?.ok()?;
+    (record.header("WARC-Type") == Some("response"))
+        .then(|| capture_of(record))
+        .flatten()
 }
 
 /// A capture rebuilt from an archived response or revisit record.

@@ -2,7 +2,8 @@
 //! down; its URLs then wait in their queue while one request at a time (a probe, at growing
 //! intervals) finds whether it is back, and after `--host-down-limit` without an answer the
 //! host is given up for the run: its URLs are dropped and counted. A host that has not
-//! answered in this run is given up when found down. Without this, a host that
+//! answered in this crawl (in this run, or an earlier run of a resumed one) is given up when
+//! found down. Without this, a host that
 //! died mid-crawl was retried URL by URL, each URL failing on its own (the first hour of an
 //! outage lost every URL tried in it, and a silent host cost a connect timeout per try).
 //!
@@ -147,6 +148,15 @@ impl Frontier {
         health.failures = 0;
         health.probes = 0;
         health.down_since.take().map(|since| now - since)
+    }
+
+    /// Marks `host` as one that answered in an earlier run of this crawl: found down, it is
+    /// waited for (`--host-down-limit`) as one that answered in this run is. Before, a crawl
+    /// resumed during a short outage gave its hosts up at once, and ended for good.
+    pub fn answered_before(&mut self, host: &str) {
+        if let Some(&id) = self.ids.get(host) {
+            self.hosts[id as usize].health.answered = true;
+        }
     }
 
     /// Puts `job`, whose host is down (see [`Frontier::connection_failed`]), back in its

@@ -88,6 +88,31 @@ impl Frontier {
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
+        self.save_hosts(now, wall)?;
+        let own = FrontierMeta {
+            counters: self.counters.clone(),
+        };
+        let own = serde_json::to_vec(&own).expect("plain data serializes");
+        self.storage.meta_put(META_NAME, &own)?;
+        for (name, value) in meta {
+            self.storage.meta_put(name, value)?;
+        }
+        self.storage.checkpoint()?;
+        self.saved_hosts();
+        // Writing the batch found some of its links seen before: their hosts' counts, saved
+        // with them, are set right and saved again.
+        let found = self.late_found;
+        self.settle_late_duplicates();
+        if self.late_found != found {
+            self.save_hosts(now, wall)?;
+            self.storage.checkpoint()?;
+            self.saved_hosts();
+        }
+        Ok(())
+    }
+
+    /// Writes the hosts changed since the last save point (and those fetching).
+    fn save_hosts(&mut self, now: Instant, wall: SystemTime) -> Result<(), StoreError> {
         for (id, q) in self.hosts.iter().enumerate() {
             if q.dirty || q.in_flight {
                 let saved = SavedHost {
@@ -99,21 +124,16 @@ impl Frontier {
                 self.storage.save_host(id as u32, &saved)?;
             }
         }
-        let own = FrontierMeta {
-            counters: self.counters.clone(),
-        };
-        let own = serde_json::to_vec(&own).expect("plain data serializes");
-        self.storage.meta_put(META_NAME, &own)?;
-        for (name, value) in meta {
-            self.storage.meta_put(name, value)?;
-        }
-        self.storage.checkpoint()?;
+        Ok(())
+    }
+
+    /// Marks the hosts saved.
+    fn saved_hosts(&mut self) {
         for q in &mut self.hosts {
             // A host with a fetch in flight was saved with that page counted as queued; its
             // row is rewritten once the fetch ends.
             q.dirty = q.in_flight;
         }
-        Ok(())
     }
 
     /// Reads a named blob saved by [`Frontier::checkpoint`].

@@ -184,6 +184,9 @@ pub struct Original {
     pub record_id: Option<String>,
     /// Its body length as recorded, when known (what a revisit of it saves).
     pub body_len: Option<u64>,
+    /// The WARC file on this machine that holds it and its record's offset there, when it was
+    /// read from one at start-up: replay reads its payload for a revisit's links.
+    pub stored: Option<(std::sync::Arc<std::path::Path>, u64)>,
 }
 
 /// WARC-Profile of identical-payload-digest revisits in WARC/1.1.

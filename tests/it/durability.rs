@@ -412,6 +412,48 @@ async fn a_resumed_crawl_says_which_figures_are_this_runs() {
     assert!(said.contains("WARC bytes written this run"), "{said}");
 }
 
+/// A `--recrawl --dedup` killed before its first save point and run again: the pages it stored
+/// as revisits of the last crawl's captures still give their links (read from the originals
+/// in the directory), so the new crawl reaches every page. Before, a replayed revisit gave
+/// none, and the crawl ended at its seed, exit 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_recrawl_with_dedup_still_follows_the_links_of_its_revisits() {
+    let (web, h) = linked_site("127.0.0.241", 20, 300).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let crawl = |extra: &[&str]| {
+        let mut cmd = args![
+            "crawl",
+            h.url("/"),
+            "--out",
+            out.display(),
+            "--delay",
+            "100ms",
+            "--dedup",
+            "--no-sitemaps",
+            "-q"
+        ];
+        cmd.extend(extra.iter().map(|s| s.to_string()));
+        cmd
+    };
+    let first = trawl(crawl(&[])).await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    let before = web.paths_of(&h).len();
+    // Killed a few pages in, seconds before the first save point.
+    let mut child = spawn_trawl(crawl(&["--recrawl"]));
+    wait_for(|| web.paths_of(&h).len() >= before + 5, "five requests").await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let resumed = trawl(crawl(&["--recrawl"])).await;
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed));
+    let asked = web.paths_of(&h);
+    for i in 0..20 {
+        let path = format!("/p{i}");
+        let times = asked.iter().filter(|p| **p == path).count();
+        assert!(times >= 2, "{path} asked {times} time(s): {asked:?}");
+    }
+}
+
 /// Archived 200 responses (URL → count) in a directory.
 fn archived_pages(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
     let mut pages = std::collections::BTreeMap::new();
@@ -792,6 +834,46 @@ async fn warc_files_without_their_state_are_not_crawled_over_unasked() {
     assert_eq!(web.hits().len(), fetched, "nothing fetched again");
     let fresh = run(&["--fresh"]).await;
     assert_eq!(fresh.status.code(), Some(0), "{}", text(&fresh));
+}
+
+/// `--time-limit` stops as the first SIGTERM does, for `--on-close` too: no command starts
+/// after it, so the file closed at the stop is left to the next start. Before, every file closed
+/// after the limit still got its command, and a backlog of them kept a 3 s run for minutes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_time_limit_starts_no_on_close_command() {
+    let (_web, h) = linked_site("127.0.0.240", 60, 200).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let ran = dir.path().join("ran.txt");
+    let res = trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.display(),
+        "--delay",
+        "100ms",
+        "--records-per-file",
+        "2",
+        "--time-limit",
+        "2s",
+        "--on-close",
+        format!("echo {{}} >> '{}'", ran.display()),
+        "-v"
+    ])
+    .await;
+    assert_eq!(res.status.code(), Some(8), "{}", text(&res));
+    let listed = std::fs::read_to_string(&ran).unwrap_or_default();
+    let last = warc_files(&out)
+        .into_iter()
+        .max()
+        .expect("files were written");
+    let name = last.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(!listed.contains(&name), "{name} got its command: {listed}");
+    assert!(
+        text(&res).contains("left to the next start"),
+        "{}",
+        text(&res)
+    );
 }
 
 /// A stop (SIGTERM, then SIGTERM again, as `timeout` and systemd send) does not wait on

@@ -79,6 +79,7 @@ fn cdx_capture(fields: &[char], line: &str) -> Option<(String, Original)> {
         date: warc_date_of(field('b')?)?,
         record_id,
         body_len: None,
+        stored: None,
     };
     Some((prefixed_digest(field('k')?), original))
 }
@@ -96,6 +97,7 @@ fn cdxj_capture(line: &str) -> Option<(String, Original)> {
         date: warc_date_of(ts)?,
         record_id: None,
         body_len: None,
+        stored: None,
     };
     Some((prefixed_digest(v["digest"].as_str()?), original))
 }

@@ -267,6 +267,9 @@ impl Dispatcher {
                         "time limit reached: finishing {} fetch(es) within {:?}; the next run resumes",
                         self.in_flight, self.rules.shutdown_timeout
                     );
+                    // A stop request as the first SIGTERM is, for what runs beside the loop
+                    // too: no --on-close command starts (a backlog kept a 3 s run for minutes).
+                    crate::crawl::stop_signals::received_one();
                     shutdown_deadline = Some(self.begin_stop(StopReason::TimeLimit));
                 }
                 _ = sleep_until_opt(shutdown_deadline), if shutdown_deadline.is_some() => {

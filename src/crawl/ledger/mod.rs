@@ -116,11 +116,16 @@ impl Ledger {
     /// A ledger over `frontier` with the counters `tally` (saved ones when resuming); the seeds
     /// are offered to the frontier (already-seen ones are ignored by it).
     pub(super) fn new(
-        frontier: Frontier,
+        mut frontier: Frontier,
         tally: Tally,
         admission: &AdmissionConfig,
         rules: LedgerRules,
     ) -> Self {
+        // Hosts that answered in an earlier run of a resumed crawl are waited for when found
+        // down, as those that answered in this one are.
+        for host in tally.hosts_crawled.keys() {
+            frontier.answered_before(host);
+        }
         let scope = Scope::new(admission.scope)
             .with_lists(admission.host_lists.clone(), admission.dir_lists.clone())
             .https_only(admission.https_only);

@@ -34,6 +34,7 @@ fn load_earlier_captures(table: &DedupTable, dirs: &[PathBuf]) -> Result<usize, 
     let files = list_warc_files(dirs).unwrap_or_default();
     let mut added = 0;
     for path in files {
+        let file: std::sync::Arc<std::path::Path> = std::sync::Arc::from(path.as_path());
         let error = |source| SetupError::EarlierWarc {
             path: path.clone(),
             source,
@@ -64,6 +65,7 @@ fn load_earlier_captures(table: &DedupTable, dirs: &[PathBuf]) -> Result<usize, 
                 date: date.to_string(),
                 record_id: record.header("WARC-Record-ID").map(str::to_string),
                 body_len: Some(body_len),
+                stored: Some((file.clone(), record.offset)),
             };
             added += usize::from(table.insert(digest.to_string(), original));
         }

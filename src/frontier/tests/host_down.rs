@@ -152,6 +152,21 @@ fn a_host_that_never_answered_is_given_up_when_found_down() {
     ));
 }
 
+/// A crawl resumed during a short outage: its host answered in an earlier run, so it is waited
+/// for, not given up with its URLs (which ended the crawl for good).
+#[test]
+fn a_host_that_answered_in_an_earlier_run_is_waited_for() {
+    let t = Instant::now();
+    let mut f = unreached_site(2, t);
+    f.answered_before("a.org");
+    let (j, t) = fail_until_down(&mut f, t);
+    assert!(matches!(
+        f.wait_for_host(j, t, S, LIMIT),
+        HostDown::Waiting { first: true, .. }
+    ));
+    assert_eq!(f.queued(), 3);
+}
+
 #[test]
 fn requests_a_host_leaves_unanswered_lose_their_retries_then_the_host_is_given_up() {
     let t = Instant::now();

@@ -178,6 +178,32 @@ fn links_seen_before_a_restart_are_found_late_fetched_once_and_counted() {
     assert_eq!(f.queued(), 0);
 }
 
+/// Late duplicates found while a save point writes its batch are off the saved counts: before,
+/// each host was saved with them counted, and every resume reported more URLs queued (past the
+/// size of the whole site after a few `--time-limit` runs).
+#[test]
+fn a_save_point_saves_the_counts_without_the_duplicates_its_batch_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    {
+        let mut f = reopen(dir.path(), false);
+        f.push(cand("http://a.org/1", 0), t);
+        f.push(cand("http://a.org/2", 0), t);
+        let page = job(f.next(t));
+        f.complete(&page.host, t);
+        f.checkpoint(&[]).unwrap();
+    }
+    {
+        let mut f = reopen(dir.path(), false);
+        let links =
+            ["http://a.org/1", "http://a.org/2", "http://a.org/3"].map(|u| Url::parse(u).unwrap());
+        f.push_links("a.org", links, t, |u| Some(cand(u.as_str(), 1)));
+        f.checkpoint(&[]).unwrap();
+        assert_eq!(f.queued(), 2);
+    }
+    assert_eq!(reopen(dir.path(), false).queued(), 2);
+}
+
 #[test]
 fn saved_robots_rules_are_fetched_again_on_resume_and_hold_meanwhile() {
     // A crawl resumed days later: its saved rules may be old, so the origin's robots.txt is

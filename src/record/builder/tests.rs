@@ -138,6 +138,7 @@ fn revisit_keeps_the_head_and_refers_to_the_original() {
         date: "2023-11-14T22:00:00Z".into(),
         record_id: Some("<urn:uuid:1>".into()),
         body_len: None,
+        stored: None,
     };
     let digest = sha1_digest(b"hello world");
     let (_, rev) = exchange_records_as(
