@@ -227,8 +227,7 @@ fn finish_start(
         let known = tally.pages_per_host.entry(host).or_default();
         *known = (*known).max(pages);
     }
-    tally.pages_at_start = tally.pages;
-    tally.resumed = resumed;
+    (tally.pages_at_start, tally.resumed) = (tally.pages, resumed);
     let cookies = cookie_jar(config, &frontier)?;
     let mut ledger = Ledger::new(frontier, tally, &config.admission, rules);
     ledger.login = config.fetch.login.clone();
