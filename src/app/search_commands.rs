@@ -38,6 +38,9 @@ pub(super) fn run_search_index(args: SearchIndexArgs) -> ExitCode {
     };
     let (mut pages, mut indexed, mut already, mut damaged, mut revisits) = (0, 0, 0, 0, 0);
     let mut dirty = false;
+    // A file not read whole (unreadable, not a WARC, damaged) exits 2 once the others are
+    // indexed, as `trawl index` and `derive` do: before, a warning and exit 0 (cron saw none).
+    let mut faulty = false;
     for file in &files {
         match indexer.add_file(file) {
             Ok(o) if o.already => already += 1,
@@ -46,6 +49,7 @@ pub(super) fn run_search_index(args: SearchIndexArgs) -> ExitCode {
                 pages += o.pages;
                 damaged += o.damaged;
                 if let Some((offset, error)) = &o.first_damage {
+                    faulty = true;
                     eprintln!(
                         "trawl: warning: {}: {} damaged record(s) skipped, the first at offset {offset}: {error}",
                         file.display(),
@@ -65,6 +69,7 @@ pub(super) fn run_search_index(args: SearchIndexArgs) -> ExitCode {
             Err(e @ SearchError::Io { .. }) => {
                 // One unreadable file does not stop the others; it is indexed next time.
                 eprintln!("trawl: warning: {e}");
+                faulty = true;
             }
             Err(e) => {
                 eprintln!("trawl: error: {e}");
@@ -83,7 +88,10 @@ pub(super) fn run_search_index(args: SearchIndexArgs) -> ExitCode {
         args.output.display(),
         indexer.files()
     );
-    ExitCode::Success
+    match faulty {
+        true => ExitCode::BadArguments,
+        false => ExitCode::Success,
+    }
 }
 
 pub(super) fn run_search(args: SearchArgs) -> ExitCode {
