@@ -124,6 +124,7 @@ pub fn merge_config_file(command_line: WgetrcCommandLine) -> Result<Vec<OsString
             _ if bare && empty => added.push(OsString::from(format!("--{name}"))),
             _ => {
                 for v in values(key, value)? {
+                    let v = beside_the_file(path, arg, v);
                     added.push(OsString::from(format!("--{name}={v}")));
                 }
             }
@@ -148,6 +149,19 @@ fn conflicts_with_given(sub: &clap::Command, arg: &clap::Arg, crawl: &clap::ArgM
                 .iter()
                 .any(|c| c.get_id() == arg.get_id())
         })
+}
+
+/// A relative path the file gives (`seeds = "more-seeds.txt"`) is the file's directory's, so a
+/// cron job that runs in another directory reads the same files (before, the working
+/// directory's; wgetrc's are, and a cron job then failed to find its seeds). `-` (standard
+/// input) and absolute paths are left as they are.
+fn beside_the_file(config: &std::path::Path, arg: &clap::Arg, value: String) -> String {
+    let is_path = arg.get_value_parser().type_id() == std::any::TypeId::of::<std::path::PathBuf>();
+    let relative = std::path::Path::new(&value).is_relative() && value != "-";
+    match (is_path && relative, config.parent()) {
+        (true, Some(dir)) => dir.join(&value).display().to_string(),
+        _ => value,
+    }
 }
 
 fn names_flag(arg: &clap::Arg, flag: &str) -> bool {

@@ -122,13 +122,14 @@ fn file_values_fill_in_and_the_command_line_wins() {
     };
     let request = &args.request;
     assert_eq!(request.headers.len(), 1);
+    // Paths the file gives are its directory's.
     assert_eq!(
         request.load_cookies.as_deref(),
-        Some(std::path::Path::new("c.txt"))
+        Some(dir.path().join("c.txt").as_path())
     );
     assert_eq!(
         request.save_cookies.as_deref(),
-        Some(std::path::Path::new("s.txt"))
+        Some(dir.path().join("s.txt").as_path())
     );
     assert_eq!(
         request.proxy.as_ref().map(|p| p.address()).as_deref(),
@@ -332,4 +333,29 @@ fn a_flag_given_twice_takes_its_last_value_as_wget_does_and_lists_keep_every_one
     ]);
     assert_eq!(args.user_agent, "second");
     assert_eq!(args.include, ["a", "b"]);
+}
+
+#[test]
+fn a_files_relative_paths_are_its_directorys() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("trawl.toml");
+    std::fs::write(
+        &file,
+        "seeds = \"more-seeds.txt\"\nout = \"crawl\"\nstats = \"/var/tmp/s.json\"\n",
+    )
+    .unwrap();
+    let config = file.display().to_string();
+    let args = crawl_args(&["trawl", "crawl", "--config", config.as_str()]);
+    assert_eq!(
+        args.seeds_file.as_deref(),
+        Some(dir.path().join("more-seeds.txt").as_path())
+    );
+    assert_eq!(args.out, dir.path().join("crawl"));
+    assert_eq!(
+        args.report.stats.as_deref(),
+        Some(std::path::Path::new("/var/tmp/s.json"))
+    );
+    std::fs::write(&file, "seeds = \"-\"\n").unwrap();
+    let args = crawl_args(&["trawl", "crawl", "--config", config.as_str()]);
+    assert_eq!(args.seeds_file.as_deref(), Some(std::path::Path::new("-")));
 }
