@@ -198,11 +198,12 @@ fn entry_of(record: &StoredRecord, filename: &str) -> Option<CdxjEntry> {
     };
     let status = http.as_ref().map(|h| h.status.to_string());
     // A page: a 2xx of an HTML type, or without a usable type, identified as HTML by its bytes;
-    // never a robots.txt, which a server that answers every path with its app's HTML shell
-    // answers with HTML too (a crawl reads it as rules, WET and search leave it out).
-    let robots = record
-        .target_uri()
-        .is_some_and(crate::url_rules::is_robots_txt);
+    // never a robots.txt or a sitemap file, which a server that answers every path with its
+    // app's HTML shell answers with HTML too (a crawl reads them as such; they were listed in
+    // pages.jsonl, one as the WACZ's main page).
+    let robots = record.target_uri().is_some_and(|u| {
+        crate::url_rules::is_robots_txt(u) || crate::url_rules::is_sitemap_name(u)
+    });
     let page = !robots
         && http.as_ref().is_some_and(|h| {
             let declared = h.media_type().filter(|m| !sniff::is_unknown(Some(m)));

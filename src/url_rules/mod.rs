@@ -26,3 +26,15 @@ pub use scope::{site_of, Scope, ScopeKind};
 pub fn is_robots_txt(uri: &str) -> bool {
     url::Url::parse(uri).is_ok_and(|u| u.path() == "/robots.txt")
 }
+
+/// True when `uri` is named as a sitemap file is (`sitemap.xml`, `sitemap_index.xml.gz`):
+/// never a page either, though a server that answers every path with its app's HTML shell
+/// answers it with HTML.
+pub fn is_sitemap_name(uri: &str) -> bool {
+    let Ok(url) = url::Url::parse(uri) else {
+        return false;
+    };
+    let name = url.path().rsplit('/').next().unwrap_or_default();
+    let name = name.to_ascii_lowercase();
+    name.starts_with("sitemap") && (name.ends_with(".xml") || name.ends_with(".xml.gz"))
+}

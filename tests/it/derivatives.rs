@@ -49,11 +49,14 @@ async fn fixture_site() -> (Web, Host) {
     }
     h.route("/", Route::html(&INDEX.replace("LINKS", &links)));
     h.route("/s.css", Route::typed(200, "text/css", b"p{}"));
-    // A single-page app's server answers every path with its HTML shell, robots.txt too.
-    h.route(
-        "/robots.txt",
-        Route::html("<!doctype html><title>App</title><div id=app></div>"),
-    );
+    // A single-page app's server answers every path with its HTML shell, robots.txt and
+    // sitemap.xml too.
+    for path in ["/robots.txt", "/sitemap.xml"] {
+        h.route(
+            path,
+            Route::html("<!doctype html><title>App</title><div id=app></div>"),
+        );
+    }
     (web, h)
 }
 
@@ -166,8 +169,10 @@ async fn crawl_wet_and_wat_match_hand_written_texts() {
         })
     };
     assert_eq!(title_of(&h.url("/")).as_deref(), Some("Fixtures"));
-    // A robots.txt answered with HTML is no page (it was listed, and the main page).
+    // A robots.txt or sitemap answered with HTML is no page (each was listed, and the main
+    // page).
     assert_eq!(title_of(&h.url("/robots.txt")), None, "{pages}");
+    assert_eq!(title_of(&h.url("/sitemap.xml")), None, "{pages}");
     let package: Value = serde_json::from_str(&read_zip_entry(&wacz, "datapackage.json")).unwrap();
     assert_eq!(package["mainPageURL"], h.url("/"), "{package}");
     assert_eq!(
