@@ -98,6 +98,14 @@ pub(super) fn run_status(args: StatusArgs) -> ExitCode {
     ExitCode::Success
 }
 
+/// A `--redis` URL that does not parse: a bad argument (exit 2), not an unreachable Redis.
+fn bad_redis_url(url: &str) -> Option<ExitCode> {
+    let e = redis::Client::open(url).err()?;
+    let url = crate::redis_crawl::connection::shown(url);
+    eprintln!("trawl: error: --redis {url}: not a Redis URL ({e})");
+    Some(ExitCode::BadArguments)
+}
+
 /// Runs `f` on a small runtime of its own (the control commands make a few Redis calls).
 fn with_runtime<T>(f: impl std::future::Future<Output = T>) -> Option<T> {
     match tokio::runtime::Builder::new_current_thread()
@@ -113,6 +121,9 @@ fn with_runtime<T>(f: impl std::future::Future<Output = T>) -> Option<T> {
 }
 
 fn shared_status(url: &str, crawl_id: &str, json: bool) -> ExitCode {
+    if let Some(code) = bad_redis_url(url) {
+        return code;
+    }
     let Some(result) = with_runtime(crate::redis_crawl::control::status(url, crawl_id)) else {
         return ExitCode::Internal;
     };
@@ -138,6 +149,9 @@ fn control_error(e: crate::redis_crawl::control::ControlError) -> ExitCode {
 }
 
 pub(super) fn run_stop(args: StopArgs) -> ExitCode {
+    if let Some(code) = bad_redis_url(&args.redis) {
+        return code;
+    }
     let Some(result) = with_runtime(crate::redis_crawl::control::stop(
         &args.redis,
         &args.crawl_id,

@@ -28,12 +28,14 @@ pub fn check(args: &CrawlArgs) -> Result<(), String> {
     if args.max_pages_per_host == Some(0) {
         return Err(unlimited("--max-pages-per-host", "per-host"));
     }
-    if args.max_links_per_page == 0 || args.max_decoded_size == 0 {
+    if args.max_links_per_page == 0 {
         return Err(
-            "--max-links-per-page and --max-decoded-size must be more than 0 (--max-depth 0 \
-             crawls the seeds alone)"
+            "--max-links-per-page must be more than 0 (--max-depth 0 crawls the seeds alone)"
                 .into(),
         );
+    }
+    if args.max_decoded_size == 0 {
+        return Err("--max-decoded-size must be more than 0".into());
     }
     if args.records_per_file == 0 {
         return Err("--records-per-file must be at least 1".into());

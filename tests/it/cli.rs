@@ -62,6 +62,11 @@ async fn bad_arguments_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{flag} {zero}: {}", text(&out));
         assert!(text(&out).contains(flag), "{flag} {zero}: {}", text(&out));
     }
+    // The control commands too: a URL that does not parse is no Redis out of reach (exit 9).
+    for command in ["stop", "status"] {
+        let out = trawl(args![command, "--redis", "not a url", "--crawl-id", "x"]).await;
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", text(&out));
+    }
 }
 
 #[tokio::test]
