@@ -5,6 +5,15 @@ use crate::args;
 use crate::harness::{crawl_without_delay, read_json, read_records, text, trawl};
 use crate::server::{Route, Web};
 
+/// The target URIs of the response records in `dir`.
+fn responses(dir: &std::path::Path) -> Vec<String> {
+    read_records(dir)
+        .into_iter()
+        .filter(|r| r.warc_type == "response")
+        .filter_map(|r| r.target_uri)
+        .collect()
+}
+
 /// A page that names no icon gets its origin's `/favicon.ico` with `-p`, as a browser asks
 /// for it: once per origin however many pages lack one, and not without `-p`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -44,11 +53,7 @@ async fn a_page_that_names_no_icon_brings_its_origins_favicon() {
             usize::from(requisites),
             "requisites {requisites}: {asked:?}"
         );
-        let archived: Vec<String> = read_records(out.path())
-            .into_iter()
-            .filter(|r| r.warc_type == "response")
-            .filter_map(|r| r.target_uri)
-            .collect();
+        let archived = responses(out.path());
         assert_eq!(
             archived.contains(&h.url("/favicon.ico")),
             requisites,
@@ -265,11 +270,7 @@ async fn frames_are_requisites() {
     )
     .await;
     assert_eq!(res.status.code(), Some(0), "{}", text(&res));
-    let archived: Vec<String> = read_records(out.path())
-        .into_iter()
-        .filter(|r| r.warc_type == "response")
-        .filter_map(|r| r.target_uri)
-        .collect();
+    let archived = responses(out.path());
     for url in [
         h.url("/graph.svg"),
         h.url("/svgpan.js"),
@@ -369,11 +370,7 @@ async fn requisites_of_the_last_pages_are_fetched_after_the_page_target() {
     )
     .await;
     assert_eq!(res.status.code(), Some(0), "{}", text(&res));
-    let archived: Vec<String> = read_records(out.path())
-        .into_iter()
-        .filter(|r| r.warc_type == "response")
-        .filter_map(|r| r.target_uri)
-        .collect();
+    let archived = responses(out.path());
     let has = |p: &str| archived.contains(&h.url(p));
     assert!(has("/") && has("/p2"), "{archived:?}");
     for p in ["/a.png", "/s.css", "/b.png"] {
@@ -441,11 +438,7 @@ async fn an_error_page_is_archived_with_its_requisites_not_its_links() {
     let res = crawl_without_delay(h.url("/"), out.path(), &flags).await;
     // The broken link's 404 is data, not a failure.
     assert_eq!(res.status.code(), Some(0), "{}", text(&res));
-    let archived: Vec<String> = read_records(out.path())
-        .into_iter()
-        .filter(|r| r.warc_type == "response")
-        .filter_map(|r| r.target_uri)
-        .collect();
+    let archived = responses(out.path());
     for path in ["/gone", "/error.css", "/lost.png", "/bg.png"] {
         assert!(archived.contains(&h.url(path)), "{path} in {archived:?}");
     }
@@ -492,11 +485,7 @@ async fn an_untyped_stylesheet_and_a_manifest_served_as_a_download_give_their_re
     let flags = ["--page-requisites", "--no-sitemaps"];
     let res = crawl_without_delay(h.url("/"), out.path(), &flags).await;
     assert_eq!(res.status.code(), Some(0), "{}", text(&res));
-    let archived: Vec<String> = read_records(out.path())
-        .into_iter()
-        .filter(|r| r.warc_type == "response")
-        .filter_map(|r| r.target_uri)
-        .collect();
+    let archived = responses(out.path());
     for path in ["/android-192.png", "/more.css", "/bg.png"] {
         assert!(archived.contains(&h.url(path)), "{path} in {archived:?}");
     }
