@@ -67,7 +67,7 @@ Exit codes:
 
 /// Flags of `trawl crawl`. Names are a contract with users' scripts: add aliases, never rename.
 #[derive(Debug, Args)]
-#[command(after_help = CRAWL_AFTER_HELP, args_override_self = true)]
+#[command(after_help = CRAWL_AFTER_HELP)]
 pub struct CrawlArgs {
     /// Read flags from a TOML file: every crawl flag by its long name (`delay = "2s"`,
     /// `exclude = ["/cal/"]`, `dedup = true`, `seeds = "seeds.txt"`), seed URLs as

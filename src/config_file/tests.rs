@@ -313,29 +313,6 @@ fn a_switch_whose_value_may_be_left_out_is_on_with_true_or_an_empty_list() {
 }
 
 #[test]
-fn a_flag_given_twice_takes_its_last_value_as_wget_does_and_lists_keep_every_one() {
-    let args = crawl_args(&[
-        "trawl",
-        "crawl",
-        "-U",
-        "first",
-        "-U",
-        "second",
-        "-w",
-        "1",
-        "-w",
-        "0",
-        "--include",
-        "a",
-        "--include",
-        "b",
-        "a.org",
-    ]);
-    assert_eq!(args.user_agent, "second");
-    assert_eq!(args.include, ["a", "b"]);
-}
-
-#[test]
 fn a_files_relative_paths_are_its_directorys() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("trawl.toml");
@@ -358,4 +335,12 @@ fn a_files_relative_paths_are_its_directorys() {
     std::fs::write(&file, "seeds = \"-\"\n").unwrap();
     let args = crawl_args(&["trawl", "crawl", "--config", config.as_str()]);
     assert_eq!(args.seeds_file.as_deref(), Some(std::path::Path::new("-")));
+}
+
+/// `-v -v` is two levels (an earlier attempt to let a repeated flag take its last value, as
+/// wget's getopt does, made it one).
+#[test]
+fn a_counted_flag_given_twice_counts_twice() {
+    let args = crawl_args(&["trawl", "crawl", "-v", "-v", "a.org"]);
+    assert_eq!(args.report.verbose, 2);
 }
