@@ -131,6 +131,9 @@ impl SeedFeed {
             if self.problems.len() < PRINTED_PROBLEMS {
                 tracing::warn!("skipping seed {problem}");
                 self.problems.push(problem.to_string());
+                if self.problems.len() == PRINTED_PROBLEMS {
+                    tracing::warn!("further seed lines skipped are counted, not named (the report gives how many)");
+                }
             }
         }
         for seed in &batch.seeds {

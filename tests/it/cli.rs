@@ -520,4 +520,10 @@ async fn skipped_seed_lines_are_counted_and_a_cookie_file_that_is_a_directory_re
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("seed lines skipped     150"), "{err}");
+    // Past the hundredth named, one line says the rest are counted.
+    assert_eq!(err.matches("skipping seed").count(), 100, "{err}");
+    assert!(
+        err.contains("further seed lines skipped are counted"),
+        "{err}"
+    );
 }
