@@ -119,7 +119,10 @@ pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<WgetrcCommandLine, String>
 /// the cluster holds no `-e`, a flag before it takes the rest of the cluster as its value
 /// (`-le` is `-l e`), or a letter before it is no flag (`-1e5`).
 fn execute_in_cluster(arg: &str) -> Option<(&str, Option<&str>)> {
-    let letters = arg.strip_prefix('-').filter(|l| !l.starts_with('-'))?;
+    let letters = arg
+        .strip_prefix('-')
+        .filter(|l| !l.starts_with('-') && l.contains('e'))?;
+    // Built only for a cluster that holds an `e`: most short flags stand alone.
     let crawl = Cli::command();
     let crawl = crawl.find_subcommand("crawl")?;
     for (at, letter) in letters.char_indices() {
