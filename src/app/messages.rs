@@ -2,7 +2,6 @@
 //! when `--log-file` is given (so a cron job's file holds everything), else to stderr; errors
 //! to stderr always, and to the log file too.
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::report::log_file::LogFile;
@@ -25,7 +24,7 @@ impl Messages {
     fn to_log(&self, text: &str) -> bool {
         match &self.log {
             Some(file) => {
-                let _ = file.clone().write_all(text.as_bytes());
+                let _ = file.append(text.as_bytes());
                 true
             }
             None => false,

@@ -35,9 +35,16 @@ impl LogFile {
     }
 }
 
+impl LogFile {
+    /// Appends `bytes` in one write.
+    pub fn append(&self, bytes: &[u8]) -> io::Result<()> {
+        lock(&self.0.file).write_all(bytes)
+    }
+}
+
 impl Write for LogFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        lock(&self.0.file).write_all(buf)?;
+        self.append(buf)?;
         Ok(buf.len())
     }
 
