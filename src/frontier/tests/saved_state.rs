@@ -150,27 +150,32 @@ fn backlinks_order_serves_linked_urls_and_hosts_first_and_survives_reopen() {
     assert_eq!(of("b.org"), ["http://b.org/2", "http://b.org/3"]);
 }
 
+/// A saved frontier of a.org with `/1` fetched and `/2` queued.
+fn one_fetched_one_queued(dir: &std::path::Path, t: Instant) {
+    let mut f = reopen(dir, false);
+    f.push(cand("http://a.org/1", 0), t);
+    f.push(cand("http://a.org/2", 0), t);
+    let page = job(f.next(t));
+    f.complete(&page.host, t);
+    f.checkpoint(&[]).unwrap();
+}
+
+/// Links to `/1`, `/2` (both seen before the restart) and a new `/3`, as a page gives them.
+fn push_again_and_a_new_one(f: &mut Frontier, t: Instant) -> usize {
+    let links =
+        ["http://a.org/1", "http://a.org/2", "http://a.org/3"].map(|u| Url::parse(u).unwrap());
+    f.push_links("a.org", links, t, |u| Some(cand(u.as_str(), 1)))
+}
+
 #[test]
 fn links_seen_before_a_restart_are_found_late_fetched_once_and_counted() {
     let dir = tempfile::tempdir().unwrap();
     let t = Instant::now();
-    {
-        let mut f = reopen(dir.path(), false);
-        f.push(cand("http://a.org/1", 0), t);
-        f.push(cand("http://a.org/2", 0), t);
-        let page = job(f.next(t));
-        f.complete(&page.host, t);
-        f.checkpoint(&[]).unwrap();
-    }
+    one_fetched_one_queued(dir.path(), t);
     // After a restart the cache of recent links is empty: links to a fetched and a queued
     // URL are admitted without a read of the seen set and found out before they are served.
     let mut f = reopen(dir.path(), false);
-    let links =
-        ["http://a.org/1", "http://a.org/2", "http://a.org/3"].map(|u| Url::parse(u).unwrap());
-    assert_eq!(
-        f.push_links("a.org", links, t, |u| Some(cand(u.as_str(), 1))),
-        0
-    );
+    assert_eq!(push_again_and_a_new_one(&mut f, t), 0);
     assert_eq!(f.queued(), 4);
     let got = drain(&mut f, t + Duration::from_secs(1));
     assert_eq!(got, ["http://a.org/2", "http://a.org/3"]);
@@ -185,19 +190,10 @@ fn links_seen_before_a_restart_are_found_late_fetched_once_and_counted() {
 fn a_save_point_saves_the_counts_without_the_duplicates_its_batch_found() {
     let dir = tempfile::tempdir().unwrap();
     let t = Instant::now();
+    one_fetched_one_queued(dir.path(), t);
     {
         let mut f = reopen(dir.path(), false);
-        f.push(cand("http://a.org/1", 0), t);
-        f.push(cand("http://a.org/2", 0), t);
-        let page = job(f.next(t));
-        f.complete(&page.host, t);
-        f.checkpoint(&[]).unwrap();
-    }
-    {
-        let mut f = reopen(dir.path(), false);
-        let links =
-            ["http://a.org/1", "http://a.org/2", "http://a.org/3"].map(|u| Url::parse(u).unwrap());
-        f.push_links("a.org", links, t, |u| Some(cand(u.as_str(), 1)));
+        push_again_and_a_new_one(&mut f, t);
         f.checkpoint(&[]).unwrap();
         assert_eq!(f.queued(), 2);
     }
