@@ -356,7 +356,7 @@ fn exit_code(stats: &CrawlStats) -> ExitCode {
 }
 
 /// Sends one message per SIGINT or SIGTERM. SIGHUP opens the `--log-file` again (logrotate's
-/// `postrotate kill -HUP`) and the crawl goes on, as wget's does when its terminal goes away.
+/// `postrotate kill -HUP`) and the crawl goes on (wget's manual says wget goes on too).
 async fn forward_signals(tx: tokio::sync::mpsc::UnboundedSender<()>) {
     #[cfg(unix)]
     {
