@@ -28,11 +28,33 @@ pub use wgetrc_commands::{wgetrc_commands, wgetrc_flags, WgetrcCommandLine};
 
 /// trawl: an archival web crawler that writes WARC/1.1 files.
 #[derive(Debug, Parser)]
-#[command(name = "trawl", version, propagate_version = true, about, long_about = None)]
+#[command(
+    name = "trawl",
+    version,
+    propagate_version = true,
+    about,
+    long_about = None,
+    mut_subcommands = last_value_wins
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// A single-value flag given twice takes its last value, as wget's getopt does (a cron job's
+/// `trawl crawl $DEFAULTS --delay 2s` overrides its defaults); lists (`--exclude`) keep every
+/// value and counted flags (`-v -v`) count, which clap's `args_override_self` would reset.
+fn last_value_wins(command: clap::Command) -> clap::Command {
+    command.mut_args(|arg| match arg.get_action() {
+        clap::ArgAction::Set | clap::ArgAction::SetTrue | clap::ArgAction::SetFalse
+            if !arg.is_positional() =>
+        {
+            let id = arg.get_id().clone();
+            arg.overrides_with(id)
+        }
+        _ => arg,
+    })
 }
 
 /// Subcommands.

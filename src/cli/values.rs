@@ -37,8 +37,29 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
             ));
         }
     }
+    if has_capital_m_unit(s) {
+        return Err(format!(
+            "{s:?}: M is a month to trawl and a minute to wget; write m for minutes or month \
+             for months (examples: 2m, 1month)"
+        ));
+    }
     humantime::parse_duration(s)
         .map_err(|e| format!("{s:?} is not a duration: {e} (examples: 250ms, 2s, 1m 30s)"))
+}
+
+/// Whether `s` has the unit `M` alone (`1M`, `2 M`), humantime's month, which a wget user
+/// (`-w 1M` is a minute there) or a reader of `1m` would not take for one.
+fn has_capital_m_unit(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        let after_number = bytes[..i]
+            .iter()
+            .rev()
+            .find(|c| !c.is_ascii_whitespace())
+            .is_some_and(u8::is_ascii_digit);
+        let unit_ends = bytes.get(i + 1).is_none_or(|c| !c.is_ascii_alphabetic());
+        b == b'M' && after_number && unit_ends
+    })
 }
 
 /// Parses one `--header "Name: value"`: a valid field name that trawl does not set itself
@@ -257,6 +278,14 @@ mod tests {
         assert_eq!(parse_duration("1m 30s").unwrap(), Duration::from_secs(90));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("-1").is_err());
+        assert_eq!(
+            parse_duration("1month").unwrap(),
+            parse_duration("30.44d").unwrap()
+        );
+        for month_or_minute in ["1M", "2 M", "1h 5M", "1M30s"] {
+            let e = parse_duration(month_or_minute).unwrap_err();
+            assert!(e.contains("write m for minutes"), "{month_or_minute}: {e}");
+        }
     }
 
     #[test]

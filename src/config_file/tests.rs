@@ -337,10 +337,32 @@ fn a_files_relative_paths_are_its_directorys() {
     assert_eq!(args.seeds_file.as_deref(), Some(std::path::Path::new("-")));
 }
 
-/// `-v -v` is two levels (an earlier attempt to let a repeated flag take its last value, as
-/// wget's getopt does, made it one).
+/// `-v -v` is two levels while a single-value flag given twice takes its last value, as
+/// wget's getopt does (an earlier attempt, clap's `args_override_self`, made `-v -v` one).
 #[test]
-fn a_counted_flag_given_twice_counts_twice() {
-    let args = crawl_args(&["trawl", "crawl", "-v", "-v", "a.org"]);
+fn a_flag_given_twice_takes_its_last_value_while_lists_and_counts_keep_every_one() {
+    let args = crawl_args(&[
+        "trawl",
+        "crawl",
+        "-U",
+        "first",
+        "-U",
+        "second",
+        "-w",
+        "1s",
+        "-w",
+        "0",
+        "--include",
+        "a",
+        "--include",
+        "b",
+        "-v",
+        "-v",
+        "--no-parent",
+        "--no-parent",
+        "a.org",
+    ]);
+    assert_eq!(args.user_agent, "second");
+    assert_eq!(args.include, ["a", "b"]);
     assert_eq!(args.report.verbose, 2);
 }
