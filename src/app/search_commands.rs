@@ -123,6 +123,14 @@ pub(super) fn run_search(args: SearchArgs) -> ExitCode {
     }
 }
 
+/// Archived text as a terminal shows it: control characters (an escape sequence in a page's
+/// title could set the terminal's title or clear it) and line ends as spaces.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 /// Hits as text: rank, title, URL; capture date, status and record; the snippet with the
 /// matched words in [brackets].
 fn render(results: &Results) -> String {
@@ -139,17 +147,49 @@ fn render(results: &Results) -> String {
         out.push_str(&format!(
             "\n{}. {}\n   {}\n   {}  status {}  {} @ {}\n",
             i + 1,
-            hit.title.as_deref().unwrap_or("(no title)"),
-            hit.url,
+            printable(hit.title.as_deref().unwrap_or("(no title)")),
+            printable(&hit.url),
             hit.date,
             hit.status,
-            hit.warc_file,
+            printable(&hit.warc_file),
             hit.offset
         ));
-        let snippet = hit.marked_snippet("[", "]").replace('\n', " ");
+        let snippet = printable(&hit.marked_snippet("[", "]"));
         if !snippet.is_empty() {
             out.push_str(&format!("   {snippet}\n"));
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Hit;
+
+    #[test]
+    fn archived_control_characters_do_not_reach_the_terminal() {
+        let hit = Hit {
+            score: 1.0,
+            url: "http://a.org/\u{1b}[2J".into(),
+            title: Some("\u{1b}]0;pwned\u{7}News".into()),
+            date: "2026-11-29T00:00:00Z".into(),
+            status: 200,
+            language: None,
+            digest: None,
+            warc_file: "a.warc.gz".into(),
+            offset: 0,
+            snippet: "rain\u{1b}[31m falls\u{9b}".into(),
+            highlights: vec![(0, 4)],
+        };
+        let shown = render(&Results {
+            total: 1,
+            hits: vec![hit],
+        });
+        assert!(
+            !shown.chars().any(|c| c.is_control() && c != '\n'),
+            "{shown:?}"
+        );
+        assert!(shown.contains("[rain]"), "{shown}");
+    }
 }

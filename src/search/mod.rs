@@ -10,9 +10,11 @@
 //! | words: CJK text cut into pairs of characters | `words.rs` |
 //! | writing: files indexed once, one commit per file, the writer lock | `indexer.rs` |
 //! | searching: the query syntax, hits and snippets | `query.rs` |
+//! | a query's apostrophes and colons that are text, escaped | `query_text.rs` |
 
 pub mod indexer;
 pub mod query;
+mod query_text;
 pub mod schema;
 mod words;
 

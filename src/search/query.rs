@@ -11,10 +11,11 @@ use serde::Serialize;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::directory::MmapDirectory;
 use tantivy::query::QueryParser;
-use tantivy::schema::Value;
+use tantivy::schema::{FieldType, Value};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
+use super::query_text::escape_text_marks;
 use super::schema::Fields;
 use super::SearchError;
 
@@ -133,11 +134,26 @@ impl SearchReader {
             )));
         }
         let f = self.fields;
-        let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.text]);
+        let schema = self.index.schema();
+        let mut parser = QueryParser::new(
+            schema.clone(),
+            vec![f.title, f.text],
+            super::words::query_tokenizers(),
+        );
         parser.set_conjunction_by_default();
         parser.set_field_boost(f.title, 2.0);
+        let whole = |name: &str| {
+            let entry = schema.get_field(name).map(|f| schema.get_field_entry(f));
+            entry.is_ok_and(|e| match e.field_type() {
+                FieldType::Str(o) => o
+                    .get_indexing_options()
+                    .is_some_and(|i| i.tokenizer() == "raw"),
+                _ => false,
+            })
+        };
+        let written = escape_text_marks(query, |name| schema.get_field(name).is_ok(), whole);
         let query = parser
-            .parse_query(query)
+            .parse_query(&written)
             .map_err(|e| SearchError::Query(e.to_string()))?;
         let searcher = self.reader.searcher();
         let tantivy = |source| SearchError::Tantivy {
@@ -162,16 +178,16 @@ impl SearchReader {
                     .map(str::to_string)
             };
             let number = |field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
+            // tantivy counts a snippet's length in bytes: as many characters in every script.
+            let body = text(f.text).unwrap_or_default();
+            let bytes_per_char = body.len() / body.chars().count().max(1);
+            snippets.set_max_num_chars(SNIPPET_CHARS * bytes_per_char.max(1));
             let snippet = snippets.snippet_from_doc(&doc);
             let (snippet, highlights) = if snippet.fragment().is_empty() {
-                (lead(&text(f.text).unwrap_or_default()), Vec::new())
+                (lead(&body), Vec::new())
             } else {
-                let ranges = snippet
-                    .highlighted()
-                    .iter()
-                    .map(|r| (r.start, r.end))
-                    .collect();
-                (snippet.fragment().to_string(), ranges)
+                let ranges = snippet.highlighted().iter().map(|r| (r.start, r.end));
+                (snippet.fragment().to_string(), merged(ranges))
             };
             let secs = doc
                 .get_first(f.date)
@@ -194,6 +210,21 @@ impl SearchReader {
         }
         Ok(Results { total, hits })
     }
+}
+
+/// Highlight ranges in order, those that overlap or touch made one (a CJK word's pairs,
+/// `東京` and `京都` of `東京都`, overlap: the second was left unmarked).
+fn merged(ranges: impl Iterator<Item = (usize, usize)>) -> Vec<(usize, usize)> {
+    let mut sorted: Vec<(usize, usize)> = ranges.collect();
+    sorted.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(sorted.len());
+    for (start, end) in sorted {
+        match out.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => out.push((start, end)),
+        }
+    }
+    out
 }
 
 /// The first words of a text, for a hit that matched in its title only.

@@ -315,7 +315,8 @@ async fn words_inside_chinese_japanese_and_korean_text_are_found() {
         "/",
         page(
             "Index",
-            r#"<a href="/ja">ja</a> <a href="/zh">zh</a> <a href="/ko">ko</a> <a href="/th">th</a> <a href="/fr">fr</a>"#,
+            r#"<a href="/ja">ja</a> <a href="/zh">zh</a> <a href="/ko">ko</a> <a href="/th">th</a> <a href="/fr">fr</a>
+            <a href="/one">1</a> <a href="/kana">k</a> <a href="/tr">tr</a> <a href="/de">de</a> <a href="/ru">ru</a> <a href="/en">en</a>"#,
         ),
     );
     h.route(
@@ -331,6 +332,20 @@ async fn words_inside_chinese_japanese_and_korean_text_are_found() {
     // Latin letters.
     h.route("/th", page("กรุงเทพ", "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย"));
     h.route("/fr", page("Voyage", "Un cafe\u{301} a\u{300} Ｔｏｋｙｏ"));
+    // Found by an exploratory search: a one-character word in running text, half-width kana
+    // with voiced marks, Turkish İ, a soft hyphen, words over 40 bytes, an apostrophe.
+    h.route("/one", page("猫", "我的猫喜欢喝水。"));
+    h.route("/kana", page("ｶﾞｲﾄﾞ", "ﾃﾞｰﾀﾍﾞｰｽの使い方"));
+    h.route("/tr", page("Gezi", "İSTANBUL ve İngiltere"));
+    h.route(
+        "/de",
+        page("Amt", "Das Bundes&shy;gesundheits&shy;ministerium"),
+    );
+    h.route("/ru", page("Москва", "Москва: достопримечательности"));
+    h.route(
+        "/en",
+        page("Advice", "Don't panic, said O'Reilly at 10:30."),
+    );
     let out = tempfile::tempdir().unwrap();
     let index = out.path().join("index");
     let crawl = trawl(args![
@@ -358,11 +373,35 @@ async fn words_inside_chinese_japanese_and_korean_text_are_found() {
         ("กรุงเทพมหานคร", "/th"),
         ("caf\u{e9}", "/fr"),
         ("tokyo", "/fr"),
+        ("水", "/one"),
+        ("データベース", "/kana"),
+        ("ガイド", "/kana"),
+        ("istanbul", "/tr"),
+        ("İNGİLTERE", "/tr"),
+        ("Bundesgesundheitsministerium", "/de"),
+        ("достопримечательности", "/ru"),
+        ("don't", "/en"),
+        ("o'reilly 10:30", "/en"),
     ] {
         assert_eq!(urls(&search(&index, query).await), [h.url(path)], "{query}");
     }
     // A query that starts with `-` is a query, not an option (clap refused it before).
     assert_eq!(urls(&search(&index, "-東京 首都").await), [h.url("/zh")]);
+    // A word over 40 bytes is no longer dropped from the query (Москва alone matched).
+    assert!(search(&index, "Москва достопримечательностей")
+        .await
+        .is_empty());
+    // A CJK word's pairs overlap in the snippet: marked as one range.
+    let hit = &search(&index, "東京都").await[0];
+    let snippet = hit["snippet"].as_str().unwrap();
+    let marked: Vec<&str> = hit["highlights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &snippet[r[0].as_u64().unwrap() as usize..r[1].as_u64().unwrap() as usize])
+        .collect();
+    // (Its heading, 東京案内, holds the pair 東京 alone.)
+    assert_eq!(marked, ["東京", "東京都"]);
     // The characters of a word, not in its order, are no match.
     assert!(search(&index, "京東都").await.is_empty());
     // Words of other scripts are cut as before.
