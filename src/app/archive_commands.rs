@@ -34,12 +34,22 @@ pub(super) fn warc_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> 
             );
             Err(ExitCode::BadArguments)
         }
-        Ok(files) => Ok(files),
+        Ok(files) => Ok(each_once(files)),
         Err(e) => {
             eprintln!("trawl: error: {e}");
             Err(ExitCode::BadArguments)
         }
     }
+}
+
+/// `files` with a file named twice (`DIR DIR/X.warc.gz`, `DIR ./DIR`) kept once, where it
+/// came first: it was refused as two files sharing a name.
+fn each_once(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
+    files
+        .into_iter()
+        .filter(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())))
+        .collect()
 }
 
 /// Refuses an output file that is one of the input WARC files: written over, the WARC file

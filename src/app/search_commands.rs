@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use super::archive_commands::{distinct_names, warc_inputs};
+use super::archive_commands::warc_inputs;
 use crate::cli::{SearchArgs, SearchIndexArgs};
 use crate::exit::ExitCode;
 use crate::search::{Results, SearchError, SearchIndexer, SearchReader, WriterBudget};
@@ -24,11 +24,6 @@ pub(super) fn run_search_index(args: SearchIndexArgs) -> ExitCode {
         Ok(files) => files,
         Err(code) => return code,
     };
-    // The index knows a file by its name (files move into --finished-dir): two of one name
-    // would be taken for one file that grew, the second replacing the first's pages.
-    if let Err(code) = distinct_names(&files) {
-        return code;
-    }
     let mut indexer = match SearchIndexer::open(&args.output, WriterBudget::COMMAND) {
         Ok(i) => i,
         Err(e) => {

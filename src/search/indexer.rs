@@ -19,33 +19,74 @@ use tantivy::{DateTime, Index, IndexWriter, TantivyDocument, TantivyError, Term}
 use super::schema::Fields;
 use super::SearchError;
 use crate::derive::{page_text, DeriveLimits};
-use crate::warc::reader::StoredRecord;
+use crate::warc::reader::{records_from, StoredRecord};
 use crate::warc::salvage::{salvage_records, SalvageRecords, Salvaged};
 
 /// What identifies the payload as trawl's.
 const PAYLOAD_FORMAT: &str = "trawl-search-index-1";
 
 /// A file the index holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct IndexedFile {
     /// Its size when indexed.
     size: u64,
     /// Pages indexed from it.
     pages: u64,
+    /// The WARC-Record-ID of its first record (its warcinfo): two files of one name are one
+    /// file moved (or grown, or repaired) when it is the same, two files when it is not.
+    /// Absent from entries written before it was kept: those go by name and size alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    first_record: Option<String>,
 }
 
 /// The commit payload.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Payload {
     format: String,
-    /// By file name.
+    /// By file name; a second file of a name already held (another crawl's
+    /// `crawl-00000.warc.gz`) by the name, [`SAME_NAME`] and its first record's ID.
     files: BTreeMap<String, IndexedFile>,
+}
+
+/// Between a file's name and its first record's ID in the key of a file whose name the index
+/// held already for another file.
+const SAME_NAME: char = '\u{1f}';
+
+impl Payload {
+    /// The entries of files named `name`, with their keys.
+    fn named<'a, 'n>(
+        &'a self,
+        name: &'n str,
+    ) -> impl Iterator<Item = (&'a String, &'a IndexedFile)> + use<'a, 'n> {
+        self.files.iter().filter(move |(key, _)| {
+            key.as_str() == name
+                || key
+                    .strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with(SAME_NAME))
+        })
+    }
+
+    /// The key of the entry for the file `name` whose first record is `first`: the entry
+    /// of the same file if there is one, else a key of its own.
+    fn key_of<'a>(&'a self, name: &str, first: Option<&str>) -> (String, Option<&'a IndexedFile>) {
+        let same = self.named(name).find(|(_, f)| {
+            f.first_record.is_none() || first.is_none() || f.first_record.as_deref() == first
+        });
+        match same {
+            Some((key, file)) => (key.clone(), Some(file)),
+            None if self.named(name).next().is_none() => (name.to_string(), None),
+            None => (
+                format!("{name}{SAME_NAME}{}", first.unwrap_or_default()),
+                None,
+            ),
+        }
+    }
 }
 
 /// What indexing one file did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct FileOutcome {
-    /// It was indexed before (same name and size): nothing done.
+    /// It was indexed before (same name, first record and size): nothing done.
     pub already: bool,
     /// Pages indexed.
     pub pages: u64,
@@ -154,17 +195,17 @@ impl SearchIndexer {
         self.payload.files.len()
     }
 
-    /// True when `warc` (by name and size) is in the index.
+    /// True when `warc` (by name, first record and size) is in the index.
     pub fn holds(&self, warc: &Path) -> bool {
         let size = std::fs::metadata(warc).map(|m| m.len()).ok();
-        self.payload
-            .files
-            .get(&file_name(warc))
-            .is_some_and(|f| Some(f.size) == size)
+        let first = first_record_id(warc);
+        let (_, held) = self.payload.key_of(&file_name(warc), first.as_deref());
+        held.is_some_and(|f| Some(f.size) == size)
     }
 
-    /// Indexes the pages of `warc` and commits, unless the index holds it already. A file of
-    /// the same name and another size replaces what was indexed under that name.
+    /// Indexes the pages of `warc` and commits, unless the index holds it already. The same
+    /// file (by name and first record) of another size replaces what was indexed of it; a
+    /// file of a name held whose first record differs is another file, indexed beside it.
     pub fn index_file(&mut self, warc: &Path) -> Result<FileOutcome, SearchError> {
         let outcome = self.add_file(warc)?;
         if !outcome.already {
@@ -182,23 +223,37 @@ impl SearchIndexer {
         };
         let size = std::fs::metadata(warc).map_err(io)?.len();
         let name = file_name(warc);
-        if self.holds(warc) {
-            return Ok(FileOutcome {
-                already: true,
-                ..FileOutcome::default()
-            });
-        }
-        if self.payload.files.contains_key(&name) {
-            self.writer
-                .delete_term(Term::from_field_text(self.fields.warc_file, &name));
-        }
+        let first = first_record_id(warc);
+        let (key, held) = self.payload.key_of(&name, first.as_deref());
+        match held {
+            Some(f) if f.size == size => {
+                return Ok(FileOutcome {
+                    already: true,
+                    ..FileOutcome::default()
+                })
+            }
+            // The same file, grown or repaired since: its pages are indexed again. Its
+            // documents are known by the name alone, so this is refused when another file
+            // of that name is held (its pages would go too).
+            Some(_) if self.payload.named(&name).nth(1).is_some() => {
+                return Err(io(std::io::Error::other(format!(
+                    "changed since it was indexed, and another file of the name {name} is \
+                     indexed too: index into a new directory to replace it"
+                ))));
+            }
+            Some(_) => self
+                .writer
+                .delete_term(Term::from_field_text(self.fields.warc_file, &name)),
+            None => 0,
+        };
         let records = salvage_records(warc).map_err(io)?;
         let outcome = self.add_records(warc, records, &name)?;
         self.payload.files.insert(
-            name,
+            key,
             IndexedFile {
                 size,
                 pages: outcome.pages,
+                first_record: first,
             },
         );
         self.uncommitted += outcome.pages;
@@ -360,6 +415,13 @@ fn read_payload(index: &Index, dir: &Path) -> Result<Payload, SearchError> {
                 dir: dir.to_path_buf(),
             }),
     }
+}
+
+/// The WARC-Record-ID of the first record of `warc` (`None` when it cannot be read).
+fn first_record_id(warc: &Path) -> Option<String> {
+    let gzipped = warc.extension().is_some_and(|e| e == "gz");
+    let (record, _) = records_from(warc, 0, gzipped).ok()?.next()?.ok()?;
+    record.header("WARC-Record-ID").map(str::to_string)
 }
 
 fn file_name(path: &Path) -> String {

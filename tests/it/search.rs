@@ -641,3 +641,47 @@ async fn wacz_text_gives_each_page_its_wet_text_and_validates() {
     assert!(with_text >= 6, "{pages}");
     assert!(pages.contains("the lamp was lit at dusk"), "{pages}");
 }
+
+/// Two crawls each wrote a file of one name (`--warc-file=crawl` in two directories, or two
+/// trawl runs' first files renamed alike): both files' pages are indexed by two runs of
+/// search-index, and a copy of a file indexed before (the same file moved) is passed over.
+/// Before, the second file's pages took the first's place (found by an exploratory search).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_files_of_one_name_are_both_indexed_and_a_moved_file_once() {
+    let web = Web::default();
+    let out = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (ip, word) in [("127.0.51.4", "albatross"), ("127.0.51.5", "cormorant")] {
+        let h = web.host(ip).await;
+        h.route("/", page("Birds", &format!("A {word} flew by.")));
+        let dir = out.path().join(word);
+        let crawl = trawl(args!["crawl", h.url("/"), "--out", dir.display(), "-q"]).await;
+        assert_eq!(crawl.status.code(), Some(0), "{}", text(&crawl));
+        let warc = crate::harness::warc_files(&dir).remove(0);
+        let renamed = dir.join("crawl-00000.warc.gz");
+        std::fs::rename(&warc, &renamed).unwrap();
+        files.push((renamed, h.url("/")));
+    }
+    let index = out.path().join("index");
+    for (warc, _) in &files {
+        let run = trawl(args!["search-index", "-o", index.display(), warc.display()]).await;
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    }
+    assert_eq!(urls(&search(&index, "albatross").await), [files[0].1.clone()]);
+    assert_eq!(urls(&search(&index, "cormorant").await), [files[1].1.clone()]);
+    // The first file moved elsewhere, and named twice on one line: indexed before.
+    let moved = out.path().join("moved");
+    std::fs::create_dir(&moved).unwrap();
+    std::fs::copy(&files[0].0, moved.join("crawl-00000.warc.gz")).unwrap();
+    let again = trawl(args![
+        "search-index",
+        "-o",
+        index.display(),
+        moved.display(),
+        moved.join("crawl-00000.warc.gz").display()
+    ])
+    .await;
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(text(&again).contains("(1 indexed before"), "{}", text(&again));
+    assert_eq!(search(&index, "albatross").await.len(), 1);
+}
