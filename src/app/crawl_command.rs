@@ -289,6 +289,13 @@ fn crawl_and_report(config: Config, messages: &Messages) -> anyhow::Result<ExitC
         }
     };
     let mut code = exit_code(&outcome.stats);
+    // A WET/WAT file or the search index's share of a WARC file not written is output lost
+    // (the WARC files are whole): exit 5, as `trawl search-index` on a full disk.
+    if outcome.stats.files_not_derived > 0
+        && matches!(code, ExitCode::Success | ExitCode::FetchErrors)
+    {
+        code = ExitCode::OutputError;
+    }
     // Before the report, whose last line is the exit code: a stop during the index is 130.
     if let Some(failed) = cdxj_dir.and_then(|dir| directory_index(&dir, messages)) {
         code = failed;

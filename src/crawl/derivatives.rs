@@ -22,6 +22,8 @@ pub(super) struct Derived {
     pub(super) files: Vec<PathBuf>,
     /// Files handed off to `--finished-dir`: where each is now, by where it was written.
     pub(super) moved: HashMap<PathBuf, PathBuf>,
+    /// WARC files whose derivatives or search-index entry could not be written.
+    pub(super) failed: u64,
 }
 
 impl Derived {
@@ -100,7 +102,9 @@ fn run(
     for warc in receiver {
         derive(&warc, dir, kinds, &limits, &mut derived);
         if let Some(index) = &mut search {
-            add_to_index(index, &warc);
+            if !add_to_index(index, &warc) {
+                derived.failed += 1;
+            }
         }
         if let Some(h) = &mut handoff {
             h.take(&warc);
@@ -130,20 +134,46 @@ fn derive(warc: &Path, dir: &Path, kinds: Kinds, limits: &DeriveLimits, derived:
             derived.files.extend(summary.files);
         }
         // The WARC is safe; only its derivative is missing (`trawl derive` can redo it).
-        Err(e) => tracing::error!("deriving {}: {e}", warc.display()),
+        Err(e) => {
+            tracing::error!("deriving {}: {e}", warc.display());
+            derived.failed += 1;
+        }
     }
 }
 
-/// Adds the pages of `warc` to the search index, unless it holds them already. A failure
-/// leaves the file out of the index (the next run, or `trawl search-index`, adds it).
-fn add_to_index(index: &mut SearchIndexer, warc: &Path) {
+/// Adds the pages of `warc` to the search index, unless it holds them already; false when it
+/// could not. A failure leaves the file out of the index (the next run, or `trawl
+/// search-index`, adds it), and the next file is added by a writer rolled back to the last
+/// commit.
+fn add_to_index(index: &mut SearchIndexer, warc: &Path) -> bool {
     match index.index_file(warc) {
-        Ok(outcome) if outcome.damaged > 0 => tracing::warn!(
-            "{}: {} damaged record(s) left out of the search index",
-            warc.display(),
-            outcome.damaged
-        ),
-        Ok(_) => {}
-        Err(e) => tracing::error!("indexing {} for search: {e}", warc.display()),
+        Ok(outcome) => {
+            if outcome.damaged > 0 {
+                tracing::warn!(
+                    "{}: {} damaged record(s) left out of the search index",
+                    warc.display(),
+                    outcome.damaged
+                );
+            }
+            true
+        }
+        Err(e) => {
+            tracing::error!("indexing {} for search: {}", warc.display(), causes(&e));
+            false
+        }
     }
+}
+
+/// An error with its causes (tantivy's says "an IO error occurred" and keeps the cause).
+fn causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let more = cause.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        source = cause.source();
+    }
+    text
 }

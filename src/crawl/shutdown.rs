@@ -115,6 +115,7 @@ pub(super) async fn finish(
                 .iter()
                 .map(|p| derived.now_at(p).display().to_string())
                 .collect(),
+            files_not_derived: derived.failed,
             hosts_seen: ledger.frontier.hosts_seen(),
             queued_at_end: ledger.frontier.queued_for_next_run(),
             seed_problems,

@@ -229,6 +229,10 @@ pub struct CrawlStats {
     /// WET/WAT files written during the crawl (`--wet`, `--wat`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub derived_files: Vec<String>,
+    /// WARC files this run could not derive (`--wet`, `--wat`) or add to `--search-index`
+    /// (the log says why; the next run, `trawl derive` or `trawl search-index` adds them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub files_not_derived: u64,
     /// Distinct hosts queued.
     pub hosts_seen: usize,
     /// Distinct hosts that answered.
@@ -290,6 +294,8 @@ pub struct Totals {
     pub warc_files: Vec<String>,
     /// WET/WAT files written.
     pub derived_files: Vec<String>,
+    /// WARC files not derived or indexed for search.
+    pub files_not_derived: u64,
     /// Hosts queued.
     pub hosts_seen: usize,
     /// URLs still queued.
@@ -337,6 +343,7 @@ impl CrawlStats {
             records_written: totals.records_written,
             warc_files: totals.warc_files,
             derived_files: totals.derived_files,
+            files_not_derived: totals.files_not_derived,
             hosts_seen: totals.hosts_seen,
             hosts_crawled: tally.hosts_crawled.len(),
             top_hosts: top,
@@ -372,4 +379,8 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -178,5 +178,18 @@ pub fn render_table(s: &CrawlStats, exit_code: u8) -> String {
         };
         row(label, why.join("; "));
     }
+    if s.files_not_derived > 0 {
+        row(
+            "not derived",
+            format!(
+                "{} WARC file(s) not derived or not added to the search index (the log says why; the next run, `trawl derive` or `trawl search-index` adds them){}",
+                s.files_not_derived,
+                match exit_code {
+                    5 => ": exit code 5",
+                    _ => "",
+                }
+            ),
+        );
+    }
     format!("trawl crawl report\n{out}")
 }

@@ -206,12 +206,43 @@ impl SearchIndexer {
     /// Indexes the pages of `warc` and commits, unless the index holds it already. The same
     /// file (by name and first record) of another size replaces what was indexed of it; a
     /// file of a name held whose first record differs is another file, indexed beside it.
+    ///
+    /// A failure rolls the index back to its last commit, so that the next file is added by
+    /// a working writer: tantivy's refuses everything after one failure (a full disk for a
+    /// moment left a crawl's index without the rest of its files).
     pub fn index_file(&mut self, warc: &Path) -> Result<FileOutcome, SearchError> {
-        let outcome = self.add_file(warc)?;
-        if !outcome.already {
-            self.commit()?;
+        let added = self.add_file(warc).and_then(|outcome| {
+            if !outcome.already {
+                self.commit()?;
+            }
+            Ok(outcome)
+        });
+        if added.is_err() {
+            if let Err(e) = self.roll_back() {
+                tracing::error!("search index: rolling back after a failure: {e}");
+            }
         }
-        Ok(outcome)
+        added
+    }
+
+    /// What killed tantivy's writer, which says only "an index writer was killed" to the
+    /// thread adding documents: the error of its indexing thread (a full disk), which
+    /// preparing a commit joins and returns.
+    fn why_killed(&mut self, killed: TantivyError) -> TantivyError {
+        match self.writer.prepare_commit() {
+            Err(cause) => cause,
+            // Not killed after all: what was added stays for the next commit.
+            Ok(_) => killed,
+        }
+    }
+
+    /// Drops what was added since the last commit, and the writer with it for a new one.
+    fn roll_back(&mut self) -> Result<(), SearchError> {
+        let rolled = self.writer.rollback();
+        rolled.map_err(|source| self.tantivy(source))?;
+        self.payload = read_payload(self.writer.index(), &self.dir)?;
+        self.uncommitted = 0;
+        Ok(())
     }
 
     /// Adds the pages of `warc` without committing (see [`SearchIndexer::index_file`]); they
@@ -269,11 +300,12 @@ impl SearchIndexer {
     /// threads (text extraction is most of the work; tantivy's writer takes documents from
     /// any thread).
     fn add_records(
-        &self,
+        &mut self,
         warc: &Path,
         records: SalvageRecords,
         name: &str,
     ) -> Result<FileOutcome, SearchError> {
+        let this = &*self;
         let pages = AtomicU64::new(0);
         let failed: Mutex<Option<TantivyError>> = Mutex::new(None);
         let (mut revisits, mut damaged) = (0, 0);
@@ -281,14 +313,14 @@ impl SearchIndexer {
         let (tx, rx) = mpsc::sync_channel::<StoredRecord>(EXTRACT_QUEUE);
         let rx = Mutex::new(rx);
         std::thread::scope(|scope| {
-            for _ in 0..self.extract_threads {
+            for _ in 0..this.extract_threads {
                 scope.spawn(|| loop {
                     let next = rx.lock().map(|r| r.recv());
                     let Ok(Ok(record)) = next else { return };
-                    let Some(doc) = self.document(&record, name) else {
+                    let Some(doc) = this.document(&record, name) else {
                         continue;
                     };
-                    match self.writer.add_document(doc) {
+                    match this.writer.add_document(doc) {
                         Ok(_) => {
                             pages.fetch_add(1, Ordering::Relaxed);
                         }
@@ -326,7 +358,8 @@ impl SearchIndexer {
             drop(tx);
         });
         if let Some(e) = failed.into_inner().ok().flatten() {
-            return Err(self.tantivy(e));
+            let cause = self.why_killed(e);
+            return Err(self.tantivy(cause));
         }
         Ok(FileOutcome {
             already: false,

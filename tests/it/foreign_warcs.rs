@@ -394,6 +394,10 @@ async fn an_output_is_never_written_over_an_input_or_a_good_package() {
     ])
     .await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
-    assert!(text(&result).contains("(1 indexed before"), "{}", text(&result));
+    assert!(
+        text(&result).contains("(1 indexed before"),
+        "{}",
+        text(&result)
+    );
     assert!(!dir.path().join("w.wacz.part").exists());
 }
