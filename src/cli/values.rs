@@ -86,6 +86,13 @@ pub fn parse_header(s: &str) -> Result<(http::HeaderName, http::HeaderValue), St
     if let Some((_, why)) = refused.iter().find(|(n, _)| *n == name) {
         return Err(format!("--header {name} is refused: {why}"));
     }
+    // A proxy's header would go to the proxy for http, but through an https tunnel to the
+    // site and into every request record (found by an exploratory crawl).
+    if name.as_str().starts_with("proxy-") {
+        return Err(format!(
+            "--header {name} is refused: it would reach https sites through the tunnel; give the proxy's credentials in --proxy http://USER:PASS@HOST:PORT (sent to the proxy alone)"
+        ));
+    }
     let value = http::HeaderValue::from_str(value.trim())
         .map_err(|_| format!("the value of --header {name} must be one line of visible text"))?;
     Ok((name, value))
@@ -229,6 +236,10 @@ mod tests {
             .unwrap_err()
             .contains("is not a duration"));
         assert!(parse_duration("5").unwrap_err().contains("needs a unit"));
+        assert!(parse_header("Proxy-Authorization: Basic eDp5")
+            .unwrap_err()
+            .contains("--proxy http://USER:PASS@"));
+        assert!(parse_header("X-Proxy-Id: 1").is_ok());
     }
 
     #[test]

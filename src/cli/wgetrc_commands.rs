@@ -50,6 +50,7 @@ pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<WgetrcCommandLine, String>
     }
     let mut out = Vec::with_capacity(argv.len());
     let mut turned_off: Vec<String> = Vec::new();
+    let mut proxies = Proxies::default();
     let mut args = argv.into_iter();
     while let Some(arg) = args.next() {
         let command = match arg.to_str() {
@@ -95,6 +96,7 @@ pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<WgetrcCommandLine, String>
             }
         };
         let setting = wgetrc_setting(&command)?;
+        proxies.read(&command, &setting);
         if let Some(off) = setting.off {
             let spellings = spellings(&off);
             out.retain(|arg| {
@@ -108,10 +110,59 @@ pub fn wgetrc_commands(argv: Vec<OsString>) -> Result<WgetrcCommandLine, String>
             out.push(OsString::from(flag));
         }
     }
+    proxies.apply(&mut out)?;
     Ok(WgetrcCommandLine {
         argv: out,
         turned_off,
     })
+}
+
+/// The proxies wgetrc commands name, and whether `use_proxy = off` turns them off (as it
+/// does in wget, wherever it stands). wget's usual lines name one proxy twice
+/// (`http_proxy` and `https_proxy`): one `--proxy`; two different ones are refused, trawl
+/// sending every request through one.
+#[derive(Default)]
+struct Proxies {
+    named: Vec<String>,
+    off: bool,
+}
+
+impl Proxies {
+    fn read(&mut self, command: &str, setting: &WgetrcSetting) {
+        let (name, value) = command.split_once('=').unwrap_or((command, ""));
+        if plain(name) == "useproxy" {
+            self.off = matches!(
+                value.trim().to_ascii_lowercase().as_str(),
+                "off" | "no" | "0" | "false"
+            );
+        }
+        let named = setting.flags.iter().filter(|f| f.starts_with("--proxy="));
+        self.named.extend(named.cloned());
+    }
+
+    fn apply(self, argv: &mut Vec<OsString>) -> Result<(), String> {
+        let named = |arg: &OsString| {
+            arg.to_str()
+                .is_some_and(|a| self.named.iter().any(|n| n == a))
+        };
+        if self.off {
+            argv.retain(|arg| !named(arg));
+            return Ok(());
+        }
+        let mut distinct = self.named.clone();
+        distinct.dedup();
+        if let [first, second, ..] = &distinct[..] {
+            return Err(format!(
+                "-e http_proxy and -e https_proxy name two proxies ({} and {}): trawl sends every request through one; name it once",
+                &first["--proxy=".len()..],
+                &second["--proxy=".len()..]
+            ));
+        }
+        // One proxy named twice: one --proxy.
+        let mut seen = false;
+        argv.retain(|arg| !named(arg) || !std::mem::replace(&mut seen, true));
+        Ok(())
+    }
 }
 
 /// Where `-e` stands in `arg`, a cluster of short flags (`-qe`, `-pewait=3`): the flags before
@@ -325,6 +376,16 @@ mod tests {
         );
         assert_eq!(
             rewritten(&["-e", "use_proxy=yes", "-e", "https_proxy=127.0.0.1:3128"]).unwrap(),
+            ["--proxy=http://127.0.0.1:3128"]
+        );
+        let both = ["-e", "http_proxy=p:3128", "-e", "https_proxy=http://p:3128"];
+        assert_eq!(rewritten(&both).unwrap(), ["--proxy=http://p:3128"]);
+        let off = ["-e", "use_proxy=off", "-e", "http_proxy=p:3128"];
+        assert!(rewritten(&off).unwrap().is_empty());
+        let two = rewritten(&["-e", "http_proxy=p:3128", "-e", "https_proxy=q:3128"]);
+        assert!(two.unwrap_err().contains("two proxies"));
+        assert_eq!(
+            rewritten(&["-e", "https_proxy=127.0.0.1:3128"]).unwrap(),
             ["--proxy=http://127.0.0.1:3128"]
         );
         assert_eq!(

@@ -74,14 +74,24 @@ impl fmt::Display for Proxy {
             Some((user, _)) => format!("{user}:***@"),
             None => String::new(),
         };
-        write!(f, "{scheme}://{user}{}:{}", self.host, self.port)
+        write!(
+            f,
+            "{scheme}://{user}{}:{}",
+            bracketed(&self.host),
+            self.port
+        )
     }
 }
 
 impl Proxy {
     /// Parses `--proxy`: `http://[user:pass@]host:port`, `socks5h://...` or `socks5://...`.
+    /// A bare `host:port` is an HTTP proxy, as curl reads it.
     pub fn parse(s: &str) -> Result<Proxy, String> {
-        let url = Url::parse(s.trim()).map_err(|e| {
+        let written = match s.contains("://") {
+            true => s.trim().to_string(),
+            false => format!("http://{}", s.trim()),
+        };
+        let url = Url::parse(&written).map_err(|e| {
             format!("--proxy {s:?}: {e} (examples: http://proxy:3128, socks5h://127.0.0.1:9050)")
         })?;
         let kind = match url.scheme() {
@@ -222,7 +232,10 @@ impl Proxy {
             }
             ProxyKind::Socks5 { .. } => {
                 let handshake = async {
-                    let target = match addr {
+                    // An IP literal is sent as an address (RFC 1928's ATYP 1 or 4, as curl
+                    // does), not as a name for the proxy to resolve.
+                    let literal = literal_address(url).map(|ip| SocketAddr::new(ip, port));
+                    let target = match addr.or(literal) {
                         Some(a) => tokio_socks::TargetAddr::Ip(a),
                         None => tokio_socks::TargetAddr::Domain(host.clone().into(), port),
                     };
@@ -255,11 +268,7 @@ impl Proxy {
         host: &str,
         port: u16,
     ) -> Result<TcpStream, FetchError> {
-        let authority = if host.contains(':') {
-            format!("[{host}]:{port}")
-        } else {
-            format!("{host}:{port}")
-        };
+        let authority = format!("{}:{port}", bracketed(host));
         let mut head = format!("CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n");
         if let Some(auth) = self.authorization() {
             head.push_str("Proxy-Authorization: ");
@@ -269,9 +278,10 @@ impl Proxy {
         head.push_str("\r\n");
         let io = |e: std::io::Error| FetchError::connect(&e, format!("proxy {self}: {e}"));
         tcp.write_all(head.as_bytes()).await.map_err(io)?;
-        // Read byte by byte up to the blank line: nothing of the tunnel may be read here.
+        // Read byte by byte up to the blank line: nothing of the tunnel may be read here. A
+        // line may end in a bare LF (RFC 9112 2.2; curl and wget take such proxies' tunnels).
         let mut answer = Vec::with_capacity(256);
-        while !answer.ends_with(b"\r\n\r\n") {
+        while !(answer.ends_with(b"\n\n") || answer.ends_with(b"\n\r\n")) {
             if answer.len() >= MAX_CONNECT_HEAD {
                 return Err(FetchError::Connect {
                     kind: FaultKind::Connect,
@@ -288,7 +298,14 @@ impl Proxy {
             answer.push(byte[0]);
         }
         let status_line = String::from_utf8_lossy(&answer);
-        let status_line = status_line.lines().next().unwrap_or_default();
+        let status_line: String = status_line
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .take(200)
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect();
         let status: Option<u16> = status_line.split(' ').nth(1).and_then(|s| s.parse().ok());
         match status {
             Some(200..=299) => Ok(tcp),
@@ -297,6 +314,14 @@ impl Proxy {
                 detail: format!("proxy {self} refused CONNECT {authority}: {status_line}"),
             }),
         }
+    }
+}
+
+/// A host as it is written in an authority: an IPv6 address in brackets.
+fn bracketed(host: &str) -> String {
+    match host.contains(':') {
+        true => format!("[{host}]"),
+        false => host.to_string(),
     }
 }
 
@@ -386,6 +411,12 @@ mod tests {
         assert!(s.resolves_names());
         assert_eq!(Proxy::parse("socks5://[::1]").unwrap().port, 1080);
         assert!(Proxy::parse("ftp://x:21").is_err());
+        let bare = Proxy::parse("localhost:3128").unwrap();
+        assert_eq!((bare.kind, bare.port), (ProxyKind::Http, 3128));
+        assert_eq!(
+            Proxy::parse("http://[::1]:3128").unwrap().address(),
+            "http://[::1]:3128"
+        );
         assert!(Proxy::parse("http://x:3128/path").is_err());
         assert!(Proxy::parse("not a url").is_err());
     }

@@ -239,3 +239,45 @@ fn sorted(paths: &[&str]) -> Vec<String> {
     v.sort();
     v
 }
+
+/// A proxy whose CONNECT answer ends its lines in a bare LF (`HTTP/1.0 200 Connection
+/// established\n\n`, as some appliances write it; RFC 9112 2.2 lets a recipient take it):
+/// the tunnel is used, as curl and wget use it. Before, trawl waited for CR LF CR LF until
+/// its timeout and gave the site up (found by an exploratory crawl).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connect_answer_in_bare_line_feeds_opens_the_tunnel() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let web = Web::default();
+    let secure = web.tls_host("127.0.0.19").await;
+    small_site(&secure);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    if client.read(&mut byte).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).to_string();
+                let target = head.split(' ').nth(1).unwrap_or_default().to_string();
+                let Ok(mut origin) = tokio::net::TcpStream::connect(target).await else {
+                    return;
+                };
+                let answer = b"HTTP/1.0 200 Connection established\nProxy-agent: lf\n\n";
+                if client.write_all(answer).await.is_ok() {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut origin).await;
+                }
+            });
+        }
+    });
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("w");
+    let root = format!("https://{}/", secure.addr);
+    crawl_through(&format!("http://127.0.0.1:{port}"), &[root], &dir).await;
+    assert_eq!(archived_paths(&read_records(&dir), &secure), sorted(&PAGES));
+}
