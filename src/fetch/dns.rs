@@ -15,6 +15,7 @@ use hickory_resolver::lookup_ip::LookupIp;
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::net::{DnsError, NetError};
 use hickory_resolver::proto::op::ResponseCode;
+use hickory_resolver::proto::rr::RData;
 use hickory_resolver::TokioResolver;
 use url::{Host, Url};
 
@@ -245,13 +246,18 @@ impl Dns {
         let answers = records
             .iter()
             .map(|r| {
+                // Names as the wire has them (`xn--bcher-kva.test.`), as Heritrix writes
+                // them and RFC 1035's master files hold them: hickory shows them in Unicode.
+                let data = match &r.data {
+                    RData::CNAME(target) => target.0.to_ascii(),
+                    other => other.to_string(),
+                };
                 format!(
-                    "{}\t{}\t{}\t{}\t{}",
-                    r.name,
+                    "{}\t{}\t{}\t{}\t{data}",
+                    r.name.to_ascii(),
                     r.ttl,
                     r.dns_class,
                     r.record_type(),
-                    r.data
                 )
             })
             .collect();

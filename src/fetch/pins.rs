@@ -28,10 +28,20 @@ pub fn parse_pin(value: &str) -> Result<Pin, String> {
     let bad = |why: &str| format!("--resolve {value:?}: {why} (expected HOST:PORT:ADDR[,ADDR...])");
     let (host, rest) = value.split_once(':').ok_or_else(|| bad("no port"))?;
     let (port, addrs) = rest.split_once(':').ok_or_else(|| bad("no address"))?;
-    let host = host.trim().trim_end_matches('.').to_ascii_lowercase();
+    let host = host.trim().trim_end_matches('.').to_lowercase();
     if host.is_empty() || host.contains(['/', '@', ' ']) {
         return Err(bad("not a host name"));
     }
+    // As a URL's host is written: an internationalized name in its ASCII form (the pin of
+    // `bücher.test` was never used, the URL's host being `xn--bcher-kva.test`).
+    let host = match host.as_str() {
+        "*" => host,
+        _ => match url::Host::parse(&host) {
+            Ok(url::Host::Domain(ascii)) => ascii,
+            Ok(ip) => ip.to_string(),
+            Err(_) => return Err(bad("not a host name")),
+        },
+    };
     let port: u16 = port
         .trim()
         .parse()
@@ -72,6 +82,16 @@ mod tests {
         let p = parse_pin("Example.org:443:10.0.0.1,[::1]").unwrap();
         assert_eq!(p.host, "example.org");
         assert_eq!(p.port, 443);
+        // An internationalized name is pinned as URLs write it (found by an exploratory
+        // crawl: the pin of the Unicode name was never used).
+        assert_eq!(
+            parse_pin("Bücher.test:80:1.2.3.4").unwrap().host,
+            "xn--bcher-kva.test"
+        );
+        assert_eq!(
+            parse_pin("-a.example.org:443:1.2.3.4").unwrap().host,
+            "-a.example.org"
+        );
         assert_eq!(
             p.addrs,
             [

@@ -12,11 +12,16 @@ use crate::server::{Route, Web};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_lookup_is_archived_once_as_a_dns_record() {
-    let dns = dnsmasq(&[("site.test", "127.0.0.10"), ("other.test", "127.0.0.11")]);
+    // The other name is internationalized: its record is written as the wire has it (it was
+    // written in Unicode, found by an exploratory crawl).
+    let dns = dnsmasq(&[
+        ("site.test", "127.0.0.10"),
+        ("xn--bcher-kva.test", "127.0.0.11"),
+    ]);
     let web = Web::default();
     let site = web.host("127.0.0.10").await;
     let other = web.host("127.0.0.11").await;
-    let other_root = format!("http://other.test:{}/", other.addr.port());
+    let other_root = format!("http://bücher.test:{}/", other.addr.port());
     site.route(
         "/",
         Route::html(&format!(
@@ -53,7 +58,10 @@ async fn each_lookup_is_archived_once_as_a_dns_record() {
         .filter(|r| r.warc_type == "response" && r.status() == Some(200))
         .count();
     assert_eq!(pages, 5, "every page, on both names");
-    for (name, addr) in [("site.test", "127.0.0.10"), ("other.test", "127.0.0.11")] {
+    for (name, addr) in [
+        ("site.test", "127.0.0.10"),
+        ("xn--bcher-kva.test", "127.0.0.11"),
+    ] {
         let target = format!("dns:{name}");
         let found: Vec<_> = records
             .iter()
