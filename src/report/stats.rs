@@ -99,6 +99,10 @@ pub struct Filtered {
     pub path_trap: u64,
     /// Ports refused by `--deny-ports`, and port 0 (never connectable).
     pub port: u64,
+    /// Links to an IP address of a class the SSRF guard refuses (loopback, private...)
+    /// other than the seeds' own.
+    #[serde(default)]
+    pub blocked_address: u64,
     /// Links to hosts that reached `--max-pages-per-host`.
     pub host_quota: u64,
     /// Links to hosts past their site's `--max-hosts-per-site`.

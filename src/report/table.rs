@@ -54,8 +54,8 @@ pub fn render_table(s: &CrawlStats, exit_code: u8) -> String {
     row(
         "filtered",
         format!(
-            "content-type:{} robots:{} robots-unavailable:{} host-down:{} nofollow:{} scope:{} extension:{} declared-type:{} depth:{} pattern:{} redirects:{} url-length:{} link-cap:{} not-http:{} path-trap:{} port:{} host-quota:{} site-hosts:{} target-reached:{} duplicate:{}",
-            f.content_type, f.robots, f.robots_unavailable, f.host_down, f.nofollow, f.scope, f.extension, f.declared_type, f.depth, f.pattern, f.redirects, f.url_length, f.link_cap, f.not_http, f.path_trap, f.port, f.host_quota, f.site_hosts, f.target_reached, f.duplicate
+            "content-type:{} robots:{} robots-unavailable:{} host-down:{} nofollow:{} scope:{} extension:{} declared-type:{} depth:{} pattern:{} redirects:{} url-length:{} link-cap:{} not-http:{} path-trap:{} port:{} blocked-address:{} host-quota:{} site-hosts:{} target-reached:{} duplicate:{}",
+            f.content_type, f.robots, f.robots_unavailable, f.host_down, f.nofollow, f.scope, f.extension, f.declared_type, f.depth, f.pattern, f.redirects, f.url_length, f.link_cap, f.not_http, f.path_trap, f.port, f.blocked_address, f.host_quota, f.site_hosts, f.target_reached, f.duplicate
         ),
     );
     let errors: Vec<String> = s.errors.iter().map(|(k, v)| format!("{k}:{v}")).collect();

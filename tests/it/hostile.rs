@@ -316,7 +316,6 @@ async fn crawl_survives_every_fault_and_counts_it() {
         "fetch_timeout",
         "connect_refused",
         "dns",
-        "blocked_address",
         "tls_certificate",
     ] {
         assert!(
@@ -325,6 +324,11 @@ async fn crawl_survives_every_fault_and_counts_it() {
         );
     }
     let filtered = &stats["filtered"];
+    // The link to 169.254.169.254 is refused as it is met (the guard's policy, filtered).
+    assert!(
+        filtered["blocked_address"].as_u64().unwrap() >= 1,
+        "{filtered}"
+    );
     assert!(filtered["redirects"].as_u64().unwrap() >= 1, "{filtered}");
     assert!(filtered["path_trap"].as_u64().unwrap() >= 1, "{filtered}");
     assert!(filtered["url_length"].as_u64().unwrap() >= 1, "{filtered}");
@@ -508,6 +512,57 @@ async fn ssrf_guard_refuses_a_name_that_resolves_to_loopback() {
     .await;
     assert_eq!(allowed.status.code(), Some(0), "{}", text(&allowed));
     assert!(web.paths_of(&host).contains(&"/".to_string()));
+}
+
+/// A page at an IP-literal seed links to another port of its address (an intranet app on
+/// :8080 linking to its site on :80): the guard refuses it as the crawl's own policy, counted
+/// as filtered, said once, and the crawl exits 0. Before, its robots.txt was "given up" as
+/// unreachable and every run exited 4 (found by an exploratory crawl).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_to_another_port_of_a_seeds_address_is_filtered_not_a_failure() {
+    let web = Web::default();
+    let app = web.host("127.0.0.132").await;
+    let main = web.host_on("127.0.0.132", 0).await;
+    let elsewhere = format!("{}main", main.url("/"));
+    app.route(
+        "/",
+        Route::html(&format!(
+            r#"<a href="{elsewhere}">site</a> <a href="/b">b</a>"#
+        )),
+    );
+    app.route("/b", Route::html("<p>b</p>"));
+    main.route("/main", Route::html("<p>main</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let stats = out.path().join("s.json");
+    let result = trawl(args![
+        "crawl",
+        app.url("/"),
+        "--out",
+        out.path().join("w").display(),
+        "--stats",
+        stats.display(),
+        "--delay",
+        "0ms"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let report = read_json(&stats);
+    assert_eq!(
+        report["filtered"]["blocked_address"].as_u64(),
+        Some(1),
+        "{report}"
+    );
+    assert_eq!(
+        report["filtered"]["robots_unavailable"].as_u64(),
+        Some(0),
+        "{report}"
+    );
+    assert!(web.paths_of(&main).is_empty(), "{:?}", web.hits());
+    assert!(
+        text(&result).contains("are not followed"),
+        "{}",
+        text(&result)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,6 +13,7 @@ use super::{Ledger, LedgerRules};
 use crate::chain::outlinks::Outlinks;
 use crate::crawl::admission::{Admission, Rejection};
 use crate::crawl::site_hosts::{HostTaken, SiteHosts};
+use crate::fetch::AddressGuard;
 use crate::frontier::{Admit, Candidate, Job, JobKind, LinkKey};
 use crate::report::stats::Filtered;
 use crate::report::Tally;
@@ -67,12 +68,13 @@ impl Ledger {
         // A link seen moments ago is a duplicate before any admission rule is tried
         // (most of a page's links are: navigation, footers).
         let (rules, admission, tally) = (&self.rules, &self.admission, &mut self.tally);
+        let guard = &self.guard;
         let hosts = &mut self.site_hosts;
         let (depth, referer) = (job.depth + 1, &self.referer);
         let seen = self
             .frontier
             .push_keyed_links(&job.host, links, keys, now, |link| {
-                let checks = (rules, admission, &mut *tally, &mut *hosts);
+                let checks = (rules, admission, guard, &mut *tally, &mut *hosts);
                 let mut candidate = admit(checks, link, (depth, 0), false)?;
                 candidate.referer = referer.found_in(&job.url, page, &candidate.url);
                 Some(candidate)
@@ -96,7 +98,7 @@ impl Ledger {
             count_rejection(&mut self.tally.filtered, rejection);
             return;
         }
-        if !self.take_host(&url) {
+        if refused_address(&self.guard, &mut self.tally, &url) || !self.take_host(&url) {
             return;
         }
         let candidate = Candidate {
@@ -165,6 +167,7 @@ impl Ledger {
         let checks = (
             &self.rules,
             &self.admission,
+            &self.guard,
             &mut self.tally,
             &mut self.site_hosts,
         );
@@ -226,7 +229,7 @@ fn same_address(from: &Url, to: &Url) -> Option<SocketAddr> {
 /// ([`Admission::check_seed_redirect`]); else a URL reached by a redirect is checked as one
 /// ([`Admission::check_redirect`]).
 fn admit(
-    (rules, admission, tally, hosts): (&LedgerRules, &Admission, &mut Tally, &mut SiteHosts),
+    (rules, admission, guard, tally, hosts): Checks<'_>,
     url: Url,
     (depth, redirects): (u32, u32),
     seed_chain: bool,
@@ -242,7 +245,9 @@ fn admit(
         (false, 0) => admission.check(&url, depth, redirects),
         (false, _) => admission.check_redirect(&url, depth, redirects),
     };
-    match checked.map(|()| host_taken(hosts, tally, &url)) {
+    // The address last: a link out of the scope is counted as such.
+    let checked = checked.map(|()| !refused_address(guard, tally, &url));
+    match checked.map(|allowed| allowed && host_taken(hosts, tally, &url)) {
         Ok(false) => None,
         Ok(true) => Some(Candidate {
             url,
@@ -256,6 +261,40 @@ fn admit(
             None
         }
     }
+}
+
+/// What [`admit`] checks a URL with.
+type Checks<'a> = (
+    &'a LedgerRules,
+    &'a Admission,
+    &'a AddressGuard,
+    &'a mut Tally,
+    &'a mut SiteHosts,
+);
+
+/// True (counted as filtered, said for the first) when `url` names an IP address the SSRF
+/// guard refuses: a link from an intranet app on :8080 to its site on :80 is a refusal of the
+/// crawl's own policy, as `--deny-ports` is, not a host that could not be reached (its
+/// robots.txt was given up, and every run exited 4). A name that resolves to such an address
+/// is refused when it is fetched, as before.
+fn refused_address(guard: &AddressGuard, tally: &mut Tally, url: &Url) -> bool {
+    let ip = match url.host() {
+        Some(Host::Ipv4(a)) => IpAddr::V4(a),
+        Some(Host::Ipv6(a)) => IpAddr::V6(a),
+        _ => return false,
+    };
+    let addr = SocketAddr::new(ip, url.port_or_known_default().unwrap_or(80));
+    let Err(class) = guard.check(addr) else {
+        return false;
+    };
+    tally.filtered.blocked_address += 1;
+    if tally.filtered.blocked_address == 1 {
+        tracing::warn!(
+            "links to {addr}, a {} address, are not followed (only the seeds' own addresses are; --allow-private follows them)",
+            class.name()
+        );
+    }
+    true
 }
 
 /// True when `url`'s host is one the crawl has or its site has room for
