@@ -19,7 +19,10 @@ pub(super) fn run_status(args: StatusArgs) -> ExitCode {
     };
     if args.json {
         return match read_status(dir) {
-            Some(s) => {
+            Some(mut s) => {
+                // The file says what the crawl last wrote: a killed one wrote "running". The
+                // lock says whether it runs (the text form said so; the JSON did not).
+                s.running = s.running && DirLock::is_held(dir);
                 println!("{}", serde_json::to_string_pretty(&s).unwrap_or_default());
                 ExitCode::Success
             }

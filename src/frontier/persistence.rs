@@ -13,7 +13,10 @@ use super::{
     entry_kind, politeness, robots_job, Frontier, FrontierCounters, Job, RobotsRules, RobotsState,
 };
 
-/// A saved next-allowed time further ahead than this is not trusted after a restart.
+/// A saved next-allowed time further ahead than this is not trusted after a restart, nor one
+/// further ahead than the longest wait a host may be asked for (`--max-delay`, or `--delay`
+/// when longer): a clock set back between two runs (an hour fast, then corrected) stalled a
+/// resumed crawl for this long (found by an exploratory run with faketime).
 const MAX_RESTORED_WAIT: Duration = Duration::from_secs(600);
 /// Name of the frontier's counters in storage.
 pub(super) const META_NAME: &str = "frontier";
@@ -38,7 +41,8 @@ impl Frontier {
                 .next_allowed
                 .duration_since(wall)
                 .unwrap_or_default()
-                .min(MAX_RESTORED_WAIT);
+                .min(MAX_RESTORED_WAIT)
+                .min(self.config.max_delay.max(self.config.delay));
             let mut q = HostState::new(saved.name.clone(), now + wait, self.config.delay);
             q.group = self.groups.membership_of(&saved.name, now);
             q.queued = saved.queued;

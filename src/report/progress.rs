@@ -34,6 +34,9 @@ pub enum Progress {
         last: Instant,
         /// Crawl start.
         start: Instant,
+        /// Pages at the first update: a resumed crawl's earlier runs', which this run's
+        /// rate leaves out (it showed 198,527/s for 2,500).
+        base: Option<u64>,
     },
     /// `-q`.
     Silent,
@@ -54,6 +57,7 @@ impl Progress {
                 interval,
                 last: now,
                 start: now,
+                base: None,
             };
         }
         if quiet {
@@ -81,6 +85,7 @@ impl Progress {
                 interval,
                 last: now,
                 start: now,
+                base: None,
             }
         }
     }
@@ -103,7 +108,9 @@ impl Progress {
                 interval,
                 last,
                 start,
+                base,
             } => {
+                let base = *base.get_or_insert(s.pages);
                 if last.elapsed() >= *interval {
                     *last = Instant::now();
                     let secs = start.elapsed().as_secs_f64();
@@ -112,7 +119,10 @@ impl Progress {
                         "trawl: {:.0}s pages={} ({:.1}/s) queued={} in_flight={} errors={} written={}",
                         secs,
                         s.pages,
-                        if secs > 0.0 { s.pages as f64 / secs } else { 0.0 },
+                        match secs > 0.0 {
+                            true => s.pages.saturating_sub(base) as f64 / secs,
+                            false => 0.0,
+                        },
                         s.queued,
                         s.in_flight,
                         s.errors,
@@ -129,5 +139,49 @@ impl Progress {
         if let Progress::Bar(bar) = self {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_resumed_crawls_rate_counts_this_runs_pages() {
+        let out = Shared::default();
+        let start = Instant::now() - Duration::from_secs(10);
+        let mut progress = Progress::Lines {
+            sink: Box::new(out.clone()),
+            interval: Duration::ZERO,
+            last: start,
+            start,
+            base: None,
+        };
+        let at = |pages| Snapshot {
+            pages,
+            queued: 0,
+            in_flight: 0,
+            errors: 0,
+            bytes_written: 0,
+        };
+        progress.update(&at(1_000_000));
+        progress.update(&at(1_000_100));
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let last = text.lines().last().unwrap();
+        assert!(last.contains("pages=1000100 (10.0/s)"), "{text}");
     }
 }

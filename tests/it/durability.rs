@@ -109,6 +109,10 @@ async fn kill_9_leaves_an_open_file_that_the_next_run_repairs() {
         "{}",
         text(&status)
     );
+    // The JSON says so too (it said "running": true, found by an exploratory run).
+    let json = trawl(args!["status", dir.display(), "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["running"], false, "{json}");
 
     let again = trawl(crawl.clone()).await;
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));

@@ -227,3 +227,32 @@ fn saved_robots_rules_are_fetched_again_on_resume_and_hold_meanwhile() {
     assert_eq!(got, ["http://a.org/1"]);
     assert_eq!(f.counters().robots_denied, 1);
 }
+
+/// A host's next-allowed time saved ahead of the clock (the clock was an hour fast, then set
+/// right before the resume) waits no longer than `--max-delay` after the restart: it waited
+/// ten minutes, with nothing fetched (found by an exploratory run with faketime).
+#[test]
+fn a_wait_saved_ahead_of_the_clock_is_no_longer_than_the_longest_delay() {
+    let dir = tempfile::tempdir().unwrap();
+    let fast = Instant::now() + Duration::from_secs(3600);
+    {
+        let mut f = reopen(dir.path(), false);
+        f.push(cand("http://a.org/1", 0), fast);
+        f.push(cand("http://a.org/2", 0), fast);
+        let page = job(f.next(fast));
+        f.complete(&page.host, fast);
+        f.checkpoint(&[]).unwrap();
+    }
+    let mut f = reopen(dir.path(), false);
+    let max_delay = config(false).max_delay;
+    let now = Instant::now();
+    let Next::Wait(at) = f.next(now) else {
+        panic!("a.org waits after the restart");
+    };
+    assert!(
+        at <= now + max_delay + Duration::from_secs(1),
+        "{:?}",
+        at - now
+    );
+    assert_eq!(drain(&mut f, at), ["http://a.org/2"]);
+}
