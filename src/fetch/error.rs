@@ -238,6 +238,35 @@ impl FetchError {
         if received.len() > limits.max_bytes {
             return protocol(FaultKind::HeaderTooLarge);
         }
+        // A TLS 1.3 server that refuses the crawl (it requires a client certificate) says so
+        // in an alert after the handshake, before any answer: the origin refused TLS, as a
+        // handshake alert under TLS 1.2 says (no retries; a bare-host seed falls back to
+        // http). It read as a closed connection, retried for half a minute.
+        if let Some(rustls::Error::AlertReceived(alert)) = rustls_error_in(e) {
+            let ends_only = matches!(
+                alert,
+                rustls::AlertDescription::CloseNotify | rustls::AlertDescription::UserCanceled
+            );
+            if received.is_empty() && !ends_only {
+                let kind = match alert {
+                    rustls::AlertDescription::CertificateRequired
+                    | rustls::AlertDescription::BadCertificate
+                    | rustls::AlertDescription::UnknownCA => FaultKind::TlsCertificate,
+                    _ => FaultKind::TlsHandshake,
+                };
+                return FetchError::Tls {
+                    kind,
+                    detail: format!(
+                        "the server ended TLS with the alert {alert:?} before answering{}",
+                        match alert {
+                            rustls::AlertDescription::CertificateRequired =>
+                                " (it requires a client certificate)",
+                            _ => "",
+                        }
+                    ),
+                };
+            }
+        }
         let reset = io_kind(e) == Some(io::ErrorKind::ConnectionReset);
         FetchError::Disconnected {
             kind: if reset {
@@ -331,18 +360,23 @@ pub fn io_kind(e: &hyper::Error) -> Option<io::ErrorKind> {
 
 /// True when a rustls error is in `e`'s chain of sources.
 fn tls_error_in(e: &hyper::Error) -> bool {
+    rustls_error_in(e).is_some()
+}
+
+/// The rustls error in `e`'s causes, if any.
+fn rustls_error_in(e: &hyper::Error) -> Option<&rustls::Error> {
     let mut source = e.source();
     while let Some(s) = source {
         let in_io = s
             .downcast_ref::<io::Error>()
             .and_then(io::Error::get_ref)
-            .is_some_and(|inner| inner.is::<rustls::Error>());
-        if in_io || s.is::<rustls::Error>() {
-            return true;
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>());
+        if let Some(tls) = in_io.or_else(|| s.downcast_ref::<rustls::Error>()) {
+            return Some(tls);
         }
         source = s.source();
     }
-    false
+    None
 }
 
 /// Names a failure while reading a body (after the head arrived); such responses are archived

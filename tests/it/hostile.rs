@@ -514,6 +514,46 @@ async fn ssrf_guard_refuses_a_name_that_resolves_to_loopback() {
     assert!(web.paths_of(&host).contains(&"/".to_string()));
 }
 
+/// A TLS 1.3 server that requires a client certificate says so in an alert after the
+/// handshake: the fetch fails as a TLS refusal that names it, not retried. Before, it read as
+/// a closed connection, retried for half a minute, and a bare-host seed did not fall back to
+/// http (found by an exploratory crawl).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_requires_a_client_certificate_is_a_tls_refusal_not_a_dropped_connection() {
+    let web = Web::default();
+    let h = web
+        .tls_host_requiring_client_certificates("127.0.0.133")
+        .await;
+    let out = tempfile::tempdir().unwrap();
+    let stats = out.path().join("s.json");
+    let result = trawl(args![
+        "crawl",
+        format!("https://{}/", h.addr),
+        "--out",
+        out.path().join("w").display(),
+        "--stats",
+        stats.display(),
+        "--insecure"
+    ])
+    .await;
+    let report = read_json(&stats);
+    assert_eq!(
+        report["errors"]["closed"],
+        serde_json::Value::Null,
+        "{report}"
+    );
+    assert_eq!(report["retries"].as_u64(), Some(0), "{report}");
+    assert!(
+        report["errors"]["tls_certificate"].as_u64() >= Some(1),
+        "{report}"
+    );
+    assert!(
+        text(&result).contains("requires a client certificate"),
+        "{}",
+        text(&result)
+    );
+}
+
 /// A page at an IP-literal seed links to another port of its address (an intranet app on
 /// :8080 linking to its site on :80): the guard refuses it as the crawl's own policy, counted
 /// as filtered, said once, and the crawl exits 0. Before, its robots.txt was "given up" as

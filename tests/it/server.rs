@@ -274,20 +274,49 @@ impl Web {
         (hosts, cert.pem())
     }
 
+    /// A TLS host that requires a client certificate (issued by its own, self-signed one):
+    /// under TLS 1.3 it says so in an alert after the handshake.
+    pub async fn tls_host_requiring_client_certificates(&self, ip: &str) -> Host {
+        let key = rcgen::generate_simple_self_signed(vec![ip.to_string()]).unwrap();
+        let cert = key.cert.der().clone();
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(cert.clone()).unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier =
+            rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
+                .build()
+                .unwrap();
+        let pkcs8 = key.signing_key.serialize_der();
+        self.tls_host_verifying(ip, cert, pkcs8, Some(verifier))
+            .await
+    }
+
     async fn tls_host_with(
         &self,
         ip: &str,
         cert: rustls::pki_types::CertificateDer<'static>,
         pkcs8: Vec<u8>,
     ) -> Host {
+        self.tls_host_verifying(ip, cert, pkcs8, None).await
+    }
+
+    async fn tls_host_verifying(
+        &self,
+        ip: &str,
+        cert: rustls::pki_types::CertificateDer<'static>,
+        pkcs8: Vec<u8>,
+        clients: Option<Arc<dyn rustls::server::danger::ClientCertVerifier>>,
+    ) -> Host {
         let private = rustls::pki_types::PrivateKeyDer::Pkcs8(pkcs8.into());
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ServerConfig::builder_with_provider(provider)
+        let builder = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_no_client_auth()
-            .with_single_cert(vec![cert], private)
             .unwrap();
+        let builder = match clients {
+            Some(verifier) => builder.with_client_cert_verifier(verifier),
+            None => builder.with_no_client_auth(),
+        };
+        let config = builder.with_single_cert(vec![cert], private).unwrap();
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
         let listener = TcpListener::bind((ip, 0)).await.expect("bind loopback");
         let addr = listener.local_addr().unwrap();
