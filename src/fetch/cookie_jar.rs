@@ -328,5 +328,22 @@ fn origin_of(cookie: &Cookie<'_>) -> Option<Url> {
     Url::parse(&format!("https://{host}{}", String::from(&cookie.path))).ok()
 }
 
+/// True when `capture` is a redirect whose cookies change the `Cookie` field a request to
+/// `url` sends (`cookies`: the operator's and the one sent). Only redirects with a
+/// `Set-Cookie` ask the jar, so other responses cost nothing.
+pub(super) fn changes_redirect(
+    jar: Option<&CookieJar>,
+    url: &Url,
+    capture: &crate::capture::Capture,
+    (operator, sent): (Option<HeaderValue>, Option<HeaderValue>),
+) -> bool {
+    let redirect = (300..400).contains(&capture.status());
+    jar.is_some_and(|jar| {
+        redirect
+            && capture.head.header("set-cookie").is_some()
+            && jar.header_for(url, operator.as_ref()).or(operator) != sent
+    })
+}
+
 #[cfg(test)]
 mod tests;

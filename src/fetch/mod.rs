@@ -31,7 +31,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
-use http::HeaderValue;
 use http_body_util::Empty;
 use hyper::client::conn::http1::SendRequest;
 use tokio::time::timeout_at;
@@ -221,6 +220,9 @@ impl Fetcher {
             let sent = timeout_at(head_deadline, c.drive(exchange)).await;
             let body = match sent {
                 Err(_) => return (Err(FetchError::head_timeout(c.tape.received_len())), None),
+                Ok(Ok(response)) if c.absolute_form && response.status() == 407 => {
+                    return (Err(proxy::asks_credentials(&self.options.proxy)), None);
+                }
                 Ok(Ok(response)) => BodySource::framed(response),
                 Ok(Err(e)) => {
                     // A kept-alive connection the server closed meanwhile: try a fresh one once.
@@ -245,7 +247,12 @@ impl Fetcher {
                 .await;
             let result = result.map(|f| Fetched {
                 elapsed: start.elapsed(),
-                cookies_changed: self.cookies_changed(url, &f.capture, cookies),
+                cookies_changed: cookie_jar::changes_redirect(
+                    self.cookies.as_deref(),
+                    url,
+                    &f.capture,
+                    cookies,
+                ),
                 login_asked: match (&self.login, signed) {
                     (Some(login), Some(s)) => login.ask(url, s, &f.capture.head),
                     _ => site_login::LoginAsk::Nothing,
@@ -254,23 +261,6 @@ impl Fetcher {
             });
             return (result, keep);
         }
-    }
-
-    /// True when `capture` is a redirect whose cookies change the `Cookie` field a request to
-    /// `url` sends (`cookies`: the operator's and the one sent). Only redirects with a
-    /// `Set-Cookie` ask the jar, so other responses cost nothing.
-    fn cookies_changed(
-        &self,
-        url: &Url,
-        capture: &Capture,
-        (operator, sent): (Option<HeaderValue>, Option<HeaderValue>),
-    ) -> bool {
-        let redirect = (300..400).contains(&capture.status());
-        self.cookies.as_ref().is_some_and(|jar| {
-            redirect
-                && capture.head.header("set-cookie").is_some()
-                && jar.header_for(url, operator.as_ref()).or(operator) != sent
-        })
     }
 
     async fn read_response<F>(

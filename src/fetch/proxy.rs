@@ -317,6 +317,20 @@ impl Proxy {
     }
 }
 
+/// The error of a request an HTTP proxy answered 407: the proxy's answer, not the site's
+/// (RFC 9110 15.5.8), so not archived under the site's URL, and a failed connection as a
+/// CONNECT answered 407 is (before, the proxy's page was archived as the site's robots.txt
+/// and pages, and the crawl exited 0).
+pub(super) fn asks_credentials(proxy: &Option<Proxy>) -> FetchError {
+    let proxy = proxy.as_ref().map_or_else(String::new, |p| format!(" {p}"));
+    FetchError::Connect {
+        kind: FaultKind::Connect,
+        detail: format!(
+            "proxy{proxy} answered 407 Proxy Authentication Required: give its credentials in --proxy http://USER:PASS@HOST:PORT"
+        ),
+    }
+}
+
 /// A host as it is written in an authority: an IPv6 address in brackets.
 fn bracketed(host: &str) -> String {
     match host.contains(':') {

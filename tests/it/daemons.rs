@@ -112,6 +112,11 @@ impl Drop for Daemon {
 
 /// tinyproxy on loopback, logging every request (LogLevel Info), CONNECT to any port.
 pub fn tinyproxy() -> Daemon {
+    tinyproxy_with("")
+}
+
+/// [`tinyproxy`] with more lines of configuration (`BasicAuth user password`).
+pub fn tinyproxy_with(more: &str) -> Daemon {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let log = dir.path().join("tinyproxy.log");
@@ -120,7 +125,7 @@ pub fn tinyproxy() -> Daemon {
         &conf,
         format!(
             "Port {port}\nListen 127.0.0.1\nTimeout 30\nLogFile \"{}\"\nLogLevel Info\n\
-             MaxClients 100\nAllow 127.0.0.1\nDisableViaHeader Yes\n",
+             MaxClients 100\nAllow 127.0.0.1\nDisableViaHeader Yes\n{more}",
             log.display()
         ),
     )

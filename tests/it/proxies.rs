@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::args;
-use crate::daemons::{microsocks, tinyproxy, warcprox, Daemon};
+use crate::daemons::{microsocks, tinyproxy, tinyproxy_with, warcprox, Daemon};
 use crate::harness::{assert_replays, assert_valid, python, read_records, text, trawl, Rec};
 use crate::server::{Host, Route, Web};
 
@@ -280,4 +280,52 @@ async fn a_connect_answer_in_bare_line_feeds_opens_the_tunnel() {
     let root = format!("https://{}/", secure.addr);
     crawl_through(&format!("http://127.0.0.1:{port}"), &[root], &dir).await;
     assert_eq!(archived_paths(&read_records(&dir), &secure), sorted(&PAGES));
+}
+
+/// A proxy that asks for credentials the crawl was not given answers 407 to each http
+/// request: the proxy's answer is no capture of the site (RFC 9110 15.5.8), the crawl fails
+/// as it does when a CONNECT is answered 407, and the log says what to give. Before, the
+/// proxy's page was archived as the site's robots.txt and pages, and the crawl exited 0
+/// (found by an exploratory crawl).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proxy_that_asks_for_credentials_is_no_capture_of_the_site() {
+    let proxy = tinyproxy_with("BasicAuth trawl s3cret\n");
+    let web = Web::default();
+    let plain = web.host("127.0.0.134").await;
+    small_site(&plain);
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("w");
+    let result = trawl(args![
+        "crawl",
+        plain.url("/"),
+        "--out",
+        dir.display(),
+        "--proxy",
+        format!("http://127.0.0.1:{}", proxy.port),
+        "--delay",
+        "0ms",
+        "--robots-retry",
+        "50ms"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(4), "{}", text(&result));
+    assert!(
+        text(&result).contains("407 Proxy Authentication Required"),
+        "{}",
+        text(&result)
+    );
+    let records = read_records(&dir);
+    assert!(
+        !records.iter().any(|r| r.warc_type == "response"),
+        "{:?}",
+        records
+            .iter()
+            .map(|r| (&r.warc_type, r.status()))
+            .collect::<Vec<_>>()
+    );
+    // With the credentials, the same crawl archives the site.
+    let with = format!("http://trawl:s3cret@127.0.0.1:{}", proxy.port);
+    crawl_through(&with, &[plain.url("/")], &out.path().join("ok")).await;
+    let records = read_records(&out.path().join("ok"));
+    assert_eq!(archived_paths(&records, &plain), sorted(&PAGES));
 }
