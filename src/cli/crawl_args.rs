@@ -345,7 +345,7 @@ pub struct CrawlArgs {
     /// Pin HOST on PORT to ADDR (curl's syntax; repeatable; ADDR may be a comma-separated
     /// list, IPv6 in brackets; HOST * pins every name on PORT). Pinned addresses may be
     /// connected to even when private or loopback.
-    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    #[arg(long, value_name = "HOST:PORT:ADDR", allow_hyphen_values = true)]
     pub resolve: Vec<String>,
 
     /// Accept invalid TLS certificates (expired, self-signed, wrong name).

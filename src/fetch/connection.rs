@@ -13,7 +13,6 @@
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::pin;
-use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -22,7 +21,6 @@ use futures_util::FutureExt;
 use http_body_util::Empty;
 use hyper::client::conn::http1::{self, Builder, SendRequest};
 use hyper_util::rt::TokioIo;
-use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_rustls::TlsConnector;
 use url::Url;
@@ -210,7 +208,7 @@ pub struct Connector<'a> {
     /// The resolver.
     pub dns: &'a Dns,
     /// TLS configuration.
-    pub tls: &'a Arc<rustls::ClientConfig>,
+    pub tls: &'a super::tls::TlsClient,
     /// The SSRF guard.
     pub guard: &'a AddressGuard,
     /// `--proxy`.
@@ -313,11 +311,11 @@ async fn over<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
             .unwrap_or("")
             .trim_start_matches('[')
             .trim_end_matches(']');
-        let name = ServerName::try_from(host.to_string()).map_err(|e| FetchError::Tls {
+        let (name, config) = c.tls.for_host(host).map_err(|e| FetchError::Tls {
             kind: FaultKind::TlsHandshake,
             detail: format!("invalid server name {host:?}: {e}"),
         })?;
-        let connector = TlsConnector::from(c.tls.clone());
+        let connector = TlsConnector::from(config);
         let tls_stream = tokio::time::timeout(c.timeout, connector.connect(name, stream))
             .await
             .map_err(|_| {

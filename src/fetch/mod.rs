@@ -24,6 +24,7 @@ pub mod rate_limit;
 pub mod recorder;
 mod request;
 pub mod site_login;
+mod stand_in_name;
 pub mod tape;
 pub mod tls;
 
@@ -93,7 +94,7 @@ pub enum BodyPlan {
 /// Fetches URLs; cheap to share behind an `Arc`.
 pub struct Fetcher {
     dns: Dns,
-    tls: Arc<rustls::ClientConfig>,
+    tls: tls::TlsClient,
     /// hyper's settings for every connection's HTTP/1.1 (limits from `options`).
     http1: hyper::client::conn::http1::Builder,
     /// The request every fetch sends (User-Agent checked once, `--header` fields).

@@ -83,38 +83,49 @@ impl Trust {
     }
 }
 
+/// The shared TLS configuration, and the verifier in it (for a host whose name rustls
+/// refuses, `stand_in_name.rs`).
+pub struct TlsClient {
+    /// The configuration every connection uses.
+    pub config: Arc<ClientConfig>,
+    /// Its certificate verifier.
+    pub(super) verifier: Arc<dyn ServerCertVerifier>,
+}
+
 /// Builds the shared TLS configuration.
-pub fn client_config(trust: &Trust) -> Arc<ClientConfig> {
+pub fn client_config(trust: &Trust) -> TlsClient {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .expect("ring supports the default TLS versions");
-    let mut config = match trust {
-        Trust::Any => builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
-            .with_no_client_auth(),
+    let verifier: Arc<dyn ServerCertVerifier> = match trust {
+        Trust::Any => Arc::new(AcceptAnyCertificate(provider)),
         Trust::Roots(extra) => {
             let mut roots = rustls::RootCertStore {
                 roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
             };
             roots.add_parsable_certificates(extra.iter().cloned());
-            if extra.is_empty() {
-                builder.with_root_certificates(roots).with_no_client_auth()
-            } else {
-                let roots = WebPkiServerVerifier::builder_with_provider(roots.into(), provider)
-                    .build()
-                    .expect("the roots hold Mozilla's at least");
-                let given = extra.clone();
-                builder
-                    .dangerous()
-                    .with_custom_certificate_verifier(Arc::new(GivenCertificates { roots, given }))
-                    .with_no_client_auth()
+            let roots = WebPkiServerVerifier::builder_with_provider(roots.into(), provider)
+                .build()
+                .expect("the roots hold Mozilla's at least");
+            match extra.is_empty() {
+                true => roots,
+                false => Arc::new(GivenCertificates {
+                    roots,
+                    given: extra.clone(),
+                }),
             }
         }
     };
+    let mut config = builder
+        .dangerous()
+        .with_custom_certificate_verifier(verifier.clone())
+        .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Arc::new(config)
+    TlsClient {
+        config: Arc::new(config),
+        verifier,
+    }
 }
 
 /// Accepts any server certificate (`--insecure`), and the handshake signature made with its

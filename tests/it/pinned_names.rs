@@ -208,3 +208,68 @@ async fn a_site_of_endless_subdomains_gives_its_share_of_hosts() {
         text(&result)
     );
 }
+
+/// https hosts whose first label begins or ends with a hyphen (`foo-.wild.test`, as Tumblr's
+/// and Blogspot's blogs are named), served under a wildcard certificate: fetched, with the
+/// certificate checked and the real name in the Host field. A certificate for one other
+/// exact name is refused. Before, rustls refused the name and the site was never fetched
+/// (found by an exploratory crawl).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_hosts_with_hyphen_edged_labels_are_fetched_under_a_wildcard_certificate() {
+    let web = Web::default();
+    let (h, authority, _) = web
+        .tls_host_issued_for("127.0.0.135", vec!["*.wild.test".into()])
+        .await;
+    let port = h.addr.port();
+    h.route(
+        "/",
+        Route::html(&format!(
+            r#"<a href="https://-fate-.wild.test:{port}/b">b</a>"#
+        )),
+    );
+    h.route("/b", Route::html("<p>b</p>"));
+    let out = tempfile::tempdir().unwrap();
+    let ca = out.path().join("ca.pem");
+    std::fs::write(&ca, authority).unwrap();
+    let crawl = |seed: String, dir: &str| {
+        trawl(args![
+            "crawl",
+            seed,
+            "--resolve",
+            format!("foo-.wild.test:{port}:127.0.0.135"),
+            "--resolve",
+            format!("-fate-.wild.test:{port}:127.0.0.135"),
+            "--resolve",
+            format!("exact-.other.test:{port}:127.0.0.135"),
+            "--ca-certificate",
+            ca.display(),
+            "--scope",
+            "any",
+            "--out",
+            out.path().join(dir).display(),
+            "--delay",
+            "0ms"
+        ])
+    };
+    let result = crawl(format!("https://foo-.wild.test:{port}/"), "w").await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    let uris: Vec<String> = read_records(&out.path().join("w"))
+        .iter()
+        .filter(|r| r.warc_type == "response" && r.status() == Some(200))
+        .filter_map(|r| r.target_uri.clone())
+        .collect();
+    assert!(
+        uris.contains(&format!("https://foo-.wild.test:{port}/")),
+        "{uris:?}"
+    );
+    assert!(
+        uris.contains(&format!("https://-fate-.wild.test:{port}/b")),
+        "{uris:?}"
+    );
+    let hosts = web.field_of_requests(&h, "/b", "host");
+    assert_eq!(hosts, [Some(format!("-fate-.wild.test:{port}"))]);
+    // The wildcard does not cover another domain: refused as a certificate.
+    let other = crawl(format!("https://exact-.other.test:{port}/"), "o").await;
+    assert_eq!(other.status.code(), Some(4), "{}", text(&other));
+    assert!(text(&other).contains("certificate"), "{}", text(&other));
+}

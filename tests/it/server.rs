@@ -240,6 +240,15 @@ impl Web {
 
     /// [`Web::tls_host_with_authority`], and the host's own certificate (PEM) too.
     pub async fn tls_host_issued(&self, ip: &str) -> (Host, String, String) {
+        self.tls_host_issued_for(ip, vec![ip.to_string()]).await
+    }
+
+    /// [`Web::tls_host_issued`] with a certificate for `names` (`*.wild.test`).
+    pub async fn tls_host_issued_for(
+        &self,
+        ip: &str,
+        names: Vec<String>,
+    ) -> (Host, String, String) {
         let ca_key = rcgen::KeyPair::generate().unwrap();
         let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
         ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -248,7 +257,7 @@ impl Web {
         let ca_cert = ca.self_signed(&ca_key).unwrap();
         let issuer = rcgen::Issuer::new(ca, ca_key);
         let key = rcgen::KeyPair::generate().unwrap();
-        let leaf = rcgen::CertificateParams::new(vec![ip.to_string()])
+        let leaf = rcgen::CertificateParams::new(names)
             .unwrap()
             .signed_by(&key, &issuer)
             .unwrap();
