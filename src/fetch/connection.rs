@@ -316,7 +316,8 @@ async fn over<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
             detail: format!("invalid server name {host:?}: {e}"),
         })?;
         let connector = TlsConnector::from(config);
-        let tls_stream = tokio::time::timeout(c.timeout, connector.connect(name, stream))
+        let framed = super::tls_records::RecordFraming::new(stream);
+        let tls_stream = tokio::time::timeout(c.timeout, connector.connect(name, framed))
             .await
             .map_err(|_| {
                 let silent = std::io::Error::new(std::io::ErrorKind::TimedOut, "no answer in time");

@@ -392,7 +392,10 @@ pub fn body_fault(e: &hyper::Error) -> FaultKind {
     }
     match io_kind(e) {
         Some(io::ErrorKind::ConnectionReset) => FaultKind::BodyReset,
-        Some(io::ErrorKind::UnexpectedEof) => FaultKind::BodyIncomplete,
+        // A close inside a TLS record (`tls_records.rs`) is a cut body too.
+        Some(io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionAborted) => {
+            FaultKind::BodyIncomplete
+        }
         // hyper reports bad chunk framing as an InvalidInput/InvalidData I/O error.
         Some(io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput) => FaultKind::BadChunked,
         _ => FaultKind::BodyError,

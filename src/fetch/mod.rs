@@ -27,6 +27,7 @@ pub mod site_login;
 mod stand_in_name;
 pub mod tape;
 pub mod tls;
+mod tls_records;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};

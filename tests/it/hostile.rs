@@ -642,3 +642,81 @@ async fn pages_per_host_limit_is_exact() {
         .count();
     assert_eq!(pages, 7);
 }
+
+/// An https body read to the close (no length, not chunked) whose connection is cut inside a
+/// TLS record: archived as cut (`WARC-Truncated: disconnect`), as wget reports the packet it
+/// could not decode. A close at a record boundary without close_notify stays the body's end,
+/// as browsers read it. Before, the cut page was archived as whole (found by an exploratory
+/// crawl).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_https_body_cut_inside_a_tls_record_is_archived_as_cut() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const CUT: usize = 40_000;
+    let web = Web::default();
+    let h = web.tls_host("127.0.0.136").await;
+    let mut page =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n".to_vec();
+    page.extend(std::iter::repeat_n(b'a', 200_000));
+    h.behave(
+        "/",
+        Behavior::Raw {
+            bytes: page,
+            reset: false,
+        },
+    );
+    // A relay that passes the first CUT bytes of what the server sends, then closes.
+    let relay = tokio::net::TcpListener::bind("127.0.0.136:0")
+        .await
+        .unwrap();
+    let relay_addr = relay.local_addr().unwrap();
+    let server = h.addr;
+    tokio::spawn(async move {
+        while let Ok((client, _)) = relay.accept().await {
+            tokio::spawn(async move {
+                let Ok(origin) = tokio::net::TcpStream::connect(server).await else {
+                    return;
+                };
+                let (mut from_client, mut to_client) = client.into_split();
+                let (mut from_origin, mut to_origin) = origin.into_split();
+                tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut from_client, &mut to_origin).await;
+                });
+                let (mut sent, mut buf) = (0, vec![0u8; 4096]);
+                while let Ok(n @ 1..) = from_origin.read(&mut buf).await {
+                    let n = n.min(CUT - sent);
+                    if to_client.write_all(&buf[..n]).await.is_err() {
+                        return;
+                    }
+                    sent += n;
+                    if sent == CUT {
+                        break;
+                    }
+                }
+                let _ = to_client.shutdown().await;
+            });
+        }
+    });
+    let out = tempfile::tempdir().unwrap();
+    let result = trawl(args![
+        "crawl",
+        format!("https://{relay_addr}/"),
+        "--out",
+        out.path().display(),
+        "--insecure",
+        "--no-sitemaps",
+        "--ignore-robots"
+    ])
+    .await;
+    let records = read_records(out.path());
+    let page = records
+        .iter()
+        .find(|r| r.warc_type == "response")
+        .unwrap_or_else(|| panic!("{}", text(&result)));
+    assert_eq!(
+        page.truncated.as_deref(),
+        Some("disconnect"),
+        "{}",
+        text(&result)
+    );
+    assert!(page.block.len() < 200_000);
+}
