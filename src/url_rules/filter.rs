@@ -1,7 +1,7 @@
 //! URL filters applied before a link enters the frontier: user regexes and the extension
 //! pre-filter that keeps links of types `--accept` does not take out of the queue.
 
-use regex::RegexSet;
+use regex::bytes::{RegexSet, RegexSetBuilder};
 use url::Url;
 
 /// Extensions whose URLs are almost never HTML, each with the media types servers usually
@@ -202,12 +202,9 @@ pub struct UrlFilter {
 impl UrlFilter {
     /// Compiles the patterns; an empty include list means "include everything".
     pub fn new(include: &[String], exclude: &[String]) -> Result<Self, regex::Error> {
-        let compile = |p: &[String]| -> Result<Option<RegexSet>, regex::Error> {
-            if p.is_empty() {
-                Ok(None)
-            } else {
-                RegexSet::new(p).map(Some)
-            }
+        let compile = |p: &[String]| match p.is_empty() {
+            true => Ok(None),
+            false => compile_set(p).map(Some),
         };
         Ok(UrlFilter {
             include: compile(include)?,
@@ -232,15 +229,31 @@ impl UrlFilter {
     pub fn excludes_url(&self, url: &Url) -> bool {
         self.exclude
             .as_ref()
-            .is_some_and(|set| set.is_match(url.as_str()))
+            .is_some_and(|set| set.is_match(url.as_str().as_bytes()))
     }
 
     /// True when the URL passes both lists.
     pub fn allows(&self, url: &Url) -> bool {
-        let s = url.as_str();
+        let s = url.as_str().as_bytes();
         self.include.as_ref().is_none_or(|set| set.is_match(s))
             && !self.exclude.as_ref().is_some_and(|set| set.is_match(s))
     }
+}
+
+/// Compiles a list of patterns as one set. A URL is ASCII (its host in punycode, the rest
+/// percent-encoded), so classes are ASCII (`[^/]` one byte, not any character): a blocklist
+/// of 2,000 `^https?://([^/]*\.)?spamN\.com/` patterns outgrew regex's lazy DFA cache with
+/// Unicode classes, and the crawl ran 60 times slower; 6,000 were refused as too large (found
+/// by an exploratory run). A pattern that needs Unicode (`\p{L}`) compiles as before.
+fn compile_set(patterns: &[String]) -> Result<RegexSet, regex::Error> {
+    let set = |unicode: bool| {
+        RegexSetBuilder::new(patterns)
+            .unicode(unicode)
+            .size_limit(64 << 20)
+            .dfa_size_limit(32 << 20)
+            .build()
+    };
+    set(false).or_else(|_| set(true))
 }
 
 #[cfg(test)]
@@ -249,6 +262,22 @@ mod tests {
 
     fn u(s: &str) -> Url {
         Url::parse(s).unwrap()
+    }
+
+    /// A blocklist of 10,000 domains in the usual form compiles (it was refused as too large)
+    /// and matches as written; a pattern that needs Unicode still compiles.
+    #[test]
+    fn a_long_blocklist_of_domains_compiles_and_matches() {
+        let list: Vec<String> = (0..10_000)
+            .map(|i| format!(r"^https?://([^/]*\.)?spam{i}\.com/"))
+            .collect();
+        let f = UrlFilter::new(&[], &list).unwrap();
+        assert!(!f.allows(&u("http://www.spam9999.com/x")));
+        assert!(!f.allows(&u("https://spam0.com/")));
+        assert!(f.allows(&u("http://spam10000.com/")));
+        assert!(f.allows(&u("http://a.org/spam1.com/")));
+        let unicode = UrlFilter::new(&[], &[r"\p{Greek}".to_string()]).unwrap();
+        assert!(unicode.allows(&u("http://a.org/")));
     }
 
     #[test]
