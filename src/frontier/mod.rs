@@ -148,11 +148,11 @@ impl Frontier {
             requisites_only: false,
             in_flight: 0,
             queued: 0,
-            counters: meta.counters,
+            counters: meta.counters.clone(),
             late_found: 0,
             failure: None,
         };
-        frontier.restore(now)?;
+        frontier.restore(now, &meta)?;
         Ok(frontier)
     }
 

@@ -3,7 +3,7 @@
 //! sitemap probes) that crash replay finds archived already. Everything goes through the
 //! [`FrontierStorage`] seam.
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use url::Url;
 
@@ -25,11 +25,23 @@ pub(super) const META_NAME: &str = "frontier";
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct FrontierMeta {
     pub(super) counters: FrontierCounters,
+    /// When it was saved (wall clock, ms since the epoch): a restart that finds it in the
+    /// future knows the clock was set back since, and by how much.
+    #[serde(default)]
+    pub(super) saved_at_ms: Option<u64>,
 }
 
 impl Frontier {
-    pub(super) fn restore(&mut self, now: Instant) -> Result<(), StoreError> {
+    pub(super) fn restore(&mut self, now: Instant, meta: &FrontierMeta) -> Result<(), StoreError> {
         let wall = SystemTime::now();
+        // The saved times as this clock reads them: set back by as much as the clock was
+        // since the save (an hour fast, then set right by NTP).
+        let saved_at = meta
+            .saved_at_ms
+            .map(|ms| UNIX_EPOCH + Duration::from_millis(ms));
+        let set_back = saved_at
+            .and_then(|at| at.duration_since(wall).ok())
+            .unwrap_or_default();
         for (id, saved) in self.storage.hosts()? {
             if id as usize != self.hosts.len() {
                 return Err(StoreError::Database {
@@ -37,8 +49,8 @@ impl Frontier {
                     detail: format!("host ids are not contiguous at {id}"),
                 });
             }
-            let wait = saved
-                .next_allowed
+            let next_allowed = saved.next_allowed.checked_sub(set_back);
+            let wait = (next_allowed.unwrap_or(wall))
                 .duration_since(wall)
                 .unwrap_or_default()
                 .min(MAX_RESTORED_WAIT)
@@ -95,6 +107,10 @@ impl Frontier {
         self.save_hosts(now, wall)?;
         let own = FrontierMeta {
             counters: self.counters.clone(),
+            saved_at_ms: wall
+                .duration_since(UNIX_EPOCH)
+                .ok()
+                .map(|d| d.as_millis() as u64),
         };
         let own = serde_json::to_vec(&own).expect("plain data serializes");
         self.storage.meta_put(META_NAME, &own)?;

@@ -256,3 +256,36 @@ fn a_wait_saved_ahead_of_the_clock_is_no_longer_than_the_longest_delay() {
     );
     assert_eq!(drain(&mut f, at), ["http://a.org/2"]);
 }
+
+/// Saved when the clock was an hour fast (the save point's own time tells): the hosts' times
+/// are read an hour earlier, so a host waits its delay, not `--max-delay`.
+#[test]
+fn a_clock_set_back_since_the_save_is_taken_out_of_the_saved_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let fast = Instant::now() + Duration::from_secs(3600);
+    {
+        let mut f = reopen(dir.path(), false);
+        f.push(cand("http://a.org/1", 0), fast);
+        f.push(cand("http://a.org/2", 0), fast);
+        let page = job(f.next(fast));
+        f.complete(&page.host, fast);
+        f.checkpoint(&[]).unwrap();
+    }
+    {
+        // As if the save point's clock had been an hour fast too.
+        let mut db = CrawlDb::open(dir.path()).unwrap();
+        let saved = db.meta_get(META_NAME).unwrap().unwrap();
+        let mut meta: FrontierMeta = serde_json::from_slice(&saved).unwrap();
+        meta.saved_at_ms = meta.saved_at_ms.map(|ms| ms + 3_600_000);
+        db.meta_put(META_NAME, &serde_json::to_vec(&meta).unwrap())
+            .unwrap();
+        db.checkpoint().unwrap();
+    }
+    let mut f = reopen(dir.path(), false);
+    let now = Instant::now();
+    let at = match f.next(now) {
+        Next::Wait(at) => at,
+        _ => now,
+    };
+    assert!(at <= now + DELAY + Duration::from_secs(1), "{:?}", at - now);
+}
