@@ -262,6 +262,20 @@ pub struct SavedSeeds {
     pub allowed: Vec<std::net::SocketAddr>,
 }
 
+impl SavedSeeds {
+    /// A file that grew since it was read to its end (a seed appended before the resume) is
+    /// read on from there: it was not looked at again (found by an exploratory run).
+    pub fn read_on_if_grown(&mut self, source: &SeedSource) {
+        let grown = match source {
+            SeedSource::File(path) => {
+                std::fs::metadata(path).is_ok_and(|m| m.len() > self.position.offset)
+            }
+            SeedSource::Stdin { .. } => false,
+        };
+        self.position.done &= !grown;
+    }
+}
+
 /// One batch of a seeds stream.
 #[derive(Debug, Default)]
 pub struct SeedBatch {

@@ -343,3 +343,47 @@ async fn seeds_fetched_after_the_last_save_point_are_not_fetched_again_after_a_k
         assert!(fetched.contains(page), "{page} never fetched");
     }
 }
+
+/// A seed appended to the seeds file of an interrupted crawl that had read the file to its
+/// end is read on resume (the file grew past where reading stopped). Before, the saved
+/// position said "done" and the file was not looked at again (found by an exploratory run).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seed_appended_before_a_resume_is_read() {
+    let web = Web::default();
+    let h = web.host("127.0.46.5").await;
+    let links: String = (0..20).map(|i| format!("<a href=/p{i}>p</a>")).collect();
+    h.route("/", Route::html(&links));
+    for i in 0..20 {
+        h.route(&format!("/p{i}"), Route::html("<p>p</p>"));
+    }
+    h.route("/appended", Route::html("<p>appended</p>"));
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, format!("{}\n", h.url("/"))).unwrap();
+    let out = dir.path().join("out");
+    let crawl = args![
+        "crawl",
+        "--seeds",
+        seeds.display(),
+        "--out",
+        out.display(),
+        "--delay",
+        "300ms",
+        "-q"
+    ];
+    let first = spawn_trawl(crawl.clone());
+    requested(&web, &h, "/p0").await;
+    interrupt(first).await;
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&seeds)
+        .unwrap();
+    writeln!(file, "{}", h.url("/appended")).unwrap();
+    let resumed = trawl(crawl).await;
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed));
+    assert!(
+        web.paths_of(&h).contains(&"/appended".to_string()),
+        "{:?}",
+        web.paths_of(&h)
+    );
+}

@@ -356,8 +356,8 @@ fn restore_seeds(ledger: &mut Ledger, chunks: u64, dir: &Path) -> Result<(), Cra
     Ok(())
 }
 
-/// The feed of the seeds file (`--seeds`), from where an earlier run of the crawl stopped
-/// reading it; none when it was read to its end.
+/// The feed of the seeds file (`--seeds`), from where an earlier run stopped reading it;
+/// none when it was read to its end (and has not grown since).
 fn open_seed_feed(
     config: &Config,
     ledger: &mut Ledger,
@@ -367,17 +367,17 @@ fn open_seed_feed(
         return Ok(None);
     };
     let name = source.to_string();
-    let saved = saved.filter(|s| s.source == name).unwrap_or(SavedSeeds {
+    let mut saved = saved.filter(|s| s.source == name).unwrap_or(SavedSeeds {
         source: name.clone(),
         ..SavedSeeds::default()
     });
-    let done = saved.position.done;
+    saved.read_on_if_grown(source);
     let saved = ledger.seeds.insert(saved);
     // The IP-literal seeds read so far are allowed again, the file read to its end or not.
     for &addr in &saved.allowed {
         config.fetch.guard.allow_seed_literal(addr);
     }
-    if done {
+    if saved.position.done {
         return Ok(None);
     }
     let feed = SeedFeed::open(
