@@ -63,6 +63,12 @@ async fn a_finished_crawl_is_refused_then_recrawled_with_dedup_or_started_fresh(
     // unchanged page is a revisit of the first crawl's capture.
     let recrawl = trawl(crawl_args(h.url("/"), &out, &["--dedup", "--recrawl"])).await;
     assert_eq!(recrawl.status.code(), Some(0), "{}", text(&recrawl));
+    // The read of the earlier files before the first fetch is said, with their size.
+    assert!(
+        stderr(&recrawl).contains("--dedup: reading the captures of 1 earlier WARC file(s)"),
+        "{}",
+        stderr(&recrawl)
+    );
     assert!(web.hits().len() > requests);
     let stats = read_json(&out.join("stats.json"));
     assert_eq!(stats["pages_archived"], 5, "{stats}");
