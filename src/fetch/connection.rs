@@ -270,7 +270,7 @@ pub async fn connect(url: &Url, c: &Connector<'_>) -> Result<Connection, FetchEr
     let sent_to = first.filter(|_| !proxy.resolves_names());
     let ip = literal_address(url).or(sent_to.map(|a| a.ip()));
     let absolute = proxy.takes_absolute_form(url);
-    match proxy.open(url, sent_to, c.timeout).await? {
+    match proxy.open(url, sent_to, (c.dns, c.timeout)).await? {
         Tunnel::Proxy(tcp) => over(url, c, tcp, ip, absolute).await,
         Tunnel::Socks(stream) => over(url, c, stream, ip, absolute).await,
     }

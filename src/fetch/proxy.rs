@@ -25,6 +25,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use url::Url;
 
+use super::dns::Dns;
 use super::error::FetchError;
 use crate::fault::FaultKind;
 
@@ -185,10 +186,32 @@ impl Proxy {
         super::site_login::basic_credentials(user, pass)
     }
 
-    /// A TCP connection to the proxy itself.
-    async fn connect_to_proxy(&self, timeout: Duration) -> Result<TcpStream, FetchError> {
-        let target = (self.host.as_str(), self.port);
-        match tokio::time::timeout(timeout, TcpStream::connect(target)).await {
+    /// A TCP connection to the proxy itself, its name looked up as the sites' are (`--resolve`
+    /// and `--dns-server` apply, as curl's `--resolve` does to a proxy; the system's resolver
+    /// was asked before): its addresses in turn.
+    async fn connect_to_proxy(
+        &self,
+        dns: &Dns,
+        timeout: Duration,
+    ) -> Result<TcpStream, FetchError> {
+        let unknown = |e: String| FetchError::Connect {
+            kind: FaultKind::Connect,
+            detail: format!("proxy {self}: its name was not found: {e}"),
+        };
+        let at = Url::parse(&format!("http://{}:{}/", bracketed(&self.host), self.port))
+            .map_err(|e| unknown(e.to_string()))?;
+        let addrs = dns.resolve(&at).await.map_err(|e| unknown(e.to_string()))?;
+        let connect = async {
+            let mut last = None;
+            for addr in addrs {
+                match TcpStream::connect(addr).await {
+                    Ok(s) => return Ok(s),
+                    Err(e) => last = Some(e),
+                }
+            }
+            Err(last.unwrap_or_else(|| std::io::Error::other("no address")))
+        };
+        match tokio::time::timeout(timeout, connect).await {
             Ok(Ok(s)) => {
                 let _ = s.set_nodelay(true);
                 Ok(s)
@@ -208,7 +231,7 @@ impl Proxy {
         &self,
         url: &Url,
         addr: Option<SocketAddr>,
-        timeout: Duration,
+        (dns, timeout): (&Dns, Duration),
     ) -> Result<Tunnel, FetchError> {
         let host = url
             .host_str()
@@ -217,7 +240,7 @@ impl Proxy {
             .trim_end_matches(']')
             .to_string();
         let port = url.port_or_known_default().unwrap_or(80);
-        let tcp = self.connect_to_proxy(timeout).await?;
+        let tcp = self.connect_to_proxy(dns, timeout).await?;
         let failed = |detail: String| FetchError::Connect {
             kind: FaultKind::Connect,
             detail: format!("proxy {self}: {detail}"),

@@ -329,3 +329,31 @@ async fn a_proxy_that_asks_for_credentials_is_no_capture_of_the_site() {
     let records = read_records(&out.path().join("ok"));
     assert_eq!(archived_paths(&records, &plain), sorted(&PAGES));
 }
+
+/// A proxy named by a host name that `--resolve` pins is reached at the pinned address, as
+/// curl's `--resolve` applies to a proxy (the system's resolver was asked, and failed, before;
+/// found by an exploratory crawl).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proxys_name_is_looked_up_as_the_sites_are() {
+    let proxy = tinyproxy();
+    let web = Web::default();
+    let plain = web.host("127.0.0.137").await;
+    small_site(&plain);
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("w");
+    let result = trawl(args![
+        "crawl",
+        plain.url("/"),
+        "--out",
+        dir.display(),
+        "--proxy",
+        format!("http://myproxy.test:{}", proxy.port),
+        "--resolve",
+        format!("myproxy.test:{}:127.0.0.1", proxy.port),
+        "--delay",
+        "0ms"
+    ])
+    .await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    assert_eq!(archived_paths(&read_records(&dir), &plain), sorted(&PAGES));
+}
