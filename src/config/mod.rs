@@ -173,14 +173,19 @@ impl Config {
         } = collect_seeds(&args, &limits)?;
         let joins_shared =
             args.redis.is_some() && args.seeds.is_empty() && args.seeds_file.is_none();
-        if seeds.is_empty() && seeds_source.is_none() && !joins_shared {
-            return Err(ConfigError::NoSeeds(seed_problems));
-        }
-        let dedup = (args.dedup || !args.dedup_index.is_empty()).then(|| args.dedup_index.clone());
         let state_dir = args
             .state
             .clone()
             .unwrap_or_else(|| args.out.join(".trawl-state"));
+        // A stopped crawl is resumed without its seeds named again: its state keeps them and
+        // the scope they made (it exited 3, "no usable seed"; found by an exploratory run).
+        let resumes = seed_problems.is_empty()
+            && args.seeds.is_empty()
+            && state_dir.join(crate::crawl_db::STORE_FILE).is_file();
+        if seeds.is_empty() && seeds_source.is_none() && !joins_shared && !resumes {
+            return Err(ConfigError::NoSeeds(seed_problems));
+        }
+        let dedup = (args.dedup || !args.dedup_index.is_empty()).then(|| args.dedup_index.clone());
         let robots_agent = product_token(&args.user_agent);
         let shared = shared_settings(&args)?;
         // Workers of one crawl never write files of the same name.

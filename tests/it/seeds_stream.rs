@@ -387,3 +387,49 @@ async fn a_seed_appended_before_a_resume_is_read() {
         web.paths_of(&h)
     );
 }
+
+/// An interrupted crawl resumed without its seeds named again (`trawl crawl -o OUT`): its
+/// state keeps them, the scope they made and the SSRF guard's leave for an IP-literal seed,
+/// and the crawl finishes. Before, it exited 3 ("no usable seed"; found by an exploratory
+/// run). A directory with no crawl state still needs seeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_crawl_resumes_without_its_seeds_named_again() {
+    let web = Web::default();
+    let h = web.host("127.0.46.6").await;
+    let links: String = (0..10).map(|i| format!("<a href=/p{i}>p</a>")).collect();
+    h.route("/", Route::html(&links));
+    for i in 0..10 {
+        h.route(&format!("/p{i}"), Route::html("<p>p</p>"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let first = spawn_trawl(args![
+        "crawl",
+        h.url("/"),
+        "--out",
+        out.display(),
+        "--delay",
+        "300ms",
+        "-q"
+    ]);
+    requested(&web, &h, "/p0").await;
+    interrupt(first).await;
+    let resumed = trawl(args![
+        "crawl",
+        "--out",
+        out.display(),
+        "--delay",
+        "0ms",
+        "-q"
+    ])
+    .await;
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed));
+    let paths = web.paths_of(&h);
+    assert!(
+        (0..10).all(|i| paths.contains(&format!("/p{i}"))),
+        "{paths:?}"
+    );
+    let empty = dir.path().join("empty");
+    let none = trawl(args!["crawl", "--out", empty.display(), "-q"]).await;
+    assert_eq!(none.status.code(), Some(3), "{}", text(&none));
+}

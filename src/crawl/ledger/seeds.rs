@@ -81,9 +81,15 @@ impl Ledger {
     pub(in crate::crawl) fn restore_seeds(&mut self, entries: Vec<Entry>) {
         for entry in entries {
             match entry {
-                Entry::Scope(url) => self.widen_scope(&[url]),
+                Entry::Scope(url) => {
+                    if let Ok(parsed) = Url::parse(&url) {
+                        self.allow_seed_address(&parsed, false);
+                    }
+                    self.widen_scope(&[url]);
+                }
                 Entry::Fallback(url) => {
                     if let Ok(url) = Url::parse(&url) {
+                        self.allow_seed_address(&url, true);
                         self.admission.scope.add_seed(&url);
                         self.add_fallback(&url);
                     }
@@ -97,6 +103,22 @@ impl Ledger {
                     }
                 }
             }
+        }
+    }
+
+    /// Lets the SSRF guard allow an IP-literal seed's socket address again (and port 80 for a
+    /// bare one, its http fallback), for a resumed run that does not name its seeds: the
+    /// seeds' own addresses were refused, and every queued URL failed.
+    fn allow_seed_address(&mut self, url: &Url, bare: bool) {
+        let ip = match url.host() {
+            Some(url::Host::Ipv4(a)) => std::net::IpAddr::V4(a),
+            Some(url::Host::Ipv6(a)) => std::net::IpAddr::V6(a),
+            _ => return,
+        };
+        let port = url.port_or_known_default().unwrap_or(80);
+        for port in [Some(port), bare.then_some(80)].into_iter().flatten() {
+            self.guard
+                .allow_seed_literal(std::net::SocketAddr::new(ip, port));
         }
     }
 
