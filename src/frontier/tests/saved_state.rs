@@ -228,21 +228,26 @@ fn saved_robots_rules_are_fetched_again_on_resume_and_hold_meanwhile() {
     assert_eq!(f.counters().robots_denied, 1);
 }
 
+/// A frontier whose host a.org, one URL fetched and one queued, was saved with its next
+/// request due an hour ahead (as by a clock an hour fast).
+fn saved_an_hour_ahead() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let fast = Instant::now() + Duration::from_secs(3600);
+    let mut f = reopen(dir.path(), false);
+    f.push(cand("http://a.org/1", 0), fast);
+    f.push(cand("http://a.org/2", 0), fast);
+    let page = job(f.next(fast));
+    f.complete(&page.host, fast);
+    f.checkpoint(&[]).unwrap();
+    dir
+}
+
 /// A host's next-allowed time saved ahead of the clock (the clock was an hour fast, then set
 /// right before the resume) waits no longer than `--max-delay` after the restart: it waited
 /// ten minutes, with nothing fetched (found by an exploratory run with faketime).
 #[test]
 fn a_wait_saved_ahead_of_the_clock_is_no_longer_than_the_longest_delay() {
-    let dir = tempfile::tempdir().unwrap();
-    let fast = Instant::now() + Duration::from_secs(3600);
-    {
-        let mut f = reopen(dir.path(), false);
-        f.push(cand("http://a.org/1", 0), fast);
-        f.push(cand("http://a.org/2", 0), fast);
-        let page = job(f.next(fast));
-        f.complete(&page.host, fast);
-        f.checkpoint(&[]).unwrap();
-    }
+    let dir = saved_an_hour_ahead();
     let mut f = reopen(dir.path(), false);
     let max_delay = config(false).max_delay;
     let now = Instant::now();
@@ -261,16 +266,7 @@ fn a_wait_saved_ahead_of_the_clock_is_no_longer_than_the_longest_delay() {
 /// are read an hour earlier, so a host waits its delay, not `--max-delay`.
 #[test]
 fn a_clock_set_back_since_the_save_is_taken_out_of_the_saved_times() {
-    let dir = tempfile::tempdir().unwrap();
-    let fast = Instant::now() + Duration::from_secs(3600);
-    {
-        let mut f = reopen(dir.path(), false);
-        f.push(cand("http://a.org/1", 0), fast);
-        f.push(cand("http://a.org/2", 0), fast);
-        let page = job(f.next(fast));
-        f.complete(&page.host, fast);
-        f.checkpoint(&[]).unwrap();
-    }
+    let dir = saved_an_hour_ahead();
     {
         // As if the save point's clock had been an hour fast too.
         let mut db = CrawlDb::open(dir.path()).unwrap();
