@@ -40,6 +40,8 @@ fault_kinds! {
     DnsUnavailable => "dns_unavailable",
     /// Every address of the host is refused by the SSRF guard.
     BlockedAddress => "blocked_address",
+    /// The `--proxy` itself could not be connected to: no fault of the site's.
+    ProxyConnect => "proxy_connect",
     /// TCP connect refused.
     ConnectRefused => "connect_refused",
     /// TCP connect timed out.

@@ -216,9 +216,12 @@ impl Proxy {
                 let _ = s.set_nodelay(true);
                 Ok(s)
             }
-            Ok(Err(e)) => Err(FetchError::connect(&e, format!("proxy {self}: {e}"))),
+            Ok(Err(e)) => Err(FetchError::Connect {
+                kind: FaultKind::ProxyConnect,
+                detail: format!("proxy {self}: {e}"),
+            }),
             Err(_) => Err(FetchError::Connect {
-                kind: FaultKind::ConnectTimeout,
+                kind: FaultKind::ProxyConnect,
                 detail: format!("proxy {self}: timed out after {timeout:?}"),
             }),
         }

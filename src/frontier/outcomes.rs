@@ -89,6 +89,12 @@ impl Frontier {
         self.requeue_job(job, attempt, now, backoff);
     }
 
+    /// [`Frontier::put_back`], for after `wait` (the `--proxy` was down).
+    pub fn put_back_after(&mut self, job: Job, now: Instant, wait: Duration) {
+        let attempt = job.attempt;
+        self.requeue_job(job, attempt, now, wait);
+    }
+
     /// Puts a page job whose server asked the crawl to slow down (429, 503) back for another
     /// attempt, and slows the host down: its back-off doubles from max(delay, 1 s), or is the
     /// server's `Retry-After` when it gave one, never above `--max-delay` (or the configured

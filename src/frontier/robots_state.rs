@@ -46,6 +46,9 @@ pub enum RobotsOutcome {
     /// No HTTP response, for a reason that will not pass (address refused by the SSRF guard,
     /// unknown host, bad certificate, not HTTP): the origin is given up at once.
     Refused,
+    /// Not attempted after all (the `--proxy` was down): fetched again after this wait, its
+    /// attempts unchanged.
+    Deferred(Duration),
 }
 
 impl RobotsOutcome {
@@ -241,6 +244,13 @@ pub fn transition(
             settled(unavailable(attempts + 1, retry, retry_after, now), None)
         }
         RobotsOutcome::Unreachable => settled(unavailable(attempts + 1, retry, None, now), None),
+        RobotsOutcome::Deferred(wait) => settled(
+            RobotsState::Unavailable {
+                attempts,
+                retry_at: now + wait,
+            },
+            None,
+        ),
     }
 }
 

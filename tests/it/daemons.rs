@@ -117,8 +117,12 @@ pub fn tinyproxy() -> Daemon {
 
 /// [`tinyproxy`] with more lines of configuration (`BasicAuth user password`).
 pub fn tinyproxy_with(more: &str) -> Daemon {
+    tinyproxy_on(free_port(), more)
+}
+
+/// [`tinyproxy_with`] on `port` (a proxy that starts after the crawl).
+pub fn tinyproxy_on(port: u16, more: &str) -> Daemon {
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
     let log = dir.path().join("tinyproxy.log");
     let conf = dir.path().join("tinyproxy.conf");
     std::fs::write(

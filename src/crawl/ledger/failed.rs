@@ -24,6 +24,9 @@ impl Ledger {
             // Visible without -v: a refused address is a configuration question, not noise.
             tracing::warn!("not connecting: {why}");
         }
+        if self.waits_for_proxy(&job, &error, now) {
+            return;
+        }
         let origin = origin_key(&job.url);
         let origin = match &job.kind {
             JobKind::Robots { origin, .. } => origin.clone(),
@@ -152,6 +155,7 @@ impl Ledger {
 
     /// A connection to `host` was made; says so if it had been down.
     pub(super) fn host_reached(&mut self, host: &str, now: Instant) {
+        self.proxy_answers(now);
         if let Some(down) = self.frontier.host_reached(host, now) {
             tracing::warn!("{host} answers again, after {:?} down", whole_seconds(down));
         }

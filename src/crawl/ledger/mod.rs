@@ -16,6 +16,7 @@ mod linked_requisites;
 mod login;
 mod notices;
 mod offers;
+mod proxy_down;
 pub(super) mod seed_journal;
 mod seeds;
 
@@ -110,6 +111,8 @@ pub(super) struct Ledger {
     pub(super) guard: AddressGuard,
     /// The hosts of each site links are followed to (`--max-hosts-per-site`).
     site_hosts: SiteHosts,
+    /// Whether the `--proxy` is down, and since when.
+    proxy_down: proxy_down::ProxyDown,
 }
 
 impl Ledger {
@@ -162,6 +165,7 @@ impl Ledger {
             login: None,
             linked: LinkedRequisites::new(rules.page_requisites),
             guard: AddressGuard::default(),
+            proxy_down: Default::default(),
             site_hosts,
         }
     }
