@@ -344,18 +344,24 @@ async fn seeds_fetched_after_the_last_save_point_are_not_fetched_again_after_a_k
     }
 }
 
+/// A host on `ip` whose `/` links to `/p0` .. `/p{pages - 1}`.
+async fn root_and_pages(web: &Web, ip: &str, pages: usize) -> Host {
+    let h = web.host(ip).await;
+    let links: String = (0..pages).map(|i| format!("<a href=/p{i}>p</a>")).collect();
+    h.route("/", Route::html(&links));
+    for i in 0..pages {
+        h.route(&format!("/p{i}"), Route::html("<p>p</p>"));
+    }
+    h
+}
+
 /// A seed appended to the seeds file of an interrupted crawl that had read the file to its
 /// end is read on resume (the file grew past where reading stopped). Before, the saved
 /// position said "done" and the file was not looked at again (found by an exploratory run).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seed_appended_before_a_resume_is_read() {
     let web = Web::default();
-    let h = web.host("127.0.46.5").await;
-    let links: String = (0..20).map(|i| format!("<a href=/p{i}>p</a>")).collect();
-    h.route("/", Route::html(&links));
-    for i in 0..20 {
-        h.route(&format!("/p{i}"), Route::html("<p>p</p>"));
-    }
+    let h = root_and_pages(&web, "127.0.46.5", 20).await;
     h.route("/appended", Route::html("<p>appended</p>"));
     let dir = tempfile::tempdir().unwrap();
     let seeds = dir.path().join("seeds.txt");
@@ -395,12 +401,7 @@ async fn a_seed_appended_before_a_resume_is_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_crawl_resumes_without_its_seeds_named_again() {
     let web = Web::default();
-    let h = web.host("127.0.46.6").await;
-    let links: String = (0..10).map(|i| format!("<a href=/p{i}>p</a>")).collect();
-    h.route("/", Route::html(&links));
-    for i in 0..10 {
-        h.route(&format!("/p{i}"), Route::html("<p>p</p>"));
-    }
+    let h = root_and_pages(&web, "127.0.46.6", 10).await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let first = spawn_trawl(args![
