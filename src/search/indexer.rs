@@ -196,11 +196,19 @@ impl SearchIndexer {
     }
 
     /// True when `warc` (by name, first record and size) is in the index.
+    /// The first record is read only when a file of its name and size is held (a crawl's
+    /// start asks this of every finished file).
     pub fn holds(&self, warc: &Path) -> bool {
-        let size = std::fs::metadata(warc).map(|m| m.len()).ok();
+        let Ok(size) = std::fs::metadata(warc).map(|m| m.len()) else {
+            return false;
+        };
+        let name = file_name(warc);
+        if !self.payload.named(&name).any(|(_, f)| f.size == size) {
+            return false;
+        }
         let first = first_record_id(warc);
-        let (_, held) = self.payload.key_of(&file_name(warc), first.as_deref());
-        held.is_some_and(|f| Some(f.size) == size)
+        let (_, held) = self.payload.key_of(&name, first.as_deref());
+        held.is_some_and(|f| f.size == size)
     }
 
     /// Indexes the pages of `warc` and commits, unless the index holds it already. The same

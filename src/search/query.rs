@@ -178,13 +178,14 @@ impl SearchReader {
                     .map(str::to_string)
             };
             let number = |field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
-            // tantivy counts a snippet's length in bytes: as many characters in every script.
-            let body = text(f.text).unwrap_or_default();
-            let bytes_per_char = body.len() / body.chars().count().max(1);
-            snippets.set_max_num_chars(SNIPPET_CHARS * bytes_per_char.max(1));
+            // tantivy counts a snippet's length in bytes: as many characters in every script
+            // (the text's bytes per character, from its start; the text is borrowed, not
+            // copied, for each hit).
+            let body = doc.get_first(f.text).and_then(|v| v.as_str()).unwrap_or("");
+            snippets.set_max_num_chars(SNIPPET_CHARS * bytes_per_char(body));
             let snippet = snippets.snippet_from_doc(&doc);
             let (snippet, highlights) = if snippet.fragment().is_empty() {
-                (lead(&body), Vec::new())
+                (lead(body), Vec::new())
             } else {
                 let ranges = snippet.highlighted().iter().map(|r| (r.start, r.end));
                 (snippet.fragment().to_string(), merged(ranges))
@@ -210,6 +211,13 @@ impl SearchReader {
         }
         Ok(Results { total, hits })
     }
+}
+
+/// The mean bytes per character of the first 1,000 characters of `text` (at least 1).
+fn bytes_per_char(text: &str) -> usize {
+    let sample = text.chars().take(1000);
+    let (chars, bytes) = sample.fold((0, 0), |(n, b), c| (n + 1, b + c.len_utf8()));
+    (bytes / chars.max(1)).max(1)
 }
 
 /// Highlight ranges in order, those that overlap or touch made one (a CJK word's pairs,

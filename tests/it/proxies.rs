@@ -23,6 +23,17 @@ fn small_site(host: &Host) {
 
 /// Crawls `seeds` through `proxy` into `out`; the crawl must succeed.
 async fn crawl_through(proxy: &str, seeds: &[String], out: &Path) {
+    let result = crawl_through_with(proxy, seeds, out, &[]).await;
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+}
+
+/// Crawls `seeds` through `proxy` into `out` with `extra` flags; what trawl did.
+async fn crawl_through_with(
+    proxy: &str,
+    seeds: &[String],
+    out: &Path,
+    extra: &[String],
+) -> std::process::Output {
     let mut args = args!["crawl"];
     args.extend(seeds.iter().cloned());
     args.extend(args![
@@ -34,8 +45,8 @@ async fn crawl_through(proxy: &str, seeds: &[String], out: &Path) {
         "0ms",
         "--insecure"
     ]);
-    let result = trawl(args).await;
-    assert_eq!(result.status.code(), Some(0), "{}", text(&result));
+    args.extend(extra.iter().cloned());
+    trawl(args).await
 }
 
 /// Paths of the 200 responses archived for `host` (http or https).
@@ -297,19 +308,9 @@ async fn a_proxy_that_asks_for_credentials_is_no_capture_of_the_site() {
     small_site(&plain);
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("w");
-    let result = trawl(args![
-        "crawl",
-        plain.url("/"),
-        "--out",
-        dir.display(),
-        "--proxy",
-        format!("http://127.0.0.1:{}", proxy.port),
-        "--delay",
-        "0ms",
-        "--robots-retry",
-        "50ms"
-    ])
-    .await;
+    let proxy_url = format!("http://127.0.0.1:{}", proxy.port);
+    let quick = args!["--robots-retry", "50ms"];
+    let result = crawl_through_with(&proxy_url, &[plain.url("/")], &dir, &quick).await;
     assert_eq!(result.status.code(), Some(4), "{}", text(&result));
     assert!(
         text(&result).contains("407 Proxy Authentication Required"),
@@ -343,19 +344,12 @@ async fn a_proxys_name_is_looked_up_as_the_sites_are() {
     small_site(&plain);
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("w");
-    let result = trawl(args![
-        "crawl",
-        plain.url("/"),
-        "--out",
-        dir.display(),
-        "--proxy",
-        format!("http://myproxy.test:{}", proxy.port),
+    let named = format!("http://myproxy.test:{}", proxy.port);
+    let pin = args![
         "--resolve",
-        format!("myproxy.test:{}:127.0.0.1", proxy.port),
-        "--delay",
-        "0ms"
-    ])
-    .await;
+        format!("myproxy.test:{}:127.0.0.1", proxy.port)
+    ];
+    let result = crawl_through_with(&named, &[plain.url("/")], &dir, &pin).await;
     assert_eq!(result.status.code(), Some(0), "{}", text(&result));
     assert_eq!(archived_paths(&read_records(&dir), &plain), sorted(&PAGES));
 }

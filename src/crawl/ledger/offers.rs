@@ -278,10 +278,8 @@ type Checks<'a> = (
 /// robots.txt was given up, and every run exited 4). A name that resolves to such an address
 /// is refused when it is fetched, as before.
 fn refused_address(guard: &AddressGuard, tally: &mut Tally, url: &Url) -> bool {
-    let ip = match url.host() {
-        Some(Host::Ipv4(a)) => IpAddr::V4(a),
-        Some(Host::Ipv6(a)) => IpAddr::V6(a),
-        _ => return false,
+    let Some(ip) = crate::fetch::proxy::literal_address(url) else {
+        return false;
     };
     let addr = SocketAddr::new(ip, url.port_or_known_default().unwrap_or(80));
     let Err(class) = guard.check(addr) else {

@@ -110,10 +110,8 @@ impl Ledger {
     /// bare one, its http fallback), for a resumed run that does not name its seeds: the
     /// seeds' own addresses were refused, and every queued URL failed.
     fn allow_seed_address(&mut self, url: &Url, bare: bool) {
-        let ip = match url.host() {
-            Some(url::Host::Ipv4(a)) => std::net::IpAddr::V4(a),
-            Some(url::Host::Ipv6(a)) => std::net::IpAddr::V6(a),
-            _ => return,
+        let Some(ip) = crate::fetch::proxy::literal_address(url) else {
+            return;
         };
         let port = url.port_or_known_default().unwrap_or(80);
         for port in [Some(port), bare.then_some(80)].into_iter().flatten() {
